@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* Thin wrappers around futex(2) on a 32-bit atomic word (private futexes). */
+#ifndef VMSIM_FUTEX_H
+#define VMSIM_FUTEX_H
+
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Sleep while *word == val; returns on wake, signal or mismatch. */
+static inline void futex_wait(_Atomic int *word, int val)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static inline void futex_wake(_Atomic int *word, int nr)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/*
+ * Wait until *word != 0. The waker stores non-zero (release) and then calls
+ * futex_wake(); the acquire load here pairs with that store.
+ */
+static inline void futex_wait_nonzero(_Atomic int *word)
+{
+	while (atomic_load_explicit(word, memory_order_acquire) == 0)
+		futex_wait(word, 0);
+}
+
+#endif

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lock_ops — the one interface every lock scheme implements.
+ *
+ * In the spirit of userspace-rcu's flavor struct: the simulated mm calls
+ * through a `const struct lock_ops`, so the scheme is chosen at run time
+ * with `--lock NAME`. The list of schemes is locks/schemes.def.
+ *
+ * Three sides, as in the kernel:
+ *  - fault side: fault_begin/fault_end around the handling of one page
+ *    fault (lookup, access check, resolve). A scheme that finds the VMA
+ *    itself (pervma: lock_vma_under_rcu) returns it; others return NULL
+ *    and the caller looks it up under the lock now held.
+ *  - write side: write_begin/write_end around an address-space change
+ *    (mmap, munmap, mprotect, brk) of [start, end).
+ *  - range-read side: read_range_begin/end around an operation that reads
+ *    the VMA layout over [start, end) and changes no VMA (madvise).
+ *
+ * A `struct lock_handle` travels from begin to end and records what was
+ * actually taken (for pervma: the VMA lock or the mm-lock fallback), plus
+ * the acquisition time for hold-time statistics.
+ *
+ * locks/ knows nothing of the simulated mm: the few things a scheme needs
+ * from it (a VMA lookup for pervma) come through `struct lock_env`.
+ */
+#ifndef VMSIM_LOCK_OPS_H
+#define VMSIM_LOCK_OPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "locks/lockstat.h"
+
+#define LOCK_MAX_CLASSES 4
+
+struct lock_inst;
+
+struct lock_env {
+	unsigned long space_start, space_end;   /* the whole address space */
+	/* VMA lookup for schemes that look up themselves; see per_vma.c. */
+	void *(*vma_lookup)(void *arg, unsigned long addr);
+	void *arg;
+};
+
+/* What a begin call took; passed back to the matching end call. */
+struct lock_handle {
+	unsigned int taken;              /* scheme-defined: which lock/side */
+	void *obj;                       /* scheme-defined: e.g. locked VMA */
+	unsigned long start, end;        /* the range locked */
+	uint64_t t_acquired;             /* ns, for hold time */
+};
+
+struct lock_ops {
+	const char *name;
+	const char *desc;                /* one line, for `vmsim list` */
+	bool ranged;                     /* write_begin uses [start, end) */
+
+	/* Returns 0 and *out, or -errno. */
+	int (*create)(const struct lock_env *env, struct lock_inst **out);
+	void (*destroy)(struct lock_inst *l);
+
+	/* Returns the VMA when the scheme looked it up, else NULL. */
+	void *(*fault_begin)(struct lock_inst *l, unsigned long addr,
+			     struct lock_handle *h);
+	void (*fault_end)(struct lock_inst *l, struct lock_handle *h);
+
+	void (*write_begin)(struct lock_inst *l, unsigned long start,
+			    unsigned long end, struct lock_handle *h);
+	void (*write_end)(struct lock_inst *l, struct lock_handle *h);
+
+	void (*read_range_begin)(struct lock_inst *l, unsigned long start,
+				 unsigned long end, struct lock_handle *h);
+	void (*read_range_end)(struct lock_inst *l, struct lock_handle *h);
+};
+
+/* The part of every scheme's instance that the rest of vmsim may read. */
+struct lock_inst {
+	const struct lock_ops *ops;
+	struct lock_env env;
+	int nclasses;
+	struct lockstat_class *classes[LOCK_MAX_CLASSES];
+};
+
+/* Registry (schemes.c) */
+#define LOCK_SCHEME(id, name) extern const struct lock_ops id##_lock_ops;
+#include "locks/schemes.def"
+#undef LOCK_SCHEME
+
+extern const struct lock_ops *const lock_schemes[];
+extern const int lock_nschemes;
+
+/* Returns the scheme called name, or NULL. */
+const struct lock_ops *lock_scheme_find(const char *name);
+
+/* Helpers for scheme implementations: add a stat class to l; -ENOMEM. */
+int lock_inst_add_class(struct lock_inst *l, const char *name,
+			struct lockstat_class **out);
+void lock_inst_free_classes(struct lock_inst *l);
+
+#endif

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rwsem — the global mmap_lock (mmap_sem) as Linux had it before per-VMA
+ * locks: one reader-writer semaphore per mm.
+ *
+ * Reader path: every page fault takes it for read (mmap_read_lock), looks
+ *   up the VMA and resolves the fault while holding it.
+ * Writer path: mmap, munmap, mprotect and brk take it for write
+ *   (mmap_write_lock) for the whole operation, whatever range they touch.
+ * madvise(MADV_DONTNEED) takes it for read, as the kernel does.
+ *
+ * Invariants: those of sim_rwsem (rw_semaphore.c) — a writer excludes
+ * everyone; a waiting writer blocks new readers; writers may steal a free
+ * lock until the head waiter claims hand-off after 4 ms.
+ *
+ * Source: kernel/locking/rwsem.c, include/linux/mmap_lock.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "locks/lock_ops.h"
+#include "locks/rw_semaphore.h"
+
+struct rwsem_lock {
+	struct lock_inst base;
+	struct sim_rwsem mmap_lock;
+};
+
+#define to_rwsem(l) ((struct rwsem_lock *)(l))
+
+static int rwsem_create(const struct lock_env *env, struct lock_inst **out)
+{
+	struct rwsem_lock *r = calloc(1, sizeof(*r));
+	struct lockstat_class *cls;
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	r->base.ops = &rwsem_lock_ops;
+	r->base.env = *env;
+	ret = lock_inst_add_class(&r->base, "mmap_lock", &cls);
+	if (ret)
+		goto err;
+	ret = sim_rwsem_init(&r->mmap_lock, cls);
+	if (ret)
+		goto err;
+	*out = &r->base;
+	return 0;
+err:
+	lock_inst_free_classes(&r->base);
+	free(r);
+	return ret;
+}
+
+static void rwsem_destroy(struct lock_inst *l)
+{
+	sim_rwsem_destroy(&to_rwsem(l)->mmap_lock);
+	lock_inst_free_classes(l);
+	free(l);
+}
+
+static void *rwsem_fault_begin(struct lock_inst *l, unsigned long addr,
+			       struct lock_handle *h)
+{
+	h->t_acquired = sim_down_read(&to_rwsem(l)->mmap_lock);
+	return NULL;
+}
+
+static void rwsem_read_end(struct lock_inst *l, struct lock_handle *h)
+{
+	sim_up_read(&to_rwsem(l)->mmap_lock, h->t_acquired);
+}
+
+static void rwsem_write_begin(struct lock_inst *l, unsigned long start,
+			      unsigned long end, struct lock_handle *h)
+{
+	h->t_acquired = sim_down_write(&to_rwsem(l)->mmap_lock);
+}
+
+static void rwsem_write_end(struct lock_inst *l, struct lock_handle *h)
+{
+	sim_up_write(&to_rwsem(l)->mmap_lock, h->t_acquired);
+}
+
+static void rwsem_read_range_begin(struct lock_inst *l, unsigned long start,
+				   unsigned long end, struct lock_handle *h)
+{
+	h->t_acquired = sim_down_read(&to_rwsem(l)->mmap_lock);
+}
+
+const struct lock_ops rwsem_lock_ops = {
+	.name = "rwsem",
+	.desc = "global mmap_lock rwsem: faults read, mmap/munmap/mprotect/brk write (kernel fairness)",
+	.create = rwsem_create,
+	.destroy = rwsem_destroy,
+	.fault_begin = rwsem_fault_begin,
+	.fault_end = rwsem_read_end,
+	.write_begin = rwsem_write_begin,
+	.write_end = rwsem_write_end,
+	.read_range_begin = rwsem_read_range_begin,
+	.read_range_end = rwsem_read_end,
+};

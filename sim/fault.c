@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+#include "sim/fault.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+
+static _Thread_local sigjmp_buf *touch_jb;
+static _Thread_local uint64_t fill_buf[SIM_PAGE_SIZE / 8]
+	__attribute__((aligned(4096)));
+static const uint64_t zero_page[SIM_PAGE_SIZE / 8]
+	__attribute__((aligned(4096)));
+
+static bool vma_allows(const struct sim_vma *v, unsigned flags)
+{
+	if (flags & FAULT_FLAG_WRITE)
+		return v->vm_flags & VM_WRITE;
+	return v->vm_flags & (VM_READ | VM_WRITE | VM_EXEC);
+}
+
+/* Fill the per-thread buffer with the file page that backs addr. */
+static const void *file_page(const struct sim_vma *v, unsigned long addr)
+{
+	unsigned long off = ((addr - v->vm_start) >> SIM_PAGE_SHIFT) + v->vm_pgoff;
+
+	off <<= SIM_PAGE_SHIFT;
+	for (size_t i = 0; i < SIM_PAGE_SIZE / 8; i++)
+		fill_buf[i] = sim_file_word(v->vm_file, off + i * 8);
+	return fill_buf;
+}
+
+static int resolve_uffd(const struct sim_vma *v, unsigned long addr,
+			unsigned flags, int fd, struct uffd_counters *c)
+{
+	if (v->vm_file != SIM_FILE_NONE)
+		return uffd_resolve_copy(fd, addr, file_page(v, addr),
+					 SIM_PAGE_SIZE, c);
+	if (flags & FAULT_FLAG_WRITE)
+		return uffd_resolve_copy(fd, addr, zero_page, SIM_PAGE_SIZE, c);
+	return uffd_resolve_zeropage(fd, addr, SIM_PAGE_SIZE, c);
+}
+
+/* Synthetic: populate the real page here, under the lock, then mark it. */
+static void resolve_synthetic(struct sim_mm *mm, const struct sim_vma *v,
+			      unsigned long addr, unsigned flags)
+{
+	size_t pg = (addr - mm->base) >> SIM_PAGE_SHIFT;
+	unsigned char state = (flags & FAULT_FLAG_WRITE) ? 2 : 1;
+
+	if (v->vm_file != SIM_FILE_NONE &&
+	    !atomic_load_explicit(&mm->present[pg], memory_order_relaxed))
+		memcpy((void *)addr, file_page(v, addr), SIM_PAGE_SIZE);
+	else if (state == 2)
+		*(volatile char *)addr = *(volatile char *)addr;
+	else
+		(void)*(volatile char *)addr;
+	/* Release: pairs with the acquire load in sim_touch(); the page's
+	 * contents are in place before anyone sees it present. */
+	atomic_store_explicit(&mm->present[pg], state, memory_order_release);
+}
+
+static enum sim_fault_kind fault_kind(const struct sim_vma *v, unsigned flags)
+{
+	if (v->vm_file != SIM_FILE_NONE)
+		return SIM_FAULT_FILE;
+	return (flags & FAULT_FLAG_WRITE) ? SIM_FAULT_ANON_WRITE
+					  : SIM_FAULT_ANON_READ;
+}
+
+int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
+		     int fd, struct uffd_counters *c)
+{
+	const struct lock_ops *ops = mm->lock->ops;
+	struct lock_handle h = { 0 };
+	struct sim_vma *v;
+	int ret = 0;
+
+	addr &= SIM_PAGE_MASK;
+	v = ops->fault_begin(mm->lock, addr, &h);
+	if (!v)
+		v = vma_tree_find(&mm->tree, addr);
+	if (!v || v->vm_start > addr) {
+		sim_mm_count_fault(mm, SIM_FAULT_NOVMA);
+		ret = -EFAULT;
+	} else if (!vma_allows(v, flags)) {
+		sim_mm_count_fault(mm, SIM_FAULT_PROT);
+		ret = -EFAULT;
+	} else {
+		sim_mm_count_fault(mm, fault_kind(v, flags));
+		if (fd >= 0)
+			ret = resolve_uffd(v, addr, flags, fd, c);
+		else
+			resolve_synthetic(mm, v, addr, flags);
+	}
+	/* A refused access must still be answered, or the thread hangs. */
+	if (ret == -EFAULT && fd >= 0 &&
+	    uffd_resolve_poison(fd, addr, SIM_PAGE_SIZE, c))
+		uffd_wake(fd, addr, SIM_PAGE_SIZE);
+	ops->fault_end(mm->lock, &h);
+	return ret;
+}
+
+void sim_uffd_fault(void *arg, int fd, const struct uffd_msg *msg,
+		    struct uffd_counters *c)
+{
+	unsigned flags = 0;
+
+	if (msg->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE)
+		flags |= FAULT_FLAG_WRITE;
+	sim_handle_fault(arg, msg->arg.pagefault.address, flags, fd, c);
+}
+
+static void sigbus_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)si;
+	(void)uc;
+	if (touch_jb)
+		siglongjmp(*touch_jb, 1);
+	/* Not ours: die the way the default action would. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int sim_fault_init_signals(void)
+{
+	static _Atomic int done;
+	struct sigaction sa;
+
+	if (atomic_load(&done))
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigbus_handler;
+	/* NODEFER: we leave the handler by siglongjmp from a jmp_buf saved
+	 * without the signal mask, so SIGBUS must not stay blocked. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, NULL) < 0)
+		return -errno;
+	atomic_store(&done, 1);
+	return 0;
+}
+
+static int touch_synthetic(struct sim_mm *mm, unsigned long addr, bool write,
+			   unsigned char *val)
+{
+	size_t pg = (addr - mm->base) >> SIM_PAGE_SHIFT;
+	unsigned char need = write ? 2 : 1;
+
+	if (addr < mm->base || addr >= mm->end)
+		return -EFAULT;
+	/* Acquire: pairs with the release in resolve_synthetic(). */
+	if (atomic_load_explicit(&mm->present[pg], memory_order_acquire) < need &&
+	    sim_handle_fault(mm, addr, write ? FAULT_FLAG_WRITE : 0, -1, NULL))
+		return -EFAULT;
+	if (write)
+		*(volatile unsigned char *)addr = *val;
+	else
+		*val = *(volatile unsigned char *)addr;
+	return 0;
+}
+
+int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
+	      unsigned char *val)
+{
+	sigjmp_buf jb;
+
+	if (mm->uffd < 0)
+		return touch_synthetic(mm, addr, write, val);
+	/* No mask save: sigsetjmp(jb, 0) costs no system call. */
+	if (sigsetjmp(jb, 0)) {
+		touch_jb = NULL;
+		return -EFAULT;
+	}
+	touch_jb = &jb;
+	if (write)
+		*(volatile unsigned char *)addr = *val;
+	else
+		*val = *(volatile unsigned char *)addr;
+	touch_jb = NULL;
+	return 0;
+}

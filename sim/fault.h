@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fault — the simulated page-fault path.
+ *
+ * sim_handle_fault() is what the kernel's handle_mm_fault() path is to a
+ * real fault: take the scheme's fault-side lock, find the VMA, check the
+ * access, resolve, release. The lock is held across the resolve (the
+ * UFFDIO_COPY/ZEROPAGE ioctl, or the page population in synthetic mode),
+ * as the kernel holds mmap_lock or the VMA lock across the page-table
+ * update; that is what makes faults and munmap contend.
+ *
+ * Workloads touch memory only through sim_touch(), which does a real
+ * access in uffd mode and a present check plus sim_handle_fault() in
+ * synthetic mode.
+ */
+#ifndef VMSIM_FAULT_H
+#define VMSIM_FAULT_H
+
+#include <linux/userfaultfd.h>
+#include <stdbool.h>
+
+#include "sim/mm.h"
+#include "uffd/resolve.h"
+
+#define FAULT_FLAG_WRITE 0x1
+
+/*
+ * Handle a fault at addr. fd is the uffd to resolve through, or -1 in
+ * synthetic mode. Returns 0 when resolved, -EFAULT when the access was
+ * refused (the page was poisoned: the thread sees SIGBUS / SIGSEGV).
+ */
+int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
+		     int fd, struct uffd_counters *c);
+
+/* The uffd pool's callback: arg is the sim_mm. */
+void sim_uffd_fault(void *arg, int fd, const struct uffd_msg *msg,
+		    struct uffd_counters *c);
+
+/*
+ * Touch the byte at addr: write val if write, else read it into *val.
+ * Returns 0, or -EFAULT when the simulated mm refused the access (the
+ * caller counts a simulated SIGSEGV).
+ */
+int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
+	      unsigned char *val);
+
+/* Install the SIGBUS handler that turns a poisoned access in sim_touch()
+ * into -EFAULT. Idempotent; returns 0 or -errno. */
+int sim_fault_init_signals(void);
+
+/* Contents of simulated file `file` at byte offset off (8-byte pattern). */
+static inline uint64_t sim_file_word(int file, unsigned long off)
+{
+	uint64_t x = ((uint64_t)(unsigned)file << 40) ^ (off >> 3);
+
+	x *= 0x9E3779B97F4A7C15ull;
+	return x ^ (x >> 29);
+}
+
+#endif

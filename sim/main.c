@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmsim — user-space virtual memory manager simulator.
+ *
+ *   vmsim run     run a workload under a lock scheme, print a summary,
+ *                 write a JSON result
+ *   vmsim list    the lock schemes and workloads
+ *   vmsim check   what this machine offers (userfaultfd, io_uring, ...)
+ *
+ * Only this file turns errors into messages and exit codes: 2 for bad
+ * usage, 1 for a run that failed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <liburing.h>
+#include <math.h>
+#include <numa.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "locks/lock_ops.h"
+#include "sim/parse.h"
+#include "sim/results.h"
+#include "sim/stats.h"
+#include "uffd/uffd.h"
+#include "workloads/runner.h"
+
+#define EXIT_USAGE 2
+#define MAX_TASKS_LIMIT 1024
+
+static const char *prog = "vmsim";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: vmsim <command> [options]\n"
+"\n"
+"commands:\n"
+"  run      run a workload under a lock scheme and write a result\n"
+"  list     list the lock schemes and workloads\n"
+"  check    report what this machine offers (userfaultfd, io_uring, CPUs)\n"
+"\n"
+"vmsim run options:\n"
+"  -l, --lock NAME          lock scheme (default rwsem; see 'vmsim list')\n"
+"  -w, --workload NAME      workload (default pft)\n"
+"  -t, --tasks LIST         task counts: 1,2,4 | 1-8 | max (default 1-CPUs)\n"
+"  -i, --iterations N       samples per task count (default 5)\n"
+"  -m, --mem SIZE           region size, K/M/G suffixes (default 64M)\n"
+"      --arena SIZE         simulated address space (default 16G)\n"
+"      --handlers N         uffd handler threads (default: one per task)\n"
+"      --wait MODE          handler wait: block | poll | busy (default block)\n"
+"      --batch N            uffd messages per read, 1-64 (default 16)\n"
+"      --fault-source SRC   uffd | synthetic (default uffd)\n"
+"  -o, --json FILE          write the result to FILE\n"
+"  -f, --force              overwrite FILE if it exists\n"
+"  -q, --quiet              no progress line\n"
+"\n"
+"  -h, --help               this help;  -V, --version  the version\n");
+}
+
+static int bad(const char *fmt, const char *val)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, val);
+	fprintf(stderr, " (see 'vmsim --help')\n");
+	return EXIT_USAGE;
+}
+
+static void print_summary(const struct res_file *r, const struct run_cfg *c)
+{
+	printf("\n%-6s", "tasks");
+	for (int m = 0; m < r->nmetrics; m++) {
+		char h[48];
+
+		snprintf(h, sizeof(h), "%s %s", r->metrics[m].higher_better ?
+			 "Hmean" : "Amean", r->metrics[m].name);
+		printf(" %18s", h);
+	}
+	printf("\n");
+	for (int i = 0; i < r->npoints; i++) {
+		const struct res_point *p = &r->points[i];
+
+		printf("%-6d", p->tasks);
+		for (int m = 0; m < r->nmetrics; m++) {
+			double v = r->metrics[m].higher_better ?
+				stats_hmean(p->samples[m], (size_t)p->nsamples) :
+				stats_amean(p->samples[m], (size_t)p->nsamples);
+
+			printf(" %18.4f", isnan(v) ? 0.0 : v);
+		}
+		printf("\n");
+	}
+	for (int i = 0; i < r->npoints; i++) {
+		const struct res_point *p = &r->points[i];
+
+		printf("\ntasks %d: %d samples, %llu pages touched, %llu SIGSEGV\n",
+		       p->tasks, p->nsamples, (unsigned long long)p->touches,
+		       (unsigned long long)p->segv);
+		if (c->mm.source == FAULT_SRC_UFFD)
+			printf("  uffd: %llu messages in %llu reads; copy %llu, "
+			       "zeropage %llu, wake %llu, poison %llu, errors %llu\n",
+			       (unsigned long long)p->uffd.messages,
+			       (unsigned long long)p->uffd.reads,
+			       (unsigned long long)p->uffd.copies,
+			       (unsigned long long)p->uffd.zeropages,
+			       (unsigned long long)p->uffd.wakes,
+			       (unsigned long long)p->uffd.poisons,
+			       (unsigned long long)p->uffd.errors);
+		printf("  %-12s %-5s %12s %12s %12s %12s %12s\n", "lock class",
+		       "side", "acquired", "contended", "wait-total", "wait-max",
+		       "hold-avg");
+		for (int k = 0; k < p->nclasses; k++)
+			for (int s = 0; s < LS_NSIDES; s++) {
+				const struct lockstat_totals *t =
+					&p->classes[k].side[s];
+
+				if (!t->acquisitions)
+					continue;
+				printf("  %-12s %-5s %12llu %12llu %10.3fms %10.3fus "
+				       "%10.3fus\n", p->classes[k].name,
+				       s == LS_READ ? "read" : "write",
+				       (unsigned long long)t->acquisitions,
+				       (unsigned long long)t->contentions,
+				       (double)t->wait_total / 1e6,
+				       (double)t->wait_max / 1e3,
+				       (double)t->hold_total / 1e3 /
+				       (double)t->acquisitions);
+			}
+	}
+}
+
+static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
+{
+	json_object *o = json_object_new_object(), *t = json_object_new_array();
+
+	for (int i = 0; i < c->ntasklist; i++)
+		json_object_array_add(t, json_object_new_int(c->tasks[i]));
+	json_object_object_add(o, "tasks", t);
+	json_object_object_add(o, "iterations", json_object_new_int(c->wo.iterations));
+	json_object_object_add(o, "mem", json_object_new_int64((int64_t)c->wo.mem));
+	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
+	json_object_object_add(o, "handlers", json_object_new_int(nhandlers_opt));
+	json_object_object_add(o, "wait", json_object_new_string(
+		uffd_wait_mode_name(c->mm.wait)));
+	json_object_object_add(o, "batch", json_object_new_int(c->mm.batch));
+	return o;
+}
+
+enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE };
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "lock", required_argument, NULL, 'l' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "tasks", required_argument, NULL, 't' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ "arena", required_argument, NULL, OPT_ARENA },
+		{ "handlers", required_argument, NULL, OPT_HANDLERS },
+		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ "fault-source", required_argument, NULL, OPT_SOURCE },
+		{ "json", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct run_cfg c = {
+		.wl = &pft_workload,
+		.mm = { .lock = &rwsem_lock_ops, .arena_size = SIM_DEFAULT_ARENA,
+			.source = FAULT_SRC_UFFD, .wait = UFFD_WAIT_BLOCK,
+			.batch = 16 },
+		.wo = { .mem = 64UL << 20, .iterations = 5 },
+	};
+	struct res_file r = { 0 };
+	const char *json = NULL;
+	bool force = false, quiet = false;
+	char err[256] = "";
+	long v;
+	int opt, ret;
+
+	if (ncpus < 1)
+		ncpus = 1;
+	for (int i = 0; i < ncpus && i < RUNNER_MAX_TASKLIST; i++)
+		c.tasks[c.ntasklist++] = i + 1;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "l:w:t:i:m:o:fqh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l':
+			c.mm.lock = lock_scheme_find(optarg);
+			if (!c.mm.lock)
+				return bad("unknown lock scheme '%s'", optarg);
+			break;
+		case 'w':
+			c.wl = workload_find(optarg);
+			if (!c.wl)
+				return bad("unknown workload '%s'", optarg);
+			break;
+		case 't':
+			if (parse_tasks(optarg, ncpus, MAX_TASKS_LIMIT, c.tasks,
+					RUNNER_MAX_TASKLIST, &c.ntasklist))
+				return bad("bad task list '%s': want counts from 1 to 1024 "
+					   "such as 1,2,4 or 1-8 or max", optarg);
+			break;
+		case 'i':
+			if (parse_long(optarg, 1, 1000000, &v))
+				return bad("bad iteration count '%s': want 1 or more", optarg);
+			c.wo.iterations = (int)v;
+			break;
+		case 'm':
+			if (parse_size(optarg, &c.wo.mem))
+				return bad("bad size '%s' for --mem: want a number with "
+					   "an optional K, M, G or T suffix", optarg);
+			break;
+		case OPT_ARENA:
+			if (parse_size(optarg, &c.mm.arena_size) ||
+			    c.mm.arena_size % SIM_PAGE_SIZE)
+				return bad("bad size '%s' for --arena: want a multiple "
+					   "of 4K", optarg);
+			break;
+		case OPT_HANDLERS:
+			if (parse_long(optarg, 1, 1024, &v))
+				return bad("bad handler count '%s': want 1 to 1024", optarg);
+			c.mm.nhandlers = (int)v;
+			break;
+		case OPT_WAIT:
+			if (uffd_wait_mode_parse(optarg, &c.mm.wait))
+				return bad("unknown wait mode '%s': want block, poll "
+					   "or busy", optarg);
+			break;
+		case OPT_BATCH:
+			if (parse_long(optarg, 1, 64, &v))
+				return bad("bad batch '%s': want 1 to 64", optarg);
+			c.mm.batch = (int)v;
+			break;
+		case OPT_SOURCE:
+			if (!strcmp(optarg, "uffd"))
+				c.mm.source = FAULT_SRC_UFFD;
+			else if (!strcmp(optarg, "synthetic"))
+				c.mm.source = FAULT_SRC_SYNTHETIC;
+			else
+				return bad("unknown fault source '%s': want uffd or "
+					   "synthetic", optarg);
+			break;
+		case 'o': json = optarg; break;
+		case 'f': force = true; break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return 0;
+		default:
+			return bad("%s", "bad option");
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (c.wo.mem > c.mm.arena_size) {
+		fprintf(stderr, "%s: --mem (%zu MiB) is larger than the arena "
+			"(%zu MiB): raise --arena\n", prog, c.wo.mem >> 20,
+			c.mm.arena_size >> 20);
+		return EXIT_USAGE;
+	}
+	if (json && !force && access(json, F_OK) == 0)
+		return bad("result file '%s' exists (use --force to overwrite)", json);
+	c.progress = !quiet && isatty(STDERR_FILENO);
+
+	printf("vmsim %s: workload %s, lock %s, fault source %s", VMSIM_VERSION,
+	       c.wl->name, c.mm.lock->name,
+	       c.mm.source == FAULT_SRC_UFFD ? "uffd" : "synthetic");
+	if (c.mm.source == FAULT_SRC_UFFD && c.mm.nhandlers)
+		printf(" (%s wait, %d handlers)", uffd_wait_mode_name(c.mm.wait),
+		       c.mm.nhandlers);
+	else if (c.mm.source == FAULT_SRC_UFFD)
+		printf(" (%s wait, one handler per task)",
+		       uffd_wait_mode_name(c.mm.wait));
+	printf(",\n  mem %zu MiB, %d iterations\n", c.wo.mem >> 20, c.wo.iterations);
+	fflush(stdout);
+
+	ret = runner_run(&c, &r, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "%s: run failed: %s\n", prog, err);
+	if (ret == -EPERM || ret == -EACCES || ret == -ENOSYS)
+		fprintf(stderr, "%s: userfaultfd is not available to this user: "
+			"allow it with 'sysctl vm.unprivileged_userfaultfd=1' or "
+			"access to /dev/userfaultfd, or run with "
+			"--fault-source synthetic\n", prog);
+	if (r.npoints)
+		print_summary(&r, &c);
+	if (json && r.npoints) {
+		int wret;
+
+		r.options = options_json(&c, c.mm.nhandlers);
+		wret = res_write_json(&r, json, force);
+		if (wret) {
+			fprintf(stderr, "%s: cannot write '%s': %s\n", prog, json,
+				strerror(-wret));
+			ret = ret ? ret : wret;
+		} else {
+			printf("\nresult written to %s%s\n", json,
+			       r.complete ? "" : " (incomplete)");
+		}
+	}
+	res_file_free(&r);
+	return ret ? 1 : 0;
+}
+
+static int cmd_list(void)
+{
+	printf("lock schemes:\n");
+	for (int i = 0; i < lock_nschemes; i++)
+		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);
+	printf("\nworkloads:\n");
+	for (int i = 0; i < nworkloads; i++)
+		printf("  %-14s %s\n", workloads[i]->name, workloads[i]->desc);
+	return 0;
+}
+
+static void check_uffd(void)
+{
+	struct uffd_info info = { 0 };
+	bool via_dev;
+	int dev_err, fd;
+	FILE *f;
+	int sysctl = -1;
+
+	f = fopen("/proc/sys/vm/unprivileged_userfaultfd", "r");
+	if (f) {
+		if (fscanf(f, "%d", &sysctl) != 1)
+			sysctl = -1;
+		fclose(f);
+	}
+	fd = uffd_open(0, &via_dev, &dev_err);
+	if (fd < 0) {
+		printf("userfaultfd:   NOT available: userfaultfd(2): %s; "
+		       "/dev/userfaultfd: %s\n", strerror(-fd),
+		       dev_err ? strerror(dev_err) : "ioctl refused");
+		printf("               vm.unprivileged_userfaultfd = %d; remedies: "
+		       "sysctl vm.unprivileged_userfaultfd=1, access to "
+		       "/dev/userfaultfd, or --fault-source synthetic\n", sysctl);
+		return;
+	}
+	if (uffd_api(fd, ~0ull, &info)) {
+		printf("userfaultfd:   opened but UFFDIO_API failed: %s\n",
+		       strerror(errno));
+		close(fd);
+		return;
+	}
+	close(fd);
+	printf("userfaultfd:   available (via %s)\n",
+	       via_dev ? "/dev/userfaultfd" : "the userfaultfd syscall");
+	printf("uffd features:");
+	for (int b = 0; b < 64; b++)
+		if (info.features & (1ull << b)) {
+			const char *n = uffd_feature_name(b);
+
+			if (n)
+				printf(" %s", n);
+			else
+				printf(" bit%d", b);
+		}
+	printf("\n");
+	printf("UFFDIO_POISON: %s\n", (info.features & UFFD_FEATURE_POISON) ?
+	       "yes (bad accesses get SIGBUS)" :
+	       "no (needs Linux 6.6; use --fault-source synthetic)");
+}
+
+static int cmd_check(void)
+{
+	struct io_uring ring;
+	struct utsname u;
+	int ret;
+
+	uname(&u);
+	printf("kernel:        %s %s\n", u.release, u.machine);
+	check_uffd();
+	ret = io_uring_queue_init(4, &ring, 0);
+	if (ret == 0) {
+		io_uring_queue_exit(&ring);
+		printf("io_uring:      available\n");
+	} else {
+		printf("io_uring:      not available: %s\n", strerror(-ret));
+	}
+	printf("CPUs:          %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("NUMA nodes:    %d\n",
+	       numa_available() < 0 ? 1 : numa_num_configured_nodes());
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		printf("vmsim %s (%s)\n", VMSIM_VERSION, VMSIM_GIT_REV);
+		return 0;
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "list"))
+		return cmd_list();
+	if (!strcmp(cmd, "check"))
+		return cmd_check();
+	return bad("unknown command '%s'", cmd);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_mm — one simulated address space: the VMA tree, the lock scheme
+ * that protects it, the real arena it lives in, and (in uffd mode) the
+ * userfaultfd and handler pool that deliver its page faults.
+ *
+ * The arena is one large anonymous MAP_NORESERVE mapping. Simulated VMAs
+ * are placed inside it; the real kernel sees a single VMA, so its own
+ * mmap_lock is not what is being measured. In uffd mode the arena is
+ * registered with userfaultfd (MISSING) and every first touch of a page
+ * becomes a message to the handler pool.
+ */
+#ifndef VMSIM_MM_H
+#define VMSIM_MM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "locks/lock_ops.h"
+#include "sim/vma.h"
+#include "sim/vma_tree.h"
+#include "uffd/pool.h"
+#include "uffd/uffd.h"
+
+enum fault_source { FAULT_SRC_UFFD, FAULT_SRC_SYNTHETIC };
+
+/* Fault kinds, counted per mm like the kernel's fault statistics. */
+enum sim_fault_kind {
+	SIM_FAULT_ANON_READ,
+	SIM_FAULT_ANON_WRITE,
+	SIM_FAULT_FILE,
+	SIM_FAULT_PROT,                  /* access the VMA forbids: SIGSEGV */
+	SIM_FAULT_NOVMA,                 /* no VMA at the address: SIGSEGV */
+	SIM_FAULT_NKINDS
+};
+
+struct sim_fault_slot {
+	_Atomic uint64_t n[SIM_FAULT_NKINDS];
+} __attribute__((aligned(64)));
+
+struct sim_mm_cfg {
+	const struct lock_ops *lock;
+	size_t arena_size;               /* bytes of simulated address space */
+	enum fault_source source;
+	int nhandlers;                   /* uffd handler threads */
+	enum uffd_wait_mode wait;
+	int batch;                       /* uffd messages per read */
+	size_t max_map_count;            /* like vm.max_map_count */
+};
+
+struct sim_mm {
+	struct sim_mm_cfg cfg;
+	unsigned long base, end;         /* the arena: [base, end) */
+	struct vma_tree tree;
+	struct lock_inst *lock;
+	int uffd;                        /* -1 in synthetic mode */
+	struct uffd_info uinfo;
+	struct uffd_pool *pool;
+	struct uffd_counters uffd_final; /* filled when the pool stops */
+	_Atomic unsigned char *present;  /* synthetic: per page 0/1 read/2 write */
+	struct sim_fault_slot faults[LOCKSTAT_SLOTS];
+	_Atomic uint64_t map_pages;      /* pages in VMAs */
+};
+
+#define SIM_DEFAULT_ARENA (16UL << 30)
+#define SIM_DEFAULT_MAX_MAP_COUNT 65530
+
+/* Create an mm: arena, lock, and in uffd mode the fd and handler pool.
+ * Returns 0 and *out or -errno (-EPERM etc. from userfaultfd). */
+int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out);
+/* Stop handlers, unmap the arena, free every VMA. Safe on NULL. */
+void sim_mm_destroy(struct sim_mm *mm);
+/* Stop the handler pool now (counters land in mm->uffd_final). */
+void sim_mm_stop_handlers(struct sim_mm *mm);
+
+/* Sum of the per-slot fault counters. */
+void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS]);
+const char *sim_fault_kind_name(enum sim_fault_kind k);
+
+static inline void sim_mm_count_fault(struct sim_mm *mm, enum sim_fault_kind k)
+{
+	atomic_fetch_add_explicit(&mm->faults[lockstat_slot_id()].n[k], 1,
+				  memory_order_relaxed);
+}
+
+#endif

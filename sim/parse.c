@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+#include "sim/parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_size(const char *s, size_t *out)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	switch (toupper((unsigned char)*end)) {
+	case 0:
+		break;
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	case 'T': shift = 40; end++; break;
+	default:
+		return -EINVAL;
+	}
+	if (shift && *end && strcasecmp(end, "B") && strcasecmp(end, "iB"))
+		return -EINVAL;
+	if (!shift && *end && strcasecmp(end, "B"))
+		return -EINVAL;
+	if (!v)
+		return -ERANGE;
+	if (v > (SIZE_MAX >> shift))
+		return -ERANGE;
+	*out = (size_t)(v << shift);
+	return 0;
+}
+
+static int parse_one_task(const char *s, size_t len, int ncpus, int limit,
+			  int *out)
+{
+	char buf[32];
+	long v;
+	int ret;
+
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	if (!strcmp(buf, "max")) {
+		*out = ncpus;
+		return 0;
+	}
+	ret = parse_long(buf, 1, limit, &v);
+	if (ret)
+		return ret;
+	*out = (int)v;
+	return 0;
+}
+
+int parse_tasks(const char *s, int ncpus, int limit, int *out, int cap,
+		int *n)
+{
+	const char *p = s;
+
+	*n = 0;
+	if (!s || !*s)
+		return -EINVAL;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		const char *dash = memchr(p, '-', len);
+		int lo, hi, ret;
+
+		if (dash) {
+			ret = parse_one_task(p, (size_t)(dash - p), ncpus, limit, &lo);
+			if (!ret)
+				ret = parse_one_task(dash + 1, len - (size_t)(dash - p) - 1,
+						     ncpus, limit, &hi);
+			if (!ret && hi < lo)
+				ret = -EINVAL;
+		} else {
+			ret = parse_one_task(p, len, ncpus, limit, &lo);
+			hi = lo;
+		}
+		if (ret)
+			return ret;
+		for (int v = lo; v <= hi; v++) {
+			if (*n >= cap)
+				return -ERANGE;
+			out[(*n)++] = v;
+		}
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}

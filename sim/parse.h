@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/* Command-line value parsers. Each returns 0 or -EINVAL/-ERANGE and never
+ * prints; the CLI names the bad value. */
+#ifndef VMSIM_PARSE_H
+#define VMSIM_PARSE_H
+
+#include <stddef.h>
+
+/* "64M", "2g", "4096", "1GiB": binary K/M/G/T suffixes; > 0. */
+int parse_size(const char *s, size_t *out);
+/* A decimal integer in [min, max]. */
+int parse_long(const char *s, long min, long max, long *out);
+/* "1,2,4", "1-8", "max", or a mix ("1,4-8"): task counts in [1, limit],
+ * ascending order kept as given; at most cap entries. "max" is ncpus. */
+int parse_tasks(const char *s, int ncpus, int limit, int *out, int cap,
+		int *n);
+
+#endif

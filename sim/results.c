@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+#include "sim/results.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <numa.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+int res_point_add(struct res_point *p, int m, double v)
+{
+	/* All metrics grow together; sample index = nsamples of metric 0. */
+	if (p->nsamples >= p->cap) {
+		int cap = p->cap ? p->cap * 2 : 16;
+
+		for (int i = 0; i < RES_MAX_METRICS; i++) {
+			double *n = realloc(p->samples[i], sizeof(double) * (size_t)cap);
+
+			if (!n)
+				return -ENOMEM;
+			p->samples[i] = n;
+		}
+		p->cap = cap;
+	}
+	p->samples[m][p->nsamples] = v;
+	return 0;
+}
+
+void res_point_collect(struct res_point *p, struct sim_mm *mm)
+{
+	uint64_t f[SIM_FAULT_NKINDS];
+	struct lock_inst *l = mm->lock;
+
+	sim_mm_fault_counts(mm, f);
+	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
+		p->faults[k] += f[k];
+	uffd_counters_add(&p->uffd, &mm->uffd_final);
+	for (int i = 0; i < l->nclasses && i < LOCK_MAX_CLASSES; i++) {
+		struct res_lockclass *rc = &p->classes[i];
+
+		snprintf(rc->name, sizeof(rc->name), "%s", l->classes[i]->name);
+		for (int s = 0; s < LS_NSIDES; s++) {
+			struct lockstat_totals t;
+
+			lockstat_sum(l->classes[i], s, &t);
+			lockstat_totals_add(&rc->side[s], &t);
+		}
+	}
+	if (l->nclasses > p->nclasses)
+		p->nclasses = l->nclasses;
+}
+
+void res_file_free(struct res_file *r)
+{
+	for (int i = 0; i < r->npoints; i++)
+		for (int m = 0; m < RES_MAX_METRICS; m++)
+			free(r->points[i].samples[m]);
+	free(r->points);
+	r->points = NULL;
+	r->npoints = 0;
+	json_object_put(r->options);
+	r->options = NULL;
+}
+
+static json_object *hist_json(const uint64_t *h)
+{
+	json_object *a = json_object_new_array();
+	int last = LOCKSTAT_HIST - 1;
+
+	while (last >= 0 && !h[last])
+		last--;
+	for (int i = 0; i <= last; i++)
+		json_object_array_add(a, json_object_new_int64((int64_t)h[i]));
+	return a;
+}
+
+#define JADD(o, k, v) json_object_object_add((o), (k), (v))
+#define JU64(v) json_object_new_int64((int64_t)(v))
+
+static json_object *lockside_json(const struct lockstat_totals *t)
+{
+	json_object *o = json_object_new_object();
+
+	JADD(o, "acquisitions", JU64(t->acquisitions));
+	JADD(o, "contentions", JU64(t->contentions));
+	JADD(o, "wait_ns_total", JU64(t->wait_total));
+	JADD(o, "wait_ns_max", JU64(t->wait_max));
+	JADD(o, "hold_ns_total", JU64(t->hold_total));
+	JADD(o, "hold_ns_max", JU64(t->hold_max));
+	JADD(o, "wait_hist_log2ns", hist_json(t->wait_hist));
+	JADD(o, "hold_hist_log2ns", hist_json(t->hold_hist));
+	return o;
+}
+
+static json_object *uffd_json(const struct uffd_counters *c)
+{
+	json_object *o = json_object_new_object();
+
+	JADD(o, "messages", JU64(c->messages));
+	JADD(o, "reads", JU64(c->reads));
+	JADD(o, "copy", JU64(c->copies));
+	JADD(o, "zeropage", JU64(c->zeropages));
+	JADD(o, "wake", JU64(c->wakes));
+	JADD(o, "poison", JU64(c->poisons));
+	JADD(o, "retries", JU64(c->retries));
+	JADD(o, "errors", JU64(c->errors));
+	JADD(o, "other_events", JU64(c->other_events));
+	return o;
+}
+
+static json_object *point_json(const struct res_file *r,
+			       const struct res_point *p)
+{
+	json_object *o = json_object_new_object(), *s, *f, *l;
+
+	JADD(o, "tasks", json_object_new_int(p->tasks));
+	s = json_object_new_object();
+	for (int m = 0; m < r->nmetrics; m++) {
+		json_object *a = json_object_new_array();
+
+		for (int i = 0; i < p->nsamples; i++)
+			json_object_array_add(a,
+				json_object_new_double(p->samples[m][i]));
+		JADD(s, r->metrics[m].name, a);
+	}
+	JADD(o, "samples", s);
+	JADD(o, "touches", JU64(p->touches));
+	JADD(o, "segv", JU64(p->segv));
+	f = json_object_new_object();
+	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
+		JADD(f, sim_fault_kind_name(k), JU64(p->faults[k]));
+	JADD(o, "faults", f);
+	if (r->fault_source && !strcmp(r->fault_source, "uffd"))
+		JADD(o, "uffd", uffd_json(&p->uffd));
+	l = json_object_new_object();
+	for (int i = 0; i < p->nclasses; i++) {
+		json_object *c = json_object_new_object();
+
+		JADD(c, "read", lockside_json(&p->classes[i].side[LS_READ]));
+		JADD(c, "write", lockside_json(&p->classes[i].side[LS_WRITE]));
+		JADD(l, p->classes[i].name, c);
+	}
+	JADD(o, "lockstat", l);
+	return o;
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (c && !strncmp(line, "model name", 10)) {
+			c += 2;
+			c[strcspn(c, "\n")] = 0;
+			snprintf(buf, len, "%s", c);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static json_object *meta_json(const struct res_file *r)
+{
+	json_object *o = json_object_new_object();
+	struct utsname u;
+	char buf[256];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	uname(&u);
+	JADD(o, "kernel", json_object_new_string(u.release));
+	JADD(o, "machine", json_object_new_string(u.machine));
+	cpu_model(buf, sizeof(buf));
+	JADD(o, "cpu_model", json_object_new_string(buf));
+	JADD(o, "cpus", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	JADD(o, "numa_nodes", json_object_new_int(
+		numa_available() < 0 ? 1 : numa_num_configured_nodes()));
+	JADD(o, "vmsim_version", json_object_new_string(VMSIM_VERSION));
+	JADD(o, "git_revision", json_object_new_string(VMSIM_GIT_REV));
+	gmtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	JADD(o, "date", json_object_new_string(buf));
+	return o;
+}
+
+json_object *res_to_json(const struct res_file *r)
+{
+	json_object *o = json_object_new_object(), *ms, *ps;
+
+	JADD(o, "vmsim_result", json_object_new_int(RES_FORMAT_VERSION));
+	JADD(o, "complete", json_object_new_boolean(r->complete));
+	JADD(o, "scheme", json_object_new_string(r->scheme));
+	JADD(o, "workload", json_object_new_string(r->workload));
+	JADD(o, "fault_source", json_object_new_string(r->fault_source));
+	JADD(o, "meta", meta_json(r));
+	JADD(o, "options", r->options ? json_object_get(r->options)
+				      : json_object_new_object());
+	ms = json_object_new_object();
+	for (int m = 0; m < r->nmetrics; m++) {
+		json_object *d = json_object_new_object();
+
+		JADD(d, "unit", json_object_new_string(r->metrics[m].unit));
+		JADD(d, "better", json_object_new_string(
+			r->metrics[m].higher_better ? "higher" : "lower"));
+		JADD(d, "primary", json_object_new_boolean(r->metrics[m].primary));
+		JADD(ms, r->metrics[m].name, d);
+	}
+	JADD(o, "metrics", ms);
+	ps = json_object_new_array();
+	for (int i = 0; i < r->npoints; i++)
+		json_object_array_add(ps, point_json(r, &r->points[i]));
+	JADD(o, "results", ps);
+	return o;
+}
+
+int res_write_json(const struct res_file *r, const char *path, bool force)
+{
+	char tmp[4096];
+	json_object *o;
+	int fd, ret = 0;
+
+	if (!force && access(path, F_OK) == 0)
+		return -EEXIST;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	o = res_to_json(r);
+	if (json_object_to_fd(fd, o, JSON_C_TO_STRING_PRETTY |
+			      JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
+		ret = -EIO;
+	json_object_put(o);
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results — what one `vmsim run` measured, and its JSON result file.
+ * The format is documented in docs/results.md.
+ */
+#ifndef VMSIM_RESULTS_H
+#define VMSIM_RESULTS_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "locks/lock_ops.h"
+#include "sim/mm.h"
+#include "uffd/resolve.h"
+
+#define RES_FORMAT_VERSION 1
+#define RES_MAX_METRICS 8
+
+struct res_metric {
+	const char *name;                /* e.g. "faults/sec" */
+	const char *unit;                /* e.g. "faults/s" */
+	bool higher_better;
+	bool primary;                    /* gated by --fail-on-regression */
+};
+
+struct res_lockclass {
+	char name[32];
+	struct lockstat_totals side[LS_NSIDES];
+};
+
+/* Everything measured at one task count. */
+struct res_point {
+	int tasks;
+	int nsamples;                    /* samples per metric */
+	int cap;
+	double *samples[RES_MAX_METRICS];
+	uint64_t faults[SIM_FAULT_NKINDS];
+	struct uffd_counters uffd;
+	uint64_t touches;                /* pages the workload touched */
+	uint64_t segv;                   /* simulated SIGSEGVs */
+	int nclasses;
+	struct res_lockclass classes[LOCK_MAX_CLASSES];
+};
+
+struct res_file {
+	const char *scheme;
+	const char *workload;
+	const char *fault_source;        /* "uffd" | "synthetic" */
+	json_object *options;            /* owned: the run's options */
+	bool complete;
+	int nmetrics;
+	struct res_metric metrics[RES_MAX_METRICS];
+	int npoints;
+	struct res_point *points;
+};
+
+/* Append a sample of metric m to p; returns 0 or -ENOMEM. */
+int res_point_add(struct res_point *p, int m, double v);
+/* Add the mm's counters and lock statistics to p. */
+void res_point_collect(struct res_point *p, struct sim_mm *mm);
+void res_file_free(struct res_file *r);
+
+/* The whole result as a JSON object (caller puts it). */
+json_object *res_to_json(const struct res_file *r);
+/* Write atomically (temporary file + rename). Unless force, refuse to
+ * overwrite an existing file (-EEXIST). Returns 0 or -errno. */
+int res_write_json(const struct res_file *r, const char *path, bool force);
+
+#endif

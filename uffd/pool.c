@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+#include "uffd/pool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define POOL_MAX_BATCH 64
+
+struct uffd_handler {
+	struct uffd_counters c;          /* first: owns its cache line */
+	struct uffd_pool *pool;
+	pthread_t thread;
+	bool started;
+	clockid_t cpu_clock;
+	int cpu;                         /* -1: not pinned */
+};
+
+struct uffd_pool {
+	struct uffd_pool_cfg cfg;
+	_Atomic bool stop;               /* set by stop; read by handlers */
+	int stop_efd;                    /* poll mode */
+	int n;
+	struct uffd_handler *h;
+};
+
+/* The signal that interrupts a blocking read() at stop; a no-op handler
+ * installed without SA_RESTART makes read() return EINTR. */
+#define POOL_KICK_SIGNAL (SIGRTMIN + 3)
+
+static void pool_kick_handler(int sig)
+{
+	(void)sig;
+}
+
+static int pool_install_kick(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = pool_kick_handler;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(POOL_KICK_SIGNAL, &sa, NULL) < 0 ? -errno : 0;
+}
+
+static bool pool_wait_ready(struct uffd_pool *p)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = p->cfg.fd, .events = POLLIN },
+		{ .fd = p->stop_efd, .events = POLLIN },
+	};
+
+	return poll(pfd, 2, -1) >= 0 && !(pfd[1].revents & POLLIN);
+}
+
+static void *pool_handler_main(void *arg)
+{
+	struct uffd_handler *h = arg;
+	struct uffd_pool *p = h->pool;
+	struct uffd_msg msgs[POOL_MAX_BATCH];
+	size_t want = sizeof(msgs[0]) * (size_t)p->cfg.batch;
+
+	if (h->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(h->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	/* Acquire: pairs with the release store in uffd_pool_stop(). */
+	while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
+		ssize_t n;
+
+		if (p->cfg.wait == UFFD_WAIT_POLL && !pool_wait_ready(p))
+			continue;
+		n = read(p->cfg.fd, msgs, want);
+		if (n <= 0) {
+			if (n < 0 && errno == EAGAIN && p->cfg.wait == UFFD_WAIT_BUSY)
+				sched_yield();
+			continue;        /* EINTR (stop kick), EAGAIN */
+		}
+		h->c.reads++;
+		for (size_t i = 0; i < (size_t)n / sizeof(msgs[0]); i++) {
+			h->c.messages++;
+			if (msgs[i].event == UFFD_EVENT_PAGEFAULT)
+				p->cfg.fn(p->cfg.arg, p->cfg.fd, &msgs[i], &h->c);
+			else
+				h->c.other_events++;
+		}
+	}
+	return NULL;
+}
+
+int uffd_wait_mode_parse(const char *s, enum uffd_wait_mode *out)
+{
+	static const char *const names[] = { "block", "poll", "busy" };
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, names[i])) {
+			*out = (enum uffd_wait_mode)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const char *uffd_wait_mode_name(enum uffd_wait_mode m)
+{
+	return m == UFFD_WAIT_BLOCK ? "block" : m == UFFD_WAIT_POLL ? "poll" : "busy";
+}
+
+static int pool_set_blocking(int fd, bool blocking)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	fl = blocking ? (fl & ~O_NONBLOCK) : (fl | O_NONBLOCK);
+	return fcntl(fd, F_SETFL, fl) < 0 ? -errno : 0;
+}
+
+int uffd_pool_start(const struct uffd_pool_cfg *cfg, struct uffd_pool **out)
+{
+	struct uffd_pool *p;
+	int ret;
+
+	if (cfg->nhandlers < 1 || cfg->batch < 1 || cfg->batch > POOL_MAX_BATCH)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->cfg = *cfg;
+	p->stop_efd = -1;
+	p->h = aligned_alloc(64, sizeof(*p->h) * (size_t)cfg->nhandlers);
+	if (!p->h) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	memset(p->h, 0, sizeof(*p->h) * (size_t)cfg->nhandlers);
+	ret = pool_set_blocking(cfg->fd, cfg->wait == UFFD_WAIT_BLOCK);
+	if (ret)
+		goto err;
+	if (cfg->wait == UFFD_WAIT_BLOCK) {
+		ret = pool_install_kick();
+		if (ret)
+			goto err;
+	}
+	if (cfg->wait == UFFD_WAIT_POLL) {
+		p->stop_efd = eventfd(0, EFD_CLOEXEC);
+		if (p->stop_efd < 0) {
+			ret = -errno;
+			goto err;
+		}
+	}
+	for (int i = 0; i < cfg->nhandlers; i++) {
+		struct uffd_handler *h = &p->h[i];
+
+		h->pool = p;
+		h->cpu = cfg->ncpus ? cfg->cpus[i % cfg->ncpus] : -1;
+		ret = -pthread_create(&h->thread, NULL, pool_handler_main, h);
+		if (ret)
+			goto err;
+		h->started = true;
+		p->n++;
+		if (pthread_getcpuclockid(h->thread, &h->cpu_clock))
+			h->cpu_clock = (clockid_t)-1;
+	}
+	*out = p;
+	return 0;
+err:
+	uffd_pool_stop(p, NULL);
+	return ret;
+}
+
+static void pool_join(struct uffd_pool *p, struct uffd_handler *h)
+{
+	struct timespec ts;
+
+	if (p->cfg.wait != UFFD_WAIT_BLOCK) {
+		pthread_join(h->thread, NULL);
+		return;
+	}
+	/* The kick can land before the handler enters read(); kick again
+	 * until it has really gone. */
+	for (;;) {
+		pthread_kill(h->thread, POOL_KICK_SIGNAL);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 5 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		if (pthread_timedjoin_np(h->thread, NULL, &ts) == 0)
+			return;
+	}
+}
+
+void uffd_pool_stop(struct uffd_pool *p, struct uffd_counters *sum)
+{
+	if (sum)
+		memset(sum, 0, sizeof(*sum));
+	if (!p)
+		return;
+	/* Release: pairs with the acquire load in pool_handler_main(). */
+	atomic_store_explicit(&p->stop, true, memory_order_release);
+	if (p->stop_efd >= 0) {
+		uint64_t one = 1;
+
+		if (write(p->stop_efd, &one, sizeof(one)) < 0)
+			(void)0;         /* eventfd write cannot fail here */
+	}
+	for (int i = 0; i < p->n; i++)
+		if (p->h[i].started)
+			pool_join(p, &p->h[i]);
+	if (p->stop_efd >= 0)
+		close(p->stop_efd);
+	for (int i = 0; sum && i < p->n; i++)
+		uffd_counters_add(sum, &p->h[i].c);
+	free(p->h);
+	free(p);
+}
+
+uint64_t uffd_pool_cpu_ns(struct uffd_pool *p)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < p->n; i++) {
+		struct timespec ts;
+
+		if (p->h[i].cpu_clock == (clockid_t)-1 ||
+		    clock_gettime(p->h[i].cpu_clock, &ts))
+			continue;
+		total += (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	return total;
+}

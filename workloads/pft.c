@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pft — mmtests' page fault test (pft-threads): one anonymous region of
+ * --mem bytes split evenly among the tasks; each task writes one byte to
+ * every page of its slice, so every write is a first-touch fault.
+ *
+ * faults/sec = pages / elapsed;  faults/cpu = pages / (user + system),
+ * where system includes the uffd handlers' CPU (they do the work the
+ * kernel would do in the faulting thread's system time).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "workloads/workload.h"
+
+struct pft_region {
+	unsigned long start;
+	size_t slice;                    /* bytes per task */
+	size_t len;                      /* slice * tasks */
+};
+
+static int pft_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
+		     void **shared)
+{
+	size_t pages = o->mem >> SIM_PAGE_SHIFT;
+	struct pft_region *r;
+	int ret;
+
+	if (pages < (size_t)ntasks)
+		return -EINVAL;
+	r = malloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->slice = (pages / (size_t)ntasks) << SIM_PAGE_SHIFT;
+	r->len = r->slice * (size_t)ntasks;
+	ret = sim_do_mmap(mm, 0, r->len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, SIM_FILE_NONE, 0,
+			  &r->start);
+	if (ret) {
+		free(r);
+		return ret;
+	}
+	*shared = r;
+	return 0;
+}
+
+static int pft_task(struct wl_task *t)
+{
+	const struct pft_region *r = t->shared;
+	unsigned long a = r->start + r->slice * (size_t)t->id;
+	unsigned long end = a + r->slice;
+	unsigned char v = (unsigned char)(t->id + 1);
+
+	for (; a < end; a += SIM_PAGE_SIZE) {
+		if (wl_touch(t, a, true, &v))
+			return -EFAULT;
+		t->ops++;
+	}
+	return 0;
+}
+
+static void pft_teardown(struct sim_mm *mm, const struct wl_opts *o,
+			 void *shared)
+{
+	struct pft_region *r = shared;
+
+	sim_do_munmap(mm, r->start, r->len);
+	free(r);
+}
+
+static void pft_report(const struct wl_iter *it, double *v)
+{
+	double cpu = it->user + it->sys + it->handler;
+
+	v[0] = it->elapsed > 0 ? (double)it->ops / it->elapsed : 0;
+	v[1] = cpu > 0 ? (double)it->ops / cpu : 0;
+	v[2] = it->elapsed;
+	v[3] = it->sys + it->handler;
+	v[4] = it->user;
+}
+
+const struct workload pft_workload = {
+	.name = "pft",
+	.desc = "mmtests pft: T tasks write one byte per page of an even slice of --mem",
+	.nmetrics = 5,
+	.metrics = {
+		{ "faults/sec", "faults/s", true, true },
+		{ "faults/cpu", "faults/cpu-s", true, true },
+		{ "elapsed", "s", false, false },
+		{ "system", "s", false, false },
+		{ "user", "s", false, false },
+	},
+	.setup = pft_setup,
+	.task = pft_task,
+	.teardown = pft_teardown,
+	.report = pft_report,
+};
