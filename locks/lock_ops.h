@@ -54,6 +54,7 @@ struct lock_ops {
 	const char *name;
 	const char *desc;                /* one line, for `vmsim list` */
 	bool ranged;                     /* write_begin uses [start, end) */
+	bool excludes;                   /* provides exclusion (all but none) */
 
 	/* Returns 0 and *out, or -errno. */
 	int (*create)(const struct lock_env *env, struct lock_inst **out);

@@ -91,6 +91,7 @@ static void rwsem_read_range_begin(struct lock_inst *l, unsigned long start,
 const struct lock_ops rwsem_lock_ops = {
 	.name = "rwsem",
 	.desc = "global mmap_lock rwsem: faults read, mmap/munmap/mprotect/brk write (kernel fairness)",
+	.excludes = true,
 	.create = rwsem_create,
 	.destroy = rwsem_destroy,
 	.fault_begin = rwsem_fault_begin,

@@ -94,9 +94,13 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 			resolve_synthetic(mm, v, addr, flags);
 	}
 	/* A refused access must still be answered, or the thread hangs. */
-	if (ret == -EFAULT && fd >= 0 &&
-	    uffd_resolve_poison(fd, addr, SIM_PAGE_SIZE, c))
-		uffd_wake(fd, addr, SIM_PAGE_SIZE);
+	if (ret == -EFAULT && fd >= 0) {
+		/* Seen by the next mmap, which must clear the poison marker
+		 * (it runs under the write side, after our fault_end). */
+		atomic_store_explicit(&mm->poisoned, true, memory_order_relaxed);
+		if (uffd_resolve_poison(fd, addr, SIM_PAGE_SIZE, c))
+			uffd_wake(fd, addr, SIM_PAGE_SIZE);
+	}
 	ops->fault_end(mm->lock, &h);
 	return ret;
 }

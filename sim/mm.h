@@ -62,6 +62,7 @@ struct sim_mm {
 	_Atomic unsigned char *present;  /* synthetic: per page 0/1 read/2 write */
 	struct sim_fault_slot faults[LOCKSTAT_SLOTS];
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
+	_Atomic bool poisoned;           /* some page got UFFDIO_POISON */
 };
 
 #define SIM_DEFAULT_ARENA (16UL << 30)

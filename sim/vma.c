@@ -190,6 +190,10 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 	}
 	atomic_fetch_add_explicit(&mm->map_pages, len >> SIM_PAGE_SHIFT,
 				  memory_order_relaxed);
+	/* A new VMA starts with empty page tables. Poison markers left by
+	 * refused faults in what was a hole would outlive it: zap them. */
+	if (atomic_load_explicit(&mm->poisoned, memory_order_relaxed))
+		zap_range(mm, start, start + len);
 	*out = start;
 out:
 	ops->write_end(mm->lock, &h);

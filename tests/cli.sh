@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# CLI tests: what a user sees. Bad input gets one line naming the bad
+# value and exit 2; a real run writes a result file with the documented
+# shape (per task count, one sample per iteration of every metric, and
+# uffd counters showing that every page fault went through userfaultfd).
+set -u
+VMSIM=${1:?usage: cli.sh path/to/vmsim}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+
+ok()   { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# expect_usage_error WANT_SUBSTRING ARGS...: exit 2, one line, names it
+expect_usage_error() {
+	local want=$1; shift
+	"$VMSIM" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	if [ $rc -ne 2 ]; then fail "vmsim $*: exit $rc, want 2"; return; fi
+	if [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+		fail "vmsim $*: want one line on stderr, got:"; cat "$tmp/err"; return
+	fi
+	grep -qF -- "$want" "$tmp/err" || { fail "vmsim $*: stderr lacks '$want': $(cat "$tmp/err")"; return; }
+	ok
+}
+
+expect_usage_error "'nosuch'" run --lock nosuch
+expect_usage_error "'12Q'" run --mem 12Q
+expect_usage_error "'nope'" run --workload nope
+expect_usage_error "'0'" run --tasks 0
+expect_usage_error "'1,,2'" run --tasks 1,,2
+expect_usage_error "'x'" run --iterations x
+expect_usage_error "'sometimes'" run --wait sometimes
+expect_usage_error "'disk'" run --fault-source disk
+expect_usage_error "'frobnicate'" frobnicate
+expect_usage_error "--arena" run --mem 2G --arena 1G
+
+"$VMSIM" --version | grep -q '^vmsim ' && ok || fail "--version"
+"$VMSIM" --help | grep -q 'fault-source' && ok || fail "--help"
+"$VMSIM" list | grep -q '^  rwsem' && ok || fail "list shows rwsem"
+"$VMSIM" list | grep -q '^  pft' && ok || fail "list shows pft"
+"$VMSIM" check | grep -q '^userfaultfd:' && ok || fail "check reports userfaultfd"
+
+# A real run with a JSON result.
+if "$VMSIM" run --lock rwsem --workload pft --tasks 1,2 --iterations 3 \
+	--mem 8M --json "$tmp/r.json" >"$tmp/out" 2>"$tmp/err"; then
+	ok
+	python3 - "$tmp/r.json" <<'PY' && ok || fail "result file shape"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["vmsim_result"] == 1 and r["complete"] is True, r.get("complete")
+assert r["scheme"] == "rwsem" and r["workload"] == "pft"
+assert r["metrics"]["faults/sec"]["better"] == "higher"
+assert [p["tasks"] for p in r["results"]] == [1, 2]
+pages = 8 * 1024 * 1024 // 4096
+for p in r["results"]:
+    for m in ("faults/sec", "faults/cpu"):
+        assert len(p["samples"][m]) == 3, (m, p["samples"][m])
+        assert all(v > 0 for v in p["samples"][m])
+    u = p["uffd"]
+    # every page fault was resolved through userfaultfd
+    assert p["touches"] == 3 * pages, p["touches"]
+    assert u["messages"] == p["touches"] and u["copy"] == p["touches"], u
+    assert u["poison"] == 0 and u["errors"] == 0, u
+    assert p["faults"]["anon_write"] == p["touches"]
+    assert p["lockstat"]["mmap_lock"]["read"]["acquisitions"] == p["touches"]
+PY
+else
+	fail "pft run failed: $(cat "$tmp/err")"
+fi
+# Refuses to overwrite without --force.
+expect_usage_error "exists" run --tasks 1 --iterations 1 --mem 1M --json "$tmp/r.json"
+"$VMSIM" run --tasks 1 --iterations 1 --mem 1M --json "$tmp/r.json" --force \
+	>/dev/null 2>&1 && ok || fail "--force overwrites"
+# Synthetic fault source runs the same path without uffd.
+"$VMSIM" run --fault-source synthetic --tasks 2 --iterations 2 --mem 4M \
+	--json "$tmp/s.json" >/dev/null 2>&1 && ok || fail "synthetic run"
+python3 -c "
+import json,sys; r=json.load(open('$tmp/s.json'))
+assert r['fault_source']=='synthetic' and 'uffd' not in r['results'][0]
+assert r['results'][0]['faults']['anon_write'] == 2*1024
+" && ok || fail "synthetic result"
+
+echo "cli: $passes passed, $fails failed"
+[ $fails -eq 0 ]

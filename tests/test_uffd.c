@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uffd integration with real faults: threads touch pages of a uffd-
+ * registered arena and the handler pool resolves them against the
+ * simulated mm. Checks that every page reads back what was written (and
+ * file pages their file contents), that a touch outside any VMA or a
+ * write to a read-only VMA is poisoned (SIGBUS -> -EFAULT) and counted,
+ * that munmap really zaps, and that shutdown leaves no thread or fd.
+ * Skips (77) only when userfaultfd is truly unavailable.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim/fault.h"
+#include "sim/mm.h"
+
+#define P SIM_PAGE_SIZE
+#define NPAGES 512
+#define NTHR 4
+
+static int count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static struct sim_mm *mk(enum uffd_wait_mode wait, int handlers)
+{
+	struct sim_mm_cfg cfg = {
+		.lock = &rwsem_lock_ops, .arena_size = 4096 * P,
+		.source = FAULT_SRC_UFFD, .nhandlers = handlers, .wait = wait,
+		.batch = 8,
+	};
+	struct sim_mm *mm;
+	int ret = sim_mm_create(&cfg, &mm);
+
+	ck_assert_msg(ret == 0, "sim_mm_create: %s", strerror(-ret));
+	return mm;
+}
+
+struct writer_arg {
+	struct sim_mm *mm;
+	unsigned long base;
+	int id;
+	int errors;
+};
+
+static unsigned char page_val(int pg)
+{
+	return (unsigned char)(pg * 7 + 1);
+}
+
+static void *writer(void *p)
+{
+	struct writer_arg *a = p;
+
+	for (int pg = a->id; pg < NPAGES; pg += NTHR) {
+		unsigned char v = page_val(pg);
+
+		if (sim_touch(a->mm, a->base + (unsigned long)pg * P, true, &v))
+			a->errors++;
+	}
+	return NULL;
+}
+
+static void contents_roundtrip(enum uffd_wait_mode wait)
+{
+	struct sim_mm *mm = mk(wait, 2);
+	struct writer_arg a[NTHR];
+	pthread_t t[NTHR];
+	unsigned long base;
+
+	ck_assert_int_eq(sim_do_mmap(mm, 0, NPAGES * P, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE, SIM_FILE_NONE, 0, &base), 0);
+	for (int i = 0; i < NTHR; i++) {
+		a[i] = (struct writer_arg){ mm, base, i, 0 };
+		pthread_create(&t[i], NULL, writer, &a[i]);
+	}
+	for (int i = 0; i < NTHR; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_eq(a[i].errors, 0);
+	}
+	for (int pg = 0; pg < NPAGES; pg++) {
+		unsigned char v;
+
+		ck_assert_int_eq(sim_touch(mm, base + (unsigned long)pg * P,
+					   false, &v), 0);
+		ck_assert_int_eq(v, page_val(pg));
+	}
+	sim_mm_stop_handlers(mm);
+	/* Every first touch was a fault answered through userfaultfd. */
+	ck_assert_uint_eq(mm->uffd_final.copies, NPAGES);
+	ck_assert_uint_eq(mm->uffd_final.messages, NPAGES);
+	ck_assert_uint_eq(mm->uffd_final.poisons, 0);
+	ck_assert_uint_eq(mm->uffd_final.errors, 0);
+	sim_mm_destroy(mm);
+}
+
+START_TEST(test_roundtrip_block) { contents_roundtrip(UFFD_WAIT_BLOCK); }
+END_TEST
+START_TEST(test_roundtrip_poll) { contents_roundtrip(UFFD_WAIT_POLL); }
+END_TEST
+START_TEST(test_roundtrip_busy) { contents_roundtrip(UFFD_WAIT_BUSY); }
+END_TEST
+
+START_TEST(test_read_zero_and_file)
+{
+	struct sim_mm *mm = mk(UFFD_WAIT_BLOCK, 1);
+	unsigned long anon, file;
+	unsigned char v = 0xff;
+
+	ck_assert_int_eq(sim_do_mmap(mm, 0, 4 * P, PROT_READ, MAP_PRIVATE,
+				     SIM_FILE_NONE, 0, &anon), 0);
+	ck_assert_int_eq(sim_touch(mm, anon + P + 5, false, &v), 0);
+	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(sim_do_mmap(mm, 0, 4 * P, PROT_READ, MAP_PRIVATE,
+				     7, 3, &file), 0);
+	for (int pg = 0; pg < 4; pg++) {
+		uint64_t got, want = sim_file_word(7, (unsigned long)(pg + 3) * P + 64);
+
+		ck_assert_int_eq(sim_touch(mm, file + (unsigned long)pg * P, false,
+					   &v), 0);
+		memcpy(&got, (void *)(file + (unsigned long)pg * P + 64), 8);
+		ck_assert_uint_eq(got, want);
+	}
+	sim_mm_stop_handlers(mm);
+	ck_assert_uint_eq(mm->uffd_final.zeropages, 1);
+	ck_assert_uint_eq(mm->uffd_final.copies, 4);
+	sim_mm_destroy(mm);
+}
+END_TEST
+
+START_TEST(test_sigbus_on_bad_access)
+{
+	struct sim_mm *mm = mk(UFFD_WAIT_BLOCK, 1);
+	uint64_t f[SIM_FAULT_NKINDS];
+	unsigned long ro;
+	unsigned char v = 1;
+
+	/* No VMA at the bottom of the arena. */
+	ck_assert_int_eq(sim_touch(mm, mm->base + 10 * P, true, &v), -EFAULT);
+	ck_assert_int_eq(sim_do_mmap(mm, 0, 2 * P, PROT_READ, MAP_PRIVATE,
+				     SIM_FILE_NONE, 0, &ro), 0);
+	ck_assert_int_eq(sim_touch(mm, ro, true, &v), -EFAULT);
+	/* The thread is still fine and can fault normally afterwards. */
+	ck_assert_int_eq(sim_touch(mm, ro + P, false, &v), 0);
+	sim_mm_stop_handlers(mm);
+	sim_mm_fault_counts(mm, f);
+	ck_assert_uint_eq(f[SIM_FAULT_NOVMA], 1);
+	ck_assert_uint_eq(f[SIM_FAULT_PROT], 1);
+	ck_assert_uint_eq(mm->uffd_final.poisons, 2);
+	sim_mm_destroy(mm);
+}
+END_TEST
+
+START_TEST(test_munmap_zaps)
+{
+	struct sim_mm *mm = mk(UFFD_WAIT_BLOCK, 1);
+	unsigned long a, b;
+	unsigned char v = 42;
+
+	ck_assert_int_eq(sim_do_mmap(mm, 0, 2 * P, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE, SIM_FILE_NONE, 0, &a), 0);
+	ck_assert_int_eq(sim_touch(mm, a, true, &v), 0);
+	ck_assert_int_eq(sim_do_munmap(mm, a, 2 * P), 0);
+	/* Gone from the simulated mm: the touch is refused. */
+	ck_assert_int_eq(sim_touch(mm, a, false, &v), -EFAULT);
+	ck_assert_int_eq(sim_do_mmap(mm, a, 2 * P, PROT_READ | PROT_WRITE,
+				     MAP_FIXED, SIM_FILE_NONE, 0, &b), 0);
+	ck_assert_uint_eq(a, b);
+	ck_assert_int_eq(sim_touch(mm, a, false, &v), 0);
+	ck_assert_int_eq(v, 0);                  /* a fresh page */
+	sim_mm_destroy(mm);
+}
+END_TEST
+
+START_TEST(test_shutdown_leaves_nothing)
+{
+	int fds = count_dir("/proc/self/fd"), thr = count_dir("/proc/self/task");
+
+	for (int m = UFFD_WAIT_BLOCK; m <= UFFD_WAIT_BUSY; m++) {
+		struct sim_mm *mm = mk((enum uffd_wait_mode)m, 3);
+		unsigned long a;
+		unsigned char v = 1;
+
+		ck_assert_int_eq(count_dir("/proc/self/task"), thr + 3);
+		ck_assert_int_eq(sim_do_mmap(mm, 0, P, PROT_READ | PROT_WRITE,
+					     MAP_PRIVATE, SIM_FILE_NONE, 0, &a), 0);
+		ck_assert_int_eq(sim_touch(mm, a, true, &v), 0);
+		sim_mm_destroy(mm);
+		ck_assert_int_eq(count_dir("/proc/self/fd"), fds);
+		ck_assert_int_eq(count_dir("/proc/self/task"), thr);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("uffd");
+	TCase *tc = tcase_create("real-faults");
+	SRunner *sr;
+	bool via_dev;
+	int fd, failed;
+
+	fd = uffd_open(0, &via_dev, NULL);
+	if (fd < 0) {
+		printf("SKIP: userfaultfd unavailable: %s\n", strerror(-fd));
+		return 77;
+	}
+	close(fd);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_roundtrip_block);
+	tcase_add_test(tc, test_roundtrip_poll);
+	tcase_add_test(tc, test_roundtrip_busy);
+	tcase_add_test(tc, test_read_zero_and_file);
+	tcase_add_test(tc, test_sigbus_on_bad_access);
+	tcase_add_test(tc, test_munmap_zaps);
+	tcase_add_test(tc, test_shutdown_leaves_nothing);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
