@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <setjmp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 
@@ -173,7 +174,16 @@ int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
 		return touch_synthetic(mm, addr, write, val);
 	/* No mask save: sigsetjmp(jb, 0) costs no system call. */
 	if (sigsetjmp(jb, 0)) {
+		sigset_t set;
+
 		touch_jb = NULL;
+		/* We left the handler by longjmp: make sure the signal is not
+		 * left blocked (SA_NODEFER is not honoured by every runtime,
+		 * e.g. TSan's signal wrapper). Rare path: a syscall is fine. */
+		sigemptyset(&set);
+		sigaddset(&set, SIGBUS);
+		sigaddset(&set, SIGSEGV);
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 		return -EFAULT;
 	}
 	touch_jb = &jb;
