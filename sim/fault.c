@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "sim/fault.h"
 
+#include "sim/rcu.h"
+
 #include <errno.h>
 #include <setjmp.h>
 #include <pthread.h>
@@ -42,7 +44,8 @@ static int resolve_uffd(const struct sim_vma *v, unsigned long addr,
 	return uffd_resolve_zeropage(fd, addr, SIM_PAGE_SIZE, c);
 }
 
-/* Synthetic: populate the real page here, under the lock, then mark it. */
+/* Synthetic: populate the real page here, under the lock, then mark it
+ * (the page's contents are in place before anyone sees it present). */
 static void resolve_synthetic(struct sim_mm *mm, const struct sim_vma *v,
 			      unsigned long addr, unsigned flags)
 {
@@ -56,9 +59,7 @@ static void resolve_synthetic(struct sim_mm *mm, const struct sim_vma *v,
 		*(volatile char *)addr = *(volatile char *)addr;
 	else
 		(void)*(volatile char *)addr;
-	/* Release: pairs with the acquire load in sim_touch(); the page's
-	 * contents are in place before anyone sees it present. */
-	atomic_store_explicit(&mm->present[pg], state, memory_order_release);
+	sim_mm_set_present(mm, addr, state);
 }
 
 static enum sim_fault_kind fault_kind(const struct sim_vma *v, unsigned flags)
@@ -79,6 +80,11 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 
 	addr &= SIM_PAGE_MASK;
 	v = ops->fault_begin(mm->lock, addr, &h);
+	/* After the scheme's lock (a reader never waits for a lock inside
+	 * an RCU read-side section: writers wait for grace periods while
+	 * holding theirs). Held to fault_end, so the VMA stays valid even if
+	 * a writer of another range replaces tree nodes meanwhile. */
+	sim_rcu_read_lock();
 	if (!v)
 		v = vma_tree_find(&mm->tree, addr);
 	if (!v || v->vm_start > addr) {
@@ -89,10 +95,15 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		ret = -EFAULT;
 	} else {
 		sim_mm_count_fault(mm, fault_kind(v, flags));
-		if (fd >= 0)
-			ret = resolve_uffd(v, addr, flags, fd, c);
-		else
+		if (fd < 0) {
 			resolve_synthetic(mm, v, addr, flags);
+		} else {
+			ret = resolve_uffd(v, addr, flags, fd, c);
+			if (!ret)
+				sim_mm_set_present(mm, addr,
+					(flags & FAULT_FLAG_WRITE) ||
+					v->vm_file != SIM_FILE_NONE ? 2 : 1);
+		}
 	}
 	/* A refused access must still be answered, or the thread hangs. */
 	if (ret == -EFAULT && fd >= 0) {
@@ -102,6 +113,7 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		if (uffd_resolve_poison(fd, addr, SIM_PAGE_SIZE, c))
 			uffd_wake(fd, addr, SIM_PAGE_SIZE);
 	}
+	sim_rcu_read_unlock();
 	ops->fault_end(mm->lock, &h);
 	return ret;
 }
@@ -116,12 +128,14 @@ void sim_uffd_fault(void *arg, int fd, const struct uffd_msg *msg,
 	sim_handle_fault(arg, msg->arg.pagefault.address, flags, fd, c);
 }
 
-static void sigbus_handler(int sig, siginfo_t *si, void *uc)
+static void touch_signal_handler(int sig, siginfo_t *si, void *uc)
 {
 	(void)si;
 	(void)uc;
+	/* SIGBUS: the handler poisoned the page (already counted there).
+	 * SIGSEGV: the hardware refused the access (real protection). */
 	if (touch_jb)
-		siglongjmp(*touch_jb, 1);
+		siglongjmp(*touch_jb, sig == SIGSEGV ? 2 : 1);
 	/* Not ours: die the way the default action would. */
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -135,45 +149,41 @@ int sim_fault_init_signals(void)
 	if (atomic_load(&done))
 		return 0;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = sigbus_handler;
+	sa.sa_sigaction = touch_signal_handler;
 	/* NODEFER: we leave the handler by siglongjmp from a jmp_buf saved
-	 * without the signal mask, so SIGBUS must not stay blocked. */
+	 * without the signal mask, so the signal must not stay blocked. */
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGBUS, &sa, NULL) < 0)
+	if (sigaction(SIGBUS, &sa, NULL) < 0 || sigaction(SIGSEGV, &sa, NULL) < 0)
 		return -errno;
 	atomic_store(&done, 1);
 	return 0;
 }
 
-static int touch_synthetic(struct sim_mm *mm, unsigned long addr, bool write,
-			   unsigned char *val)
+/* Synthetic: a page the present map does not have (or has read-only
+ * for a write) is a fault, handled right here on the faulting thread. */
+static int fault_synthetic(struct sim_mm *mm, unsigned long addr, bool write)
 {
 	size_t pg = (addr - mm->base) >> SIM_PAGE_SHIFT;
 	unsigned char need = write ? 2 : 1;
 
-	if (addr < mm->base || addr >= mm->end)
-		return -EFAULT;
-	/* Acquire: pairs with the release in resolve_synthetic(). */
-	if (atomic_load_explicit(&mm->present[pg], memory_order_acquire) < need &&
-	    sim_handle_fault(mm, addr, write ? FAULT_FLAG_WRITE : 0, -1, NULL))
-		return -EFAULT;
-	if (write)
-		*(volatile unsigned char *)addr = *val;
-	else
-		*val = *(volatile unsigned char *)addr;
-	return 0;
+	/* Acquire: pairs with the exchange in sim_mm_set_present(). */
+	if (atomic_load_explicit(&mm->present[pg], memory_order_acquire) >= need)
+		return 0;
+	return sim_handle_fault(mm, addr, write ? FAULT_FLAG_WRITE : 0, -1, NULL);
 }
 
 int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
 	      unsigned char *val)
 {
 	sigjmp_buf jb;
+	int sig;
 
-	if (mm->uffd < 0)
-		return touch_synthetic(mm, addr, write, val);
+	if (addr < mm->base || addr >= mm->end)
+		return -EFAULT;
 	/* No mask save: sigsetjmp(jb, 0) costs no system call. */
-	if (sigsetjmp(jb, 0)) {
+	sig = sigsetjmp(jb, 0);
+	if (sig) {
 		sigset_t set;
 
 		touch_jb = NULL;
@@ -184,8 +194,12 @@ int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
 		sigaddset(&set, SIGBUS);
 		sigaddset(&set, SIGSEGV);
 		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		if (sig == 2)
+			sim_mm_count_fault(mm, SIM_FAULT_PROT);
 		return -EFAULT;
 	}
+	if (mm->uffd < 0 && fault_synthetic(mm, addr, write))
+		return -EFAULT;
 	touch_jb = &jb;
 	if (write)
 		*(volatile unsigned char *)addr = *val;

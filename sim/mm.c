@@ -16,6 +16,46 @@ static void *lookup_for_lock(void *arg, unsigned long addr)
 	return vma_tree_find(&mm->tree, addr);
 }
 
+unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
+				 unsigned char state)
+{
+	size_t pg = (addr - mm->base) >> SIM_PAGE_SHIFT;
+	/* Release: pairs with the acquire load in sim_touch(); in synthetic
+	 * mode the page's contents are in place before it reads present. */
+	unsigned char old = atomic_exchange_explicit(&mm->present[pg], state,
+						     memory_order_acq_rel);
+
+	if (!old)
+		atomic_fetch_add_explicit(&mm->faults[lockstat_slot_id()].resident,
+					  1, memory_order_relaxed);
+	return old;
+}
+
+void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end)
+{
+	size_t first = (start - mm->base) >> SIM_PAGE_SHIFT;
+	size_t n = (end - start) >> SIM_PAGE_SHIFT;
+	int64_t gone = 0;
+
+	madvise((void *)start, end - start, MADV_DONTNEED);
+	for (size_t i = 0; i < n; i++)
+		if (atomic_exchange_explicit(&mm->present[first + i], 0,
+					     memory_order_relaxed))
+			gone++;
+	atomic_fetch_sub_explicit(&mm->faults[lockstat_slot_id()].resident, gone,
+				  memory_order_relaxed);
+}
+
+uint64_t sim_mm_resident(const struct sim_mm *mm)
+{
+	int64_t r = 0;
+
+	for (int s = 0; s < LOCKSTAT_SLOTS; s++)
+		r += atomic_load_explicit(&mm->faults[s].resident,
+					  memory_order_relaxed);
+	return r > 0 ? (uint64_t)r : 0;
+}
+
 static int sim_mm_start_uffd(struct sim_mm *mm)
 {
 	struct uffd_pool_cfg pc;
@@ -63,17 +103,24 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	if (!mm->cfg.max_map_count)
 		mm->cfg.max_map_count = SIM_DEFAULT_MAX_MAP_COUNT;
 	mm->uffd = -1;
-	vma_tree_init(&mm->tree);
+	ret = vma_tree_init(&mm->tree);
+	if (ret) {
+		free(mm);
+		return ret;
+	}
 
 	arena = mmap(NULL, cfg->arena_size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (arena == MAP_FAILED) {
 		ret = -errno;
+		vma_tree_destroy(&mm->tree, NULL);
 		free(mm);
 		return ret;
 	}
 	mm->base = (unsigned long)arena;
 	mm->end = mm->base + cfg->arena_size;
+	/* The heap starts at the bottom; mmap places top-down. */
+	mm->start_brk = mm->brk = mm->base;
 
 	env = (struct lock_env){
 		.space_start = mm->base, .space_end = mm->end,
@@ -82,7 +129,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	ret = cfg->lock->create(&env, &mm->lock);
 	if (ret)
 		goto err;
-	if (cfg->source == FAULT_SRC_SYNTHETIC) {
+	{
 		void *p = mmap(NULL, cfg->arena_size >> SIM_PAGE_SHIFT,
 			       PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -92,7 +139,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 			goto err;
 		}
 		mm->present = p;
-	} else {
+	}
+	if (cfg->source == FAULT_SRC_UFFD) {
 		ret = sim_mm_start_uffd(mm);
 		if (ret)
 			goto err;
@@ -122,9 +170,7 @@ void sim_mm_destroy(struct sim_mm *mm)
 	sim_mm_stop_handlers(mm);
 	if (mm->uffd >= 0)
 		close(mm->uffd);
-	for (size_t i = 0; i < mm->tree.n; i++)
-		free(mm->tree.v[i]);
-	vma_tree_destroy(&mm->tree);
+	vma_tree_destroy(&mm->tree, sim_vma_free);
 	if (mm->lock)
 		mm->lock->ops->destroy(mm->lock);
 	if (mm->present)

@@ -38,6 +38,7 @@ enum sim_fault_kind {
 
 struct sim_fault_slot {
 	_Atomic uint64_t n[SIM_FAULT_NKINDS];
+	_Atomic int64_t resident;        /* pages placed minus pages zapped */
 } __attribute__((aligned(64)));
 
 struct sim_mm_cfg {
@@ -59,10 +60,14 @@ struct sim_mm {
 	struct uffd_info uinfo;
 	struct uffd_pool *pool;
 	struct uffd_counters uffd_final; /* filled when the pool stops */
-	_Atomic unsigned char *present;  /* synthetic: per page 0/1 read/2 write */
+	/* Per arena page: 0 not present, 1 mapped for read (zero page),
+	 * 2 mapped writable. Drives synthetic faults; counts resident pages
+	 * in both modes. */
+	_Atomic unsigned char *present;
 	struct sim_fault_slot faults[LOCKSTAT_SLOTS];
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic bool poisoned;           /* some page got UFFDIO_POISON */
+	unsigned long start_brk, brk;    /* the heap: [start_brk, brk) */
 };
 
 #define SIM_DEFAULT_ARENA (16UL << 30)
@@ -78,6 +83,14 @@ void sim_mm_stop_handlers(struct sim_mm *mm);
 
 /* Sum of the per-slot fault counters. */
 void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS]);
+/* Resident pages (placed by faults, not yet zapped). */
+uint64_t sim_mm_resident(const struct sim_mm *mm);
+/* Mark page at addr present in state (1 read, 2 write); counts it
+ * resident if it was not. Returns the previous state. */
+unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
+				 unsigned char state);
+/* Zap the real pages of [start, end) and forget them. */
+void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end);
 const char *sim_fault_kind_name(enum sim_fault_kind k);
 
 static inline void sim_mm_count_fault(struct sim_mm *mm, enum sim_fault_kind k)

@@ -1,8 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Address-space operations on the simulated mm, with the kernel's
- * semantics and errno values. Each runs under the scheme's write side for
- * its whole duration; the VMA tree itself is not thread-safe.
+ * semantics and errno values (mm/mmap.c, mm/vma.c, mm/mprotect.c,
+ * mm/madvise.c). Each runs under the scheme's write side (madvise: the
+ * read-range side) and, for VMA changes, inside one VMA-tree
+ * transaction, so lock-free readers see it all or not at all.
+ *
+ * VMAs are immutable once in the tree: a split, a merge or a protection
+ * change builds new VMAs, swaps them in, and retires the old ones (freed
+ * after an RCU grace period). Merging keeps the invariant that no two
+ * adjacent VMAs are compatible (same flags, same backing, contiguous
+ * offsets), which is what the kernel's vma_merge achieves for anonymous
+ * and file mappings that share an anon_vma / file.
+ *
+ * Every operation checks what can fail before changing anything, or
+ * aborts its transaction: a failed call leaves the mm as it was.
  */
 #include "sim/vma.h"
 
@@ -10,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 
 #include "sim/mm.h"
+#include "sim/rcu.h"
 
 unsigned long sim_prot_to_flags(int prot)
 {
@@ -26,80 +40,208 @@ unsigned long sim_prot_to_flags(int prot)
 	return f;
 }
 
-static struct sim_vma *vma_alloc(unsigned long start, unsigned long end,
-				 unsigned long flags, int file,
-				 unsigned long pgoff)
+void sim_vma_free(void *v)
 {
-	struct sim_vma *v = malloc(sizeof(*v));
+	free(v);
+}
 
-	if (v)
-		*v = (struct sim_vma){ .vm_start = start, .vm_end = end,
-			.vm_flags = flags, .vm_file = file, .vm_pgoff = pgoff };
+static unsigned long vma_pages(const struct sim_vma *v)
+{
+	return (v->vm_end - v->vm_start) >> SIM_PAGE_SHIFT;
+}
+
+/* Can a (below) and b (above, adjacent) be one VMA? */
+static bool vma_compatible(const struct sim_vma *a, const struct sim_vma *b)
+{
+	return a->vm_end == b->vm_start && a->vm_flags == b->vm_flags &&
+	       a->vm_file == b->vm_file &&
+	       a->vm_pgoff + vma_pages(a) == b->vm_pgoff;
+}
+
+/* The real protection that makes the hardware enforce vm_flags. */
+static int real_prot(unsigned long flags)
+{
+	if (flags & VM_WRITE)
+		return PROT_READ | PROT_WRITE;
+	if (flags & (VM_READ | VM_EXEC))
+		return PROT_READ;
+	return PROT_NONE;
+}
+
+/* --- one transaction on the tree, remembering new VMAs for abort ------- */
+
+struct vma_txn {
+	struct sim_mm *mm;
+	struct sim_vma **added;          /* VMAs created by this operation */
+	size_t nadded, cap;
+};
+
+static void txn_begin(struct vma_txn *x, struct sim_mm *mm)
+{
+	*x = (struct vma_txn){ .mm = mm };
+	vma_tree_begin(&mm->tree);
+}
+
+static void txn_end(struct vma_txn *x, int ret)
+{
+	if (ret) {
+		vma_tree_abort(&x->mm->tree);
+		for (size_t i = 0; i < x->nadded; i++)
+			free(x->added[i]);
+	} else {
+		vma_tree_commit(&x->mm->tree);
+	}
+	free(x->added);
+}
+
+static struct sim_vma *txn_new(struct vma_txn *x, unsigned long start,
+			       unsigned long end, unsigned long flags, int file,
+			       unsigned long pgoff)
+{
+	struct sim_vma *v;
+
+	if (x->nadded == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 8;
+		struct sim_vma **a = realloc(x->added, cap * sizeof(*a));
+
+		if (!a)
+			return NULL;
+		x->added = a;
+		x->cap = cap;
+	}
+	v = malloc(sizeof(*v));
+	if (!v)
+		return NULL;
+	*v = (struct sim_vma){ .vm_start = start, .vm_end = end,
+		.vm_flags = flags, .vm_file = file, .vm_pgoff = pgoff };
+	x->added[x->nadded++] = v;
 	return v;
 }
 
-/* Throw the real pages of [start, end) away, so the next touch faults. */
-static void zap_range(struct sim_mm *mm, unsigned long start, unsigned long end)
+/* Take v out of the tree; it is freed after commit and a grace period. */
+static int txn_remove(struct vma_txn *x, struct sim_vma *v)
 {
-	madvise((void *)start, end - start, MADV_DONTNEED);
-	if (mm->present)
-		memset((void *)&mm->present[(start - mm->base) >> SIM_PAGE_SHIFT],
-		       0, (end - start) >> SIM_PAGE_SHIFT);
+	int ret = vma_tree_retire(&x->mm->tree, v, sim_vma_free);
+
+	if (!ret)
+		ret = vma_tree_erase(&x->mm->tree, v);
+	return ret;
 }
 
-/* Split v at addr (vm_start < addr < vm_end): v keeps the low part. */
-static int vma_split(struct sim_mm *mm, struct sim_vma *v, unsigned long addr)
+/* A copy of v covering only [start, end) (inside v). */
+static struct sim_vma *txn_piece(struct vma_txn *x, const struct sim_vma *v,
+				 unsigned long start, unsigned long end,
+				 unsigned long flags)
 {
-	struct sim_vma *hi;
+	return txn_new(x, start, end, flags, v->vm_file,
+		       v->vm_pgoff + ((start - v->vm_start) >> SIM_PAGE_SHIFT));
+}
+
+/* Split the VMA containing addr (if it straddles addr) in two. */
+static int txn_split_at(struct vma_txn *x, unsigned long addr)
+{
+	struct sim_vma *v = vma_tree_txn_find(&x->mm->tree, addr), *lo, *hi;
 	int ret;
 
-	if (vma_tree_count(&mm->tree) >= mm->cfg.max_map_count)
-		return -ENOMEM;
-	hi = vma_alloc(addr, v->vm_end, v->vm_flags, v->vm_file,
-		       v->vm_pgoff + ((addr - v->vm_start) >> SIM_PAGE_SHIFT));
+	if (!v || v->vm_start >= addr)
+		return 0;
+	lo = txn_piece(x, v, v->vm_start, addr, v->vm_flags);
+	hi = lo ? txn_piece(x, v, addr, v->vm_end, v->vm_flags) : NULL;
 	if (!hi)
 		return -ENOMEM;
-	v->vm_end = addr;
-	ret = vma_tree_insert(&mm->tree, hi);
-	if (ret) {
-		v->vm_end = hi->vm_end;
-		free(hi);
+	ret = txn_remove(x, v);
+	if (!ret)
+		ret = vma_tree_insert(&x->mm->tree, lo);
+	if (!ret)
+		ret = vma_tree_insert(&x->mm->tree, hi);
+	return ret;
+}
+
+/* Merge every adjacent compatible pair that touches [lo, hi]. */
+static int txn_merge_around(struct vma_txn *x, unsigned long lo,
+			    unsigned long hi)
+{
+	struct vma_tree *t = &x->mm->tree;
+	struct sim_vma *v = vma_tree_txn_prev(t, lo);
+
+	if (!v)
+		v = vma_tree_txn_find(t, lo);
+	while (v && v->vm_start <= hi) {
+		struct sim_vma *n = vma_tree_txn_find(t, v->vm_end), *m;
+		int ret;
+
+		if (!n || !vma_compatible(v, n)) {
+			v = n;
+			continue;
+		}
+		m = txn_new(x, v->vm_start, n->vm_end, v->vm_flags, v->vm_file,
+			    v->vm_pgoff);
+		if (!m)
+			return -ENOMEM;
+		ret = txn_remove(x, v);
+		if (!ret)
+			ret = txn_remove(x, n);
+		if (!ret)
+			ret = vma_tree_insert(t, m);
+		if (ret)
+			return ret;
+		v = m;
+	}
+	return 0;
+}
+
+/* How many VMAs [start, end) covers, and whether it has a hole. */
+static size_t txn_covered(struct vma_txn *x, unsigned long start,
+			  unsigned long end, bool *hole)
+{
+	struct vma_tree *t = &x->mm->tree;
+	unsigned long at = start;
+	size_t n = 0;
+
+	*hole = false;
+	for (struct sim_vma *v = vma_tree_txn_find(t, start);
+	     v && v->vm_start < end; v = vma_tree_txn_find(t, v->vm_end)) {
+		if (v->vm_start > at)
+			*hole = true;
+		at = v->vm_end;
+		n++;
+	}
+	if (at < end)
+		*hole = true;
+	return n;
+}
+
+/* Remove [start, end) from the tree, splitting VMAs that straddle its
+ * ends. *unmapped counts the pages removed; *not_rw says whether any of
+ * them had a real protection other than read-write (holes must be RW so
+ * that touches reach the fault path). */
+static int txn_unmap(struct vma_txn *x, unsigned long start, unsigned long end,
+		     unsigned long *unmapped, bool *not_rw)
+{
+	struct sim_mm *mm = x->mm;
+	struct sim_vma *v;
+	int ret = txn_split_at(x, start);
+
+	if (!ret)
+		ret = txn_split_at(x, end);
+	while (!ret && (v = vma_tree_txn_find_intersection(&mm->tree, start, end))) {
+		if (real_prot(v->vm_flags) != (PROT_READ | PROT_WRITE))
+			*not_rw = true;
+		*unmapped += vma_pages(v);
+		ret = txn_remove(x, v);
 	}
 	return ret;
 }
 
-/* Remove every VMA in [start, end); the caller holds the write side. */
-static int unmap_locked(struct sim_mm *mm, unsigned long start,
-			unsigned long end)
+/* The last check of every operation: one that adds VMAs must not leave
+ * more than max_map_count (then the transaction is aborted). One that
+ * adds none always may, even if the limit was lowered below the count. */
+static int txn_check_count(struct vma_txn *x)
 {
-	struct sim_vma *v = vma_tree_find_intersection(&mm->tree, start, end);
-	int ret;
+	size_t after = vma_tree_txn_count(&x->mm->tree);
 
-	if (!v)
-		return 0;
-	/* Splits first, so a failure leaves the address space unchanged
-	 * but for a split (which is invisible to users, as in Linux). */
-	if (v->vm_start < start) {
-		ret = vma_split(mm, v, start);
-		if (ret)
-			return ret;
-	}
-	v = vma_tree_find_intersection(&mm->tree, start, end);
-	while (v) {
-		if (v->vm_end > end) {
-			ret = vma_split(mm, v, end);
-			if (ret)
-				return ret;
-		}
-		atomic_fetch_sub_explicit(&mm->map_pages,
-			(v->vm_end - v->vm_start) >> SIM_PAGE_SHIFT,
-			memory_order_relaxed);
-		vma_tree_erase(&mm->tree, v);
-		free(v);
-		v = vma_tree_find_intersection(&mm->tree, start, end);
-	}
-	zap_range(mm, start, end);
-	return 0;
+	return after > x->mm->cfg.max_map_count &&
+	       after > vma_tree_count(&x->mm->tree) ? -ENOMEM : 0;
 }
 
 static bool range_ok(struct sim_mm *mm, unsigned long start, size_t len)
@@ -108,34 +250,60 @@ static bool range_ok(struct sim_mm *mm, unsigned long start, size_t len)
 	       start < mm->end && len <= mm->end - start;
 }
 
+static size_t page_align(size_t len)
+{
+	return (len + SIM_PAGE_SIZE - 1) & SIM_PAGE_MASK;
+}
+
+/* --- munmap ---------------------------------------------------------------- */
+
 int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
-	unsigned long end;
+	unsigned long end, unmapped = 0;
+	bool not_rw = false;
+	struct vma_txn x;
 	int ret;
 
-	len = (len + SIM_PAGE_SIZE - 1) & SIM_PAGE_MASK;
+	if (len > mm->end - mm->base)
+		return -EINVAL;
+	len = page_align(len);
 	if (!range_ok(mm, start, len))
 		return -EINVAL;
 	end = start + len;
 	ops->write_begin(mm->lock, start, end, &h);
-	ret = unmap_locked(mm, start, end);
+	txn_begin(&x, mm);
+	ret = txn_unmap(&x, start, end, &unmapped, &not_rw);
+	if (!ret)
+		ret = txn_check_count(&x);   /* punching a hole adds a VMA */
+	if (!ret && not_rw)
+		mprotect((void *)start, len, PROT_READ | PROT_WRITE);
+	txn_end(&x, ret);
+	if (!ret) {
+		atomic_fetch_sub_explicit(&mm->map_pages, unmapped,
+					  memory_order_relaxed);
+		sim_mm_zap(mm, start, end);
+	}
 	ops->write_end(mm->lock, &h);
 	return ret;
 }
 
-/* Choose where a new mapping goes; -ENOMEM / -EEXIST. Write side held. */
-static int mmap_place(struct sim_mm *mm, unsigned long addr, size_t len,
+/* --- mmap ------------------------------------------------------------------ */
+
+/* Where does the new mapping go? -EINVAL, -ENOMEM, -EEXIST. */
+static int mmap_place(struct vma_txn *x, unsigned long addr, size_t len,
 		      int flags, unsigned long *out)
 {
+	struct sim_mm *mm = x->mm;
+
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (addr & ~SIM_PAGE_MASK)
 			return -EINVAL;
 		if (!range_ok(mm, addr, len))
 			return -ENOMEM;
 		if ((flags & MAP_FIXED_NOREPLACE) &&
-		    vma_tree_find_intersection(&mm->tree, addr, addr + len))
+		    vma_tree_txn_find_intersection(&mm->tree, addr, addr + len))
 			return -EEXIST;
 		*out = addr;
 		return 0;
@@ -143,11 +311,11 @@ static int mmap_place(struct sim_mm *mm, unsigned long addr, size_t len,
 	/* A free, aligned hint is honoured, as in the kernel. */
 	addr &= SIM_PAGE_MASK;
 	if (addr && range_ok(mm, addr, len) &&
-	    !vma_tree_find_intersection(&mm->tree, addr, addr + len)) {
+	    !vma_tree_txn_find_intersection(&mm->tree, addr, addr + len)) {
 		*out = addr;
 		return 0;
 	}
-	return vma_tree_gap_topdown(&mm->tree, mm->base, mm->end, len,
+	return vma_tree_gap_topdown(&mm->tree, mm->brk, mm->end, len,
 				    SIM_PAGE_SIZE, out);
 }
 
@@ -156,45 +324,262 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
-	unsigned long vflags, start;
+	unsigned long vflags, start, pg, unmapped = 0;
+	bool not_rw = false;
 	struct sim_vma *v;
+	struct vma_txn x;
 	int ret;
 
-	if (!len || len > mm->end - mm->base)
-		return len ? -ENOMEM : -EINVAL;
-	len = (len + SIM_PAGE_SIZE - 1) & SIM_PAGE_MASK;
+	if (!len)
+		return -EINVAL;
+	if (len > mm->end - mm->base)
+		return -ENOMEM;
+	len = page_align(len);
 	vflags = sim_prot_to_flags(prot) | ((flags & MAP_SHARED) ? VM_SHARED : 0);
 
 	ops->write_begin(mm->lock, mm->base, mm->end, &h);
-	ret = mmap_place(mm, addr, len, flags, &start);
+	txn_begin(&x, mm);
+	ret = mmap_place(&x, addr, len, flags, &start);
 	if (ret)
 		goto out;
-	if (vma_tree_count(&mm->tree) >= mm->cfg.max_map_count) {
+	/* Anonymous VMAs' offset is their page number, as in the kernel,
+	 * so that adjacent anonymous VMAs are always offset-contiguous. */
+	pg = file == SIM_FILE_NONE ? start >> SIM_PAGE_SHIFT : pgoff;
+	if (flags & MAP_FIXED)
+		ret = txn_unmap(&x, start, start + len, &unmapped, &not_rw);
+	v = ret ? NULL : txn_new(&x, start, start + len, vflags, file, pg);
+	if (!ret && !v)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = vma_tree_insert(&mm->tree, v);
+	if (!ret)
+		ret = txn_merge_around(&x, start, start + len);
+	if (!ret)
+		ret = txn_check_count(&x);
+	if (!ret && (not_rw || real_prot(vflags) != (PROT_READ | PROT_WRITE)) &&
+	    mprotect((void *)start, len, real_prot(vflags)))
+		ret = -errno;
+	if (!ret) {
+		atomic_fetch_add_explicit(&mm->map_pages,
+			(len >> SIM_PAGE_SHIFT) - unmapped, memory_order_relaxed);
+		*out = start;
+	}
+out:
+	txn_end(&x, ret);
+	/* A new VMA starts with empty page tables: what MAP_FIXED replaced,
+	 * and poison markers left by refused faults in what was a hole, must
+	 * not show through. */
+	if (!ret && ((flags & MAP_FIXED) ||
+		     atomic_load_explicit(&mm->poisoned, memory_order_relaxed)))
+		sim_mm_zap(mm, start, start + len);
+	ops->write_end(mm->lock, &h);
+	return ret;
+}
+
+/* --- mprotect -------------------------------------------------------------- */
+
+int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
+		    int prot)
+{
+	const struct lock_ops *ops = mm->lock->ops;
+	struct lock_handle h = { 0 };
+	unsigned long nf = sim_prot_to_flags(prot), end;
+	struct vma_txn x;
+	struct sim_vma *v;
+	bool hole;
+	int ret = 0;
+
+	if (start & ~SIM_PAGE_MASK)
+		return -EINVAL;
+	if (!len)
+		return 0;
+	len = page_align(len);
+	if (!range_ok(mm, start, len))
+		return -ENOMEM;
+	end = start + len;
+	ops->write_begin(mm->lock, start, end, &h);
+	txn_begin(&x, mm);
+	txn_covered(&x, start, end, &hole);
+	if (hole)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = txn_split_at(&x, start);
+	if (!ret)
+		ret = txn_split_at(&x, end);
+	for (v = ret ? NULL : vma_tree_txn_find(&mm->tree, start);
+	     v && v->vm_start < end && !ret;
+	     v = vma_tree_txn_find(&mm->tree, v->vm_end)) {
+		unsigned long f = (v->vm_flags & ~VM_ACCESS_FLAGS) | nf;
+		struct sim_vma *n;
+
+		if (f == v->vm_flags)
+			continue;
+		n = txn_piece(&x, v, v->vm_start, v->vm_end, f);
+		ret = n ? txn_remove(&x, v) : -ENOMEM;
+		if (!ret)
+			ret = vma_tree_insert(&mm->tree, n);
+		v = n;
+	}
+	if (!ret)
+		ret = txn_merge_around(&x, start, end);
+	if (!ret)
+		ret = txn_check_count(&x);
+	if (!ret && mprotect((void *)start, len, real_prot(nf)))
+		ret = -errno;
+	txn_end(&x, ret);
+	ops->write_end(mm->lock, &h);
+	return ret;
+}
+
+/* --- madvise --------------------------------------------------------------- */
+
+/* Zap the mapped parts of [start, end); -ENOMEM if any part is not. */
+static int madvise_locked(struct sim_mm *mm, unsigned long start,
+			  unsigned long end)
+{
+	unsigned long at = start;
+	int ret = 0;
+
+	sim_rcu_read_lock();
+	for (struct sim_vma *v = vma_tree_find(&mm->tree, start);
+	     v && v->vm_start < end; v = vma_tree_find(&mm->tree, v->vm_end)) {
+		unsigned long s = v->vm_start > start ? v->vm_start : start;
+		unsigned long e = v->vm_end < end ? v->vm_end : end;
+
+		if (s > at)
+			ret = -ENOMEM;
+		sim_mm_zap(mm, s, e);
+		at = e;
+	}
+	sim_rcu_read_unlock();
+	return at < end ? -ENOMEM : ret;
+}
+
+static int madvise_check(struct sim_mm *mm, unsigned long start, size_t len,
+			 int advice)
+{
+	if (advice != MADV_DONTNEED || (start & ~SIM_PAGE_MASK))
+		return -EINVAL;
+	if (len && !range_ok(mm, start, page_align(len)))
+		return -ENOMEM;
+	return 0;
+}
+
+int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
+		   int advice)
+{
+	const struct lock_ops *ops = mm->lock->ops;
+	struct lock_handle h = { 0 };
+	int ret = madvise_check(mm, start, len, advice);
+
+	if (ret || !len)
+		return ret;
+	len = page_align(len);
+	ops->read_range_begin(mm->lock, start, start + len, &h);
+	ret = madvise_locked(mm, start, start + len);
+	ops->read_range_end(mm->lock, &h);
+	return ret;
+}
+
+size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
+			    int n, int advice, int *err)
+{
+	const struct lock_ops *ops = mm->lock->ops;
+	struct lock_handle h = { 0 };
+	unsigned long lo = ~0UL, hi = 0;
+	size_t done = 0;
+
+	*err = 0;
+	for (int i = 0; i < n; i++) {
+		unsigned long s = (unsigned long)iov[i].iov_base;
+		unsigned long e = s + page_align(iov[i].iov_len);
+
+		if (iov[i].iov_len && s < lo)
+			lo = s;
+		if (iov[i].iov_len && e > hi)
+			hi = e;
+	}
+	if (lo >= hi)
+		return 0;
+	/* One acquisition for the whole batch, as process_madvise does;
+	 * the range side covers the span of all the ranges. */
+	ops->read_range_begin(mm->lock, lo, hi, &h);
+	for (int i = 0; i < n; i++) {
+		unsigned long s = (unsigned long)iov[i].iov_base;
+		size_t len = iov[i].iov_len;
+
+		*err = madvise_check(mm, s, len, advice);
+		if (!*err && len)
+			*err = madvise_locked(mm, s, s + page_align(len));
+		if (*err)
+			break;
+		done += len;
+	}
+	ops->read_range_end(mm->lock, &h);
+	return done;
+}
+
+/* --- brk ------------------------------------------------------------------- */
+
+int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
+{
+	const struct lock_ops *ops = mm->lock->ops;
+	struct lock_handle h = { 0 };
+	unsigned long oldbrk, lo, hi;
+	struct vma_txn x;
+	int ret = 0;
+
+	ops->write_begin(mm->lock, mm->base, mm->end, &h);
+	oldbrk = mm->brk;
+	*out = oldbrk;
+	if (!newbrk || newbrk == oldbrk)
+		goto out;
+	if (newbrk < mm->start_brk || newbrk > mm->end) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (flags & MAP_FIXED) {
-		ret = unmap_locked(mm, start, start + len);
-		if (ret)
-			goto out;
+	lo = page_align(oldbrk < newbrk ? oldbrk : newbrk);
+	hi = page_align(oldbrk < newbrk ? newbrk : oldbrk);
+	txn_begin(&x, mm);
+	if (lo == hi) {
+		/* Within the last page: only the break moves. */
+	} else if (newbrk > oldbrk) {
+		struct sim_vma *v = NULL;
+
+		if (vma_tree_txn_find_intersection(&mm->tree, lo, hi))
+			ret = -ENOMEM;   /* would grow into another mapping */
+		else
+			v = txn_new(&x, lo, hi, VM_READ | VM_WRITE | VM_HEAP,
+				    SIM_FILE_NONE, lo >> SIM_PAGE_SHIFT);
+		if (!ret && !v)
+			ret = -ENOMEM;
+		if (!ret)
+			ret = vma_tree_insert(&mm->tree, v);
+		if (!ret)
+			ret = txn_merge_around(&x, lo, hi);
+		if (!ret)
+			ret = txn_check_count(&x);
+		if (!ret)
+			atomic_fetch_add_explicit(&mm->map_pages,
+				(hi - lo) >> SIM_PAGE_SHIFT, memory_order_relaxed);
+	} else {
+		unsigned long unmapped = 0;
+		bool not_rw = false;
+
+		ret = txn_unmap(&x, lo, hi, &unmapped, &not_rw);
+		if (!ret)
+			ret = txn_check_count(&x);
+		if (!ret)
+			atomic_fetch_sub_explicit(&mm->map_pages, unmapped,
+						  memory_order_relaxed);
 	}
-	v = vma_alloc(start, start + len, vflags, file, pgoff);
-	if (!v) {
-		ret = -ENOMEM;
-		goto out;
+	txn_end(&x, ret);
+	if (!ret) {
+		if (newbrk < oldbrk && lo < hi)
+			sim_mm_zap(mm, lo, hi);
+		mm->brk = newbrk;
+		*out = newbrk;
 	}
-	ret = vma_tree_insert(&mm->tree, v);
-	if (ret) {
-		free(v);
-		goto out;
-	}
-	atomic_fetch_add_explicit(&mm->map_pages, len >> SIM_PAGE_SHIFT,
-				  memory_order_relaxed);
-	/* A new VMA starts with empty page tables. Poison markers left by
-	 * refused faults in what was a hole would outlive it: zap them. */
-	if (atomic_load_explicit(&mm->poisoned, memory_order_relaxed))
-		zap_range(mm, start, start + len);
-	*out = start;
 out:
 	ops->write_end(mm->lock, &h);
 	return ret;

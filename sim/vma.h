@@ -38,23 +38,58 @@ struct sim_vma {
 };
 
 struct sim_mm;
+struct iovec;
 
 /*
  * Map len bytes (rounded up to pages). addr is a hint, or the exact place
  * with MAP_FIXED (replacing what is there) or MAP_FIXED_NOREPLACE (EEXIST
  * if anything is there). prot: PROT_*; flags: MAP_PRIVATE/MAP_SHARED plus
  * the above; file: a simulated file id or SIM_FILE_NONE; pgoff in pages.
- * Returns 0 with *out = start, or -EINVAL, -ENOMEM, -EEXIST.
+ * The new VMA merges with compatible neighbours (same flags and backing,
+ * contiguous file offsets). Returns 0 with *out = start, or -EINVAL
+ * (zero length, unaligned fixed address), -ENOMEM (no gap, outside the
+ * arena, or more than max_map_count VMAs), -EEXIST (NOREPLACE).
+ * No operation changes anything when it fails.
  */
 int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 		int flags, int file, unsigned long pgoff, unsigned long *out);
 
 /* Unmap [start, start+len): split at both ends, remove the covered VMAs,
- * zap the real pages. Returns 0 or -EINVAL (unaligned, zero length, out
- * of the address space). Unmapping a hole is not an error (as in Linux). */
+ * zap the real pages. Returns 0, -EINVAL (unaligned, zero length, out of
+ * the arena) or -ENOMEM (the splits would exceed max_map_count).
+ * Unmapping a hole is not an error (as in Linux). */
 int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len);
+
+/* Change the protection of [start, start+len): split, apply, merge, and
+ * set the real protection of the arena range so the hardware enforces
+ * it. Returns 0, -EINVAL (unaligned) or -ENOMEM (a hole in the range,
+ * or too many VMAs). len 0 is a no-op. */
+int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
+		    int prot);
+
+/* madvise(MADV_DONTNEED) over [start, start+len) under the read-range
+ * side: zap the real pages. Returns 0, -EINVAL (unaligned, bad advice),
+ * or -ENOMEM if part of the range is unmapped (the mapped parts are still
+ * zapped, as in Linux). */
+int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
+		   int advice);
+
+/* process_madvise semantics over n ranges: one lock acquisition for the
+ * batch, ranges in order, stop at the first failure. Returns the bytes
+ * advised (*err = 0), or the bytes done before the failure (*err = the
+ * failure). */
+size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
+			    int n, int advice, int *err);
+
+/* brk(newbrk): grow or shrink the heap VMA in place. Returns 0 and *out =
+ * the new break, or -ENOMEM with *out = the old break (below start_brk,
+ * or growing into another VMA). newbrk 0 just reports the break. */
+int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out);
 
 /* Convert prot (PROT_*) to vm_flags access bits. */
 unsigned long sim_prot_to_flags(int prot);
+
+/* Free a VMA (for vma_tree_destroy and retirement). */
+void sim_vma_free(void *v);
 
 #endif

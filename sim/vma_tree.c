@@ -1,31 +1,143 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * vma_tree: an RCU-safe B+tree of VMAs with path copying.
+ *
+ * Shape. Leaves hold up to VT_SLOTS VMAs in address order; internal nodes
+ * hold up to VT_SLOTS children. Every slot carries a summary of what is
+ * below it: the lowest vm_start, the highest vm_end, and the largest gap
+ * between two consecutive VMAs inside it (0 for a single VMA). With the
+ * summaries, find_vma(addr) descends into the first slot whose end is
+ * above addr (O(log n)), and a gap search skips every subtree whose
+ * largest gap is too small (O(log n) for a fit, like the maple tree's
+ * gap tracking or the old rb-tree's rb_subtree_gap).
+ *
+ * Concurrency. Published nodes are immutable. A writer never changes a
+ * node that a reader may see: it copies the nodes on the path from the
+ * root to the change (path copying, as in Bonsai / functional B-trees)
+ * and finally publishes the new root with one release store. Readers
+ * load the root with acquire and then only read nodes that were fully
+ * written before that store, so they see the tree before or after an
+ * update, never in between. Replaced nodes are retired and freed only
+ * after an RCU grace period (sim/rcu.h), so a reader still walking an old
+ * version never touches freed memory.
+ *
+ * Transactions. A writer's begin..commit may do several inserts and
+ * erases (munmap = splits + erases; mmap = merges + insert). They build
+ * one private version (nodes stamped with the transaction's generation
+ * are unpublished and are changed in place rather than copied), and
+ * commit publishes it at once; abort frees the private nodes and keeps
+ * the old version. So an operation is all-or-nothing for readers too.
+ *
+ * Balance. Insert splits full nodes on the way back up; erase merges an
+ * underfull node (fewer than VT_MIN slots) with a sibling, or shares the
+ * sibling's slots, and drops a root with one child. Height stays
+ * O(log n). Every operation reserves the nodes it may need first, so
+ * nothing can fail half-way (-ENOMEM comes before any change).
+ *
+ * Invariants: ranges are disjoint and sorted; every published node is
+ * immutable; summaries equal what is below them; every non-root node has
+ * >= 1 slot (>= VT_MIN after erase rebalancing when it has a sibling).
+ */
 #include "sim/vma_tree.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-void vma_tree_init(struct vma_tree *t)
+#include "sim/rcu.h"
+
+#define VT_SLOTS 16
+#define VT_MIN   (VT_SLOTS / 4)
+#define VT_FLUSH 1024                    /* retired items before a grace period */
+
+struct vt_node {
+	unsigned char leaf;
+	unsigned char n;
+	unsigned gen;                    /* == tree->gen: unpublished */
+	struct vt_node *next_spare;
+	/* One extra slot so that an overfull node can be split after. */
+	unsigned long start[VT_SLOTS + 1];
+	unsigned long end[VT_SLOTS + 1];
+	unsigned long gap[VT_SLOTS + 1];
+	void *slot[VT_SLOTS + 1];
+};
+
+/* --- summaries and slot helpers ---------------------------------------- */
+
+static unsigned long node_gap(const struct vt_node *n)
 {
-	t->v = NULL;
-	t->n = t->cap = 0;
+	unsigned long g = 0;
+
+	for (int i = 0; i < n->n; i++) {
+		if (n->gap[i] > g)
+			g = n->gap[i];
+		if (i && n->start[i] - n->end[i - 1] > g)
+			g = n->start[i] - n->end[i - 1];
+	}
+	return g;
 }
 
-void vma_tree_destroy(struct vma_tree *t)
+static void set_child(struct vt_node *p, int i, struct vt_node *c)
 {
-	free(t->v);
-	vma_tree_init(t);
+	p->slot[i] = c;
+	p->start[i] = c->start[0];
+	p->end[i] = c->end[c->n - 1];
+	p->gap[i] = node_gap(c);
 }
 
-/* Index of the first VMA with vm_end > addr (n if none). */
-static size_t vt_index(const struct vma_tree *t, unsigned long addr)
+static void set_vma(struct vt_node *leaf, int i, struct sim_vma *v)
 {
-	size_t lo = 0, hi = t->n;
+	leaf->slot[i] = v;
+	leaf->start[i] = v->vm_start;
+	leaf->end[i] = v->vm_end;
+	leaf->gap[i] = 0;
+}
+
+static void slot_open(struct vt_node *n, int i)
+{
+	int k = n->n - i;
+
+	memmove(&n->start[i + 1], &n->start[i], sizeof(n->start[0]) * (size_t)k);
+	memmove(&n->end[i + 1], &n->end[i], sizeof(n->end[0]) * (size_t)k);
+	memmove(&n->gap[i + 1], &n->gap[i], sizeof(n->gap[0]) * (size_t)k);
+	memmove(&n->slot[i + 1], &n->slot[i], sizeof(n->slot[0]) * (size_t)k);
+	n->n++;
+}
+
+static void slot_close(struct vt_node *n, int i)
+{
+	int k = n->n - i - 1;
+
+	memmove(&n->start[i], &n->start[i + 1], sizeof(n->start[0]) * (size_t)k);
+	memmove(&n->end[i], &n->end[i + 1], sizeof(n->end[0]) * (size_t)k);
+	memmove(&n->gap[i], &n->gap[i + 1], sizeof(n->gap[0]) * (size_t)k);
+	memmove(&n->slot[i], &n->slot[i + 1], sizeof(n->slot[0]) * (size_t)k);
+	n->n--;
+}
+
+/* Copy slots [from, from+k) of src to the end of dst. */
+static void slot_append(struct vt_node *dst, const struct vt_node *src,
+			int from, int k)
+{
+	int d = dst->n;
+
+	memcpy(&dst->start[d], &src->start[from], sizeof(src->start[0]) * (size_t)k);
+	memcpy(&dst->end[d], &src->end[from], sizeof(src->end[0]) * (size_t)k);
+	memcpy(&dst->gap[d], &src->gap[from], sizeof(src->gap[0]) * (size_t)k);
+	memcpy(&dst->slot[d], &src->slot[from], sizeof(src->slot[0]) * (size_t)k);
+	dst->n = (unsigned char)(d + k);
+}
+
+/* First slot whose end is above addr; n->n if none. */
+static int slot_by_end(const struct vt_node *n, unsigned long addr)
+{
+	int lo = 0, hi = n->n;
 
 	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+		int mid = (lo + hi) / 2;
 
-		if (t->v[mid]->vm_end > addr)
+		if (n->end[mid] > addr)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -33,14 +145,161 @@ static size_t vt_index(const struct vma_tree *t, unsigned long addr)
 	return lo;
 }
 
-struct sim_vma *vma_tree_find(const struct vma_tree *t, unsigned long addr)
+/* Last slot whose start is <= addr; 0 if none (descend left-most). */
+static int slot_by_start(const struct vt_node *n, unsigned long addr)
 {
-	size_t i = vt_index(t, addr);
+	int i = n->n - 1;
 
-	return i < t->n ? t->v[i] : NULL;
+	while (i > 0 && n->start[i] > addr)
+		i--;
+	return i;
 }
 
-struct sim_vma *vma_tree_find_intersection(const struct vma_tree *t,
+/* --- node memory: reserve, fresh copies, retirement ---------------------- */
+
+static bool node_fresh(const struct vma_tree *t, const struct vt_node *n)
+{
+	return n->gen == t->gen;
+}
+
+/* Make sure `want` spare nodes exist; -ENOMEM before any change. */
+static int vt_reserve(struct vma_tree *t, int want)
+{
+	while (t->nspare < want) {
+		struct vt_node *n = malloc(sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		n->next_spare = t->spare;
+		t->spare = n;
+		t->nspare++;
+	}
+	return 0;
+}
+
+static struct vt_node *vt_alloc(struct vma_tree *t, bool leaf)
+{
+	struct vt_node *n = t->spare;      /* reserved: cannot be NULL */
+
+	t->spare = n->next_spare;
+	t->nspare--;
+	n->leaf = leaf;
+	n->n = 0;
+	n->gen = t->gen;
+	return n;
+}
+
+/* An unpublished node goes straight back to the spares. */
+static void vt_unalloc(struct vma_tree *t, struct vt_node *n)
+{
+	n->next_spare = t->spare;
+	t->spare = n;
+	t->nspare++;
+}
+
+static int vt_list_add(struct vt_list *l, void *p, void (*fn)(void *))
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct vt_retired *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (struct vt_retired){ p, fn };
+	return 0;
+}
+
+/* Drop a node from the working version: published ones are retired at
+ * commit (pending can grow only by what vt_reserve_ops() made room for). */
+static void vt_drop(struct vma_tree *t, struct vt_node *n)
+{
+	if (node_fresh(t, n))
+		vt_unalloc(t, n);
+	else
+		t->pending.v[t->pending.n++] = (struct vt_retired){ n, free };
+}
+
+/*
+ * Reserve nodes and pending room for one insert or erase: per level at
+ * most one copy plus one split (insert) or one copy plus two nodes of a
+ * rebalance (erase), and one new root.
+ */
+static int vt_reserve_ops(struct vma_tree *t)
+{
+	int need = 3 * (t->height + 1) + 1;
+	struct vt_list *l = &t->pending;
+	int ret = vt_reserve(t, need);
+
+	if (ret)
+		return ret;
+	while (l->cap - l->n < (size_t)need) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct vt_retired *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	return 0;
+}
+
+/* Writable version of n for this transaction. */
+static struct vt_node *vt_cow(struct vma_tree *t, struct vt_node *n)
+{
+	struct vt_node *c;
+
+	if (node_fresh(t, n))
+		return n;
+	c = vt_alloc(t, n->leaf);
+	slot_append(c, n, 0, n->n);
+	vt_drop(t, n);
+	return c;
+}
+
+/* --- lookups ------------------------------------------------------------ */
+
+static struct sim_vma *vt_find(const struct vt_node *n, unsigned long addr)
+{
+	while (n) {
+		int i = slot_by_end(n, addr);
+
+		if (i == n->n)
+			return NULL;
+		if (n->leaf)
+			return n->slot[i];
+		n = n->slot[i];
+	}
+	return NULL;
+}
+
+static struct sim_vma *vt_prev(const struct vt_node *n, unsigned long addr)
+{
+	while (n) {
+		int i = n->n - 1;
+
+		while (i >= 0 && n->start[i] >= addr)
+			i--;
+		if (i < 0)
+			return NULL;
+		if (n->leaf)
+			return n->slot[i];
+		n = n->slot[i];
+	}
+	return NULL;
+}
+
+struct sim_vma *vma_tree_find(struct vma_tree *t, unsigned long addr)
+{
+	/* Acquire: pairs with the release store in vma_tree_commit(); every
+	 * node reachable from this root was written before that store. */
+	return vt_find(atomic_load_explicit(&t->root, memory_order_acquire), addr);
+}
+
+struct sim_vma *vma_tree_find_intersection(struct vma_tree *t,
 					   unsigned long start,
 					   unsigned long end)
 {
@@ -49,105 +308,440 @@ struct sim_vma *vma_tree_find_intersection(const struct vma_tree *t,
 	return v && v->vm_start < end ? v : NULL;
 }
 
+struct sim_vma *vma_tree_txn_find(struct vma_tree *t, unsigned long addr)
+{
+	return vt_find(t->wroot, addr);
+}
+
+struct sim_vma *vma_tree_txn_find_intersection(struct vma_tree *t,
+					       unsigned long start,
+					       unsigned long end)
+{
+	struct sim_vma *v = vt_find(t->wroot, start);
+
+	return v && v->vm_start < end ? v : NULL;
+}
+
+struct sim_vma *vma_tree_txn_prev(struct vma_tree *t, unsigned long addr)
+{
+	return vt_prev(t->wroot, addr);
+}
+
+static int vt_walk(const struct vt_node *n, unsigned long start,
+		   unsigned long end, int (*fn)(struct sim_vma *, void *),
+		   void *arg)
+{
+	for (int i = slot_by_end(n, start); i < n->n && n->start[i] < end; i++) {
+		int ret = n->leaf ? fn(n->slot[i], arg)
+				  : vt_walk(n->slot[i], start, end, fn, arg);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int vma_tree_for_each(struct vma_tree *t, unsigned long start,
+		      unsigned long end,
+		      int (*fn)(struct sim_vma *v, void *arg), void *arg)
+{
+	/* Acquire: as in vma_tree_find(). */
+	const struct vt_node *r = atomic_load_explicit(&t->root,
+						       memory_order_acquire);
+
+	return r ? vt_walk(r, start, end, fn, arg) : 0;
+}
+
+int vma_tree_height(struct vma_tree *t)
+{
+	int h = 0;
+
+	for (struct vt_node *n = atomic_load_explicit(&t->root,
+			memory_order_acquire); n; n = n->leaf ? NULL : n->slot[0])
+		h++;
+	return h;
+}
+
+/* --- insert --------------------------------------------------------------- */
+
+/* Split an overfull c: c keeps the lower half, the upper half is returned. */
+static struct vt_node *vt_split(struct vma_tree *t, struct vt_node *c)
+{
+	struct vt_node *b = vt_alloc(t, c->leaf);
+	int keep = c->n / 2;
+
+	slot_append(b, c, keep, c->n - keep);
+	c->n = (unsigned char)keep;
+	return b;
+}
+
+/* Insert v below n; returns n's replacement, *split its new right
+ * sibling or NULL. */
+static struct vt_node *vt_ins(struct vma_tree *t, struct vt_node *n,
+			      struct sim_vma *v, struct vt_node **split)
+{
+	struct vt_node *c = vt_cow(t, n);
+	int i;
+
+	if (c->leaf) {
+		for (i = 0; i < c->n && c->start[i] < v->vm_start; i++)
+			;
+		slot_open(c, i);
+		set_vma(c, i, v);
+	} else {
+		struct vt_node *cb = NULL, *ca;
+
+		i = slot_by_start(c, v->vm_start);
+		ca = vt_ins(t, c->slot[i], v, &cb);
+		set_child(c, i, ca);
+		if (cb) {
+			slot_open(c, i + 1);
+			set_child(c, i + 1, cb);
+		}
+	}
+	*split = c->n > VT_SLOTS ? vt_split(t, c) : NULL;
+	return c;
+}
+
 int vma_tree_insert(struct vma_tree *t, struct sim_vma *v)
 {
-	size_t i = vt_index(t, v->vm_start);
+	struct vt_node *a, *b;
+	int ret;
 
-	if (i < t->n && t->v[i]->vm_start < v->vm_end)
+	if (vma_tree_txn_find_intersection(t, v->vm_start, v->vm_end))
 		return -EEXIST;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct sim_vma **nv = realloc(t->v, cap * sizeof(*nv));
+	ret = vt_reserve_ops(t);
+	if (ret)
+		return ret;
+	if (!t->wroot) {
+		a = vt_alloc(t, true);
+		a->n = 1;
+		set_vma(a, 0, v);
+		t->height = 1;
+	} else {
+		a = vt_ins(t, t->wroot, v, &b);
+		if (b) {
+			struct vt_node *r = vt_alloc(t, false);
 
-		if (!nv)
-			return -ENOMEM;
-		t->v = nv;
-		t->cap = cap;
+			r->n = 2;
+			set_child(r, 0, a);
+			set_child(r, 1, b);
+			a = r;
+			t->height++;
+		}
 	}
-	memmove(&t->v[i + 1], &t->v[i], (t->n - i) * sizeof(*t->v));
-	t->v[i] = v;
-	t->n++;
+	t->wroot = a;
+	t->wcount++;
 	return 0;
+}
+
+/* --- erase ---------------------------------------------------------------- */
+
+/* p->slot[i] has too few slots: merge it with a sibling, or even out. */
+static void vt_rebalance(struct vma_tree *t, struct vt_node *p, int i)
+{
+	int l = i > 0 ? i - 1 : i, r = l + 1;
+	struct vt_node *L = p->slot[l], *R = p->slot[r], *nl, *nr = NULL;
+	int total = L->n + R->n, half = total / 2;
+
+	nl = vt_alloc(t, L->leaf);
+	if (total <= VT_SLOTS) {
+		slot_append(nl, L, 0, L->n);
+		slot_append(nl, R, 0, R->n);
+	} else if (L->n <= half) {
+		/* Move the start of R to the end of L. */
+		nr = vt_alloc(t, R->leaf);
+		slot_append(nl, L, 0, L->n);
+		slot_append(nl, R, 0, half - L->n);
+		slot_append(nr, R, half - L->n, R->n - (half - L->n));
+	} else {
+		/* Move the end of L to the start of R. */
+		nr = vt_alloc(t, R->leaf);
+		slot_append(nl, L, 0, half);
+		slot_append(nr, L, half, L->n - half);
+		slot_append(nr, R, 0, R->n);
+	}
+	vt_drop(t, L);
+	vt_drop(t, R);
+	set_child(p, l, nl);
+	if (nr)
+		set_child(p, r, nr);
+	else
+		slot_close(p, r);
+}
+
+/* Remove v below n; returns n's replacement, NULL if it became empty. */
+static struct vt_node *vt_del(struct vma_tree *t, struct vt_node *n,
+			      struct sim_vma *v)
+{
+	struct vt_node *c = vt_cow(t, n);
+	int i = slot_by_start(c, v->vm_start);
+
+	if (c->leaf) {
+		slot_close(c, i);
+	} else {
+		struct vt_node *cc = vt_del(t, c->slot[i], v);
+
+		if (!cc) {
+			slot_close(c, i);
+		} else {
+			set_child(c, i, cc);
+			if (cc->n < VT_MIN && c->n > 1)
+				vt_rebalance(t, c, i);
+		}
+	}
+	if (!c->n) {
+		vt_unalloc(t, c);        /* c is fresh: it was just copied */
+		return NULL;
+	}
+	return c;
+}
+
+/* Is v (by identity) in the working tree? */
+static bool vt_contains(const struct vt_node *n, const struct sim_vma *v)
+{
+	while (n) {
+		int i = slot_by_start(n, v->vm_start);
+
+		if (n->leaf)
+			return n->slot[i] == v && n->start[i] == v->vm_start;
+		n = n->slot[i];
+	}
+	return false;
 }
 
 int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 {
-	size_t i = vt_index(t, v->vm_start);
+	struct vt_node *r;
+	int ret;
 
-	if (i >= t->n || t->v[i] != v)
+	if (!vt_contains(t->wroot, v))
 		return -ENOENT;
-	memmove(&t->v[i], &t->v[i + 1], (t->n - i - 1) * sizeof(*t->v));
-	t->n--;
+	ret = vt_reserve_ops(t);
+	if (ret)
+		return ret;
+	r = vt_del(t, t->wroot, v);
+	/* A root with one child is replaced by the child. */
+	while (r && !r->leaf && r->n == 1) {
+		struct vt_node *child = r->slot[0];
+
+		vt_drop(t, r);
+		r = child;
+		t->height--;
+	}
+	if (!r)
+		t->height = 0;
+	t->wroot = r;
+	t->wcount--;
 	return 0;
 }
 
-static unsigned long align_down(unsigned long x, size_t a)
+/* --- transactions --------------------------------------------------------- */
+
+int vma_tree_retire(struct vma_tree *t, void *p, void (*fn)(void *))
 {
-	return x & ~(a - 1);
+	return vt_list_add(&t->pending, p, fn);
 }
 
-static unsigned long align_up(unsigned long x, size_t a)
+static void vt_flush(struct vma_tree *t)
 {
-	return (x + a - 1) & ~(a - 1);
+	if (!t->retired.n)
+		return;
+	/* Every reader that could still see these has finished after this. */
+	sim_rcu_synchronize();
+	for (size_t i = 0; i < t->retired.n; i++)
+		t->retired.v[i].fn(t->retired.v[i].p);
+	t->retired.n = 0;
 }
 
-/* Does [gs, ge) hold an aligned len? Top-down: highest; else lowest. */
-static int gap_fit(unsigned long gs, unsigned long ge, size_t len,
-		   size_t align, int topdown, unsigned long *out)
+int vma_tree_init(struct vma_tree *t)
+{
+	memset(t, 0, sizeof(*t));
+	atomic_init(&t->root, NULL);
+	atomic_init(&t->count, 0);
+	t->gen = 1;
+	return -pthread_mutex_init(&t->lock, NULL);
+}
+
+void vma_tree_begin(struct vma_tree *t)
+{
+	pthread_mutex_lock(&t->lock);
+	t->wroot = atomic_load_explicit(&t->root, memory_order_relaxed);
+	t->wcount = atomic_load_explicit(&t->count, memory_order_relaxed);
+	t->pending.n = 0;
+}
+
+void vma_tree_commit(struct vma_tree *t)
+{
+	bool flush;
+
+	/* Release: pairs with the acquire load in vma_tree_find(); the new
+	 * version's nodes are complete before readers can reach them. */
+	atomic_store_explicit(&t->root, t->wroot, memory_order_release);
+	atomic_store_explicit(&t->count, t->wcount, memory_order_relaxed);
+	t->gen++;                        /* this version is published now */
+	for (size_t i = 0; i < t->pending.n; i++) {
+		if (vt_list_add(&t->retired, t->pending.v[i].p,
+				t->pending.v[i].fn)) {
+			/* No room to defer: wait for readers and free now. */
+			sim_rcu_synchronize();
+			t->pending.v[i].fn(t->pending.v[i].p);
+		}
+	}
+	t->pending.n = 0;
+	flush = t->retired.n >= VT_FLUSH;
+	if (flush)
+		vt_flush(t);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* Free this transaction's unpublished nodes reachable from n. */
+static void vt_free_fresh(struct vma_tree *t, struct vt_node *n)
+{
+	if (!n || !node_fresh(t, n))
+		return;
+	if (!n->leaf)
+		for (int i = 0; i < n->n; i++)
+			vt_free_fresh(t, n->slot[i]);
+	vt_unalloc(t, n);
+}
+
+void vma_tree_abort(struct vma_tree *t)
+{
+	vt_free_fresh(t, t->wroot);
+	t->wroot = atomic_load_explicit(&t->root, memory_order_relaxed);
+	t->wcount = atomic_load_explicit(&t->count, memory_order_relaxed);
+	t->height = 0;
+	for (struct vt_node *n = t->wroot; n; n = n->leaf ? NULL : n->slot[0])
+		t->height++;
+	t->pending.n = 0;                /* nothing was replaced after all */
+	t->gen++;
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void vt_free_all(struct vt_node *n, void (*free_vma)(void *))
+{
+	if (!n)
+		return;
+	for (int i = 0; i < n->n; i++) {
+		if (!n->leaf)
+			vt_free_all(n->slot[i], free_vma);
+		else if (free_vma)
+			free_vma(n->slot[i]);
+	}
+	free(n);
+}
+
+void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *))
+{
+	vt_flush(t);
+	vt_free_all(atomic_load_explicit(&t->root, memory_order_relaxed),
+		     free_vma);
+	while (t->spare) {
+		struct vt_node *n = t->spare;
+
+		t->spare = n->next_spare;
+		free(n);
+	}
+	free(t->pending.v);
+	free(t->retired.v);
+	pthread_mutex_destroy(&t->lock);
+	memset(t, 0, sizeof(*t));
+}
+
+/* --- gap search ----------------------------------------------------------- */
+
+struct gap_req {
+	unsigned long lo, hi;
+	size_t len, align;
+	unsigned long out;
+};
+
+static bool gap_fit(struct gap_req *q, unsigned long gs, unsigned long ge,
+		    bool topdown)
 {
 	unsigned long s;
 
-	if (ge <= gs || ge - gs < len)
-		return 0;
-	s = topdown ? align_down(ge - len, align) : align_up(gs, align);
-	if (s < gs || s + len > ge || s + len < s)
-		return 0;
-	*out = s;
-	return 1;
+	if (gs < q->lo)
+		gs = q->lo;
+	if (ge > q->hi)
+		ge = q->hi;
+	if (ge <= gs || ge - gs < q->len)
+		return false;
+	s = topdown ? (ge - q->len) & ~(q->align - 1)
+		    : (gs + q->align - 1) & ~(q->align - 1);
+	if (s < gs || s > ge - q->len)
+		return false;
+	q->out = s;
+	return true;
 }
 
-int vma_tree_gap_topdown(const struct vma_tree *t, unsigned long lo,
+/* Highest fit among the gaps inside n and between n's last VMA and upper. */
+static bool gap_td(const struct vt_node *n, unsigned long upper,
+		   struct gap_req *q)
+{
+	for (int i = n->n - 1; i >= 0; i--) {
+		unsigned long ge = i == n->n - 1 ? upper : n->start[i + 1];
+
+		if (gap_fit(q, n->end[i], ge, true))
+			return true;
+		if (n->end[i] <= q->lo)
+			return false;    /* all that is left is below lo */
+		if (!n->leaf && n->gap[i] >= q->len && n->start[i] < q->hi &&
+		    gap_td(n->slot[i], n->end[i], q))
+			return true;
+	}
+	return false;
+}
+
+/* Lowest fit among the gaps between lower and n's first VMA and inside n. */
+static bool gap_bu(const struct vt_node *n, unsigned long lower,
+		   struct gap_req *q)
+{
+	for (int i = 0; i < n->n; i++) {
+		unsigned long gs = i == 0 ? lower : n->end[i - 1];
+
+		if (gap_fit(q, gs, n->start[i], false))
+			return true;
+		if (n->start[i] >= q->hi)
+			return false;    /* all that is left is above hi */
+		if (!n->leaf && n->gap[i] >= q->len && n->end[i] > q->lo &&
+		    gap_bu(n->slot[i], n->start[i], q))
+			return true;
+	}
+	return false;
+}
+
+int vma_tree_gap_topdown(struct vma_tree *t, unsigned long lo,
 			 unsigned long hi, size_t len, size_t align,
 			 unsigned long *out)
 {
-	size_t i = vt_index(t, hi - 1);  /* first VMA that may reach into hi */
-	unsigned long ge = hi;
+	struct gap_req q = { lo, hi, len, align, 0 };
+	const struct vt_node *r = t->wroot;
 
-	/* Walk gaps from the top: between v[i-1] and min(v[i]->start, hi). */
-	if (i < t->n && t->v[i]->vm_start < ge)
-		ge = t->v[i]->vm_start;
-	for (;;) {
-		unsigned long gs = i > 0 ? t->v[i - 1]->vm_end : lo;
-
-		if (gs < lo)
-			gs = lo;
-		if (gap_fit(gs, ge, len, align, 1, out))
-			return 0;
-		if (i == 0 || t->v[i - 1]->vm_end <= lo)
-			return -ENOMEM;
-		i--;
-		ge = t->v[i]->vm_start;
+	if (!len || hi <= lo)
+		return -ENOMEM;
+	if (r ? gap_td(r, hi, &q) || gap_fit(&q, lo, r->start[0], true)
+	      : gap_fit(&q, lo, hi, true)) {
+		*out = q.out;
+		return 0;
 	}
+	return -ENOMEM;
 }
 
-int vma_tree_gap_bottomup(const struct vma_tree *t, unsigned long lo,
+int vma_tree_gap_bottomup(struct vma_tree *t, unsigned long lo,
 			  unsigned long hi, size_t len, size_t align,
 			  unsigned long *out)
 {
-	size_t i = vt_index(t, lo);
-	unsigned long gs = lo;
+	struct gap_req q = { lo, hi, len, align, 0 };
+	const struct vt_node *r = t->wroot;
 
-	if (i < t->n && t->v[i]->vm_start <= lo)
-		gs = t->v[i++]->vm_end;
-	for (;;) {
-		unsigned long ge = i < t->n ? t->v[i]->vm_start : hi;
-
-		if (ge > hi)
-			ge = hi;
-		if (gap_fit(gs, ge, len, align, 0, out))
-			return 0;
-		if (i >= t->n || t->v[i]->vm_end >= hi)
-			return -ENOMEM;
-		gs = t->v[i++]->vm_end;
+	if (!len || hi <= lo)
+		return -ENOMEM;
+	if (r ? gap_bu(r, lo, &q) || gap_fit(&q, r->end[r->n - 1], hi, false)
+	      : gap_fit(&q, lo, hi, false)) {
+		*out = q.out;
+		return 0;
 	}
+	return -ENOMEM;
 }

@@ -1,54 +1,126 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vma_tree — the ordered map of non-overlapping [vm_start, vm_end) ranges
- * that is the simulated address space.
+ * that is the simulated address space: an RCU-safe B+tree with path
+ * copying and transactional updates (see vma_tree.c for the design).
  *
- * This version keeps a sorted array of VMA pointers: O(log n) lookup,
- * O(n) insert/erase. Callers serialise every call with the mm's lock
- * scheme (lookups under its read side, updates under its write side).
- * It knows nothing of lock schemes.
+ * Readers (any thread, no lock): vma_tree_find*() inside
+ * sim_rcu_read_lock()/unlock(); what they return stays valid until the
+ * unlock (longer only if the caller's lock scheme keeps writers away).
+ *
+ * Writers: vma_tree_begin() ... vma_tree_commit() or vma_tree_abort().
+ * begin takes the tree's internal mutex (updates are serialised even when
+ * the lock scheme lets writers of disjoint ranges run at once). Inside a
+ * transaction the vma_tree_txn_*() calls see the transaction's own
+ * changes; readers see none of them until commit publishes all of them
+ * with one pointer store, so a lock-free reader never sees a half-done
+ * munmap or a transient hole. abort drops them all.
+ *
+ * VMAs in the tree are immutable (range, flags, file): a change replaces
+ * the VMA, and the old one is handed to vma_tree_retire() to be freed
+ * after a grace period.
  */
 #ifndef VMSIM_VMA_TREE_H
 #define VMSIM_VMA_TREE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "sim/vma.h"
 
-struct vma_tree {
-	struct sim_vma **v;              /* sorted by vm_start */
+struct vt_node;
+
+struct vt_retired {
+	void *p;
+	void (*fn)(void *);
+};
+
+struct vt_list {
+	struct vt_retired *v;
 	size_t n, cap;
 };
 
-void vma_tree_init(struct vma_tree *t);
-/* Frees the tree's memory, not the VMAs. */
-void vma_tree_destroy(struct vma_tree *t);
+struct vma_tree {
+	_Atomic(struct vt_node *) root;  /* published: what readers see */
+	_Atomic size_t count;            /* VMAs in the published tree */
+	pthread_mutex_t lock;            /* serialises transactions */
+	/* Writer state, under lock. */
+	struct vt_node *wroot;           /* the transaction's tree */
+	size_t wcount;
+	int height;                      /* levels of wroot */
+	unsigned gen;                    /* nodes with this gen are unpublished */
+	struct vt_node *spare;           /* reserved nodes (free list) */
+	int nspare;
+	struct vt_list pending;          /* retire at commit */
+	struct vt_list retired;          /* free after a grace period */
+};
+
+/* Returns 0 or -errno. */
+int vma_tree_init(struct vma_tree *t);
+/* Frees every node, and every VMA through free_vma (may be NULL). No
+ * reader or writer may be active. */
+void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *));
+
+/* --- readers (inside sim_rcu_read_lock) ------------------------------- */
 
 /* First VMA with vm_end > addr (the kernel's find_vma), or NULL. */
-struct sim_vma *vma_tree_find(const struct vma_tree *t, unsigned long addr);
+struct sim_vma *vma_tree_find(struct vma_tree *t, unsigned long addr);
 /* First VMA intersecting [start, end), or NULL. */
-struct sim_vma *vma_tree_find_intersection(const struct vma_tree *t,
+struct sim_vma *vma_tree_find_intersection(struct vma_tree *t,
 					   unsigned long start,
 					   unsigned long end);
+/* Call fn on every VMA intersecting [start, end) of one version of the
+ * tree (the root is loaded once, so the walk is consistent even while a
+ * writer commits), in address order, until fn returns non-zero (which is
+ * returned). */
+int vma_tree_for_each(struct vma_tree *t, unsigned long start,
+		      unsigned long end,
+		      int (*fn)(struct sim_vma *v, void *arg), void *arg);
+static inline size_t vma_tree_count(struct vma_tree *t)
+{
+	return atomic_load_explicit(&t->count, memory_order_relaxed);
+}
+
+/* --- writers ------------------------------------------------------------ */
+
+void vma_tree_begin(struct vma_tree *t);
+void vma_tree_commit(struct vma_tree *t);
+void vma_tree_abort(struct vma_tree *t);
+
+struct sim_vma *vma_tree_txn_find(struct vma_tree *t, unsigned long addr);
+struct sim_vma *vma_tree_txn_find_intersection(struct vma_tree *t,
+					       unsigned long start,
+					       unsigned long end);
+/* Last VMA with vm_start < addr, or NULL. */
+struct sim_vma *vma_tree_txn_prev(struct vma_tree *t, unsigned long addr);
+static inline size_t vma_tree_txn_count(const struct vma_tree *t)
+{
+	return t->wcount;
+}
 /* Insert v; -EEXIST if it overlaps a VMA, -ENOMEM. */
 int vma_tree_insert(struct vma_tree *t, struct sim_vma *v);
-/* Remove v (by identity); -ENOENT if it is not in the tree. */
+/* Remove v (by identity); -ENOENT if it is not in the tree, -ENOMEM. */
 int vma_tree_erase(struct vma_tree *t, struct sim_vma *v);
-static inline size_t vma_tree_count(const struct vma_tree *t)
-{
-	return t->n;
-}
+/* Free p with fn after commit and a grace period (dropped on abort:
+ * the caller still owns p then). -ENOMEM. */
+int vma_tree_retire(struct vma_tree *t, void *p, void (*fn)(void *));
 
 /*
  * Find a free gap of len bytes inside [lo, hi) whose start is a multiple
- * of align (a power of two >= page size). Top-down returns the highest
- * such start, bottom-up the lowest. Returns 0 and *out, or -ENOMEM.
+ * of align (a power of two >= page size), in the transaction's tree.
+ * Top-down returns the highest such start, bottom-up the lowest.
+ * O(log n): subtrees whose largest gap is too small are skipped.
+ * Returns 0 and *out, or -ENOMEM.
  */
-int vma_tree_gap_topdown(const struct vma_tree *t, unsigned long lo,
+int vma_tree_gap_topdown(struct vma_tree *t, unsigned long lo,
 			 unsigned long hi, size_t len, size_t align,
 			 unsigned long *out);
-int vma_tree_gap_bottomup(const struct vma_tree *t, unsigned long lo,
+int vma_tree_gap_bottomup(struct vma_tree *t, unsigned long lo,
 			  unsigned long hi, size_t len, size_t align,
 			  unsigned long *out);
+
+/* Height of the published tree (for tests and benchmarks). */
+int vma_tree_height(struct vma_tree *t);
 
 #endif

@@ -163,7 +163,9 @@ START_TEST(test_sigbus_on_bad_access)
 	sim_mm_fault_counts(mm, f);
 	ck_assert_uint_eq(f[SIM_FAULT_NOVMA], 1);
 	ck_assert_uint_eq(f[SIM_FAULT_PROT], 1);
-	ck_assert_uint_eq(mm->uffd_final.poisons, 2);
+	/* The hole is poisoned by the handler; the read-only VMA has real
+	 * read-only protection, so the hardware refuses that write first. */
+	ck_assert_uint_eq(mm->uffd_final.poisons, 1);
 	sim_mm_destroy(mm);
 }
 END_TEST
