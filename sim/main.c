@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "locks/lock_ops.h"
+#include "sim/bench.h"
 #include "sim/parse.h"
 #include "sim/results.h"
 #include "sim/stats.h"
@@ -42,6 +43,8 @@ static void usage(FILE *f)
 "  run      run a workload under a lock scheme and write a result\n"
 "  list     list the lock schemes and workloads\n"
 "  check    report what this machine offers (userfaultfd, io_uring, CPUs)\n"
+"  bench tree [--vmas LIST] [--lookups N]\n"
+"           VMA-tree costs at several sizes against a sorted array\n"
 "\n"
 "vmsim run options:\n"
 "  -l, --lock NAME          lock scheme (default rwsem; see 'vmsim list')\n"
@@ -390,6 +393,63 @@ static int cmd_check(void)
 	return 0;
 }
 
+static int cmd_bench(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "vmas", required_argument, NULL, 'n' },
+		{ "lookups", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	size_t sizes[16] = { 1000, 65530, 1000000 };
+	int nsizes = 3, opt, ret;
+	long lookups = 2000000;
+
+	if (argc < 2 || strcmp(argv[1], "tree"))
+		return bad("unknown benchmark '%s' (want: vmsim bench tree)",
+			   argc < 2 ? "" : argv[1]);
+	optind = 2;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		char *save = NULL, *tok, buf[256];
+
+		switch (opt) {
+		case 'n':
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			nsizes = 0;
+			for (tok = strtok_r(buf, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				long v;
+
+				if (nsizes == 16 || parse_long(tok, 1, 10000000, &v))
+					return bad("bad VMA count list '%s': want numbers "
+						   "from 1 to 10000000 such as 1000,65530",
+						   optarg);
+				sizes[nsizes++] = (size_t)v;
+			}
+			if (!nsizes)
+				return bad("bad VMA count list '%s'", optarg);
+			break;
+		case 'k':
+			if (parse_long(optarg, 1000, 1000000000, &lookups))
+				return bad("bad lookup count '%s': want 1000 or more", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return bad("%s", "bad option");
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	ret = sim_bench_tree(stdout, sizes, nsizes, lookups);
+	if (ret) {
+		fprintf(stderr, "%s: bench tree: %s\n", prog, strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd;
@@ -414,5 +474,7 @@ int main(int argc, char **argv)
 		return cmd_list();
 	if (!strcmp(cmd, "check"))
 		return cmd_check();
+	if (!strcmp(cmd, "bench"))
+		return cmd_bench(argc - 1, argv + 1);
 	return bad("unknown command '%s'", cmd);
 }

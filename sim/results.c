@@ -36,6 +36,10 @@ void res_point_collect(struct res_point *p, struct sim_mm *mm)
 	struct lock_inst *l = mm->lock;
 
 	sim_mm_fault_counts(mm, f);
+	p->vmas += vma_tree_count(&mm->tree);
+	p->mapped_pages += atomic_load_explicit(&mm->map_pages,
+						memory_order_relaxed);
+	p->resident_pages += sim_mm_resident(mm);
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
 		p->faults[k] += f[k];
 	uffd_counters_add(&p->uffd, &mm->uffd_final);
@@ -134,6 +138,11 @@ static json_object *point_json(const struct res_file *r,
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
 		JADD(f, sim_fault_kind_name(k), JU64(p->faults[k]));
 	JADD(o, "faults", f);
+	f = json_object_new_object();
+	JADD(f, "vmas", JU64(p->vmas));
+	JADD(f, "mapped_pages", JU64(p->mapped_pages));
+	JADD(f, "resident_pages", JU64(p->resident_pages));
+	JADD(o, "mm", f);
 	if (r->fault_source && !strcmp(r->fault_source, "uffd"))
 		JADD(o, "uffd", uffd_json(&p->uffd));
 	l = json_object_new_object();

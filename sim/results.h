@@ -37,6 +37,7 @@ struct res_point {
 	double *samples[RES_MAX_METRICS];
 	uint64_t faults[SIM_FAULT_NKINDS];
 	struct uffd_counters uffd;
+	uint64_t vmas, mapped_pages, resident_pages;  /* at the end */
 	uint64_t touches;                /* pages the workload touched */
 	uint64_t segv;                   /* simulated SIGSEGVs */
 	int nclasses;

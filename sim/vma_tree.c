@@ -47,21 +47,22 @@
 
 #include "sim/rcu.h"
 
-#define VT_SLOTS 16
+#define VT_SLOTS 15                      /* + 1 spare = 16: 2 cache lines */
 #define VT_MIN   (VT_SLOTS / 4)
 #define VT_FLUSH 1024                    /* retired items before a grace period */
 
 struct vt_node {
+	/* What a lookup reads comes first, each array two cache lines. One
+	 * extra slot so that an overfull node can be split after. */
+	unsigned long end[VT_SLOTS + 1];
+	void *slot[VT_SLOTS + 1];
 	unsigned char leaf;
 	unsigned char n;
 	unsigned gen;                    /* == tree->gen: unpublished */
 	struct vt_node *next_spare;
-	/* One extra slot so that an overfull node can be split after. */
 	unsigned long start[VT_SLOTS + 1];
-	unsigned long end[VT_SLOTS + 1];
 	unsigned long gap[VT_SLOTS + 1];
-	void *slot[VT_SLOTS + 1];
-};
+} __attribute__((aligned(64)));
 
 /* --- summaries and slot helpers ---------------------------------------- */
 
@@ -166,7 +167,7 @@ static bool node_fresh(const struct vma_tree *t, const struct vt_node *n)
 static int vt_reserve(struct vma_tree *t, int want)
 {
 	while (t->nspare < want) {
-		struct vt_node *n = malloc(sizeof(*n));
+		struct vt_node *n = aligned_alloc(64, sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
@@ -364,11 +365,18 @@ int vma_tree_height(struct vma_tree *t)
 
 /* --- insert --------------------------------------------------------------- */
 
-/* Split an overfull c: c keeps the lower half, the upper half is returned. */
-static struct vt_node *vt_split(struct vma_tree *t, struct vt_node *c)
+/*
+ * Split an overfull c; the upper part is returned. Normally c keeps half.
+ * When the overflow came from appending at the end (ascending inserts,
+ * as mmap top-down and brk produce in practice), c stays full and the new
+ * node takes only the last slot, so sequential growth fills nodes rather
+ * than leaving them half empty (the maple tree does the same).
+ */
+static struct vt_node *vt_split(struct vma_tree *t, struct vt_node *c,
+				bool appended)
 {
 	struct vt_node *b = vt_alloc(t, c->leaf);
-	int keep = c->n / 2;
+	int keep = appended ? c->n - 1 : c->n / 2;
 
 	slot_append(b, c, keep, c->n - keep);
 	c->n = (unsigned char)keep;
@@ -395,11 +403,11 @@ static struct vt_node *vt_ins(struct vma_tree *t, struct vt_node *n,
 		ca = vt_ins(t, c->slot[i], v, &cb);
 		set_child(c, i, ca);
 		if (cb) {
-			slot_open(c, i + 1);
-			set_child(c, i + 1, cb);
+			slot_open(c, ++i);
+			set_child(c, i, cb);
 		}
 	}
-	*split = c->n > VT_SLOTS ? vt_split(t, c) : NULL;
+	*split = c->n > VT_SLOTS ? vt_split(t, c, i == c->n - 1) : NULL;
 	return c;
 }
 

@@ -82,5 +82,14 @@ assert r['fault_source']=='synthetic' and 'uffd' not in r['results'][0]
 assert r['results'][0]['faults']['anon_write'] == 2*1024
 " && ok || fail "synthetic result"
 
+# The tree benchmark prints its table and both ratio lines (values are
+# measurements, not asserted here).
+"$VMSIM" bench tree --vmas 1000,65530 --lookups 20000 >"$tmp/bench" 2>&1 &&
+	grep -q '^lookup ratio 65530/1000 VMAs: [0-9.]*$' "$tmp/bench" &&
+	grep -q '^lookup ratio tree/sorted-array at 65530 VMAs: [0-9.]*$' "$tmp/bench" &&
+	ok || fail "bench tree output: $(cat "$tmp/bench")"
+expect_usage_error "'frob'" bench frob
+expect_usage_error "'0'" bench tree --vmas 0
+
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]

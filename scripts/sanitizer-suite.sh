@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Build vmsim with a sanitizer and run its test suite there; called by
+# ctest (tests asan-suite and tsan-suite) so that `scripts/test.sh` and CI
+# run the sanitizer builds too.
+#   sanitizer-suite.sh address|thread BUILD_DIR
+# address: the whole suite under ASan+UBSan. thread: the concurrent parts
+# (lock validators, uffd, VMA-tree concurrency and property tests) under
+# TSan, with a shorter property run (TSan is ~20x slower).
+set -euo pipefail
+kind=${1:?address|thread}
+dir=${2:?build dir}
+src=$(cd "$(dirname "$0")/.." && pwd)
+cmake -S "$src" -B "$dir" -DVMSIM_SANITIZE="$kind" -DVMSIM_WERROR=ON \
+	-DVMSIM_SANITIZER_SUITES=OFF >/dev/null
+cmake --build "$dir" -j"$(nproc)" >/dev/null
+cd "$dir"
+if [ "$kind" = thread ]; then
+	VMSIM_PROPERTY_OPS=100000 ctest --output-on-failure \
+		-R 'test_locks|test_uffd|test_vma_concurrency|test_vma_property'
+else
+	ctest --output-on-failure
+fi
