@@ -32,22 +32,40 @@
 #include "locks/lockstat.h"
 
 #define LOCK_MAX_CLASSES 4
+#define LOCK_MAX_COUNTERS 8
 
 struct lock_inst;
 
+/*
+ * Per-VMA lock state, embedded in every simulated VMA; only pervma uses
+ * it (Linux 6.15's vm_refcnt + vm_lock_seq). Other schemes leave it be.
+ */
+struct vma_lock {
+	_Atomic int refcnt;              /* 0 detached, 1 attached, +1 a reader,
+					  * +VMA_LOCK_OFFSET a writer draining */
+	_Atomic unsigned lock_seq;       /* == mm_lock_seq: write-locked */
+};
+
 struct lock_env {
 	unsigned long space_start, space_end;   /* the whole address space */
-	/* VMA lookup for schemes that look up themselves; see per_vma.c. */
-	void *(*vma_lookup)(void *arg, unsigned long addr);
+	/*
+	 * For schemes that look the VMA up themselves (pervma): the VMA
+	 * containing addr in the published tree, or NULL; called inside an
+	 * RCU read-side section. *lock gets its vma_lock.
+	 */
+	void *(*vma_lookup)(void *arg, unsigned long addr,
+			    struct vma_lock **lock);
 	void *arg;
 };
 
-/* What a begin call took; passed back to the matching end call. */
+/* What a begin call took; passed back to the matching end call. The
+ * private area holds a scheme's per-acquisition state (a range lock's
+ * tree node) so that the fault path never allocates. */
 struct lock_handle {
 	unsigned int taken;              /* scheme-defined: which lock/side */
 	void *obj;                       /* scheme-defined: e.g. locked VMA */
-	unsigned long start, end;        /* the range locked */
 	uint64_t t_acquired;             /* ns, for hold time */
+	unsigned long priv[12] __attribute__((aligned(16)));
 };
 
 struct lock_ops {
@@ -72,6 +90,22 @@ struct lock_ops {
 	void (*read_range_begin)(struct lock_inst *l, unsigned long start,
 				 unsigned long end, struct lock_handle *h);
 	void (*read_range_end)(struct lock_inst *l, struct lock_handle *h);
+
+	/*
+	 * Per-VMA hooks, called by the simulated mm with the write side
+	 * held; NULL for schemes without per-VMA state.
+	 * vma_init: a new VMA (attached, write-locked until write_end).
+	 * vma_start_write: before a VMA is changed or removed (waits for
+	 * its readers). vma_mark_detached: after the removal is published.
+	 */
+	void (*vma_init)(struct lock_inst *l, struct vma_lock *v);
+	void (*vma_start_write)(struct lock_inst *l, struct vma_lock *v);
+	void (*vma_mark_detached)(struct lock_inst *l, struct vma_lock *v);
+
+	/* Scheme event counters (e.g. vma_lock_success); returns how many
+	 * were filled (at most LOCK_MAX_COUNTERS). May be NULL. */
+	int (*counters)(struct lock_inst *l, const char **names,
+			uint64_t *values);
 };
 
 /* The part of every scheme's instance that the rest of vmsim may read. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "sim/rcu.h"
+#include "locks/rcu.h"
 #include "sim/vma_tree.h"
 
 #define BENCH_BASE (1UL << 40)

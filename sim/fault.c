@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "sim/fault.h"
 
-#include "sim/rcu.h"
+#include "locks/rcu.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -12,7 +12,8 @@
 static _Thread_local sigjmp_buf *touch_jb;
 static _Thread_local uint64_t fill_buf[SIM_PAGE_SIZE / 8]
 	__attribute__((aligned(4096)));
-static const uint64_t zero_page[SIM_PAGE_SIZE / 8]
+#define POPULATE_CHUNK 16                /* pages per UFFDIO_COPY */
+static const uint64_t zero_page[POPULATE_CHUNK * SIM_PAGE_SIZE / 8]
 	__attribute__((aligned(4096)));
 
 static bool vma_allows(const struct sim_vma *v, unsigned flags)
@@ -33,15 +34,18 @@ static const void *file_page(const struct sim_vma *v, unsigned long addr)
 	return fill_buf;
 }
 
+/* Place the page without waking the faulting thread: it is woken after
+ * the lock is dropped (see sim_handle_fault()). */
 static int resolve_uffd(const struct sim_vma *v, unsigned long addr,
 			unsigned flags, int fd, struct uffd_counters *c)
 {
 	if (v->vm_file != SIM_FILE_NONE)
 		return uffd_resolve_copy(fd, addr, file_page(v, addr),
-					 SIM_PAGE_SIZE, c);
+					 SIM_PAGE_SIZE, true, c);
 	if (flags & FAULT_FLAG_WRITE)
-		return uffd_resolve_copy(fd, addr, zero_page, SIM_PAGE_SIZE, c);
-	return uffd_resolve_zeropage(fd, addr, SIM_PAGE_SIZE, c);
+		return uffd_resolve_copy(fd, addr, zero_page, SIM_PAGE_SIZE,
+					 true, c);
+	return uffd_resolve_zeropage(fd, addr, SIM_PAGE_SIZE, true, c);
 }
 
 /* Synthetic: populate the real page here, under the lock, then mark it
@@ -115,7 +119,79 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 	}
 	sim_rcu_read_unlock();
 	ops->fault_end(mm->lock, &h);
+	/*
+	 * Wake the faulting thread only now. A kernel fault holds mmap_lock
+	 * (or the VMA lock) across the page-table update, not across waking
+	 * anybody; letting UFFDIO_COPY wake the thread inside the lock would
+	 * charge a cross-CPU wake-up to every fault's lock hold time.
+	 */
+	if (!ret && fd >= 0)
+		uffd_wake(fd, addr, SIM_PAGE_SIZE);
 	return ret;
+}
+
+struct populate_ctx {
+	struct sim_mm *mm;
+	unsigned long start, end;
+	int ret;
+};
+
+/* Populate one page the slow way (file contents, or a race with a fault). */
+static int populate_page(struct sim_mm *mm, const struct sim_vma *v,
+			 unsigned long a, bool w, struct uffd_counters *c)
+{
+	if (mm->uffd < 0) {
+		resolve_synthetic(mm, v, a, w ? FAULT_FLAG_WRITE : 0);
+		return 0;
+	}
+	if (v->vm_file != SIM_FILE_NONE)
+		return uffd_resolve_copy(mm->uffd, a, file_page(v, a),
+					 SIM_PAGE_SIZE, false, c);
+	return w ? uffd_resolve_copy(mm->uffd, a, zero_page, SIM_PAGE_SIZE, false, c)
+		 : uffd_resolve_zeropage(mm->uffd, a, SIM_PAGE_SIZE, false, c);
+}
+
+static int populate_vma(struct sim_vma *v, void *arg)
+{
+	struct populate_ctx *p = arg;
+	struct sim_mm *mm = p->mm;
+	unsigned long s = v->vm_start > p->start ? v->vm_start : p->start;
+	unsigned long e = v->vm_end < p->end ? v->vm_end : p->end;
+	bool w = v->vm_flags & VM_WRITE;
+	struct uffd_counters c = { 0 };
+
+	if (!(v->vm_flags & VM_ACCESS_FLAGS))
+		return 0;                /* PROT_NONE: nothing to populate */
+	while (s < e && !p->ret) {
+		unsigned long n = (e - s) >> SIM_PAGE_SHIFT;
+
+		if (n > POPULATE_CHUNK)
+			n = POPULATE_CHUNK;
+		/* Anonymous writable memory in chunks; the rest, and any chunk
+		 * a fault got into first (EEXIST), a page at a time. */
+		if (mm->uffd < 0 || v->vm_file != SIM_FILE_NONE || !w ||
+		    uffd_resolve_copy(mm->uffd, s, zero_page, n << SIM_PAGE_SHIFT,
+				      false, &c)) {
+			for (unsigned long i = 0; i < n && !p->ret; i++)
+				p->ret = populate_page(mm, v, s + (i << SIM_PAGE_SHIFT),
+						       w, &c);
+		}
+		for (unsigned long i = 0; i < n && mm->uffd >= 0; i++)
+			sim_mm_set_present(mm, s + (i << SIM_PAGE_SHIFT), w ? 2 : 1);
+		atomic_fetch_add_explicit(&mm->populated, n, memory_order_relaxed);
+		s += n << SIM_PAGE_SHIFT;
+	}
+	return p->ret;
+}
+
+int sim_populate(struct sim_mm *mm, unsigned long start, unsigned long end)
+{
+	struct populate_ctx p = { mm, start, end, 0 };
+
+	sim_rcu_read_lock();
+	vma_tree_for_each(&mm->tree, start, end, populate_vma, &p);
+	sim_rcu_read_unlock();
+	return p.ret;
 }
 
 void sim_uffd_fault(void *arg, int fd, const struct uffd_msg *msg,

@@ -32,6 +32,14 @@
 int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		     int fd, struct uffd_counters *c);
 
+/*
+ * MAP_POPULATE: place every page of the VMAs in [start, end) now, as
+ * mm_populate() does after mmap (the caller holds the read-range side).
+ * Writable pages get real memory, read-only ones the zero page (or file
+ * contents). Returns 0 or -errno.
+ */
+int sim_populate(struct sim_mm *mm, unsigned long start, unsigned long end);
+
 /* The uffd pool's callback: arg is the sim_mm. */
 void sim_uffd_fault(void *arg, int fd, const struct uffd_msg *msg,
 		    struct uffd_counters *c);

@@ -52,6 +52,7 @@ static void usage(FILE *f)
 "  -t, --tasks LIST         task counts: 1,2,4 | 1-8 | max (default 1-CPUs)\n"
 "  -i, --iterations N       samples per task count (default 5)\n"
 "  -m, --mem SIZE           region size, K/M/G suffixes (default 64M)\n"
+"      --writers N          writer tasks for fault_vs_mmap (default 1)\n"
 "      --arena SIZE         simulated address space (default 16G)\n"
 "      --handlers N         uffd handler threads (default: one per task)\n"
 "      --wait MODE          handler wait: block | poll | busy (default block)\n"
@@ -112,6 +113,10 @@ static void print_summary(const struct res_file *r, const struct run_cfg *c)
 			       (unsigned long long)p->uffd.wakes,
 			       (unsigned long long)p->uffd.poisons,
 			       (unsigned long long)p->uffd.errors);
+		for (int k = 0; k < p->ncounters; k++)
+			printf("%s%s %llu%s", k ? "" : "  ", p->counter_names[k],
+			       (unsigned long long)p->counters[k],
+			       k + 1 < p->ncounters ? ", " : "\n");
 		printf("  %-12s %-5s %12s %12s %12s %12s %12s\n", "lock class",
 		       "side", "acquired", "contended", "wait-total", "wait-max",
 		       "hold-avg");
@@ -149,10 +154,12 @@ static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	json_object_object_add(o, "wait", json_object_new_string(
 		uffd_wait_mode_name(c->mm.wait)));
 	json_object_object_add(o, "batch", json_object_new_int(c->mm.batch));
+	json_object_object_add(o, "writers", json_object_new_int(c->wo.writers));
 	return o;
 }
 
-enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE };
+enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
+       OPT_WRITERS };
 
 static int cmd_run(int argc, char **argv)
 {
@@ -167,6 +174,7 @@ static int cmd_run(int argc, char **argv)
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "batch", required_argument, NULL, OPT_BATCH },
 		{ "fault-source", required_argument, NULL, OPT_SOURCE },
+		{ "writers", required_argument, NULL, OPT_WRITERS },
 		{ "json", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -179,7 +187,7 @@ static int cmd_run(int argc, char **argv)
 		.mm = { .lock = &rwsem_lock_ops, .arena_size = SIM_DEFAULT_ARENA,
 			.source = FAULT_SRC_UFFD, .wait = UFFD_WAIT_BLOCK,
 			.batch = 16 },
-		.wo = { .mem = 64UL << 20, .iterations = 5 },
+		.wo = { .mem = 64UL << 20, .iterations = 5, .writers = -1 },
 	};
 	struct res_file r = { 0 };
 	const char *json = NULL;
@@ -251,6 +259,11 @@ static int cmd_run(int argc, char **argv)
 				return bad("unknown fault source '%s': want uffd or "
 					   "synthetic", optarg);
 			break;
+		case OPT_WRITERS:
+			if (parse_long(optarg, 0, 64, &v))
+				return bad("bad writer count '%s': want 0 to 64", optarg);
+			c.wo.writers = (int)v;
+			break;
 		case 'o': json = optarg; break;
 		case 'f': force = true; break;
 		case 'q': quiet = true; break;
@@ -261,6 +274,10 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
+	if (c.wo.writers >= 0 && !c.wl->background)
+		return bad("--writers does not apply to workload '%s'", c.wl->name);
+	if (c.wo.writers < 0)
+		c.wo.writers = c.wl->background ? 1 : 0;
 	if (c.wo.mem > c.mm.arena_size) {
 		fprintf(stderr, "%s: --mem (%zu MiB) is larger than the arena "
 			"(%zu MiB): raise --arena\n", prog, c.wo.mem >> 20,

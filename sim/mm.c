@@ -9,11 +9,17 @@
 
 #include "sim/fault.h"
 
-static void *lookup_for_lock(void *arg, unsigned long addr)
+/* For pervma's lock_vma_under_rcu: the VMA containing addr, or NULL. */
+static void *lookup_for_lock(void *arg, unsigned long addr,
+			     struct vma_lock **lock)
 {
 	struct sim_mm *mm = arg;
+	struct sim_vma *v = vma_tree_find(&mm->tree, addr);
 
-	return vma_tree_find(&mm->tree, addr);
+	if (!v || v->vm_start > addr)
+		return NULL;
+	*lock = &v->vm_lock;
+	return v;
 }
 
 unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,

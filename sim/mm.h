@@ -66,8 +66,12 @@ struct sim_mm {
 	_Atomic unsigned char *present;
 	struct sim_fault_slot faults[LOCKSTAT_SLOTS];
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
+	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */
 	_Atomic bool poisoned;           /* some page got UFFDIO_POISON */
-	unsigned long start_brk, brk;    /* the heap: [start_brk, brk) */
+	unsigned long start_brk;
+	/* The break; changed only inside a tree transaction (the tree's
+	 * mutex), read locklessly by range-locked mmap's gap search. */
+	_Atomic unsigned long brk;
 };
 
 #define SIM_DEFAULT_ARENA (16UL << 30)

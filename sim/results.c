@@ -40,6 +40,7 @@ void res_point_collect(struct res_point *p, struct sim_mm *mm)
 	p->mapped_pages += atomic_load_explicit(&mm->map_pages,
 						memory_order_relaxed);
 	p->resident_pages += sim_mm_resident(mm);
+	p->populated += atomic_load_explicit(&mm->populated, memory_order_relaxed);
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
 		p->faults[k] += f[k];
 	uffd_counters_add(&p->uffd, &mm->uffd_final);
@@ -56,6 +57,14 @@ void res_point_collect(struct res_point *p, struct sim_mm *mm)
 	}
 	if (l->nclasses > p->nclasses)
 		p->nclasses = l->nclasses;
+	if (l->ops->counters) {
+		uint64_t v[LOCK_MAX_COUNTERS];
+		int n = l->ops->counters(l, p->counter_names, v);
+
+		for (int i = 0; i < n; i++)
+			p->counters[i] += v[i];
+		p->ncounters = n;
+	}
 }
 
 void res_file_free(struct res_file *r)
@@ -142,6 +151,7 @@ static json_object *point_json(const struct res_file *r,
 	JADD(f, "vmas", JU64(p->vmas));
 	JADD(f, "mapped_pages", JU64(p->mapped_pages));
 	JADD(f, "resident_pages", JU64(p->resident_pages));
+	JADD(f, "populated_pages", JU64(p->populated));
 	JADD(o, "mm", f);
 	if (r->fault_source && !strcmp(r->fault_source, "uffd"))
 		JADD(o, "uffd", uffd_json(&p->uffd));
@@ -154,6 +164,13 @@ static json_object *point_json(const struct res_file *r,
 		JADD(l, p->classes[i].name, c);
 	}
 	JADD(o, "lockstat", l);
+	if (p->ncounters) {
+		json_object *c = json_object_new_object();
+
+		for (int i = 0; i < p->ncounters; i++)
+			JADD(c, p->counter_names[i], JU64(p->counters[i]));
+		JADD(o, "scheme_counters", c);
+	}
 	return o;
 }
 

@@ -38,10 +38,14 @@ struct res_point {
 	uint64_t faults[SIM_FAULT_NKINDS];
 	struct uffd_counters uffd;
 	uint64_t vmas, mapped_pages, resident_pages;  /* at the end */
+	uint64_t populated;              /* pages placed by MAP_POPULATE */
 	uint64_t touches;                /* pages the workload touched */
 	uint64_t segv;                   /* simulated SIGSEGVs */
 	int nclasses;
 	struct res_lockclass classes[LOCK_MAX_CLASSES];
+	int ncounters;                   /* scheme event counters */
+	const char *counter_names[LOCK_MAX_COUNTERS];
+	uint64_t counters[LOCK_MAX_COUNTERS];
 };
 
 struct res_file {

@@ -24,8 +24,9 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
+#include "sim/fault.h"
 #include "sim/mm.h"
-#include "sim/rcu.h"
+#include "locks/rcu.h"
 
 unsigned long sim_prot_to_flags(int prot)
 {
@@ -74,7 +75,24 @@ struct vma_txn {
 	struct sim_mm *mm;
 	struct sim_vma **added;          /* VMAs created by this operation */
 	size_t nadded, cap;
+	struct vma_lock **removed;       /* to detach once published */
+	size_t nremoved, rcap;
 };
+
+static int ptr_push(void ***arr, size_t *n, size_t *cap, void *p)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 8;
+		void **a = realloc(*arr, c * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		*arr = a;
+		*cap = c;
+	}
+	(*arr)[(*n)++] = p;
+	return 0;
+}
 
 static void txn_begin(struct vma_txn *x, struct sim_mm *mm)
 {
@@ -84,48 +102,59 @@ static void txn_begin(struct vma_txn *x, struct sim_mm *mm)
 
 static void txn_end(struct vma_txn *x, int ret)
 {
+	struct lock_inst *l = x->mm->lock;
+
 	if (ret) {
 		vma_tree_abort(&x->mm->tree);
 		for (size_t i = 0; i < x->nadded; i++)
 			free(x->added[i]);
 	} else {
 		vma_tree_commit(&x->mm->tree);
+		/* Published: a reader that still finds a removed VMA through
+		 * an old version must see it detached. */
+		for (size_t i = 0; l->ops->vma_mark_detached && i < x->nremoved; i++)
+			l->ops->vma_mark_detached(l, x->removed[i]);
 	}
 	free(x->added);
+	free(x->removed);
 }
 
 static struct sim_vma *txn_new(struct vma_txn *x, unsigned long start,
 			       unsigned long end, unsigned long flags, int file,
 			       unsigned long pgoff)
 {
-	struct sim_vma *v;
+	struct lock_inst *l = x->mm->lock;
+	struct sim_vma *v = calloc(1, sizeof(*v));
 
-	if (x->nadded == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 8;
-		struct sim_vma **a = realloc(x->added, cap * sizeof(*a));
-
-		if (!a)
-			return NULL;
-		x->added = a;
-		x->cap = cap;
-	}
-	v = malloc(sizeof(*v));
-	if (!v)
+	if (!v || ptr_push((void ***)&x->added, &x->nadded, &x->cap, v)) {
+		free(v);
 		return NULL;
-	*v = (struct sim_vma){ .vm_start = start, .vm_end = end,
-		.vm_flags = flags, .vm_file = file, .vm_pgoff = pgoff };
-	x->added[x->nadded++] = v;
+	}
+	v->vm_start = start;
+	v->vm_end = end;
+	v->vm_flags = flags;
+	v->vm_file = file;
+	v->vm_pgoff = pgoff;
+	if (l->ops->vma_init)
+		l->ops->vma_init(l, &v->vm_lock);
 	return v;
 }
 
-/* Take v out of the tree; it is freed after commit and a grace period. */
+/* Take v out of the tree: write-lock it first (its readers drain), and
+ * free it after commit and a grace period. */
 static int txn_remove(struct vma_txn *x, struct sim_vma *v)
 {
-	int ret = vma_tree_retire(&x->mm->tree, v, sim_vma_free);
+	struct lock_inst *l = x->mm->lock;
+	int ret = ptr_push((void ***)&x->removed, &x->nremoved, &x->rcap,
+			   &v->vm_lock);
 
 	if (!ret)
-		ret = vma_tree_erase(&x->mm->tree, v);
-	return ret;
+		ret = vma_tree_retire(&x->mm->tree, v, sim_vma_free);
+	if (ret)
+		return ret;
+	if (l->ops->vma_start_write)
+		l->ops->vma_start_write(l, &v->vm_lock);
+	return vma_tree_erase(&x->mm->tree, v);
 }
 
 /* A copy of v covering only [start, end) (inside v). */
@@ -315,8 +344,27 @@ static int mmap_place(struct vma_txn *x, unsigned long addr, size_t len,
 		*out = addr;
 		return 0;
 	}
-	return vma_tree_gap_topdown(&mm->tree, mm->brk, mm->end, len,
-				    SIM_PAGE_SIZE, out);
+	return vma_tree_gap_topdown(&mm->tree, atomic_load(&mm->brk), mm->end,
+				    len, SIM_PAGE_SIZE, out);
+}
+
+/* The same choice made without any lock in the published tree: a range-
+ * locked mmap locks what this finds, then revalidates with mmap_place(). */
+static int mmap_guess(struct sim_mm *mm, unsigned long addr, size_t len,
+		      unsigned long *out)
+{
+	int ret = 0;
+
+	addr &= SIM_PAGE_MASK;
+	sim_rcu_read_lock();
+	if (addr && range_ok(mm, addr, len) &&
+	    !vma_tree_find_intersection(&mm->tree, addr, addr + len))
+		*out = addr;
+	else
+		ret = vma_tree_rcu_gap_topdown(&mm->tree, atomic_load(&mm->brk),
+					       mm->end, len, SIM_PAGE_SIZE, out);
+	sim_rcu_read_unlock();
+	return ret;
 }
 
 int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
@@ -325,7 +373,7 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
 	unsigned long vflags, start, pg, unmapped = 0;
-	bool not_rw = false;
+	bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE), not_rw = false;
 	struct sim_vma *v;
 	struct vma_txn x;
 	int ret;
@@ -337,9 +385,32 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 	len = page_align(len);
 	vflags = sim_prot_to_flags(prot) | ((flags & MAP_SHARED) ? VM_SHARED : 0);
 
-	ops->write_begin(mm->lock, mm->base, mm->end, &h);
-	txn_begin(&x, mm);
-	ret = mmap_place(&x, addr, len, flags, &start);
+	for (;;) {
+		unsigned long lo = mm->base, hi = mm->end, guess = 0;
+
+		if (ops->ranged && fixed) {
+			if (addr & ~SIM_PAGE_MASK)
+				return -EINVAL;
+			if (!range_ok(mm, addr, len))
+				return -ENOMEM;
+			lo = addr;
+			hi = addr + len;
+		} else if (ops->ranged) {
+			ret = mmap_guess(mm, addr, len, &guess);
+			if (ret)
+				return ret;
+			lo = guess;
+			hi = guess + len;
+		}
+		ops->write_begin(mm->lock, lo, hi, &h);
+		txn_begin(&x, mm);
+		ret = mmap_place(&x, addr, len, flags, &start);
+		if (ret || !ops->ranged || fixed || start == guess)
+			break;
+		/* Taken between the guess and the lock: look again. */
+		txn_end(&x, -EAGAIN);
+		ops->write_end(mm->lock, &h);
+	}
 	if (ret)
 		goto out;
 	/* Anonymous VMAs' offset is their page number, as in the kernel,
@@ -373,6 +444,13 @@ out:
 		     atomic_load_explicit(&mm->poisoned, memory_order_relaxed)))
 		sim_mm_zap(mm, start, start + len);
 	ops->write_end(mm->lock, &h);
+	/* MAP_POPULATE: like mm_populate(), after the write side is dropped,
+	 * under the read side; what a racing munmap took is skipped. */
+	if (!ret && (flags & MAP_POPULATE)) {
+		ops->read_range_begin(mm->lock, start, start + len, &h);
+		sim_populate(mm, start, start + len);
+		ops->read_range_end(mm->lock, &h);
+	}
 	return ret;
 }
 
@@ -521,6 +599,40 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 
 /* --- brk ------------------------------------------------------------------- */
 
+/* Grow the heap over [lo, hi) or shrink it off [lo, hi), in the txn. */
+static int brk_change(struct vma_txn *x, unsigned long lo, unsigned long hi,
+		      bool grow)
+{
+	struct sim_mm *mm = x->mm;
+	unsigned long unmapped = 0;
+	bool not_rw = false;
+	struct sim_vma *v;
+	int ret;
+
+	if (!grow) {
+		ret = txn_unmap(x, lo, hi, &unmapped, &not_rw);
+		if (!ret)
+			ret = txn_check_count(x);
+		if (!ret)
+			atomic_fetch_sub_explicit(&mm->map_pages, unmapped,
+						  memory_order_relaxed);
+		return ret;
+	}
+	if (vma_tree_txn_find_intersection(&mm->tree, lo, hi))
+		return -ENOMEM;          /* would grow into another mapping */
+	v = txn_new(x, lo, hi, VM_READ | VM_WRITE | VM_HEAP, SIM_FILE_NONE,
+		    lo >> SIM_PAGE_SHIFT);
+	ret = v ? vma_tree_insert(&mm->tree, v) : -ENOMEM;
+	if (!ret)
+		ret = txn_merge_around(x, lo, hi);
+	if (!ret)
+		ret = txn_check_count(x);
+	if (!ret)
+		atomic_fetch_add_explicit(&mm->map_pages, (hi - lo) >> SIM_PAGE_SHIFT,
+					  memory_order_relaxed);
+	return ret;
+}
+
 int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 {
 	const struct lock_ops *ops = mm->lock->ops;
@@ -529,58 +641,38 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 	struct vma_txn x;
 	int ret = 0;
 
-	ops->write_begin(mm->lock, mm->base, mm->end, &h);
-	oldbrk = mm->brk;
-	*out = oldbrk;
-	if (!newbrk || newbrk == oldbrk)
-		goto out;
-	if (newbrk < mm->start_brk || newbrk > mm->end) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	lo = page_align(oldbrk < newbrk ? oldbrk : newbrk);
-	hi = page_align(oldbrk < newbrk ? newbrk : oldbrk);
-	txn_begin(&x, mm);
-	if (lo == hi) {
-		/* Within the last page: only the break moves. */
-	} else if (newbrk > oldbrk) {
-		struct sim_vma *v = NULL;
-
-		if (vma_tree_txn_find_intersection(&mm->tree, lo, hi))
-			ret = -ENOMEM;   /* would grow into another mapping */
+	for (;;) {
+		oldbrk = atomic_load(&mm->brk);
+		*out = oldbrk;
+		if (!newbrk || newbrk == oldbrk)
+			return 0;
+		if (newbrk < mm->start_brk || newbrk > mm->end)
+			return -ENOMEM;
+		lo = page_align(oldbrk < newbrk ? oldbrk : newbrk);
+		hi = page_align(oldbrk < newbrk ? newbrk : oldbrk);
+		/* The range scheme locks the heap's changing part (at least
+		 * the page the break is in). */
+		if (ops->ranged)
+			ops->write_begin(mm->lock, lo, lo < hi ? hi : lo + SIM_PAGE_SIZE, &h);
 		else
-			v = txn_new(&x, lo, hi, VM_READ | VM_WRITE | VM_HEAP,
-				    SIM_FILE_NONE, lo >> SIM_PAGE_SHIFT);
-		if (!ret && !v)
-			ret = -ENOMEM;
-		if (!ret)
-			ret = vma_tree_insert(&mm->tree, v);
-		if (!ret)
-			ret = txn_merge_around(&x, lo, hi);
-		if (!ret)
-			ret = txn_check_count(&x);
-		if (!ret)
-			atomic_fetch_add_explicit(&mm->map_pages,
-				(hi - lo) >> SIM_PAGE_SHIFT, memory_order_relaxed);
-	} else {
-		unsigned long unmapped = 0;
-		bool not_rw = false;
-
-		ret = txn_unmap(&x, lo, hi, &unmapped, &not_rw);
-		if (!ret)
-			ret = txn_check_count(&x);
-		if (!ret)
-			atomic_fetch_sub_explicit(&mm->map_pages, unmapped,
-						  memory_order_relaxed);
+			ops->write_begin(mm->lock, mm->base, mm->end, &h);
+		txn_begin(&x, mm);
+		if (atomic_load(&mm->brk) == oldbrk)
+			break;
+		/* Another brk moved the break meanwhile: start again. */
+		txn_end(&x, -EAGAIN);
+		ops->write_end(mm->lock, &h);
 	}
+	if (lo < hi)
+		ret = brk_change(&x, lo, hi, newbrk > oldbrk);
+	if (!ret)
+		atomic_store(&mm->brk, newbrk);   /* under the tree's mutex */
 	txn_end(&x, ret);
 	if (!ret) {
 		if (newbrk < oldbrk && lo < hi)
 			sim_mm_zap(mm, lo, hi);
-		mm->brk = newbrk;
 		*out = newbrk;
 	}
-out:
 	ops->write_end(mm->lock, &h);
 	return ret;
 }

@@ -29,12 +29,15 @@
 
 #define SIM_FILE_NONE (-1)
 
+#include "locks/lock_ops.h"
+
 struct sim_vma {
 	unsigned long vm_start;          /* inclusive, page aligned */
 	unsigned long vm_end;            /* exclusive, page aligned */
 	unsigned long vm_flags;          /* VM_* */
 	int vm_file;                     /* simulated file id, or SIM_FILE_NONE */
 	unsigned long vm_pgoff;          /* file offset of vm_start, in pages */
+	struct vma_lock vm_lock;         /* per-VMA lock state (pervma) */
 };
 
 struct sim_mm;

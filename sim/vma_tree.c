@@ -18,7 +18,7 @@
  * load the root with acquire and then only read nodes that were fully
  * written before that store, so they see the tree before or after an
  * update, never in between. Replaced nodes are retired and freed only
- * after an RCU grace period (sim/rcu.h), so a reader still walking an old
+ * after an RCU grace period (locks/rcu.h), so a reader still walking an old
  * version never touches freed memory.
  *
  * Transactions. A writer's begin..commit may do several inserts and
@@ -45,7 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/rcu.h"
+#include "locks/rcu.h"
 
 #define VT_SLOTS 15                      /* + 1 spare = 16: 2 cache lines */
 #define VT_MIN   (VT_SLOTS / 4)
@@ -720,12 +720,11 @@ static bool gap_bu(const struct vt_node *n, unsigned long lower,
 	return false;
 }
 
-int vma_tree_gap_topdown(struct vma_tree *t, unsigned long lo,
-			 unsigned long hi, size_t len, size_t align,
-			 unsigned long *out)
+static int gap_topdown(const struct vt_node *r, unsigned long lo,
+		       unsigned long hi, size_t len, size_t align,
+		       unsigned long *out)
 {
 	struct gap_req q = { lo, hi, len, align, 0 };
-	const struct vt_node *r = t->wroot;
 
 	if (!len || hi <= lo)
 		return -ENOMEM;
@@ -752,4 +751,20 @@ int vma_tree_gap_bottomup(struct vma_tree *t, unsigned long lo,
 		return 0;
 	}
 	return -ENOMEM;
+}
+
+int vma_tree_gap_topdown(struct vma_tree *t, unsigned long lo,
+			 unsigned long hi, size_t len, size_t align,
+			 unsigned long *out)
+{
+	return gap_topdown(t->wroot, lo, hi, len, align, out);
+}
+
+int vma_tree_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
+			     unsigned long hi, size_t len, size_t align,
+			     unsigned long *out)
+{
+	/* Acquire: as in vma_tree_find(). */
+	return gap_topdown(atomic_load_explicit(&t->root, memory_order_acquire),
+			   lo, hi, len, align, out);
 }

@@ -119,6 +119,11 @@ int vma_tree_gap_topdown(struct vma_tree *t, unsigned long lo,
 int vma_tree_gap_bottomup(struct vma_tree *t, unsigned long lo,
 			  unsigned long hi, size_t len, size_t align,
 			  unsigned long *out);
+/* The same top-down search in the published tree, for a reader (inside
+ * sim_rcu_read_lock): a guess that the caller must revalidate. */
+int vma_tree_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
+			     unsigned long hi, size_t len, size_t align,
+			     unsigned long *out);
 
 /* Height of the published tree (for tests and benchmarks). */
 int vma_tree_height(struct vma_tree *t);

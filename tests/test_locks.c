@@ -13,7 +13,9 @@
 #include <check.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "locks/lock_ops.h"
@@ -27,10 +29,11 @@
 
 struct validator {
 	struct lock_inst *l;
+	struct vma_lock vma[NPAGES];     /* one simulated VMA per page */
 	_Atomic int readers[NPAGES];
 	_Atomic int writers[NPAGES];
 	_Atomic long violations;
-	_Atomic long writes, reads;
+	_Atomic long writes, reads, faults;
 };
 
 static void hold_read(struct validator *v, int lo, int hi)
@@ -72,6 +75,9 @@ static void *validator_thread(void *arg)
 
 		if (kind == 0) {
 			ops->write_begin(v->l, BASE + lo * PG, BASE + hi * PG, &h);
+			/* As the mm does: write-lock every VMA it changes. */
+			for (int p = lo; ops->vma_start_write && p < hi; p++)
+				ops->vma_start_write(v->l, &v->vma[p]);
 			hold_write(v, lo, hi);
 			ops->write_end(v->l, &h);
 		} else if (kind == 1) {
@@ -79,6 +85,7 @@ static void *validator_thread(void *arg)
 			hold_read(v, lo, hi);
 			ops->read_range_end(v->l, &h);
 		} else {
+			atomic_fetch_add(&v->faults, 1);
 			ops->fault_begin(v->l, BASE + lo * PG, &h);
 			hold_read(v, lo, lo + 1);
 			ops->fault_end(v->l, &h);
@@ -87,22 +94,37 @@ static void *validator_thread(void *arg)
 	return NULL;
 }
 
-static void *no_vma(void *arg, unsigned long addr)
+/* Page p is VMA p: pervma's lock_vma_under_rcu finds it lock-free. */
+static void *page_vma(void *arg, unsigned long addr, struct vma_lock **lock)
 {
-	return NULL;
+	struct validator *v = arg;
+	unsigned long p = (addr - BASE) / PG;
+
+	if (addr < BASE || p >= NPAGES)
+		return NULL;
+	*lock = &v->vma[p];
+	return lock;
 }
 
 static void validate(const struct lock_ops *ops)
 {
+	struct validator *v = calloc(1, sizeof(*v));
 	struct lock_env env = { .space_start = BASE,
 				.space_end = BASE + NPAGES * PG,
-				.vma_lookup = no_vma };
-	struct validator *v = calloc(1, sizeof(*v));
+				.vma_lookup = page_vma, .arg = v };
 	pthread_t t[NTHREADS];
 	struct lockstat_totals tot;
+	struct lock_handle h = { 0 };
 	uint64_t acq = 0;
+	const char *names[LOCK_MAX_COUNTERS];
+	uint64_t vals[LOCK_MAX_COUNTERS];
 
 	ck_assert_int_eq(ops->create(&env, &v->l), 0);
+	/* The VMAs are created in a write cycle, as the mm creates them. */
+	ops->write_begin(v->l, BASE, BASE + NPAGES * PG, &h);
+	for (int p = 0; ops->vma_init && p < NPAGES; p++)
+		ops->vma_init(v->l, &v->vma[p]);
+	ops->write_end(v->l, &h);
 	alarm(120);     /* a lost wake-up hangs: make it a failure */
 	for (int i = 0; i < NTHREADS; i++)
 		pthread_create(&t[i], NULL, validator_thread, v);
@@ -111,6 +133,9 @@ static void validate(const struct lock_ops *ops)
 	alarm(0);
 	ck_assert_int_eq(atomic_load(&v->reads) + atomic_load(&v->writes),
 			 NTHREADS * ROUNDS);
+	printf("validate %-10s %ld reads, %ld writes (%ld faults), %ld violations\n",
+	       ops->name, atomic_load(&v->reads), atomic_load(&v->writes),
+	       atomic_load(&v->faults), atomic_load(&v->violations));
 	if (ops->excludes)
 		ck_assert_msg(atomic_load(&v->violations) == 0,
 			      "%s: %ld exclusion violations", ops->name,
@@ -122,6 +147,21 @@ static void validate(const struct lock_ops *ops)
 			acq += tot.acquisitions;
 		}
 	ck_assert_uint_ge(acq, (uint64_t)NTHREADS * ROUNDS);
+	/* pervma: most faults took the VMA lock; every fault is counted once
+	 * as a success or a fallback (abort). */
+	if (ops->counters) {
+		int n = ops->counters(v->l, names, vals);
+		uint64_t ok = 0, abort = 0;
+
+		for (int i = 0; i < n; i++) {
+			if (!strcmp(names[i], "vma_lock_success"))
+				ok = vals[i];
+			if (!strcmp(names[i], "vma_lock_abort"))
+				abort = vals[i];
+		}
+		ck_assert_uint_eq(ok + abort, (uint64_t)atomic_load(&v->faults));
+		ck_assert_uint_gt(ok, abort);
+	}
 	ops->destroy(v->l);
 	free(v);
 }
@@ -179,17 +219,115 @@ START_TEST(test_rwsem_writer_blocks_new_readers)
 }
 END_TEST
 
+/* --- range lock: FIFO among conflicting requests -------------------------- */
+
+struct req {
+	struct lock_inst *l;
+	unsigned long start, end;
+	bool writer;
+	_Atomic int held, release;
+	struct lock_handle h;
+};
+
+static void *req_thread(void *arg)
+{
+	struct req *r = arg;
+
+	if (r->writer)
+		r->l->ops->write_begin(r->l, r->start, r->end, &r->h);
+	else
+		r->l->ops->read_range_begin(r->l, r->start, r->end, &r->h);
+	atomic_store(&r->held, 1);
+	while (!atomic_load(&r->release))
+		usleep(1000);
+	if (r->writer)
+		r->l->ops->write_end(r->l, &r->h);
+	else
+		r->l->ops->read_range_end(r->l, &r->h);
+	return NULL;
+}
+
+START_TEST(test_range_fifo)
+{
+	struct lock_env env = { .space_start = BASE, .space_end = BASE + 64 * PG };
+	struct lock_inst *l;
+	struct req a = { .start = BASE, .end = BASE + 10 * PG, .writer = true };
+	struct req b = { .start = BASE + 5 * PG, .end = BASE + 15 * PG, .writer = true };
+	struct req c = { .start = BASE + 12 * PG, .end = BASE + 13 * PG };
+	struct req d = { .start = BASE + 40 * PG, .end = BASE + 41 * PG, .writer = true };
+	pthread_t ta, tb, tc, td;
+
+	ck_assert_int_eq(range_lock_ops.create(&env, &l), 0);
+	a.l = b.l = c.l = d.l = l;
+	pthread_create(&ta, NULL, req_thread, &a);
+	while (!atomic_load(&a.held))
+		usleep(1000);
+	pthread_create(&tb, NULL, req_thread, &b);     /* waits for a */
+	usleep(50000);
+	pthread_create(&tc, NULL, req_thread, &c);     /* behind b, not a */
+	pthread_create(&td, NULL, req_thread, &d);     /* conflicts with nobody */
+	usleep(50000);
+	ck_assert_int_eq(atomic_load(&b.held), 0);
+	ck_assert_int_eq(atomic_load(&c.held), 0);     /* FIFO: no overtaking b */
+	ck_assert_int_eq(atomic_load(&d.held), 1);     /* disjoint: runs at once */
+	atomic_store(&a.release, 1);
+	while (!atomic_load(&b.held))
+		usleep(1000);
+	usleep(50000);
+	ck_assert_int_eq(atomic_load(&c.held), 0);
+	atomic_store(&b.release, 1);
+	while (!atomic_load(&c.held))
+		usleep(1000);
+	atomic_store(&c.release, 1);
+	atomic_store(&d.release, 1);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	pthread_join(tc, NULL);
+	pthread_join(td, NULL);
+	range_lock_ops.destroy(l);
+}
+END_TEST
+
+/* range-full: even disjoint writers exclude each other. */
+START_TEST(test_range_full_is_global)
+{
+	struct lock_env env = { .space_start = BASE, .space_end = BASE + 64 * PG };
+	struct lock_inst *l;
+	struct req a = { .start = BASE, .end = BASE + PG, .writer = true };
+	struct req d = { .start = BASE + 40 * PG, .end = BASE + 41 * PG, .writer = true };
+	pthread_t ta, td;
+
+	ck_assert_int_eq(range_full_lock_ops.create(&env, &l), 0);
+	a.l = d.l = l;
+	pthread_create(&ta, NULL, req_thread, &a);
+	while (!atomic_load(&a.held))
+		usleep(1000);
+	pthread_create(&td, NULL, req_thread, &d);
+	usleep(50000);
+	ck_assert_int_eq(atomic_load(&d.held), 0);
+	atomic_store(&a.release, 1);
+	while (!atomic_load(&d.held))
+		usleep(1000);
+	atomic_store(&d.release, 1);
+	pthread_join(ta, NULL);
+	pthread_join(td, NULL);
+	range_full_lock_ops.destroy(l);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("locks");
 	TCase *tc = tcase_create("validator");
-	TCase *tf = tcase_create("rwsem");
+	TCase *tf = tcase_create("fairness");
 	SRunner *sr;
 	int failed;
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, test_validate_scheme, 0, lock_nschemes);
 	tcase_add_test(tf, test_rwsem_writer_blocks_new_readers);
+	tcase_add_test(tf, test_range_fifo);
+	tcase_add_test(tf, test_range_full_is_global);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tf);
 	sr = srunner_create(s);

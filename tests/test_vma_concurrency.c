@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/rcu.h"
+#include "locks/rcu.h"
 #include "sim/vma_tree.h"
 
 #define P       SIM_PAGE_SIZE

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "sim/mm.h"
-#include "sim/rcu.h"
+#include "locks/rcu.h"
 
 #define NP     1024                      /* pages in the arena */
 #define P      SIM_PAGE_SIZE

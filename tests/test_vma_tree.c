@@ -13,7 +13,7 @@
 
 #include "sim/fault.h"
 #include "sim/mm.h"
-#include "sim/rcu.h"
+#include "locks/rcu.h"
 #include "sim/vma_tree.h"
 
 #define P SIM_PAGE_SIZE

@@ -40,10 +40,11 @@ static int resolve_exists(int fd, unsigned long dst, size_t len,
 }
 
 int uffd_resolve_copy(int fd, unsigned long dst, const void *src,
-		      size_t len, struct uffd_counters *c)
+		      size_t len, bool dontwake, struct uffd_counters *c)
 {
 	struct uffdio_copy cp = {
-		.dst = dst, .src = (uintptr_t)src, .len = len, .mode = 0,
+		.dst = dst, .src = (uintptr_t)src, .len = len,
+		.mode = dontwake ? UFFDIO_COPY_MODE_DONTWAKE : 0,
 	};
 
 	while (ioctl(fd, UFFDIO_COPY, &cp) < 0) {
@@ -67,10 +68,11 @@ int uffd_resolve_copy(int fd, unsigned long dst, const void *src,
 }
 
 int uffd_resolve_zeropage(int fd, unsigned long dst, size_t len,
-			  struct uffd_counters *c)
+			  bool dontwake, struct uffd_counters *c)
 {
 	struct uffdio_zeropage zp = {
-		.range = { .start = dst, .len = len }, .mode = 0,
+		.range = { .start = dst, .len = len },
+		.mode = dontwake ? UFFDIO_ZEROPAGE_MODE_DONTWAKE : 0,
 	};
 
 	while (ioctl(fd, UFFDIO_ZEROPAGE, &zp) < 0) {

@@ -10,6 +10,7 @@
 #ifndef VMSIM_RESOLVE_H
 #define VMSIM_RESOLVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,10 +29,13 @@ struct uffd_counters {
 
 void uffd_counters_add(struct uffd_counters *a, const struct uffd_counters *b);
 
+/* With dontwake, the faulting thread is not woken: the caller wakes it
+ * with uffd_wake() (e.g. after dropping a lock). An EEXIST race is still
+ * answered with a wake at once. */
 int uffd_resolve_copy(int fd, unsigned long dst, const void *src,
-		      size_t len, struct uffd_counters *c);
+		      size_t len, bool dontwake, struct uffd_counters *c);
 int uffd_resolve_zeropage(int fd, unsigned long dst, size_t len,
-			  struct uffd_counters *c);
+			  bool dontwake, struct uffd_counters *c);
 int uffd_resolve_poison(int fd, unsigned long dst, size_t len,
 			struct uffd_counters *c);
 int uffd_wake(int fd, unsigned long start, size_t len);

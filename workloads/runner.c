@@ -48,6 +48,7 @@ struct task_slot {
 	struct start_gate *start;
 	const struct workload *wl;
 	int ret;
+	bool started;
 	uint64_t t_start, t_end;         /* ns, CLOCK_MONOTONIC */
 	double user, sys;                /* s, RUSAGE_THREAD delta */
 };
@@ -89,9 +90,12 @@ static int run_iteration(const struct run_cfg *c, struct sim_mm *mm, int n,
 	struct task_slot *slots;
 	struct start_gate start = { PTHREAD_MUTEX_INITIALIZER,
 				    PTHREAD_COND_INITIALIZER, 0, 0 };
+	_Atomic bool stop = false;
 	void *shared = NULL;
 	uint64_t h0, first = UINT64_MAX, last = 0;
 	int ret, started = 0;
+	int nbg = c->wl->background ? c->wl->background(&c->wo) : 0;
+	int total = n + nbg;
 
 	ret = c->wl->setup(mm, &c->wo, n, &shared);
 	if (ret) {
@@ -99,35 +103,58 @@ static int run_iteration(const struct run_cfg *c, struct sim_mm *mm, int n,
 			 n, strerror(-ret));
 		return ret;
 	}
-	slots = aligned_alloc(64, sizeof(*slots) * (size_t)n);
+	slots = aligned_alloc(64, sizeof(*slots) * (size_t)total);
 	if (!slots) {
 		c->wl->teardown(mm, &c->wo, shared);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	memset(slots, 0, sizeof(*slots) * (size_t)n);
-	for (int i = 0; i < n; i++) {
+	memset(slots, 0, sizeof(*slots) * (size_t)total);
+	/* Background tasks first, so that they are running when the
+	 * foreground ones start; ids: foreground 0..n-1, background n... */
+	for (int k = 0; k < total; k++) {
+		int i = (k + n) % total;
+
 		slots[i].t = (struct wl_task){ .mm = mm, .id = i, .ntasks = n,
-					       .o = &c->wo, .shared = shared };
+					       .o = &c->wo, .shared = shared,
+					       .background = i >= n, .stop = &stop };
 		slots[i].start = &start;
 		slots[i].wl = c->wl;
 		ret = -pthread_create(&slots[i].thread, NULL, task_main, &slots[i]);
 		if (ret)
 			break;
+		slots[i].started = true;
 		started++;
 	}
 	if (ret)
 		snprintf(err, errlen, "cannot start task thread: %s", strerror(-ret));
 	h0 = mm->pool ? uffd_pool_cpu_ns(mm->pool) : 0;
 	gate_open(&start, started, ret ? -1 : 1);
-	for (int i = 0; i < started; i++)
-		pthread_join(slots[i].thread, NULL);
+	for (int i = 0; i < n; i++)
+		if (slots[i].started)
+			pthread_join(slots[i].thread, NULL);
+	/* Release: pairs with the acquire in wl_should_stop(). */
+	atomic_store_explicit(&stop, true, memory_order_release);
+	for (int i = n; i < total; i++)
+		if (slots[i].started)
+			pthread_join(slots[i].thread, NULL);
 	memset(it, 0, sizeof(*it));
 	it->ntasks = n;
 	it->handler = mm->pool ? (double)(uffd_pool_cpu_ns(mm->pool) - h0) / 1e9 : 0;
-	for (int i = 0; i < started; i++) {
+	for (int i = 0; i < total; i++) {
 		struct task_slot *s = &slots[i];
 
+		if (!s->started)
+			continue;
+		if (s->ret && !ret) {
+			ret = s->ret;
+			snprintf(err, errlen, "%s task %d: %s", c->wl->name, i,
+				 strerror(-ret));
+		}
+		if (s->t.background) {
+			it->bg_ops += s->t.ops;
+			continue;
+		}
 		if (s->t_start < first)
 			first = s->t_start;
 		if (s->t_end > last)
@@ -137,11 +164,6 @@ static int run_iteration(const struct run_cfg *c, struct sim_mm *mm, int n,
 		it->ops += s->t.ops;
 		it->touches += s->t.touches;
 		it->segv += s->t.segv;
-		if (s->ret && !ret) {
-			ret = s->ret;
-			snprintf(err, errlen, "%s task %d: %s", c->wl->name, i,
-				 strerror(-ret));
-		}
 	}
 	it->elapsed = last > first ? (double)(last - first) / 1e9 : 0;
 	pthread_cond_destroy(&start.cond);

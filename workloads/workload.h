@@ -12,6 +12,7 @@
 #ifndef VMSIM_WORKLOAD_H
 #define VMSIM_WORKLOAD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 struct wl_opts {
 	size_t mem;                      /* --mem: bytes of region */
 	int iterations;                  /* --iterations */
+	int writers;                     /* --writers: background writer tasks */
 };
 
 /* One task's view of an iteration. */
@@ -32,6 +34,8 @@ struct wl_task {
 	int id, ntasks;
 	const struct wl_opts *o;
 	void *shared;                    /* what setup() returned */
+	bool background;                 /* runs until the others finish */
+	const _Atomic bool *stop;        /* set when the foreground is done */
 	uint64_t ops;                    /* the workload's unit of work */
 	uint64_t touches;                /* pages touched (wl_touch) */
 	uint64_t segv;                   /* touches refused: SIGSEGV */
@@ -43,7 +47,8 @@ struct wl_iter {
 	double elapsed;                  /* s, first start to last finish */
 	double user, sys;                /* s, summed over tasks */
 	double handler;                  /* s, CPU of the uffd handlers */
-	uint64_t ops, touches, segv;     /* summed over tasks */
+	uint64_t ops, touches, segv;     /* summed over foreground tasks */
+	uint64_t bg_ops;                 /* summed over background tasks */
 };
 
 struct workload {
@@ -54,6 +59,9 @@ struct workload {
 	/* Returns 0 or -errno; *shared is handed to every task. */
 	int (*setup)(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 		     void **shared);
+	/* Background tasks per iteration (NULL: none). They run task()
+	 * with t->background set until *t->stop, and are not timed. */
+	int (*background)(const struct wl_opts *o);
 	/* Returns 0 or -errno. */
 	int (*task)(struct wl_task *t);
 	void (*teardown)(struct sim_mm *mm, const struct wl_opts *o,
@@ -72,6 +80,13 @@ static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 	if (ret)
 		t->segv++;
 	return ret;
+}
+
+/* Should a background task stop? (acquire: pairs with the runner's
+ * release store once every foreground task has finished.) */
+static inline bool wl_should_stop(const struct wl_task *t)
+{
+	return atomic_load_explicit(t->stop, memory_order_acquire);
 }
 
 #define WORKLOAD(id) extern const struct workload id##_workload;

@@ -16,8 +16,8 @@
  * Pointers published to readers use C11 release stores and acquire (or
  * dependent) loads, not liburcu's macros, for the same reason.
  */
-#ifndef VMSIM_RCU_H
-#define VMSIM_RCU_H
+#ifndef VMSIM_LOCKS_RCU_H
+#define VMSIM_LOCKS_RCU_H
 
 #include <stdbool.h>
 

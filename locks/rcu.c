@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "sim/rcu.h"
+#include "locks/rcu.h"
 
 #include <pthread.h>
 

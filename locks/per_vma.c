@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pervma — per-VMA locks as in Linux 6.15 and later (the vm_refcnt
+ * variant; 6.4–6.14 used a per-VMA rw_semaphore for the same protocol).
+ *
+ * State: the mm rwsem (mmap_lock) with a sequence count mm_lock_seq that
+ * is odd while the mm is write-locked; in every VMA (struct vma_lock)
+ * vm_refcnt (0 detached, 1 attached, +1 per reader, +VMA_LOCK_OFFSET
+ * while a writer waits for readers to drain) and vm_lock_seq.
+ *
+ * Reader path (lock_vma_under_rcu + vma_start_read), per fault:
+ *   under RCU, look the VMA up without any lock; if vm_lock_seq equals
+ *   mm_lock_seq the VMA is write-locked: give up. Otherwise take a
+ *   reference unless the count is 0 (detached: the VMA was replaced —
+ *   count vma_lock_miss and look up again) or at least VMA_REF_LIMIT (a
+ *   writer is draining readers); then re-check vm_lock_seq (a writer may
+ *   have locked it between the check and the reference). Success: the
+ *   fault is handled holding only the VMA's reference, and counted
+ *   vma_lock_success at the end. Any failure counts vma_lock_abort and
+ *   falls back to mmap_read_lock + lookup, as the kernel does.
+ *   (vma_lock_retry counts faults that had to be retried under the mm
+ *   lock after starting under the VMA lock; vmsim's resolver never asks
+ *   for that, so it stays 0, which is what it means.)
+ * Writer path: mmap_write_lock (mm_lock_seq becomes odd); every VMA that
+ *   will be changed or removed is vma_start_write()n: add VMA_LOCK_OFFSET
+ *   (new readers now fail), wait until only the writer's share is left,
+ *   set vm_lock_seq = mm_lock_seq, drop the offset. Removed VMAs are
+ *   detached after the change is published (refcount to 0, waiting out
+ *   readers that took a reference before seeing the lock) and freed after
+ *   an RCU grace period. mmap_write_unlock makes mm_lock_seq even again,
+ *   which unlocks every VMA locked in that cycle at once.
+ *
+ * Invariants: a VMA being changed has no reader (vma_start_write waited);
+ * a reader never holds a reference on a detached VMA; a write-locked VMA
+ * stays locked until mmap_write_unlock.
+ *
+ * Source: include/linux/mmap_lock.h, mm/mmap_lock.c (lock_vma_under_rcu,
+ * vma_start_read, __vma_start_write, vma_mark_detached), Linux 6.15.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locks/futex.h"
+#include "locks/lock_ops.h"
+#include "locks/rcu.h"
+#include "locks/rw_semaphore.h"
+
+#define VMA_LOCK_OFFSET 0x40000000
+#define VMA_REF_LIMIT   (VMA_LOCK_OFFSET - 1)
+
+enum { PV_TAKEN_VMA = 1, PV_TAKEN_MM = 2 };
+enum { PV_SUCCESS, PV_ABORT, PV_RETRY, PV_MISS, PV_NCOUNTERS };
+enum pv_read { PV_READ_OK, PV_READ_LOCKED, PV_READ_DETACHED };
+
+struct pv_slot {
+	_Atomic uint64_t n[PV_NCOUNTERS];
+} __attribute__((aligned(64)));
+
+struct pervma_lock {
+	struct lock_inst base;
+	struct sim_rwsem mmap_lock;
+	_Atomic unsigned mm_lock_seq;    /* odd while write-locked */
+	struct lockstat_class *mm_cls, *vma_cls;
+	struct pv_slot slot[LOCKSTAT_SLOTS];
+};
+
+#define to_pv(l) ((struct pervma_lock *)(l))
+
+static void pv_count(struct pervma_lock *pv, int what)
+{
+	atomic_fetch_add_explicit(&pv->slot[lockstat_slot_id()].n[what], 1,
+				  memory_order_relaxed);
+}
+
+/* --- reader side --------------------------------------------------------- */
+
+static void vma_end_read(struct vma_lock *v)
+{
+	/* Release (seq_cst RMW): the fault's work happens-before the
+	 * writer's change, which waits for this count to drop. */
+	int left = atomic_fetch_sub(&v->refcnt, 1) - 1;
+
+	if (left >= VMA_LOCK_OFFSET)     /* a writer is waiting for us */
+		futex_wake(&v->refcnt, 1);
+}
+
+static enum pv_read vma_start_read(struct pervma_lock *pv, struct vma_lock *v)
+{
+	unsigned seq = atomic_load_explicit(&pv->mm_lock_seq, memory_order_acquire);
+	int old;
+
+	if (atomic_load_explicit(&v->lock_seq, memory_order_relaxed) == seq)
+		return PV_READ_LOCKED;
+	old = atomic_load_explicit(&v->refcnt, memory_order_relaxed);
+	do {
+		if (!old)
+			return PV_READ_DETACHED;
+		if (old >= VMA_REF_LIMIT)
+			return PV_READ_LOCKED;
+		/* Acquire: pairs with the writer's release of the offset, so
+		 * the vm_lock_seq it stored is visible to the re-check. */
+	} while (!atomic_compare_exchange_weak_explicit(&v->refcnt, &old, old + 1,
+			memory_order_seq_cst, memory_order_relaxed));
+	if (atomic_load(&v->lock_seq) == atomic_load(&pv->mm_lock_seq)) {
+		vma_end_read(v);
+		return PV_READ_LOCKED;
+	}
+	return PV_READ_OK;
+}
+
+static void *pv_fault_begin(struct lock_inst *l, unsigned long addr,
+			    struct lock_handle *h)
+{
+	struct pervma_lock *pv = to_pv(l);
+	struct vma_lock *vl;
+	void *vma;
+
+	for (;;) {
+		enum pv_read r = PV_READ_LOCKED;
+
+		sim_rcu_read_lock();
+		vma = l->env.vma_lookup(l->env.arg, addr, &vl);
+		if (vma)
+			r = vma_start_read(pv, vl);
+		sim_rcu_read_unlock();
+		if (r == PV_READ_OK) {
+			h->taken = PV_TAKEN_VMA;
+			h->obj = vl;
+			h->t_acquired = lockstat_now();
+			lockstat_acquired(pv->vma_cls, LS_READ, false, 0);
+			return vma;
+		}
+		if (r != PV_READ_DETACHED)
+			break;
+		pv_count(pv, PV_MISS);   /* replaced under us: look again */
+	}
+	pv_count(pv, PV_ABORT);
+	h->taken = PV_TAKEN_MM;
+	h->t_acquired = sim_down_read(&pv->mmap_lock);
+	return NULL;
+}
+
+static void pv_fault_end(struct lock_inst *l, struct lock_handle *h)
+{
+	struct pervma_lock *pv = to_pv(l);
+
+	if (h->taken == PV_TAKEN_VMA) {
+		lockstat_released(pv->vma_cls, LS_READ,
+				  lockstat_now() - h->t_acquired);
+		vma_end_read(h->obj);
+		pv_count(pv, PV_SUCCESS);
+	} else {
+		sim_up_read(&pv->mmap_lock, h->t_acquired);
+	}
+}
+
+/* --- writer side --------------------------------------------------------- */
+
+static void pv_write_begin(struct lock_inst *l, unsigned long start,
+			   unsigned long end, struct lock_handle *h)
+{
+	struct pervma_lock *pv = to_pv(l);
+
+	h->t_acquired = sim_down_write(&pv->mmap_lock);
+	/* mmap_write_lock: the sequence turns odd. */
+	atomic_fetch_add_explicit(&pv->mm_lock_seq, 1, memory_order_seq_cst);
+}
+
+static void pv_write_end(struct lock_inst *l, struct lock_handle *h)
+{
+	struct pervma_lock *pv = to_pv(l);
+
+	/* vma_end_write_all: even again; every VMA write-locked in this
+	 * cycle is unlocked at once. Release: our changes happen-before a
+	 * reader that sees the new sequence. */
+	atomic_fetch_add_explicit(&pv->mm_lock_seq, 1, memory_order_release);
+	sim_up_write(&pv->mmap_lock, h->t_acquired);
+}
+
+/* Take a VMA read lock on the VMA containing [start, end), if one does;
+ * returns false if the caller must fall back to the mm lock. */
+static bool pv_try_vma_read(struct pervma_lock *pv, unsigned long start,
+			    unsigned long end, struct lock_handle *h)
+{
+	struct lock_inst *l = &pv->base;
+
+	for (;;) {
+		enum pv_read r = PV_READ_LOCKED;
+		struct vma_lock *vl;
+		void *vma;
+
+		sim_rcu_read_lock();
+		vma = l->env.vma_lookup(l->env.arg, start, &vl);
+		if (vma && l->env.vma_lookup(l->env.arg, end - 1, &vl) == vma)
+			r = vma_start_read(pv, vl);
+		sim_rcu_read_unlock();
+		if (r == PV_READ_OK) {
+			h->taken = PV_TAKEN_VMA;
+			h->obj = vl;
+			h->t_acquired = lockstat_now();
+			lockstat_acquired(pv->vma_cls, LS_READ, false, 0);
+			return true;
+		}
+		if (r != PV_READ_DETACHED)
+			return false;
+	}
+}
+
+/*
+ * madvise: as Linux 6.16 does for MADV_DONTNEED (try_vma_read_lock()),
+ * a range inside one VMA is handled under that VMA's read lock; anything
+ * else falls back to mmap_read_lock.
+ */
+static void pv_read_range_begin(struct lock_inst *l, unsigned long start,
+				unsigned long end, struct lock_handle *h)
+{
+	struct pervma_lock *pv = to_pv(l);
+
+	if (pv_try_vma_read(pv, start, end, h))
+		return;
+	h->taken = PV_TAKEN_MM;
+	h->t_acquired = sim_down_read(&pv->mmap_lock);
+}
+
+static void pv_read_range_end(struct lock_inst *l, struct lock_handle *h)
+{
+	struct pervma_lock *pv = to_pv(l);
+
+	if (h->taken == PV_TAKEN_VMA) {
+		lockstat_released(pv->vma_cls, LS_READ,
+				  lockstat_now() - h->t_acquired);
+		vma_end_read(h->obj);
+	} else {
+		sim_up_read(&pv->mmap_lock, h->t_acquired);
+	}
+}
+
+/* Wait until the reference count is exactly want (readers drained). */
+static bool pv_wait_refs(struct vma_lock *v, int want)
+{
+	bool waited = false;
+	int c;
+
+	while ((c = atomic_load(&v->refcnt)) != want) {
+		futex_wait(&v->refcnt, c);
+		waited = true;
+	}
+	return waited;
+}
+
+static void pv_vma_init(struct lock_inst *l, struct vma_lock *v)
+{
+	/* A new VMA is attached and write-locked until mmap_write_unlock. */
+	atomic_init(&v->refcnt, 1);
+	atomic_init(&v->lock_seq,
+		    atomic_load_explicit(&to_pv(l)->mm_lock_seq, memory_order_relaxed));
+}
+
+static void pv_vma_start_write(struct lock_inst *l, struct vma_lock *v)
+{
+	struct pervma_lock *pv = to_pv(l);
+	unsigned seq = atomic_load_explicit(&pv->mm_lock_seq, memory_order_relaxed);
+	uint64_t t0, t1;
+	bool waited;
+
+	if (atomic_load_explicit(&v->lock_seq, memory_order_relaxed) == seq)
+		return;                  /* already locked in this cycle */
+	t0 = lockstat_now();
+	atomic_fetch_add(&v->refcnt, VMA_LOCK_OFFSET);
+	waited = pv_wait_refs(v, VMA_LOCK_OFFSET + 1);
+	atomic_store_explicit(&v->lock_seq, seq, memory_order_relaxed);
+	/* Release (seq_cst RMW): the lock_seq store is visible to a reader
+	 * whose reference RMW comes after this one. */
+	atomic_fetch_sub(&v->refcnt, VMA_LOCK_OFFSET);
+	t1 = lockstat_now();
+	lockstat_acquired(pv->vma_cls, LS_WRITE, waited, t1 - t0);
+	lockstat_released(pv->vma_cls, LS_WRITE, 0);
+}
+
+static void pv_vma_mark_detached(struct lock_inst *l, struct vma_lock *v)
+{
+	/* Write-locked, so no new reader gets in; one that took a reference
+	 * before seeing the lock is about to drop it: wait it out. */
+	if (atomic_fetch_sub(&v->refcnt, 1) == 1)
+		return;
+	atomic_fetch_add(&v->refcnt, VMA_LOCK_OFFSET);
+	pv_wait_refs(v, VMA_LOCK_OFFSET);
+	atomic_fetch_sub(&v->refcnt, VMA_LOCK_OFFSET);
+}
+
+/* --- instance -------------------------------------------------------------- */
+
+static int pv_create(const struct lock_env *env, struct lock_inst **out)
+{
+	struct pervma_lock *pv = aligned_alloc(64, sizeof(*pv));
+	int ret;
+
+	if (!pv)
+		return -ENOMEM;
+	memset(pv, 0, sizeof(*pv));
+	pv->base.ops = &pervma_lock_ops;
+	pv->base.env = *env;
+	ret = lock_inst_add_class(&pv->base, "mmap_lock", &pv->mm_cls);
+	if (!ret)
+		ret = lock_inst_add_class(&pv->base, "vma_lock", &pv->vma_cls);
+	if (!ret)
+		ret = sim_rwsem_init(&pv->mmap_lock, pv->mm_cls);
+	if (ret) {
+		lock_inst_free_classes(&pv->base);
+		free(pv);
+		return ret;
+	}
+	*out = &pv->base;
+	return 0;
+}
+
+static void pv_destroy(struct lock_inst *l)
+{
+	sim_rwsem_destroy(&to_pv(l)->mmap_lock);
+	lock_inst_free_classes(l);
+	free(l);
+}
+
+static int pv_counters(struct lock_inst *l, const char **names, uint64_t *values)
+{
+	static const char *const n[PV_NCOUNTERS] = {
+		"vma_lock_success", "vma_lock_abort", "vma_lock_retry",
+		"vma_lock_miss",
+	};
+	struct pervma_lock *pv = to_pv(l);
+
+	for (int i = 0; i < PV_NCOUNTERS; i++) {
+		names[i] = n[i];
+		values[i] = 0;
+		for (int s = 0; s < LOCKSTAT_SLOTS; s++)
+			values[i] += atomic_load_explicit(&pv->slot[s].n[i],
+							  memory_order_relaxed);
+	}
+	return PV_NCOUNTERS;
+}
+
+const struct lock_ops pervma_lock_ops = {
+	.name = "pervma",
+	.desc = "per-VMA locks (Linux 6.15 vm_refcnt): RCU lookup + VMA read lock, mm rwsem fallback",
+	.excludes = true,
+	.create = pv_create,
+	.destroy = pv_destroy,
+	.fault_begin = pv_fault_begin,
+	.fault_end = pv_fault_end,
+	.write_begin = pv_write_begin,
+	.write_end = pv_write_end,
+	.read_range_begin = pv_read_range_begin,
+	.read_range_end = pv_read_range_end,
+	.vma_init = pv_vma_init,
+	.vma_start_write = pv_vma_start_write,
+	.vma_mark_detached = pv_vma_mark_detached,
+	.counters = pv_counters,
+};
