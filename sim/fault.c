@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static _Thread_local sigjmp_buf *touch_jb;
 static _Thread_local uint64_t fill_buf[SIM_PAGE_SIZE / 8]
@@ -55,11 +57,23 @@ static void resolve_synthetic(struct sim_mm *mm, const struct sim_vma *v,
 {
 	size_t pg = (addr - mm->base) >> SIM_PAGE_SHIFT;
 	unsigned char state = (flags & FAULT_FLAG_WRITE) ? 2 : 1;
+	bool fresh = !atomic_load_explicit(&mm->present[pg], memory_order_relaxed);
 
-	if (v->vm_file != SIM_FILE_NONE &&
-	    !atomic_load_explicit(&mm->present[pg], memory_order_relaxed))
-		memcpy((void *)addr, file_page(v, addr), SIM_PAGE_SIZE);
-	else if (state == 2)
+	/* A new page gets its contents here, as the kernel zeroes a new
+	 * anonymous page or reads a file page: whatever the real arena page
+	 * held before (a write that raced an munmap) must not show. A page
+	 * the real protection will not let us write is filled through
+	 * /proc/self/mem, which writes past protections as a debugger does. */
+	if (fresh) {
+		const void *src = v->vm_file != SIM_FILE_NONE ?
+				  file_page(v, addr) : zero_page;
+
+		if (v->vm_flags & VM_WRITE)
+			memcpy((void *)addr, src, SIM_PAGE_SIZE);
+		else if (pwrite(mm->self_mem, src, SIM_PAGE_SIZE, (off_t)addr) !=
+			 (ssize_t)SIM_PAGE_SIZE)
+			madvise((void *)addr, SIM_PAGE_SIZE, MADV_DONTNEED);
+	} else if (state == 2)
 		*(volatile char *)addr = *(volatile char *)addr;
 	else
 		(void)*(volatile char *)addr;

@@ -2,6 +2,7 @@
 #include "sim/mm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -109,6 +110,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	if (!mm->cfg.max_map_count)
 		mm->cfg.max_map_count = SIM_DEFAULT_MAX_MAP_COUNT;
 	mm->uffd = -1;
+	mm->self_mem = -1;
 	ret = vma_tree_init(&mm->tree);
 	if (ret) {
 		free(mm);
@@ -146,7 +148,13 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		}
 		mm->present = p;
 	}
-	if (cfg->source == FAULT_SRC_UFFD) {
+	if (cfg->source == FAULT_SRC_SYNTHETIC) {
+		mm->self_mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+		if (mm->self_mem < 0) {
+			ret = -errno;
+			goto err;
+		}
+	} else {
 		ret = sim_mm_start_uffd(mm);
 		if (ret)
 			goto err;
@@ -176,6 +184,8 @@ void sim_mm_destroy(struct sim_mm *mm)
 	sim_mm_stop_handlers(mm);
 	if (mm->uffd >= 0)
 		close(mm->uffd);
+	if (mm->self_mem >= 0)
+		close(mm->self_mem);
 	vma_tree_destroy(&mm->tree, sim_vma_free);
 	if (mm->lock)
 		mm->lock->ops->destroy(mm->lock);

@@ -57,6 +57,7 @@ struct sim_mm {
 	struct vma_tree tree;
 	struct lock_inst *lock;
 	int uffd;                        /* -1 in synthetic mode */
+	int self_mem;                    /* synthetic: /proc/self/mem, or -1 */
 	struct uffd_info uinfo;
 	struct uffd_pool *pool;
 	struct uffd_counters uffd_final; /* filled when the pool stops */

@@ -103,7 +103,7 @@ static void *page_vma(void *arg, unsigned long addr, struct vma_lock **lock)
 	if (addr < BASE || p >= NPAGES)
 		return NULL;
 	*lock = &v->vma[p];
-	return lock;
+	return &v->vma[p];              /* the VMA's identity */
 }
 
 static void validate(const struct lock_ops *ops)

@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "sim/fault.h"
@@ -326,6 +327,32 @@ START_TEST(test_mprotect)
 }
 END_TEST
 
+/* Synthetic faults on read-only VMAs: zero pages and file contents
+ * appear although the real protection forbids writing them. */
+START_TEST(test_synthetic_readonly)
+{
+	struct sim_mm *mm = mk_mm(1024, FAULT_SRC_SYNTHETIC);
+	unsigned long a, f;
+	unsigned char v = 9;
+	uint64_t got;
+
+	ck_assert_int_eq(sim_do_mmap(mm, 0, 2 * P, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE, SIM_FILE_NONE, 0, &a), 0);
+	ck_assert_int_eq(sim_touch(mm, a, true, &v), 0);
+	ck_assert_int_eq(sim_do_munmap(mm, a, 2 * P), 0);
+	ck_assert_int_eq(sim_do_mmap(mm, a, 2 * P, PROT_READ, MAP_FIXED_NOREPLACE,
+				     SIM_FILE_NONE, 0, &a), 0);
+	ck_assert_int_eq(sim_touch(mm, a, false, &v), 0);
+	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(sim_touch(mm, a, true, &v), -EFAULT);
+	ck_assert_int_eq(sim_do_mmap(mm, 0, P, PROT_READ, MAP_PRIVATE, 5, 7, &f), 0);
+	ck_assert_int_eq(sim_touch(mm, f + 8, false, &v), 0);
+	memcpy(&got, (void *)(f + 8), 8);
+	ck_assert_uint_eq(got, sim_file_word(5, 7 * P + 8));
+	sim_mm_destroy(mm);
+}
+END_TEST
+
 START_TEST(test_madvise_and_batch)
 {
 	struct sim_mm *mm = mk_mm(1024, FAULT_SRC_SYNTHETIC);
@@ -429,6 +456,7 @@ int main(void)
 	tcase_add_test(to, test_merge_rules);
 	tcase_add_test(to, test_mprotect);
 	tcase_add_test(to, test_madvise_and_batch);
+	tcase_add_test(to, test_synthetic_readonly);
 	tcase_add_test(to, test_brk);
 	tcase_add_test(to, test_max_map_count);
 	suite_add_tcase(s, tc);
