@@ -118,23 +118,32 @@ static void rwsem_grant(struct rwsem_waiter *w)
 	futex_wake(&w->granted, 1);
 }
 
-/* Grant every queued reader (the head is a reader and holds one bias). */
+/*
+ * Grant every queued reader (the head is a reader and already holds one
+ * bias). All their biases are added before the first of them is woken:
+ * a woken reader may run and release at once, and the lock must not look
+ * free to a stealing writer while later readers are still being granted
+ * (the kernel's rwsem_mark_wake() adds its adjustment first, too).
+ */
 static void rwsem_grant_readers(struct sim_rwsem *s)
 {
 	struct rwsem_waiter **pp = &s->head, *prev = NULL, *w;
-	int n = 0;
+	long n = 0;
 
-	while ((w = *pp) && n < RWSEM_MAX_READER_WAKE) {
+	for (w = s->head; w && n < RWSEM_MAX_READER_WAKE; w = w->next)
+		if (w->type == WAITER_READER)
+			n++;
+	if (n > 1)
+		atomic_fetch_add(&s->count, (n - 1) * RWSEM_READER_BIAS);
+	while ((w = *pp) && n > 0) {
 		if (w->type != WAITER_READER) {
 			prev = w;
 			pp = &w->next;
 			continue;
 		}
-		/* The first reader's bias was added by the caller's cmpxchg. */
-		if (n++)
-			atomic_fetch_add(&s->count, RWSEM_READER_BIAS);
 		rwsem_unlink(s, pp, prev);
 		rwsem_grant(w);
+		n--;
 	}
 }
 

@@ -109,11 +109,13 @@ static void txn_end(struct vma_txn *x, int ret)
 		for (size_t i = 0; i < x->nadded; i++)
 			free(x->added[i]);
 	} else {
-		vma_tree_commit(&x->mm->tree);
+		vma_tree_publish(&x->mm->tree);
 		/* Published: a reader that still finds a removed VMA through
-		 * an old version must see it detached. */
+		 * an old version must see it detached. Before _end(), which may
+		 * free what this transaction retired. */
 		for (size_t i = 0; l->ops->vma_mark_detached && i < x->nremoved; i++)
 			l->ops->vma_mark_detached(l, x->removed[i]);
+		vma_tree_end(&x->mm->tree);
 	}
 	free(x->added);
 	free(x->removed);

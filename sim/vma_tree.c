@@ -198,6 +198,21 @@ static void vt_unalloc(struct vma_tree *t, struct vt_node *n)
 	t->nspare++;
 }
 
+/* Make room for `more` entries in l; -ENOMEM. */
+static int vt_list_room(struct vt_list *l, size_t more)
+{
+	while (l->cap - l->n < more) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct vt_retired *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	return 0;
+}
+
 static int vt_list_add(struct vt_list *l, void *p, void (*fn)(void *))
 {
 	if (l->n == l->cap) {
@@ -231,21 +246,14 @@ static void vt_drop(struct vma_tree *t, struct vt_node *n)
 static int vt_reserve_ops(struct vma_tree *t)
 {
 	int need = 3 * (t->height + 1) + 1;
-	struct vt_list *l = &t->pending;
 	int ret = vt_reserve(t, need);
 
-	if (ret)
-		return ret;
-	while (l->cap - l->n < (size_t)need) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct vt_retired *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	return 0;
+	/* Room to retire now and to move everything pending at publish. */
+	if (!ret)
+		ret = vt_list_room(&t->pending, (size_t)need);
+	if (!ret)
+		ret = vt_list_room(&t->retired, t->pending.n + (size_t)need);
+	return ret;
 }
 
 /* Writable version of n for this transaction. */
@@ -548,7 +556,9 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 
 int vma_tree_retire(struct vma_tree *t, void *p, void (*fn)(void *))
 {
-	return vt_list_add(&t->pending, p, fn);
+	int ret = vt_list_room(&t->retired, t->pending.n + 1);
+
+	return ret ? ret : vt_list_add(&t->pending, p, fn);
 }
 
 static void vt_flush(struct vma_tree *t)
@@ -579,28 +589,30 @@ void vma_tree_begin(struct vma_tree *t)
 	t->pending.n = 0;
 }
 
-void vma_tree_commit(struct vma_tree *t)
+void vma_tree_publish(struct vma_tree *t)
 {
-	bool flush;
-
 	/* Release: pairs with the acquire load in vma_tree_find(); the new
 	 * version's nodes are complete before readers can reach them. */
 	atomic_store_explicit(&t->root, t->wroot, memory_order_release);
 	atomic_store_explicit(&t->count, t->wcount, memory_order_relaxed);
 	t->gen++;                        /* this version is published now */
-	for (size_t i = 0; i < t->pending.n; i++) {
-		if (vt_list_add(&t->retired, t->pending.v[i].p,
-				t->pending.v[i].fn)) {
-			/* No room to defer: wait for readers and free now. */
-			sim_rcu_synchronize();
-			t->pending.v[i].fn(t->pending.v[i].p);
-		}
-	}
+	/* Cannot fail: every retire made room in the retired list. */
+	for (size_t i = 0; i < t->pending.n; i++)
+		t->retired.v[t->retired.n++] = t->pending.v[i];
 	t->pending.n = 0;
-	flush = t->retired.n >= VT_FLUSH;
-	if (flush)
+}
+
+void vma_tree_end(struct vma_tree *t)
+{
+	if (t->retired.n >= VT_FLUSH)
 		vt_flush(t);
 	pthread_mutex_unlock(&t->lock);
+}
+
+void vma_tree_commit(struct vma_tree *t)
+{
+	vma_tree_publish(t);
+	vma_tree_end(t);
 }
 
 /* Free this transaction's unpublished nodes reachable from n. */

@@ -85,7 +85,13 @@ static inline size_t vma_tree_count(struct vma_tree *t)
 /* --- writers ------------------------------------------------------------ */
 
 void vma_tree_begin(struct vma_tree *t);
+/* Publish and end the transaction: vma_tree_publish() then _end(). */
 void vma_tree_commit(struct vma_tree *t);
+/* Publish the transaction's version; the caller may still act on what it
+ * retired (it is freed no earlier than vma_tree_end()). */
+void vma_tree_publish(struct vma_tree *t);
+/* End a published transaction: reclaim what is due, drop the mutex. */
+void vma_tree_end(struct vma_tree *t);
 void vma_tree_abort(struct vma_tree *t);
 
 struct sim_vma *vma_tree_txn_find(struct vma_tree *t, unsigned long addr);

@@ -48,12 +48,16 @@ static void hold_read(struct validator *v, int lo, int hi)
 	atomic_fetch_add(&v->reads, 1);
 }
 
-static void hold_write(struct validator *v, int lo, int hi)
+static void hold_write(struct validator *v, int lo, int hi, bool nap)
 {
 	for (int p = lo; p < hi; p++)
 		if (atomic_fetch_add(&v->writers[p], 1) != 0 ||
 		    atomic_load(&v->readers[p]))
 			atomic_fetch_add(&v->violations, 1);
+	/* Sometimes sleep while holding, as a writer waiting for VMA readers
+	 * does: waiters pile up and the wake-up paths get exercised. */
+	if (nap)
+		usleep(1);
 	for (int i = 0; i < 50; i++)
 		__asm__ __volatile__("" ::: "memory");
 	for (int p = lo; p < hi; p++)
@@ -78,7 +82,7 @@ static void *validator_thread(void *arg)
 			/* As the mm does: write-lock every VMA it changes. */
 			for (int p = lo; ops->vma_start_write && p < hi; p++)
 				ops->vma_start_write(v->l, &v->vma[p]);
-			hold_write(v, lo, hi);
+			hold_write(v, lo, hi, rand_r(&seed) % 8 == 0);
 			ops->write_end(v->l, &h);
 		} else if (kind == 1) {
 			ops->read_range_begin(v->l, BASE + lo * PG, BASE + hi * PG, &h);
@@ -219,6 +223,66 @@ START_TEST(test_rwsem_writer_blocks_new_readers)
 }
 END_TEST
 
+/*
+ * sim_rwsem under churn: short readers, writers that sometimes sleep while
+ * holding. Catches a granter that lets the lock look free while it is
+ * still granting queued readers (a stealing writer then overlaps them).
+ */
+struct churn {
+	struct sim_rwsem s;
+	_Atomic int readers, writers;
+	_Atomic long viol;
+};
+
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+	unsigned seed = (unsigned)(uintptr_t)pthread_self();
+
+	for (int i = 0; i < 20000; i++) {
+		int k = rand_r(&seed) % 8;
+		uint64_t t;
+
+		if (k == 0) {
+			t = sim_down_write(&c->s);
+			if (atomic_fetch_add(&c->writers, 1) || atomic_load(&c->readers))
+				atomic_fetch_add(&c->viol, 1);
+			if (rand_r(&seed) % 4 == 0)
+				usleep(1);
+			atomic_fetch_sub(&c->writers, 1);
+			sim_up_write(&c->s, t);
+		} else if (k < 3) {
+			t = sim_down_read(&c->s);
+			atomic_fetch_add(&c->readers, 1);
+			if (atomic_load(&c->writers))
+				atomic_fetch_add(&c->viol, 1);
+			atomic_fetch_sub(&c->readers, 1);
+			sim_up_read(&c->s, t);
+		}
+	}
+	return NULL;
+}
+
+START_TEST(test_rwsem_grant_churn)
+{
+	struct churn *c = calloc(1, sizeof(*c));
+	pthread_t t[4];
+
+	ck_assert_int_eq(sim_rwsem_init(&c->s, NULL), 0);
+	alarm(120);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, churn_thread, c);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	alarm(0);
+	long viol = atomic_load(&c->viol);
+
+	ck_assert_msg(viol == 0, "%ld reader/writer overlaps", viol);
+	sim_rwsem_destroy(&c->s);
+	free(c);
+}
+END_TEST
+
 /* --- range lock: FIFO among conflicting requests -------------------------- */
 
 struct req {
@@ -326,6 +390,7 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, test_validate_scheme, 0, lock_nschemes);
 	tcase_add_test(tf, test_rwsem_writer_blocks_new_readers);
+	tcase_add_test(tf, test_rwsem_grant_churn);
 	tcase_add_test(tf, test_range_fifo);
 	tcase_add_test(tf, test_range_full_is_global);
 	suite_add_tcase(s, tc);
