@@ -23,6 +23,7 @@
 
 #include "locks/lock_ops.h"
 #include "sim/bench.h"
+#include "sim/compare.h"
 #include "sim/parse.h"
 #include "sim/results.h"
 #include "sim/stats.h"
@@ -42,6 +43,7 @@ static void usage(FILE *f)
 "commands:\n"
 "  run      run a workload under a lock scheme and write a result\n"
 "  list     list the lock schemes and workloads\n"
+"  compare  compare result files: mmtests-style tables, regression gate\n"
 "  check    report what this machine offers (userfaultfd, io_uring, CPUs)\n"
 "  bench tree [--vmas LIST] [--lookups N]\n"
 "           VMA-tree costs at several sizes against a sorted array\n"
@@ -61,6 +63,16 @@ static void usage(FILE *f)
 "  -o, --json FILE          write the result to FILE\n"
 "  -f, --force              overwrite FILE if it exists\n"
 "  -q, --quiet              no progress line\n"
+"\n"
+"vmsim compare [options] BASE.json NEW.json [MORE.json ...]\n"
+"      --format FMT         text | markdown | csv | json | gnuplot (default text)\n"
+"      --label NAME         column label, once per file in order (default: scheme)\n"
+"      --test TEST          welch | mannwhitney (default welch)\n"
+"      --alpha A            significance level (default 0.05)\n"
+"      --fail-on-regression[=PCT]\n"
+"                           exit 1 if a primary metric of a later file is\n"
+"                           significantly worse than BASE by more than PCT%%\n"
+"      --metric NAME        the metric for --format gnuplot (default: first)\n"
 "\n"
 "  -h, --help               this help;  -V, --version  the version\n");
 }
@@ -410,6 +422,133 @@ static int cmd_check(void)
 	return 0;
 }
 
+enum { OPT_FORMAT = 300, OPT_LABEL, OPT_TEST, OPT_ALPHA, OPT_FAIL, OPT_METRIC };
+
+static int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "test", required_argument, NULL, OPT_TEST },
+		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "fail-on-regression", optional_argument, NULL, OPT_FAIL },
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static const char *const formats[] = { "text", "markdown", "csv", "json",
+					       "gnuplot" };
+	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH, .alpha = 0.05 };
+	const char *labels[64];
+	struct cmp_file *files;
+	int nlabels = 0, opt, n, ret = 0;
+	bool fail = false;
+	double pct = 0;
+	char err[256], *end;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_FORMAT: {
+			int i;
+
+			for (i = 0; i < 5 && strcmp(optarg, formats[i]); i++)
+				;
+			if (i == 5)
+				return bad("unknown format '%s': want text, markdown, "
+					   "csv, json or gnuplot", optarg);
+			o.format = (enum cmp_format)i;
+			break;
+		}
+		case OPT_LABEL:
+			if (nlabels == 64)
+				return bad("too many labels at '%s'", optarg);
+			labels[nlabels++] = optarg;
+			break;
+		case OPT_TEST:
+			if (!strcmp(optarg, "welch"))
+				o.test = CMP_WELCH;
+			else if (!strcmp(optarg, "mannwhitney"))
+				o.test = CMP_MANNWHITNEY;
+			else
+				return bad("unknown test '%s': want welch or mannwhitney",
+					   optarg);
+			break;
+		case OPT_ALPHA:
+			o.alpha = strtod(optarg, &end);
+			if (*end || !(o.alpha > 0 && o.alpha < 1))
+				return bad("bad alpha '%s': want a number between 0 and 1",
+					   optarg);
+			break;
+		case OPT_FAIL:
+			fail = true;
+			if (optarg) {
+				pct = strtod(optarg, &end);
+				if (*end || !(pct >= 0 && pct < 1000))
+					return bad("bad regression threshold '%s': want a "
+						   "percentage such as 5", optarg);
+			}
+			break;
+		case OPT_METRIC:
+			o.metric = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return bad("%s", "bad option");
+		}
+	}
+	n = argc - optind;
+	if (n < 1)
+		return bad("%s", "compare needs at least one result file");
+	if (n > 32)
+		return bad("too many files (%s): at most 32", argv[optind + 32]);
+	if (nlabels && nlabels != n) {
+		fprintf(stderr, "%s: %d labels for %d files: give one --label per "
+			"file\n", prog, nlabels, n);
+		return EXIT_USAGE;
+	}
+	files = calloc((size_t)n, sizeof(*files));
+	if (!files)
+		return 1;
+	for (int i = 0; i < n && !ret; i++) {
+		const char *path = argv[optind + i];
+
+		if (cmp_load(path, &files[i], err, sizeof(err))) {
+			fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+			ret = EXIT_USAGE;
+		} else if (i && strcmp(files[i].workload, files[0].workload)) {
+			fprintf(stderr, "%s: %s: workload '%s' does not match '%s' "
+				"of %s\n", prog, path, files[i].workload,
+				files[0].workload, files[0].path);
+			ret = EXIT_USAGE;
+		} else if (nlabels) {
+			snprintf(files[i].label, sizeof(files[i].label), "%s", labels[i]);
+		}
+	}
+	if (!ret && o.metric) {
+		bool found = false;
+
+		for (int m = 0; m < files[0].nmetrics; m++)
+			found |= !strcmp(files[0].metrics[m].name, o.metric);
+		if (!found) {
+			fprintf(stderr, "%s: %s has no metric '%s'\n", prog,
+				files[0].path, o.metric);
+			ret = EXIT_USAGE;
+		}
+	}
+	if (!ret) {
+		cmp_print(stdout, files, n, &o);
+		if (fail && cmp_regressions(stderr, files, n, &o, pct))
+			ret = 1;
+	}
+	for (int i = 0; i < n; i++)
+		cmp_file_free(&files[i]);
+	free(files);
+	return ret;
+}
+
 static int cmd_bench(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -493,5 +632,7 @@ int main(int argc, char **argv)
 		return cmd_check();
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return cmd_compare(argc - 1, argv + 1);
 	return bad("unknown command '%s'", cmd);
 }

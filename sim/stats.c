@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "sim/stats.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 double stats_amean(const double *x, size_t n)
 {
@@ -21,8 +25,10 @@ double stats_hmean(const double *x, size_t n)
 	if (!n)
 		return NAN;
 	for (size_t i = 0; i < n; i++) {
-		if (!(x[i] > 0))
+		if (x[i] < 0 || isnan(x[i]))
 			return NAN;
+		if (x[i] == 0)
+			return 0;
 		s += 1.0 / x[i];
 	}
 	return (double)n / s;
@@ -60,4 +66,166 @@ double stats_max(const double *x, size_t n)
 		if (i == 0 || x[i] > m)
 			m = x[i];
 	return m;
+}
+
+double stats_coeffvar(const double *x, size_t n)
+{
+	double m = stats_amean(x, n);
+
+	return m == 0 || isnan(m) ? NAN : 100.0 * stats_stddev(x, n) / m;
+}
+
+double stats_best_mean(const double *x, size_t n, double pct, bool higher)
+{
+	size_t k = (size_t)((double)n * pct / 100.0);
+	double *c, r;
+
+	if (!n)
+		return NAN;
+	if (k < 1)
+		k = 1;
+	c = malloc(n * sizeof(*c));
+	if (!c)
+		return NAN;
+	memcpy(c, x, n * sizeof(*c));
+	gsl_sort(c, 1, n);
+	r = higher ? stats_hmean(c + (n - k), k) : stats_amean(c, k);
+	free(c);
+	return r;
+}
+
+static double variance(const double *x, size_t n)
+{
+	double s = stats_stddev(x, n);
+
+	return s * s;
+}
+
+double stats_welch_p(const double *a, size_t na, const double *b, size_t nb)
+{
+	double va, vb, se2, t, df;
+
+	if (na < 2 || nb < 2)
+		return NAN;
+	va = variance(a, na) / (double)na;
+	vb = variance(b, nb) / (double)nb;
+	se2 = va + vb;
+	if (se2 == 0)                    /* two constant samples */
+		return stats_amean(a, na) == stats_amean(b, nb) ? 1.0 : 0.0;
+	t = (stats_amean(a, na) - stats_amean(b, nb)) / sqrt(se2);
+	df = se2 * se2 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
+	return 2.0 * gsl_cdf_tdist_Q(fabs(t), df);
+}
+
+struct mw_item {
+	double v;
+	int from_a;
+};
+
+static int mw_cmp(const void *x, const void *y)
+{
+	const struct mw_item *a = x, *b = y;
+
+	return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/* Exact two-sided p of U <= u for sizes m, n (no ties): counts of rank
+ * sums by dynamic programming over c(i, j, s). */
+static double mw_exact(size_t m, size_t n, double u)
+{
+	size_t max = m * n, i, j, s;
+	double *prev, *cur, total = 0, below = 0, p;
+	/* f[j][s]: ways for i of the first values to be a's, with U = s */
+	double *f = calloc((n + 1) * (max + 1), sizeof(double));
+	double *g = calloc((n + 1) * (max + 1), sizeof(double));
+
+	if (!f || !g) {
+		free(f);
+		free(g);
+		return NAN;
+	}
+	/* Number of sequences of m a's and n b's where U (count of (a, b)
+	 * pairs with b before a) equals s: classic recurrence
+	 * N(m, n, s) = N(m - 1, n, s - n) + N(m, n - 1, s). */
+	for (j = 0; j <= n; j++)
+		f[j * (max + 1)] = 1;                  /* m = 0: U = 0 */
+	prev = f;
+	cur = g;
+	for (i = 1; i <= m; i++) {
+		for (j = 0; j <= n; j++)
+			for (s = 0; s <= max; s++) {
+				double v = 0;
+
+				if (s >= j)
+					v += prev[j * (max + 1) + s - j];
+				if (j > 0)
+					v += cur[(j - 1) * (max + 1) + s];
+				cur[j * (max + 1) + s] = v;
+			}
+		double *t = prev;
+
+		prev = cur;
+		cur = t;
+	}
+	for (s = 0; s <= max; s++) {
+		double c = prev[n * (max + 1) + s];
+
+		total += c;
+		if ((double)s <= u + 1e-9)
+			below += c;
+	}
+	free(f);
+	free(g);
+	p = 2.0 * below / total;
+	return p > 1.0 ? 1.0 : p;
+}
+
+double stats_mannwhitney_p(const double *a, size_t na, const double *b,
+			   size_t nb)
+{
+	size_t n = na + nb, i, j;
+	struct mw_item *it;
+	double ra = 0, ua, ub, u, mu, sigma2, ties = 0, z;
+	bool tied = false;
+
+	if (!na || !nb)
+		return NAN;
+	it = malloc(n * sizeof(*it));
+	if (!it)
+		return NAN;
+	for (i = 0; i < na; i++)
+		it[i] = (struct mw_item){ a[i], 1 };
+	for (i = 0; i < nb; i++)
+		it[na + i] = (struct mw_item){ b[i], 0 };
+	qsort(it, n, sizeof(*it), mw_cmp);
+	for (i = 0; i < n; i = j) {
+		double rank, t;
+
+		for (j = i + 1; j < n && it[j].v == it[i].v; j++)
+			;
+		rank = ((double)(i + 1) + (double)j) / 2.0;    /* mid-rank */
+		t = (double)(j - i);
+		if (t > 1) {
+			tied = true;
+			ties += t * t * t - t;
+		}
+		for (size_t k = i; k < j; k++)
+			if (it[k].from_a)
+				ra += rank;
+	}
+	free(it);
+	ua = ra - (double)na * (double)(na + 1) / 2.0;
+	ub = (double)na * (double)nb - ua;
+	u = ua < ub ? ua : ub;
+	if (!tied && na * nb <= 400)
+		return mw_exact(na, nb, u);
+	mu = (double)na * (double)nb / 2.0;
+	sigma2 = (double)na * (double)nb / 12.0 *
+		 ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
+	if (sigma2 <= 0)
+		return 1.0;
+	z = (fabs(u - mu) - 0.5) / sqrt(sigma2);
+	if (z < 0)
+		z = 0;
+	return 2.0 * gsl_cdf_ugaussian_Q(z);
 }

@@ -3,14 +3,31 @@
 #ifndef VMSIM_STATS_H
 #define VMSIM_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 double stats_amean(const double *x, size_t n);
-/* Harmonic mean; NaN if any value is <= 0. */
+/* Harmonic mean; 0 if any value is 0 (the limit), NaN if any is < 0. */
 double stats_hmean(const double *x, size_t n);
 /* Sample standard deviation (n - 1); 0 for n == 1. */
 double stats_stddev(const double *x, size_t n);
 double stats_min(const double *x, size_t n);
 double stats_max(const double *x, size_t n);
+/* 100 * stddev / arithmetic mean; NaN when the mean is 0. */
+double stats_coeffvar(const double *x, size_t n);
+/*
+ * Mean of the best pct% of the samples, max(1, int(n * pct / 100)) of
+ * them: the highest ones, harmonic mean, for higher-is-better; the
+ * lowest ones, arithmetic mean, otherwise (mmtests' BHmean/BAmean).
+ */
+double stats_best_mean(const double *x, size_t n, double pct, bool higher);
+/* Two-sided p-value of Welch's t-test (Welch-Satterthwaite degrees of
+ * freedom). NaN when either sample has fewer than 2 values. */
+double stats_welch_p(const double *a, size_t na, const double *b, size_t nb);
+/* Two-sided p-value of the Mann-Whitney U test: exact when there are no
+ * ties and na * nb <= 400, else the normal approximation with tie and
+ * continuity correction. NaN for empty samples. */
+double stats_mannwhitney_p(const double *a, size_t na, const double *b,
+			   size_t nb);
 
 #endif

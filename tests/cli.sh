@@ -91,5 +91,32 @@ assert r['results'][0]['faults']['anon_write'] == 2*1024
 expect_usage_error "'frob'" bench frob
 expect_usage_error "'0'" bench tree --vmas 0
 
+# compare: the regression gate and refusals.
+data=$(dirname "$0")/data/compare
+"$VMSIM" compare "$data/base.json" "$data/worse.json" >"$tmp/cmp" 2>&1 &&
+	grep -q '^Hmean     faults/sec-1 ' "$tmp/cmp" && grep -q "Welch's t-test" "$tmp/cmp" &&
+	ok || fail "compare text output: $(head -5 "$tmp/cmp")"
+"$VMSIM" compare --fail-on-regression "$data/base.json" "$data/worse.json" \
+	>/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q '^regression: faults/sec-1 ' "$tmp/err" && ok ||
+	fail "--fail-on-regression on a worse file: want exit 1 naming the metric"
+"$VMSIM" compare --fail-on-regression "$data/base.json" "$data/same.json" >/dev/null 2>&1 &&
+	ok || fail "--fail-on-regression on an equal file: want exit 0"
+"$VMSIM" compare --fail-on-regression=20 "$data/base.json" "$data/worse.json" >/dev/null 2>&1 &&
+	ok || fail "--fail-on-regression=20 on a 10% worse file: want exit 0"
+"$VMSIM" compare --format json --label a --label b "$data/base.json" "$data/worse.json" |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert [c["label"] for c in d["columns"]]==["a","b"]; assert d["test"]=="welch"' &&
+	ok || fail "compare --format json"
+"$VMSIM" compare --test mannwhitney --format markdown "$data/base.json" "$data/same.json" |
+	grep -q '^| Hmean | faults/sec-1 |' && ok || fail "compare --format markdown"
+expect_usage_error "notjson.json: cannot read it as JSON" compare "$data/base.json" "$data/notjson.json"
+expect_usage_error "not a vmsim result" compare "$data/base.json" "$data/notvmsim.json"
+expect_usage_error "is not an array of numbers" compare "$data/base.json" "$data/badsamples.json"
+expect_usage_error "does not match 'pft'" compare "$data/base.json" "$data/otherworkload.json"
+expect_usage_error "missing.json" compare "$data/base.json" "$tmp/missing.json"
+expect_usage_error "'2'" compare --alpha 2 "$data/base.json"
+expect_usage_error "'xml'" compare --format xml "$data/base.json"
+expect_usage_error "at least one" compare
+
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]

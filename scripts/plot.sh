@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Draw one metric against the task count, one line per result file
+# (scheme), with min-max error bars, as a PNG (gnuplot).
+#
+#   scripts/plot.sh [-m METRIC] [-o OUT.png] RESULT.json [RESULT.json ...]
+#
+# METRIC defaults to the first metric of the first file (e.g. faults/sec).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+metric= png=plot.png
+while getopts "m:o:h" opt; do
+	case $opt in
+	m) metric=$OPTARG ;;
+	o) png=$OPTARG ;;
+	*) sed -n '2,7p' "$0"; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || { echo "plot.sh: give at least one result file" >&2; exit 2; }
+command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot is not installed (scripts/install-deps.sh)" >&2; exit 2; }
+vmsim=${VMSIM:-$here/build/vmsim}
+data=$(mktemp)
+trap 'rm -f "$data"' EXIT
+"$vmsim" compare --format gnuplot ${metric:+--metric "$metric"} "$@" >"$data"
+nsets=$(grep -c '^"' "$data")
+name=$(sed -n 's/^# metric: \([^,]*\), \(.*\) is better.*/\1 (\2 is better)/p' "$data" | head -n1)
+workload=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["workload"])' "$1" 2>/dev/null || echo "")
+gnuplot <<GP
+set terminal pngcairo size 960,600 font ",11"
+set output "$png"
+set title "vmsim: ${workload} — ${name}"
+set xlabel "tasks"
+set ylabel "${name}"
+set key top left box opaque Left reverse width 1
+set grid
+set xtics 1
+set offsets 0.3, 0.3, 0, 0
+plot for [i=0:$((nsets - 1))] "$data" index i using 1:2:3:4 \
+	with yerrorlines lw 2 pt 7 title columnheader(1)
+GP
+echo "plot.sh: wrote $png" >&2

@@ -1,0 +1,712 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmsim compare: mmtests-style comparison of result files.
+ *
+ * For every metric and task count of the first file (the base), rows
+ * Min, Hmean or Amean, Stddev, CoeffVar, Max and the best-P% means,
+ * one column per file, each value with its difference from the base:
+ * higher-is-better 100*new/base - 100, lower-is-better 100 - 100*new/base,
+ * Stddev and CoeffVar always in the lower form, so positive is better.
+ * The mean row is marked *x.xx%* when the difference is significant
+ * (Welch's t-test or Mann-Whitney U at --alpha). Lock statistics and the
+ * scheme's event counters follow, side by side.
+ */
+#include "sim/compare.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/results.h"
+#include "sim/stats.h"
+
+#define CMP_MAX_FILES 32
+#define CMP_COL 25                       /* %14.4f + " ( 123.45%)" */
+
+enum stat_id { ST_MIN, ST_MEAN, ST_STDDEV, ST_COV, ST_MAX, ST_B50, ST_B95,
+	       ST_B99, ST_N };
+
+/* --- loading ------------------------------------------------------------- */
+
+static int load_metrics(struct cmp_file *f, char *err, size_t errlen)
+{
+	json_object *ms;
+
+	if (!json_object_object_get_ex(f->root, "metrics", &ms) ||
+	    !json_object_is_type(ms, json_type_object)) {
+		snprintf(err, errlen, "malformed: no \"metrics\" object");
+		return -EINVAL;
+	}
+	json_object_object_foreach(ms, name, d) {
+		json_object *better, *primary;
+		struct cmp_metric *m;
+
+		if (f->nmetrics == CMP_MAX_METRICS) {
+			snprintf(err, errlen, "more than %d metrics", CMP_MAX_METRICS);
+			return -EINVAL;
+		}
+		if (!json_object_object_get_ex(d, "better", &better) ||
+		    !json_object_is_type(better, json_type_string) ||
+		    (strcmp(json_object_get_string(better), "higher") &&
+		     strcmp(json_object_get_string(better), "lower"))) {
+			snprintf(err, errlen, "malformed: metric \"%s\" needs "
+				 "\"better\": \"higher\" or \"lower\"", name);
+			return -EINVAL;
+		}
+		m = &f->metrics[f->nmetrics++];
+		m->name = name;
+		m->higher = !strcmp(json_object_get_string(better), "higher");
+		m->primary = json_object_object_get_ex(d, "primary", &primary) &&
+			     json_object_get_boolean(primary);
+	}
+	if (!f->nmetrics) {
+		snprintf(err, errlen, "malformed: no metrics");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Every result needs "tasks" >= 1 and numeric sample arrays. */
+static int check_results(struct cmp_file *f, char *err, size_t errlen)
+{
+	size_t n;
+
+	if (!json_object_object_get_ex(f->root, "results", &f->results) ||
+	    !json_object_is_type(f->results, json_type_array)) {
+		snprintf(err, errlen, "malformed: no \"results\" array");
+		return -EINVAL;
+	}
+	n = json_object_array_length(f->results);
+	for (size_t i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(f->results, i), *t, *s;
+
+		if (!json_object_object_get_ex(p, "tasks", &t) ||
+		    !json_object_is_type(t, json_type_int) ||
+		    json_object_get_int(t) < 1) {
+			snprintf(err, errlen, "malformed: results[%zu] has no "
+				 "\"tasks\" count", i);
+			return -EINVAL;
+		}
+		if (!json_object_object_get_ex(p, "samples", &s) ||
+		    !json_object_is_type(s, json_type_object)) {
+			snprintf(err, errlen, "malformed: results[%zu] has no "
+				 "\"samples\" object", i);
+			return -EINVAL;
+		}
+		json_object_object_foreach(s, name, arr) {
+			size_t k;
+
+			if (!json_object_is_type(arr, json_type_array))
+				goto bad;
+			k = json_object_array_length(arr);
+			for (size_t j = 0; j < k; j++) {
+				json_object *v = json_object_array_get_idx(arr, j);
+
+				if (!json_object_is_type(v, json_type_double) &&
+				    !json_object_is_type(v, json_type_int))
+					goto bad;
+			}
+			continue;
+bad:
+			snprintf(err, errlen, "malformed: results[%zu].samples.%s "
+				 "is not an array of numbers", i, name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+int cmp_load(const char *path, struct cmp_file *f, char *err, size_t errlen)
+{
+	json_object *ver;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	f->root = json_object_from_file(path);
+	if (!f->root) {
+		const char *e = json_util_get_last_err();
+
+		snprintf(err, errlen, "cannot read it as JSON (%s)",
+			 e ? strtok((char *)e, "\n") : "unknown error");
+		return -EINVAL;
+	}
+	if (!json_object_is_type(f->root, json_type_object) ||
+	    !json_object_object_get_ex(f->root, "vmsim_result", &ver) ||
+	    !json_object_is_type(ver, json_type_int)) {
+		snprintf(err, errlen, "not a vmsim result (no \"vmsim_result\")");
+		goto err;
+	}
+	if (json_object_get_int(ver) != RES_FORMAT_VERSION) {
+		snprintf(err, errlen, "result format %d, this vmsim reads %d",
+			 json_object_get_int(ver), RES_FORMAT_VERSION);
+		goto err;
+	}
+	f->workload = get_str(f->root, "workload");
+	f->scheme = get_str(f->root, "scheme");
+	if (!f->workload || !f->scheme) {
+		snprintf(err, errlen, "malformed: no \"workload\" or \"scheme\"");
+		goto err;
+	}
+	ret = load_metrics(f, err, errlen);
+	if (!ret)
+		ret = check_results(f, err, errlen);
+	if (ret)
+		goto err;
+	snprintf(f->label, sizeof(f->label), "%s", f->scheme);
+	return 0;
+err:
+	json_object_put(f->root);
+	f->root = NULL;
+	return -EINVAL;
+}
+
+void cmp_file_free(struct cmp_file *f)
+{
+	json_object_put(f->root);
+	f->root = NULL;
+}
+
+/* --- data access ---------------------------------------------------------- */
+
+static json_object *point_of(const struct cmp_file *f, int tasks)
+{
+	size_t n = json_object_array_length(f->results);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(f->results, i), *t;
+
+		if (json_object_object_get_ex(p, "tasks", &t) &&
+		    json_object_get_int(t) == tasks)
+			return p;
+	}
+	return NULL;
+}
+
+/* Samples of metric at tasks in f (malloc'ed into *out; NULL if none). */
+static size_t samples_of(const struct cmp_file *f, const char *metric,
+			 int tasks, double **out)
+{
+	json_object *p = point_of(f, tasks), *s, *arr;
+	size_t n;
+
+	*out = NULL;
+	if (!p || !json_object_object_get_ex(p, "samples", &s) ||
+	    !json_object_object_get_ex(s, metric, &arr))
+		return 0;
+	n = json_object_array_length(arr);
+	*out = n ? malloc(n * sizeof(double)) : NULL;
+	if (!*out)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = json_object_get_double(json_object_array_get_idx(arr, i));
+	return n;
+}
+
+static const struct cmp_metric *metric_of(const struct cmp_file *f,
+					  const char *name)
+{
+	for (int i = 0; i < f->nmetrics; i++)
+		if (!strcmp(f->metrics[i].name, name))
+			return &f->metrics[i];
+	return NULL;
+}
+
+/* --- statistics per row ------------------------------------------------------ */
+
+static const char *stat_name(enum stat_id st, bool higher)
+{
+	static const char *const hi[ST_N] = { "Min", "Hmean", "Stddev",
+		"CoeffVar", "Max", "BHmean-50", "BHmean-95", "BHmean-99" };
+	static const char *const lo[ST_N] = { "Min", "Amean", "Stddev",
+		"CoeffVar", "Max", "BAmean-50", "BAmean-95", "BAmean-99" };
+
+	return higher ? hi[st] : lo[st];
+}
+
+static double stat_value(enum stat_id st, const double *x, size_t n,
+			 bool higher)
+{
+	if (!n)
+		return NAN;
+	switch (st) {
+	case ST_MIN: return stats_min(x, n);
+	case ST_MEAN: return higher ? stats_hmean(x, n) : stats_amean(x, n);
+	case ST_STDDEV: return stats_stddev(x, n);
+	case ST_COV: return stats_coeffvar(x, n);
+	case ST_MAX: return stats_max(x, n);
+	case ST_B50: return stats_best_mean(x, n, 50, higher);
+	case ST_B95: return stats_best_mean(x, n, 95, higher);
+	case ST_B99: return stats_best_mean(x, n, 99, higher);
+	default: return NAN;
+	}
+}
+
+/* Difference from the base, positive = better; NaN when undefined. */
+static double pct_diff(double base, double v, bool higher)
+{
+	if (!isfinite(base) || !isfinite(v) || base == 0)
+		return NAN;
+	if (v == base)
+		return 0;                /* exactly, not -0.00 by rounding */
+	return higher ? 100.0 * v / base - 100.0 : 100.0 - 100.0 * v / base;
+}
+
+static double test_p(const struct cmp_opts *o, const double *a, size_t na,
+		     const double *b, size_t nb)
+{
+	return o->test == CMP_WELCH ? stats_welch_p(a, na, b, nb)
+				    : stats_mannwhitney_p(a, na, b, nb);
+}
+
+/* --- output --------------------------------------------------------------- */
+
+struct row {
+	const char *section;             /* "metric" or "lock" */
+	const char *stat;
+	char key[96];                    /* e.g. "faults/sec-2" */
+	bool integer;
+	bool nopct;                      /* a count with no better/worse */
+	double v[CMP_MAX_FILES];
+	double pct[CMP_MAX_FILES];
+	int sig[CMP_MAX_FILES];          /* -1 not tested, 0 no, 1 yes */
+};
+
+struct printer {
+	FILE *out;
+	const struct cmp_opts *o;
+	const struct cmp_file *files;
+	int n;
+	int keyw;
+	json_object *rows;               /* --format json */
+	const char *section;             /* text: last section header */
+};
+
+static void fmt_value(char *buf, size_t len, double v, bool integer)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "%14s", "-");
+	else
+		snprintf(buf, len, integer ? "%14.0f" : "%14.4f", v);
+}
+
+static void fmt_pct(char *buf, size_t len, double p, int sig)
+{
+	if (!isfinite(p))
+		snprintf(buf, len, " (    n/a)");
+	else if (sig == 1)
+		snprintf(buf, len, " *%7.2f%%*", p);
+	else
+		snprintf(buf, len, " (%7.2f%%)", p);
+}
+
+static void print_header_text(struct printer *pr)
+{
+	char base[256];
+
+	fprintf(pr->out, "%-*s", 10 + pr->keyw, "");
+	for (int i = 0; i < pr->n; i++)
+		fprintf(pr->out, " %*s", CMP_COL, pr->files[i].label);
+	fprintf(pr->out, "\n%-*s", 10 + pr->keyw, "");
+	for (int i = 0; i < pr->n; i++) {
+		snprintf(base, sizeof(base), "%s", pr->files[i].path);
+		fprintf(pr->out, " %*.*s", CMP_COL, CMP_COL, basename(base));
+	}
+	fprintf(pr->out, "\n");
+}
+
+static void emit_row(struct printer *pr, const struct row *r)
+{
+	char v[64], p[64];
+
+	switch (pr->o->format) {
+	case CMP_TEXT:
+		if (!pr->section || strcmp(pr->section, r->section)) {
+			if (pr->section)
+				fprintf(pr->out, "\n");
+			if (!strcmp(r->section, "lock"))
+				fprintf(pr->out, "Lock statistics and counters\n");
+			pr->section = r->section;
+		}
+		fprintf(pr->out, "%-9s %-*s", r->stat, pr->keyw, r->key);
+		for (int i = 0; i < pr->n; i++) {
+			fmt_value(v, sizeof(v), r->v[i], r->integer);
+			if (r->nopct)
+				snprintf(p, sizeof(p), "%10s", "");
+			else
+				fmt_pct(p, sizeof(p), r->pct[i], r->sig[i]);
+			fprintf(pr->out, " %s%s", v, p);
+		}
+		fprintf(pr->out, "\n");
+		break;
+	case CMP_MARKDOWN:
+		fprintf(pr->out, "| %s | %s |", r->stat, r->key);
+		for (int i = 0; i < pr->n; i++) {
+			fmt_value(v, sizeof(v), r->v[i], r->integer);
+			if (!isfinite(r->pct[i]))
+				fprintf(pr->out, " %s |", v + strspn(v, " "));
+			else
+				fprintf(pr->out, r->sig[i] == 1 ? " %s (**%.2f%%**) |" :
+					" %s (%.2f%%) |", v + strspn(v, " "), r->pct[i]);
+		}
+		fprintf(pr->out, "\n");
+		break;
+	case CMP_CSV:
+		for (int i = 0; i < pr->n; i++) {
+			fprintf(pr->out, "%s,%s,%s,%s,", r->section, r->stat, r->key,
+				pr->files[i].label);
+			if (isfinite(r->v[i]))
+				fprintf(pr->out, "%.10g", r->v[i]);
+			fprintf(pr->out, ",");
+			if (isfinite(r->pct[i]))
+				fprintf(pr->out, "%.6f", r->pct[i]);
+			fprintf(pr->out, ",%s\n", r->sig[i] < 0 ? "" :
+				r->sig[i] ? "yes" : "no");
+		}
+		break;
+	case CMP_JSON: {
+		json_object *o = json_object_new_object(), *a, *b, *c;
+
+		json_object_object_add(o, "section", json_object_new_string(r->section));
+		json_object_object_add(o, "stat", json_object_new_string(r->stat));
+		json_object_object_add(o, "key", json_object_new_string(r->key));
+		a = json_object_new_array();
+		b = json_object_new_array();
+		c = json_object_new_array();
+		for (int i = 0; i < pr->n; i++) {
+			json_object_array_add(a, isfinite(r->v[i]) ?
+				json_object_new_double(r->v[i]) : NULL);
+			json_object_array_add(b, isfinite(r->pct[i]) ?
+				json_object_new_double(r->pct[i]) : NULL);
+			json_object_array_add(c, r->sig[i] < 0 ? NULL :
+				json_object_new_boolean(r->sig[i]));
+		}
+		json_object_object_add(o, "values", a);
+		json_object_object_add(o, "diff_pct", b);
+		json_object_object_add(o, "significant", c);
+		json_object_array_add(pr->rows, o);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* All rows of one metric at one task count. */
+static void metric_rows(struct printer *pr, const struct cmp_metric *m,
+			int tasks)
+{
+	double *x[CMP_MAX_FILES];
+	size_t nx[CMP_MAX_FILES];
+	struct row r = { .section = "metric" };
+
+	for (int i = 0; i < pr->n; i++)
+		nx[i] = samples_of(&pr->files[i], m->name, tasks, &x[i]);
+	snprintf(r.key, sizeof(r.key), "%s-%d", m->name, tasks);
+	for (int st = 0; st < ST_N; st++) {
+		bool lower_form = st == ST_STDDEV || st == ST_COV;
+
+		r.stat = stat_name(st, m->higher);
+		for (int i = 0; i < pr->n; i++) {
+			double p;
+
+			r.v[i] = stat_value(st, x[i], nx[i], m->higher);
+			r.pct[i] = pct_diff(r.v[0], r.v[i],
+					    lower_form ? false : m->higher);
+			r.sig[i] = -1;
+			if (st != ST_MEAN || i == 0 || !nx[i])
+				continue;
+			p = test_p(pr->o, x[0], nx[0], x[i], nx[i]);
+			r.sig[i] = isfinite(p) && p < pr->o->alpha &&
+				   isfinite(r.pct[i]) && r.pct[i] != 0;
+		}
+		emit_row(pr, &r);
+	}
+	for (int i = 0; i < pr->n; i++)
+		free(x[i]);
+}
+
+/* The number at p.<a>.<b>.<c>.<d> (NULL ends the path early), or NaN. */
+static double int_at(json_object *p, const char *a, const char *b,
+		     const char *c, const char *d)
+{
+	json_object *o = p;
+	const char *keys[4] = { a, b, c, d };
+
+	for (int i = 0; i < 4 && keys[i]; i++)
+		if (!o || !json_object_object_get_ex(o, keys[i], &o))
+			return NAN;
+	return o && (json_object_is_type(o, json_type_int) ||
+		     json_object_is_type(o, json_type_double)) ?
+	       json_object_get_double(o) : NAN;
+}
+
+static void counter_row(struct printer *pr, const char *stat, const char *key,
+			int tasks, const char *const path[4], double scale,
+			bool lower_better)
+{
+	struct row r = { .section = "lock", .stat = stat, .integer = scale == 1,
+			 .nopct = !lower_better };
+
+	snprintf(r.key, sizeof(r.key), "%s-%d", key, tasks);
+	for (int i = 0; i < pr->n; i++) {
+		json_object *p = point_of(&pr->files[i], tasks);
+
+		r.v[i] = p ? int_at(p, path[0], path[1], path[2], path[3]) / scale
+			   : NAN;
+		r.pct[i] = lower_better ? pct_diff(r.v[0], r.v[i], false) : NAN;
+		r.sig[i] = -1;
+	}
+	emit_row(pr, &r);
+}
+
+/* Union of the keys of object p.<field> across the files at tasks. */
+static int key_union(struct printer *pr, int tasks, const char *field,
+		     const char **keys, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < pr->n; i++) {
+		json_object *p = point_of(&pr->files[i], tasks), *o;
+
+		if (!p || !json_object_object_get_ex(p, field, &o) ||
+		    !json_object_is_type(o, json_type_object))
+			continue;
+		json_object_object_foreach(o, k, v) {
+			int j;
+
+			(void)v;
+			for (j = 0; j < n && strcmp(keys[j], k); j++)
+				;
+			if (j == n && n < max)
+				keys[n++] = k;
+		}
+	}
+	return n;
+}
+
+static void lock_rows(struct printer *pr, int tasks)
+{
+	const char *classes[16], *counters[16];
+	int nc = key_union(pr, tasks, "lockstat", classes, 16);
+	int nk = key_union(pr, tasks, "scheme_counters", counters, 16);
+	char key[96];
+
+	for (int c = 0; c < nc; c++)
+		for (int side = 0; side < 2; side++) {
+			const char *s = side ? "write" : "read";
+
+			const char *path[4] = { "lockstat", classes[c], s,
+						"acquisitions" };
+
+			snprintf(key, sizeof(key), "%s-%s", classes[c], s);
+			counter_row(pr, "acquired", key, tasks, path, 1, false);
+		}
+	for (int c = 0; c < nc; c++)
+		for (int side = 0; side < 2; side++) {
+			const char *s = side ? "write" : "read";
+
+			const char *path[4] = { "lockstat", classes[c], s,
+						"contentions" };
+
+			snprintf(key, sizeof(key), "%s-%s", classes[c], s);
+			counter_row(pr, "contended", key, tasks, path, 1, true);
+		}
+	for (int c = 0; c < nc; c++)
+		for (int side = 0; side < 2; side++) {
+			const char *s = side ? "write" : "read";
+			const char *path[4] = { "lockstat", classes[c], s,
+						"wait_ns_total" };
+
+			snprintf(key, sizeof(key), "%s-%s", classes[c], s);
+			counter_row(pr, "wait-ms", key, tasks, path, 1e6, true);
+		}
+	for (int k = 0; k < nk; k++) {
+		const char *path[4] = { "scheme_counters", counters[k], NULL, NULL };
+
+		counter_row(pr, "counter", counters[k], tasks, path, 1, false);
+	}
+	{
+		const char *msgs[4] = { "uffd", "messages", NULL, NULL };
+		const char *poison[4] = { "uffd", "poison", NULL, NULL };
+
+		counter_row(pr, "uffd", "messages", tasks, msgs, 1, false);
+		counter_row(pr, "uffd", "poison", tasks, poison, 1, false);
+	}
+}
+
+static int base_tasks(const struct cmp_file *b, int *tasks, int max)
+{
+	size_t n = json_object_array_length(b->results);
+	int k = 0;
+
+	for (size_t i = 0; i < n && k < max; i++) {
+		json_object *t;
+
+		json_object_object_get_ex(json_object_array_get_idx(b->results, i),
+					  "tasks", &t);
+		tasks[k++] = json_object_get_int(t);
+	}
+	return k;
+}
+
+static void print_gnuplot(FILE *out, const struct cmp_file *files, int n,
+			  const struct cmp_opts *o)
+{
+	const char *name = o->metric ? o->metric : files[0].metrics[0].name;
+	const struct cmp_metric *m = metric_of(&files[0], name);
+
+	if (!m)
+		return;
+	for (int i = 0; i < n; i++) {
+		size_t np = json_object_array_length(files[i].results);
+
+		fprintf(out, "# %s (%s)\n# metric: %s, %s is better; columns: "
+			"tasks %s min max\n\"%s\"\n", files[i].label, files[i].path,
+			name, m->higher ? "higher" : "lower",
+			m->higher ? "hmean" : "amean", files[i].label);
+		for (size_t k = 0; k < np; k++) {
+			json_object *t;
+			double *x;
+			size_t nx;
+
+			json_object_object_get_ex(json_object_array_get_idx(
+				files[i].results, k), "tasks", &t);
+			nx = samples_of(&files[i], name, json_object_get_int(t), &x);
+			if (nx)
+				fprintf(out, "%d %.10g %.10g %.10g\n",
+					json_object_get_int(t),
+					stat_value(ST_MEAN, x, nx, m->higher),
+					stats_min(x, nx), stats_max(x, nx));
+			free(x);
+		}
+		fprintf(out, "\n\n");
+	}
+}
+
+void cmp_print(FILE *out, const struct cmp_file *files, int n,
+	       const struct cmp_opts *o)
+{
+	struct printer pr = { out, o, files, n, 0, NULL, NULL };
+	int tasks[256], nt = base_tasks(&files[0], tasks, 256);
+	const char *test = o->test == CMP_WELCH ?
+		"Welch's t-test (Welch-Satterthwaite df, two-sided)" :
+		"Mann-Whitney U test (two-sided)";
+
+	if (n > CMP_MAX_FILES)
+		n = pr.n = CMP_MAX_FILES;
+	if (o->format == CMP_GNUPLOT) {
+		print_gnuplot(out, files, n, o);
+		return;
+	}
+	for (int m = 0; m < files[0].nmetrics; m++) {
+		int w = (int)strlen(files[0].metrics[m].name) + 6;
+
+		if (w > pr.keyw)
+			pr.keyw = w;
+	}
+	if (pr.keyw < 28)
+		pr.keyw = 28;
+	if (o->format == CMP_TEXT) {
+		fprintf(out, "vmsim compare: workload %s\n\n", files[0].workload);
+		print_header_text(&pr);
+	} else if (o->format == CMP_MARKDOWN) {
+		fprintf(out, "| Stat | Metric |");
+		for (int i = 0; i < n; i++)
+			fprintf(out, " %s |", files[i].label);
+		fprintf(out, "\n|---|---|");
+		for (int i = 0; i < n; i++)
+			fprintf(out, "---:|");
+		fprintf(out, "\n");
+	} else if (o->format == CMP_CSV) {
+		fprintf(out, "section,stat,key,label,value,diff_pct,significant\n");
+	} else {
+		pr.rows = json_object_new_array();
+	}
+	for (int m = 0; m < files[0].nmetrics; m++)
+		for (int t = 0; t < nt; t++)
+			metric_rows(&pr, &files[0].metrics[m], tasks[t]);
+	for (int t = 0; t < nt; t++)
+		lock_rows(&pr, tasks[t]);
+	if (o->format == CMP_TEXT || o->format == CMP_MARKDOWN) {
+		fprintf(out, "\n%s*x.xx%%* on a mean row: significant by %s at "
+			"alpha = %g against the first column; positive is better.\n",
+			o->format == CMP_MARKDOWN ? "**x.xx%** / " : "", test,
+			o->alpha);
+	} else if (o->format == CMP_JSON) {
+		json_object *top = json_object_new_object(), *cols;
+
+		json_object_object_add(top, "workload",
+				       json_object_new_string(files[0].workload));
+		json_object_object_add(top, "test", json_object_new_string(
+			o->test == CMP_WELCH ? "welch" : "mannwhitney"));
+		json_object_object_add(top, "alpha", json_object_new_double(o->alpha));
+		cols = json_object_new_array();
+		for (int i = 0; i < n; i++) {
+			json_object *c = json_object_new_object();
+
+			json_object_object_add(c, "label",
+				json_object_new_string(files[i].label));
+			json_object_object_add(c, "file",
+				json_object_new_string(files[i].path));
+			json_object_object_add(c, "scheme",
+				json_object_new_string(files[i].scheme));
+			json_object_array_add(cols, c);
+		}
+		json_object_object_add(top, "columns", cols);
+		json_object_object_add(top, "rows", pr.rows);
+		fprintf(out, "%s\n", json_object_to_json_string_ext(top,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(top);
+	}
+}
+
+int cmp_regressions(FILE *msg, const struct cmp_file *files, int n,
+		    const struct cmp_opts *o, double pct)
+{
+	int tasks[256], nt = base_tasks(&files[0], tasks, 256), found = 0;
+
+	for (int m = 0; m < files[0].nmetrics; m++) {
+		const struct cmp_metric *mt = &files[0].metrics[m];
+
+		if (!mt->primary)
+			continue;
+		for (int t = 0; t < nt; t++) {
+			double *b;
+			size_t nb = samples_of(&files[0], mt->name, tasks[t], &b);
+			double bm = stat_value(ST_MEAN, b, nb, mt->higher);
+
+			for (int i = 1; i < n; i++) {
+				double *x, d, p;
+				size_t nx = samples_of(&files[i], mt->name, tasks[t], &x);
+
+				d = pct_diff(bm, stat_value(ST_MEAN, x, nx, mt->higher),
+					     mt->higher);
+				p = test_p(o, b, nb, x, nx);
+				if (isfinite(d) && isfinite(p) && p < o->alpha &&
+				    d < -pct) {
+					fprintf(msg, "regression: %s-%d in %s (%s) is "
+						"%.2f%% worse than %s (p = %.3g)\n",
+						mt->name, tasks[t], files[i].path,
+						files[i].label, -d, files[0].path, p);
+					found++;
+				}
+				free(x);
+			}
+			free(b);
+		}
+	}
+	return found;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare — read result files and print the comparison kernel developers
+ * paste into mail (mmtests compare-kernels style), and the regression
+ * gate CI uses.
+ */
+#ifndef VMSIM_COMPARE_H
+#define VMSIM_COMPARE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define CMP_MAX_METRICS 16
+
+enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_GNUPLOT };
+enum cmp_test { CMP_WELCH, CMP_MANNWHITNEY };
+
+struct cmp_opts {
+	enum cmp_format format;
+	enum cmp_test test;
+	double alpha;                    /* significance level, 0 < alpha < 1 */
+	const char *metric;              /* gnuplot: which metric (NULL: first) */
+};
+
+struct cmp_metric {
+	const char *name;
+	bool higher, primary;
+};
+
+struct cmp_file {
+	const char *path;
+	char label[64];
+	json_object *root;
+	const char *scheme, *workload;
+	int nmetrics;
+	struct cmp_metric metrics[CMP_MAX_METRICS];
+	json_object *results;            /* the results array */
+};
+
+/* Read and check one result file. Returns 0, or -EINVAL with err saying
+ * what is wrong (without the file name). */
+int cmp_load(const char *path, struct cmp_file *f, char *err, size_t errlen);
+void cmp_file_free(struct cmp_file *f);
+
+/* Print the comparison of files[0] (the base) with the others. */
+void cmp_print(FILE *out, const struct cmp_file *files, int n,
+	       const struct cmp_opts *o);
+
+/* Primary metrics of a later file significantly worse than the base by
+ * more than pct percent; each is described on msg. Returns the count. */
+int cmp_regressions(FILE *msg, const struct cmp_file *files, int n,
+		    const struct cmp_opts *o, double pct);
+
+#endif
