@@ -130,19 +130,28 @@ static const char *get_str(json_object *o, const char *key)
 
 int cmp_load(const char *path, struct cmp_file *f, char *err, size_t errlen)
 {
+	json_object *root = json_object_from_file(path);
+
+	if (!root) {
+		const char *e = json_util_get_last_err();
+
+		memset(f, 0, sizeof(*f));
+		snprintf(err, errlen, "cannot read it as JSON (%s)",
+			 e ? strtok((char *)e, "\n") : "unknown error");
+		return -EINVAL;
+	}
+	return cmp_from_json(root, path, f, err, errlen);
+}
+
+int cmp_from_json(json_object *root, const char *path, struct cmp_file *f,
+		  char *err, size_t errlen)
+{
 	json_object *ver;
 	int ret;
 
 	memset(f, 0, sizeof(*f));
 	f->path = path;
-	f->root = json_object_from_file(path);
-	if (!f->root) {
-		const char *e = json_util_get_last_err();
-
-		snprintf(err, errlen, "cannot read it as JSON (%s)",
-			 e ? strtok((char *)e, "\n") : "unknown error");
-		return -EINVAL;
-	}
+	f->root = root;
 	if (!json_object_is_type(f->root, json_type_object) ||
 	    !json_object_object_get_ex(f->root, "vmsim_result", &ver) ||
 	    !json_object_is_type(ver, json_type_int)) {
@@ -315,10 +324,18 @@ static void fmt_pct(char *buf, size_t len, double p, int sig)
 static void print_header_text(struct printer *pr)
 {
 	char base[256];
+	bool same = true;
 
 	fprintf(pr->out, "%-*s", 10 + pr->keyw, "");
-	for (int i = 0; i < pr->n; i++)
+	for (int i = 0; i < pr->n; i++) {
 		fprintf(pr->out, " %*s", CMP_COL, pr->files[i].label);
+		snprintf(base, sizeof(base), "%s", pr->files[i].path);
+		same &= !strcmp(basename(base), pr->files[i].label);
+	}
+	if (same) {                      /* no file names to add */
+		fprintf(pr->out, "\n");
+		return;
+	}
 	fprintf(pr->out, "\n%-*s", 10 + pr->keyw, "");
 	for (int i = 0; i < pr->n; i++) {
 		snprintf(base, sizeof(base), "%s", pr->files[i].path);

@@ -41,6 +41,10 @@ struct cmp_file {
 /* Read and check one result file. Returns 0, or -EINVAL with err saying
  * what is wrong (without the file name). */
 int cmp_load(const char *path, struct cmp_file *f, char *err, size_t errlen);
+/* The same for a result already in memory; takes over the reference to
+ * root (put on error and by cmp_file_free). name stands for the path. */
+int cmp_from_json(json_object *root, const char *name, struct cmp_file *f,
+		  char *err, size_t errlen);
 void cmp_file_free(struct cmp_file *f);
 
 /* Print the comparison of files[0] (the base) with the others. */

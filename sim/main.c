@@ -49,7 +49,8 @@ static void usage(FILE *f)
 "           VMA-tree costs at several sizes against a sorted array\n"
 "\n"
 "vmsim run options:\n"
-"  -l, --lock NAME          lock scheme (default rwsem; see 'vmsim list')\n"
+"  -l, --lock NAME[,NAME]   lock scheme(s) (default rwsem; see 'vmsim list');\n"
+"                           several are run interleaved and compared\n"
 "  -w, --workload NAME      workload (default pft)\n"
 "  -t, --tasks LIST         task counts: 1,2,4 | 1-8 | max (default 1-CPUs)\n"
 "  -i, --iterations N       samples per task count (default 5)\n"
@@ -60,7 +61,11 @@ static void usage(FILE *f)
 "      --wait MODE          handler wait: block | poll | busy (default block)\n"
 "      --batch N            uffd messages per read, 1-64 (default 16)\n"
 "      --fault-source SRC   uffd | synthetic (default uffd)\n"
-"  -o, --json FILE          write the result to FILE\n"
+"      --mode MODE          threads (one shared mm) | processes (an mm per\n"
+"                           task) (default threads)\n"
+"      --pin                pin tasks (and handlers) to CPUs\n"
+"  -o, --json FILE          write the result to FILE (several schemes:\n"
+"                           FILE-<scheme>.json)\n"
 "  -f, --force              overwrite FILE if it exists\n"
 "  -q, --quiet              no progress line\n"
 "\n"
@@ -170,8 +175,95 @@ static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	return o;
 }
 
+/* "rwsem,range": each a known scheme, none twice. Prints the error. */
+static int parse_locks(const char *arg, struct run_cfg *c)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	c->nlocks = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct lock_ops *l = lock_scheme_find(tok);
+
+		if (!l)
+			return bad("unknown lock scheme '%s'", tok);
+		for (int i = 0; i < c->nlocks; i++)
+			if (c->locks[i] == l)
+				return bad("lock scheme '%s' given twice", tok);
+		if (c->nlocks == RUNNER_MAX_SCHEMES)
+			return bad("too many lock schemes at '%s'", tok);
+		c->locks[c->nlocks++] = l;
+	}
+	if (!c->nlocks)
+		return bad("no lock scheme in '%s'", arg);
+	return 0;
+}
+
+/* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
+static void result_path(char *out, size_t len, const char *json,
+			const char *scheme)
+{
+	size_t n = strlen(json);
+
+	if (!scheme) {
+		snprintf(out, len, "%s", json);
+		return;
+	}
+	if (n > 5 && !strcmp(json + n - 5, ".json"))
+		n -= 5;
+	snprintf(out, len, "%.*s-%s.json", (int)n, json, scheme);
+}
+
+static void print_banner(const struct run_cfg *c)
+{
+	printf("vmsim %s: workload %s, lock ", VMSIM_VERSION, c->wl->name);
+	for (int i = 0; i < c->nlocks; i++)
+		printf("%s%s", i ? "," : "", c->locks[i]->name);
+	printf(", fault source %s",
+	       c->mm.source == FAULT_SRC_UFFD ? "uffd" : "synthetic");
+	if (c->mm.source == FAULT_SRC_UFFD && c->mm.nhandlers)
+		printf(" (%s wait, %d handlers)", uffd_wait_mode_name(c->mm.wait),
+		       c->mm.nhandlers);
+	else if (c->mm.source == FAULT_SRC_UFFD)
+		printf(" (%s wait, one handler per task)",
+		       uffd_wait_mode_name(c->mm.wait));
+	printf(",\n  %s mode%s, mem %zu MiB, %d iterations", c->processes ?
+	       "processes" : "threads", c->pin ? " (pinned)" : "",
+	       c->wo.mem >> 20, c->wo.iterations);
+	if (c->wl->background)
+		printf(", %d writer%s", c->wo.writers, c->wo.writers == 1 ? "" : "s");
+	if (c->nlocks > 1)
+		printf(";\n  schemes interleaved iteration by iteration");
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Several schemes in one run: the comparison table, rwsem-first order as
+ * given (the first is the base). */
+static void print_comparison(struct res_file *r, int n)
+{
+	struct cmp_file f[RUNNER_MAX_SCHEMES];
+	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH,
+			      .alpha = 0.05 };
+	char err[256];
+	int ok = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (cmp_from_json(res_to_json(&r[i]), r[i].scheme, &f[ok], err,
+				  sizeof(err)))
+			break;
+		ok++;
+	}
+	if (ok == n) {
+		printf("\n");
+		cmp_print(stdout, f, n, &o);
+	}
+	for (int i = 0; i < ok; i++)
+		cmp_file_free(&f[i]);
+}
+
 enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
-       OPT_WRITERS };
+       OPT_WRITERS, OPT_MODE, OPT_PIN };
 
 static int cmd_run(int argc, char **argv)
 {
@@ -187,6 +279,8 @@ static int cmd_run(int argc, char **argv)
 		{ "batch", required_argument, NULL, OPT_BATCH },
 		{ "fault-source", required_argument, NULL, OPT_SOURCE },
 		{ "writers", required_argument, NULL, OPT_WRITERS },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "pin", no_argument, NULL, OPT_PIN },
 		{ "json", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -200,8 +294,11 @@ static int cmd_run(int argc, char **argv)
 			.source = FAULT_SRC_UFFD, .wait = UFFD_WAIT_BLOCK,
 			.batch = 16 },
 		.wo = { .mem = 64UL << 20, .iterations = 5, .writers = -1 },
+		.locks = { &rwsem_lock_ops },
+		.nlocks = 1,
 	};
-	struct res_file r = { 0 };
+	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
+	char paths[RUNNER_MAX_SCHEMES][4096];
 	const char *json = NULL;
 	bool force = false, quiet = false;
 	char err[256] = "";
@@ -216,9 +313,8 @@ static int cmd_run(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "l:w:t:i:m:o:fqh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'l':
-			c.mm.lock = lock_scheme_find(optarg);
-			if (!c.mm.lock)
-				return bad("unknown lock scheme '%s'", optarg);
+			if (parse_locks(optarg, &c))
+				return EXIT_USAGE;
 			break;
 		case 'w':
 			c.wl = workload_find(optarg);
@@ -271,6 +367,15 @@ static int cmd_run(int argc, char **argv)
 				return bad("unknown fault source '%s': want uffd or "
 					   "synthetic", optarg);
 			break;
+		case OPT_MODE:
+			if (strcmp(optarg, "threads") && strcmp(optarg, "processes"))
+				return bad("unknown mode '%s': want threads or processes",
+					   optarg);
+			c.processes = !strcmp(optarg, "processes");
+			break;
+		case OPT_PIN:
+			c.pin = true;
+			break;
 		case OPT_WRITERS:
 			if (parse_long(optarg, 0, 64, &v))
 				return bad("bad writer count '%s': want 0 to 64", optarg);
@@ -300,19 +405,18 @@ static int cmd_run(int argc, char **argv)
 		return bad("result file '%s' exists (use --force to overwrite)", json);
 	c.progress = !quiet && isatty(STDERR_FILENO);
 
-	printf("vmsim %s: workload %s, lock %s, fault source %s", VMSIM_VERSION,
-	       c.wl->name, c.mm.lock->name,
-	       c.mm.source == FAULT_SRC_UFFD ? "uffd" : "synthetic");
-	if (c.mm.source == FAULT_SRC_UFFD && c.mm.nhandlers)
-		printf(" (%s wait, %d handlers)", uffd_wait_mode_name(c.mm.wait),
-		       c.mm.nhandlers);
-	else if (c.mm.source == FAULT_SRC_UFFD)
-		printf(" (%s wait, one handler per task)",
-		       uffd_wait_mode_name(c.mm.wait));
-	printf(",\n  mem %zu MiB, %d iterations\n", c.wo.mem >> 20, c.wo.iterations);
-	fflush(stdout);
+	for (int i = 0; json && i < c.nlocks; i++) {
+		result_path(paths[i], sizeof(paths[i]), json, c.nlocks > 1 ?
+			    c.locks[i]->name : NULL);
+		if (!force && access(paths[i], F_OK) == 0)
+			return bad("result file '%s' exists (use --force to "
+				   "overwrite)", paths[i]);
+	}
+	c.progress = !quiet && isatty(STDERR_FILENO);
+	c.mm.lock = c.locks[0];
+	print_banner(&c);
 
-	ret = runner_run(&c, &r, err, sizeof(err));
+	ret = runner_run(&c, r, err, sizeof(err));
 	if (ret)
 		fprintf(stderr, "%s: run failed: %s\n", prog, err);
 	if (ret == -EPERM || ret == -EACCES || ret == -ENOSYS)
@@ -320,23 +424,33 @@ static int cmd_run(int argc, char **argv)
 			"allow it with 'sysctl vm.unprivileged_userfaultfd=1' or "
 			"access to /dev/userfaultfd, or run with "
 			"--fault-source synthetic\n", prog);
-	if (r.npoints)
-		print_summary(&r, &c);
-	if (json && r.npoints) {
+	for (int i = 0; i < c.nlocks; i++) {
+		if (!r[i].npoints)
+			continue;
+		if (c.nlocks > 1)
+			printf("\n== %s ==", r[i].scheme);
+		print_summary(&r[i], &c);
+		r[i].options = options_json(&c, c.mm.nhandlers);
+	}
+	if (c.nlocks > 1 && r[0].npoints)
+		print_comparison(r, c.nlocks);
+	for (int i = 0; json && i < c.nlocks; i++) {
 		int wret;
 
-		r.options = options_json(&c, c.mm.nhandlers);
-		wret = res_write_json(&r, json, force);
+		if (!r[i].npoints)
+			continue;
+		wret = res_write_json(&r[i], paths[i], force);
 		if (wret) {
-			fprintf(stderr, "%s: cannot write '%s': %s\n", prog, json,
-				strerror(-wret));
+			fprintf(stderr, "%s: cannot write '%s': %s\n", prog,
+				paths[i], strerror(-wret));
 			ret = ret ? ret : wret;
 		} else {
-			printf("\nresult written to %s%s\n", json,
-			       r.complete ? "" : " (incomplete)");
+			printf("%sresult written to %s%s\n", i ? "" : "\n", paths[i],
+			       r[i].complete ? "" : " (incomplete)");
 		}
 	}
-	res_file_free(&r);
+	for (int i = 0; i < c.nlocks; i++)
+		res_file_free(&r[i]);
 	return ret ? 1 : 0;
 }
 

@@ -88,6 +88,8 @@ static int sim_mm_start_uffd(struct sim_mm *mm)
 		.batch = mm->cfg.batch > 0 ? mm->cfg.batch : 16,
 		.fn = sim_uffd_fault,
 		.arg = mm,
+		.cpus = mm->cfg.cpus,
+		.ncpus = mm->cfg.ncpus,
 	};
 	return uffd_pool_start(&pc, &mm->pool);
 }

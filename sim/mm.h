@@ -49,6 +49,8 @@ struct sim_mm_cfg {
 	enum uffd_wait_mode wait;
 	int batch;                       /* uffd messages per read */
 	size_t max_map_count;            /* like vm.max_map_count */
+	const int *cpus;                 /* pin handler i to cpus[i % ncpus]; */
+	int ncpus;                       /* read only by sim_mm_create. 0: no */
 };
 
 struct sim_mm {

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 #include "workloads/runner.h"
 
+#define RUNNER_MAX_TASKS 1024
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Start gate: tasks wait until go is 1 (run) or -1 (abort). Unlike a
  * barrier it can be opened when only some of the threads were created. */
@@ -49,6 +53,7 @@ struct task_slot {
 	const struct workload *wl;
 	int ret;
 	bool started;
+	int cpu;                         /* pin to this CPU, or -1 */
 	uint64_t t_start, t_end;         /* ns, CLOCK_MONOTONIC */
 	double user, sys;                /* s, RUSAGE_THREAD delta */
 };
@@ -71,6 +76,13 @@ static void *task_main(void *arg)
 	struct task_slot *s = arg;
 	struct rusage r0, r1;
 
+	if (s->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(s->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
 	if (gate_wait(s->start) < 0)
 		return NULL;
 	getrusage(RUSAGE_THREAD, &r0);
@@ -83,29 +95,62 @@ static void *task_main(void *arg)
 	return NULL;
 }
 
-/* One iteration with n tasks on mm; fills it. Returns 0 or -errno. */
-static int run_iteration(const struct run_cfg *c, struct sim_mm *mm, int n,
+static int ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+/* One scheme's simulated mms at one task count. */
+struct mm_group {
+	struct sim_mm *mm[RUNNER_MAX_TASKS];
+	int n;                           /* 1 (threads) or tasks (processes) */
+};
+
+static uint64_t group_handler_ns(const struct mm_group *g)
+{
+	uint64_t ns = 0;
+
+	for (int k = 0; k < g->n; k++)
+		if (g->mm[k]->pool)
+			ns += uffd_pool_cpu_ns(g->mm[k]->pool);
+	return ns;
+}
+
+static void teardown_all(const struct run_cfg *c, struct mm_group *g,
+			 void **shared, int nset)
+{
+	for (int k = 0; k < nset; k++)
+		c->wl->teardown(g->mm[k], &c->wo, shared[k]);
+}
+
+/* One iteration with n tasks on g; fills it. Returns 0 or -errno. */
+static int run_iteration(const struct run_cfg *c, struct mm_group *g, int n,
 			 struct wl_iter *it, char *err, size_t errlen)
 {
 	struct task_slot *slots;
 	struct start_gate start = { PTHREAD_MUTEX_INITIALIZER,
 				    PTHREAD_COND_INITIALIZER, 0, 0 };
 	_Atomic bool stop = false;
-	void *shared = NULL;
+	void *shared[RUNNER_MAX_TASKS] = { 0 };
 	uint64_t h0, first = UINT64_MAX, last = 0;
-	int ret, started = 0;
+	int ret = 0, started = 0, nset = 0;
 	int nbg = c->wl->background ? c->wl->background(&c->wo) : 0;
-	int total = n + nbg;
+	int total = n + nbg, per_mm = c->processes ? 1 : n;
 
-	ret = c->wl->setup(mm, &c->wo, n, &shared);
-	if (ret) {
-		snprintf(err, errlen, "%s setup with %d tasks: %s", c->wl->name,
-			 n, strerror(-ret));
-		return ret;
+	for (; nset < g->n && !ret; nset++) {
+		ret = c->wl->setup(g->mm[nset], &c->wo, per_mm, &shared[nset]);
+		if (ret) {
+			snprintf(err, errlen, "%s setup with %d tasks: %s",
+				 c->wl->name, n, strerror(-ret));
+			teardown_all(c, g, shared, nset);
+			return ret;
+		}
 	}
 	slots = aligned_alloc(64, sizeof(*slots) * (size_t)total);
 	if (!slots) {
-		c->wl->teardown(mm, &c->wo, shared);
+		teardown_all(c, g, shared, nset);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -114,12 +159,15 @@ static int run_iteration(const struct run_cfg *c, struct sim_mm *mm, int n,
 	 * foreground ones start; ids: foreground 0..n-1, background n... */
 	for (int k = 0; k < total; k++) {
 		int i = (k + n) % total;
+		int m = i < n ? (c->processes ? i : 0) : (i - n) % g->n;
 
-		slots[i].t = (struct wl_task){ .mm = mm, .id = i, .ntasks = n,
-					       .o = &c->wo, .shared = shared,
-					       .background = i >= n, .stop = &stop };
+		slots[i].t = (struct wl_task){ .mm = g->mm[m],
+			.id = c->processes && i < n ? 0 : i,
+			.ntasks = per_mm, .o = &c->wo, .shared = shared[m],
+			.background = i >= n, .stop = &stop };
 		slots[i].start = &start;
 		slots[i].wl = c->wl;
+		slots[i].cpu = c->pin ? i % ncpus() : -1;
 		ret = -pthread_create(&slots[i].thread, NULL, task_main, &slots[i]);
 		if (ret)
 			break;
@@ -128,7 +176,7 @@ static int run_iteration(const struct run_cfg *c, struct sim_mm *mm, int n,
 	}
 	if (ret)
 		snprintf(err, errlen, "cannot start task thread: %s", strerror(-ret));
-	h0 = mm->pool ? uffd_pool_cpu_ns(mm->pool) : 0;
+	h0 = group_handler_ns(g);
 	gate_open(&start, started, ret ? -1 : 1);
 	for (int i = 0; i < n; i++)
 		if (slots[i].started)
@@ -140,7 +188,7 @@ static int run_iteration(const struct run_cfg *c, struct sim_mm *mm, int n,
 			pthread_join(slots[i].thread, NULL);
 	memset(it, 0, sizeof(*it));
 	it->ntasks = n;
-	it->handler = mm->pool ? (double)(uffd_pool_cpu_ns(mm->pool) - h0) / 1e9 : 0;
+	it->handler = (double)(group_handler_ns(g) - h0) / 1e9;
 	for (int i = 0; i < total; i++) {
 		struct task_slot *s = &slots[i];
 
@@ -169,77 +217,144 @@ static int run_iteration(const struct run_cfg *c, struct sim_mm *mm, int n,
 	pthread_cond_destroy(&start.cond);
 	pthread_mutex_destroy(&start.lock);
 	free(slots);
-	c->wl->teardown(mm, &c->wo, shared);
+	teardown_all(c, g, shared, nset);
 	return ret;
 }
 
-static int run_point(const struct run_cfg *c, int n, struct res_point *p,
-		     char *err, size_t errlen)
+static void group_destroy(struct mm_group *g, struct res_point *p)
+{
+	for (int k = 0; k < g->n; k++) {
+		sim_mm_stop_handlers(g->mm[k]);
+		if (p)
+			res_point_collect(p, g->mm[k]);
+		sim_mm_destroy(g->mm[k]);
+	}
+	g->n = 0;
+}
+
+static int group_create(const struct run_cfg *c, const struct lock_ops *lock,
+			int n, struct mm_group *g, char *err, size_t errlen)
 {
 	struct sim_mm_cfg mc = c->mm;
-	struct sim_mm *mm;
-	double v[RES_MAX_METRICS];
-	int ret;
+	int want = c->processes ? n : 1, ret = 0, cpus[256];
+	int nc = ncpus() < 256 ? ncpus() : 256;
 
+	mc.lock = lock;
 	if (!mc.nhandlers)
-		mc.nhandlers = n;
-	ret = sim_mm_create(&mc, &mm);
+		mc.nhandlers = c->processes ? 1 : n;
+	for (int i = 0; i < nc; i++)
+		cpus[i] = i;
+	for (g->n = 0; g->n < want; g->n++) {
+		/* Pinned: a process's handler on its task's CPU; the shared
+		 * mm's handlers spread over all CPUs, as the tasks are. */
+		if (c->pin && c->processes) {
+			mc.cpus = &cpus[g->n % nc];
+			mc.ncpus = 1;
+		} else if (c->pin) {
+			mc.cpus = cpus;
+			mc.ncpus = nc;
+		}
+		ret = sim_mm_create(&mc, &g->mm[g->n]);
+		if (ret)
+			break;
+	}
 	if (ret) {
 		snprintf(err, errlen, "cannot create the simulated mm: %s",
 			 strerror(-ret));
-		return ret;
+		group_destroy(g, NULL);
 	}
-	p->tasks = n;
-	for (int i = 0; i < c->wo.iterations; i++) {
-		struct wl_iter it;
-
-		if (c->progress)
-			fprintf(stderr, "\r%s: tasks %d, iteration %d/%d ",
-				c->wl->name, n, i + 1, c->wo.iterations);
-		ret = run_iteration(c, mm, n, &it, err, errlen);
-		p->touches += it.touches;
-		p->segv += it.segv;
-		if (ret)
-			break;
-		c->wl->report(&it, v);
-		for (int m = 0; m < c->wl->nmetrics && !ret; m++)
-			ret = res_point_add(p, m, v[m]);
-		if (ret) {
-			snprintf(err, errlen, "out of memory");
-			break;
-		}
-		p->nsamples++;
-	}
-	if (c->progress)
-		fprintf(stderr, "\r\033[K");
-	sim_mm_stop_handlers(mm);
-	res_point_collect(p, mm);
-	sim_mm_destroy(mm);
 	return ret;
 }
 
-int runner_run(const struct run_cfg *c, struct res_file *out, char *err,
-	       size_t errlen)
+static int add_samples(const struct run_cfg *c, struct res_point *p,
+		       const struct wl_iter *it, char *err, size_t errlen)
 {
+	double v[RES_MAX_METRICS];
 	int ret = 0;
 
-	out->workload = c->wl->name;
-	out->scheme = c->mm.lock->name;
-	out->fault_source = c->mm.source == FAULT_SRC_UFFD ? "uffd" : "synthetic";
-	out->nmetrics = c->wl->nmetrics;
-	memcpy(out->metrics, c->wl->metrics, sizeof(out->metrics));
-	out->points = calloc((size_t)c->ntasklist, sizeof(*out->points));
-	if (!out->points) {
+	c->wl->report(it, v);
+	for (int m = 0; m < c->wl->nmetrics && !ret; m++)
+		ret = res_point_add(p, m, v[m]);
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		return ret;
+	}
+	p->nsamples++;
+	return 0;
+}
+
+/* All schemes at one task count, iterations interleaved. */
+static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
+		     char *err, size_t errlen)
+{
+	struct mm_group *g = calloc((size_t)c->nlocks, sizeof(*g));
+	int ret = 0, made = 0;
+
+	if (!g) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	out->complete = false;
-	for (int i = 0; i < c->ntasklist; i++) {
-		ret = run_point(c, c->tasks[i], &out->points[i], err, errlen);
-		out->npoints = i + 1;
-		if (ret)
-			return ret;
+	for (; made < c->nlocks && !ret; made++) {
+		ret = group_create(c, c->locks[made], n, &g[made], err, errlen);
+		pts[made]->tasks = n;
 	}
-	out->complete = true;
-	return 0;
+	if (ret)
+		made--;
+	for (int i = 0; i < c->wo.iterations && !ret; i++) {
+		for (int k = 0; k < c->nlocks && !ret; k++) {
+			/* Rotate the order so no scheme always runs first. */
+			int s = (i + k) % c->nlocks;
+			struct wl_iter it;
+
+			if (c->progress)
+				fprintf(stderr, "\r%s: %s, tasks %d, iteration %d/%d ",
+					c->wl->name, c->locks[s]->name, n, i + 1,
+					c->wo.iterations);
+			ret = run_iteration(c, &g[s], n, &it, err, errlen);
+			pts[s]->touches += it.touches;
+			pts[s]->segv += it.segv;
+			if (!ret)
+				ret = add_samples(c, pts[s], &it, err, errlen);
+		}
+	}
+	if (c->progress)
+		fprintf(stderr, "\r\033[K");
+	for (int k = 0; k < made; k++)
+		group_destroy(&g[k], pts[k]);
+	free(g);
+	return ret;
+}
+
+int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
+	       size_t errlen)
+{
+	struct res_point *pts[RUNNER_MAX_SCHEMES];
+	int ret = 0;
+
+	for (int s = 0; s < c->nlocks; s++) {
+		struct res_file *out = &outs[s];
+
+		out->workload = c->wl->name;
+		out->scheme = c->locks[s]->name;
+		out->fault_source = c->mm.source == FAULT_SRC_UFFD ? "uffd"
+								   : "synthetic";
+		out->nmetrics = c->wl->nmetrics;
+		memcpy(out->metrics, c->wl->metrics, sizeof(out->metrics));
+		out->complete = false;
+		out->points = calloc((size_t)c->ntasklist, sizeof(*out->points));
+		if (!out->points) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	for (int i = 0; i < c->ntasklist && !ret; i++) {
+		for (int s = 0; s < c->nlocks; s++) {
+			pts[s] = &outs[s].points[i];
+			outs[s].npoints = i + 1;
+		}
+		ret = run_point(c, c->tasks[i], pts, err, errlen);
+	}
+	for (int s = 0; s < c->nlocks && !ret; s++)
+		outs[s].complete = true;
+	return ret;
 }

@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * runner — runs a workload over a list of task counts and collects
- * samples: for each task count a fresh simulated mm; per iteration a
- * start barrier, per-task RUSAGE_THREAD user/system time, the handlers'
- * CPU time, and the wall time from first start to last finish.
+ * samples: for each task count fresh simulated mms; per iteration a start
+ * gate, per-task RUSAGE_THREAD user/system time, the handlers' CPU time,
+ * and the wall time from first start to last finish.
+ *
+ * Several lock schemes can be run in one invocation: their iterations are
+ * interleaved (scheme order rotating every iteration), so that each
+ * comparison is measured side by side on a machine whose speed drifts.
+ *
+ * Modes, as will-it-scale's two binaries: threads (all tasks share one
+ * simulated mm) and processes (each task has its own mm: tree, lock,
+ * arena, uffd and handlers).
  */
 #ifndef VMSIM_RUNNER_H
 #define VMSIM_RUNNER_H
@@ -14,22 +22,27 @@
 #include "workloads/workload.h"
 
 #define RUNNER_MAX_TASKLIST 64
+#define RUNNER_MAX_SCHEMES  8
 
 struct run_cfg {
 	const struct workload *wl;
-	struct sim_mm_cfg mm;            /* nhandlers 0: one per task */
+	struct sim_mm_cfg mm;            /* .lock unused; nhandlers 0: default */
+	const struct lock_ops *locks[RUNNER_MAX_SCHEMES];
+	int nlocks;
 	int tasks[RUNNER_MAX_TASKLIST];
 	int ntasklist;
+	bool processes;                  /* one mm per task */
+	bool pin;                        /* pin tasks and handlers to CPUs */
 	struct wl_opts wo;
 	bool progress;                   /* progress line on stderr */
 };
 
 /*
- * Run and fill out (points, metrics, complete). Returns 0 or -errno; on
- * error err holds one line saying what failed, and out holds what was
- * measured before it.
+ * Run and fill outs[0..nlocks-1] (points, metrics, complete). Returns 0
+ * or -errno; on error err holds one line saying what failed, and outs
+ * hold what was measured before it.
  */
-int runner_run(const struct run_cfg *c, struct res_file *out, char *err,
+int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	       size_t errlen);
 
 #endif
