@@ -53,8 +53,16 @@ static void usage(FILE *f)
 "                           several are run interleaved and compared\n"
 "  -w, --workload NAME      workload (default pft)\n"
 "  -t, --tasks LIST         task counts: 1,2,4 | 1-8 | max (default 1-CPUs)\n"
-"  -i, --iterations N       samples per task count (default 5)\n"
-"  -m, --mem SIZE           region size, K/M/G suffixes (default 64M)\n"
+"  -i, --iterations N       runs per task count (default 5; loop workloads 1)\n"
+"  -m, --mem SIZE           region size, K/M/G suffixes (default: the\n"
+"                           workload's: pft 64M, page_fault* and mmap* 128M\n"
+"                           per task, madvise_batch 256M, fault_vs_mmap 16M)\n"
+"      --duration N         loop workloads: samples kept (default 5)\n"
+"      --warmup N           loop workloads: samples discarded first (default 1)\n"
+"      --interval MS        loop workloads: sample length (default 1000 ms)\n"
+"      --cycles N           mmap_stress: cycles per iteration (default 20000)\n"
+"      --zap MODE           madvise_batch: process_madvise (one call per batch,\n"
+"                           default) | madvise (one call per range)\n"
 "      --writers N          writer tasks for fault_vs_mmap (default 1)\n"
 "      --arena SIZE         simulated address space (default 16G)\n"
 "      --handlers N         uffd handler threads (default: one per task)\n"
@@ -172,6 +180,19 @@ static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 		uffd_wait_mode_name(c->mm.wait)));
 	json_object_object_add(o, "batch", json_object_new_int(c->mm.batch));
 	json_object_object_add(o, "writers", json_object_new_int(c->wo.writers));
+	json_object_object_add(o, "mode", json_object_new_string(
+		c->processes ? "processes" : "threads"));
+	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
+	if (c->wl->loop) {
+		json_object_object_add(o, "warmup", json_object_new_int(c->wo.warmup));
+		json_object_object_add(o, "duration", json_object_new_int(c->wo.duration));
+		json_object_object_add(o, "interval_ms", json_object_new_int(c->wo.interval_ms));
+	}
+	if (c->wl == &mmap_stress_workload)
+		json_object_object_add(o, "cycles", json_object_new_int64(c->wo.cycles));
+	if (c->wl == &madvise_batch_workload)
+		json_object_object_add(o, "zap", json_object_new_string(
+			c->wo.zap_per_range ? "madvise" : "process_madvise"));
 	return o;
 }
 
@@ -263,7 +284,8 @@ static void print_comparison(struct res_file *r, int n)
 }
 
 enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
-       OPT_WRITERS, OPT_MODE, OPT_PIN };
+       OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
+       OPT_ZAP, OPT_INTERVAL };
 
 static int cmd_run(int argc, char **argv)
 {
@@ -281,6 +303,11 @@ static int cmd_run(int argc, char **argv)
 		{ "writers", required_argument, NULL, OPT_WRITERS },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "pin", no_argument, NULL, OPT_PIN },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "cycles", required_argument, NULL, OPT_CYCLES },
+		{ "zap", required_argument, NULL, OPT_ZAP },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "json", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -293,14 +320,15 @@ static int cmd_run(int argc, char **argv)
 		.mm = { .lock = &rwsem_lock_ops, .arena_size = SIM_DEFAULT_ARENA,
 			.source = FAULT_SRC_UFFD, .wait = UFFD_WAIT_BLOCK,
 			.batch = 16 },
-		.wo = { .mem = 64UL << 20, .iterations = 5, .writers = -1 },
+		.wo = { .iterations = 0, .writers = -1, .duration = 5, .warmup = 1,
+			.cycles = 20000, .interval_ms = 1000 },
 		.locks = { &rwsem_lock_ops },
 		.nlocks = 1,
 	};
 	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
 	char paths[RUNNER_MAX_SCHEMES][4096];
 	const char *json = NULL;
-	bool force = false, quiet = false;
+	bool force = false, quiet = false, zap_given = false;
 	char err[256] = "";
 	long v;
 	int opt, ret;
@@ -376,6 +404,33 @@ static int cmd_run(int argc, char **argv)
 		case OPT_PIN:
 			c.pin = true;
 			break;
+		case OPT_DURATION:
+			if (parse_long(optarg, 1, 3600, &v))
+				return bad("bad duration '%s': want 1 to 3600 samples", optarg);
+			c.wo.duration = (int)v;
+			break;
+		case OPT_WARMUP:
+			if (parse_long(optarg, 0, 3600, &v))
+				return bad("bad warmup '%s': want 0 to 3600 samples", optarg);
+			c.wo.warmup = (int)v;
+			break;
+		case OPT_INTERVAL:
+			if (parse_long(optarg, 10, 60000, &v))
+				return bad("bad interval '%s': want 10 to 60000 ms", optarg);
+			c.wo.interval_ms = (int)v;
+			break;
+		case OPT_CYCLES:
+			if (parse_long(optarg, 1, 100000000, &v))
+				return bad("bad cycle count '%s': want 1 or more", optarg);
+			c.wo.cycles = v;
+			break;
+		case OPT_ZAP:
+			if (strcmp(optarg, "process_madvise") && strcmp(optarg, "madvise"))
+				return bad("unknown zap mode '%s': want process_madvise "
+					   "or madvise", optarg);
+			c.wo.zap_per_range = !strcmp(optarg, "madvise");
+			zap_given = true;
+			break;
 		case OPT_WRITERS:
 			if (parse_long(optarg, 0, 64, &v))
 				return bad("bad writer count '%s': want 0 to 64", optarg);
@@ -395,6 +450,36 @@ static int cmd_run(int argc, char **argv)
 		return bad("--writers does not apply to workload '%s'", c.wl->name);
 	if (c.wo.writers < 0)
 		c.wo.writers = c.wl->background ? 1 : 0;
+	if (!c.wo.mem)
+		c.wo.mem = c.wl->default_mem ? c.wl->default_mem : 64UL << 20;
+	for (int i = 0; i < c.nlocks; i++) {
+		int most = 0;
+
+		for (int k = 0; k < c.ntasklist; k++)
+			most = c.tasks[k] > most ? c.tasks[k] : most;
+		if (!c.locks[i]->excludes && c.wl->concurrent_writes &&
+		    !c.processes && (most > 1 || c.wo.writers > 0)) {
+			fprintf(stderr, "%s: lock scheme '%s' has no exclusion, and "
+				"%s changes the address space from several tasks at "
+				"once: use one task, --mode processes, or another "
+				"scheme\n", prog, c.locks[i]->name, c.wl->name);
+			return EXIT_USAGE;
+		}
+	}
+	if (!c.wo.iterations)
+		c.wo.iterations = c.wl->loop ? 1 : 5;
+	if (c.wl == &madvise_batch_workload && !c.wo.zap_per_range &&
+	    !sim_process_madvise_self_ok()) {
+		if (zap_given) {
+			fprintf(stderr, "%s: --zap process_madvise needs "
+				"process_madvise(MADV_DONTNEED) on oneself (Linux "
+				"6.13+); use --zap madvise\n", prog);
+			return EXIT_USAGE;
+		}
+		fprintf(stderr, "%s: this kernel cannot process_madvise itself: "
+			"zapping with one madvise per range\n", prog);
+		c.wo.zap_per_range = true;
+	}
 	if (c.wo.mem > c.mm.arena_size) {
 		fprintf(stderr, "%s: --mem (%zu MiB) is larger than the arena "
 			"(%zu MiB): raise --arena\n", prog, c.wo.mem >> 20,

@@ -6,9 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sim/fault.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_process_madvise
+#define SYS_process_madvise 440
+#endif
 
 /* For pervma's lock_vma_under_rcu: the VMA containing addr, or NULL. */
 static void *lookup_for_lock(void *arg, unsigned long addr,
@@ -40,11 +49,16 @@ unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
 
 void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end)
 {
+	madvise((void *)start, end - start, MADV_DONTNEED);
+	sim_mm_forget(mm, start, end);
+}
+
+void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end)
+{
 	size_t first = (start - mm->base) >> SIM_PAGE_SHIFT;
 	size_t n = (end - start) >> SIM_PAGE_SHIFT;
 	int64_t gone = 0;
 
-	madvise((void *)start, end - start, MADV_DONTNEED);
 	for (size_t i = 0; i < n; i++)
 		if (atomic_exchange_explicit(&mm->present[first + i], 0,
 					     memory_order_relaxed))
@@ -94,6 +108,39 @@ static int sim_mm_start_uffd(struct sim_mm *mm)
 	return uffd_pool_start(&pc, &mm->pool);
 }
 
+/*
+ * process_madvise(MADV_DONTNEED) on our own pages needs Linux 6.13 (or
+ * a pidfd at all: 5.10 for process_madvise, 5.3 for pidfd_open). Try it
+ * on one page of the arena, which no VMA covers yet.
+ */
+static void probe_process_madvise(struct sim_mm *mm)
+{
+	struct iovec iov = { (void *)mm->base, SIM_PAGE_SIZE };
+
+	mm->pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (mm->pidfd < 0)
+		return;
+	mm->process_madvise_ok = syscall(SYS_process_madvise, mm->pidfd, &iov, 1,
+					 MADV_DONTNEED, 0) == (long)SIM_PAGE_SIZE;
+}
+
+bool sim_process_madvise_self_ok(void)
+{
+	void *p = mmap(NULL, SIM_PAGE_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct iovec iov = { p, SIM_PAGE_SIZE };
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	bool ok = p != MAP_FAILED && fd >= 0 &&
+		  syscall(SYS_process_madvise, fd, &iov, 1, MADV_DONTNEED, 0) ==
+		  (long)SIM_PAGE_SIZE;
+
+	if (fd >= 0)
+		close(fd);
+	if (p != MAP_FAILED)
+		munmap(p, SIM_PAGE_SIZE);
+	return ok;
+}
+
 int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 {
 	struct lock_env env;
@@ -113,6 +160,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		mm->cfg.max_map_count = SIM_DEFAULT_MAX_MAP_COUNT;
 	mm->uffd = -1;
 	mm->self_mem = -1;
+	mm->pidfd = -1;
 	ret = vma_tree_init(&mm->tree);
 	if (ret) {
 		free(mm);
@@ -164,6 +212,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	ret = sim_fault_init_signals();
 	if (ret)
 		goto err;
+	probe_process_madvise(mm);
 	*out = mm;
 	return 0;
 err:
@@ -188,6 +237,8 @@ void sim_mm_destroy(struct sim_mm *mm)
 		close(mm->uffd);
 	if (mm->self_mem >= 0)
 		close(mm->self_mem);
+	if (mm->pidfd >= 0)
+		close(mm->pidfd);
 	vma_tree_destroy(&mm->tree, sim_vma_free);
 	if (mm->lock)
 		mm->lock->ops->destroy(mm->lock);

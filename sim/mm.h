@@ -60,6 +60,8 @@ struct sim_mm {
 	struct lock_inst *lock;
 	int uffd;                        /* -1 in synthetic mode */
 	int self_mem;                    /* synthetic: /proc/self/mem, or -1 */
+	int pidfd;                       /* for process_madvise on ourselves */
+	bool process_madvise_ok;         /* it zaps our own pages (6.13+) */
 	struct uffd_info uinfo;
 	struct uffd_pool *pool;
 	struct uffd_counters uffd_final; /* filled when the pool stops */
@@ -88,6 +90,9 @@ void sim_mm_destroy(struct sim_mm *mm);
 /* Stop the handler pool now (counters land in mm->uffd_final). */
 void sim_mm_stop_handlers(struct sim_mm *mm);
 
+/* Can this kernel process_madvise(MADV_DONTNEED) our own pages? (6.13+) */
+bool sim_process_madvise_self_ok(void);
+
 /* Sum of the per-slot fault counters. */
 void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS]);
 /* Resident pages (placed by faults, not yet zapped). */
@@ -98,6 +103,9 @@ unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
 				 unsigned char state);
 /* Zap the real pages of [start, end) and forget them. */
 void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end);
+/* Forget the pages of [start, end) (their real zap is done by the caller,
+ * e.g. one process_madvise for many ranges). */
+void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end);
 const char *sim_fault_kind_name(enum sim_fault_kind k);
 
 static inline void sim_mm_count_fault(struct sim_mm *mm, enum sim_fault_kind k)

@@ -15,7 +15,7 @@
 #include "uffd/resolve.h"
 
 #define RES_FORMAT_VERSION 1
-#define RES_MAX_METRICS 8
+#define RES_MAX_METRICS 16
 
 struct res_metric {
 	const char *name;                /* e.g. "faults/sec" */

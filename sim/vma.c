@@ -22,11 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "sim/fault.h"
 #include "sim/mm.h"
 #include "locks/rcu.h"
+
+#ifndef SYS_process_madvise
+#define SYS_process_madvise 440
+#endif
 
 unsigned long sim_prot_to_flags(int prot)
 {
@@ -513,9 +519,14 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 
 /* --- madvise --------------------------------------------------------------- */
 
-/* Zap the mapped parts of [start, end); -ENOMEM if any part is not. */
+enum { MADV_ZAP, MADV_FORGET, MADV_POPULATE, MADV_CHECK };
+
+/* Walk the VMAs over [start, end): zap (or only forget) their pages, or
+ * populate them. -ENOMEM if part of the range is not mapped (the mapped
+ * parts are still done, as in Linux); -EFAULT populating a VMA that may
+ * not be written. */
 static int madvise_locked(struct sim_mm *mm, unsigned long start,
-			  unsigned long end)
+			  unsigned long end, int what)
 {
 	unsigned long at = start;
 	int ret = 0;
@@ -528,17 +539,27 @@ static int madvise_locked(struct sim_mm *mm, unsigned long start,
 
 		if (s > at)
 			ret = -ENOMEM;
-		sim_mm_zap(mm, s, e);
+		if (what == MADV_ZAP)
+			sim_mm_zap(mm, s, e);
+		else if (what == MADV_FORGET)
+			sim_mm_forget(mm, s, e);
+		else if (what == MADV_POPULATE && !(v->vm_flags & VM_WRITE))
+			ret = ret ? ret : -EFAULT;
 		at = e;
 	}
 	sim_rcu_read_unlock();
-	return at < end ? -ENOMEM : ret;
+	if (at < end)
+		ret = -ENOMEM;
+	if (what == MADV_POPULATE && !ret)
+		ret = sim_populate(mm, start, end);
+	return ret;
 }
 
 static int madvise_check(struct sim_mm *mm, unsigned long start, size_t len,
 			 int advice)
 {
-	if (advice != MADV_DONTNEED || (start & ~SIM_PAGE_MASK))
+	if ((advice != MADV_DONTNEED && advice != MADV_POPULATE_WRITE) ||
+	    (start & ~SIM_PAGE_MASK))
 		return -EINVAL;
 	if (len && !range_ok(mm, start, page_align(len)))
 		return -ENOMEM;
@@ -556,21 +577,27 @@ int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
 		return ret;
 	len = page_align(len);
 	ops->read_range_begin(mm->lock, start, start + len, &h);
-	ret = madvise_locked(mm, start, start + len);
+	ret = madvise_locked(mm, start, start + len, advice == MADV_DONTNEED ?
+			     MADV_ZAP : MADV_POPULATE);
 	ops->read_range_end(mm->lock, &h);
 	return ret;
 }
 
 size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
-			    int n, int advice, int *err)
+			    int n, int advice, bool one_syscall, int *err)
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
 	unsigned long lo = ~0UL, hi = 0;
 	size_t done = 0;
+	int i;
 
 	*err = 0;
-	for (int i = 0; i < n; i++) {
+	if (one_syscall && (advice != MADV_DONTNEED || !mm->process_madvise_ok)) {
+		*err = -EOPNOTSUPP;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
 		unsigned long s = (unsigned long)iov[i].iov_base;
 		unsigned long e = s + page_align(iov[i].iov_len);
 
@@ -584,17 +611,24 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 	/* One acquisition for the whole batch, as process_madvise does;
 	 * the range side covers the span of all the ranges. */
 	ops->read_range_begin(mm->lock, lo, hi, &h);
-	for (int i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		unsigned long s = (unsigned long)iov[i].iov_base;
 		size_t len = iov[i].iov_len;
+		int what = advice == MADV_POPULATE_WRITE ? MADV_POPULATE :
+			   one_syscall ? MADV_FORGET : MADV_ZAP;
 
 		*err = madvise_check(mm, s, len, advice);
 		if (!*err && len)
-			*err = madvise_locked(mm, s, s + page_align(len));
+			*err = madvise_locked(mm, s, s + page_align(len), what);
 		if (*err)
 			break;
 		done += len;
 	}
+	/* The ranges that passed, zapped by the kernel in one call (which
+	 * batches the TLB flushes since SeongJae Park's 2025 series). */
+	if (one_syscall && i)
+		syscall(SYS_process_madvise, mm->pidfd, iov, (size_t)i,
+			MADV_DONTNEED, 0);
 	ops->read_range_end(mm->lock, &h);
 	return done;
 }

@@ -6,6 +6,7 @@
 #ifndef VMSIM_VMA_H
 #define VMSIM_VMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,9 @@
 #include <sys/mman.h>
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
 #endif
 
 #define SIM_FILE_NONE (-1)
@@ -70,19 +74,23 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len);
 int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 		    int prot);
 
-/* madvise(MADV_DONTNEED) over [start, start+len) under the read-range
- * side: zap the real pages. Returns 0, -EINVAL (unaligned, bad advice),
- * or -ENOMEM if part of the range is unmapped (the mapped parts are still
- * zapped, as in Linux). */
+/* madvise over [start, start+len) under the read-range side:
+ * MADV_DONTNEED zaps the real pages; MADV_POPULATE_WRITE places them
+ * (as MAP_POPULATE does). Returns 0, -EINVAL (unaligned, other advice),
+ * -ENOMEM if part of the range is unmapped (the mapped parts are still
+ * done, as in Linux), -EFAULT populating a VMA that may not be written. */
 int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
 		   int advice);
 
 /* process_madvise semantics over n ranges: one lock acquisition for the
  * batch, ranges in order, stop at the first failure. Returns the bytes
  * advised (*err = 0), or the bytes done before the failure (*err = the
- * failure). */
+ * failure). With one_syscall (MADV_DONTNEED only) the real pages of all
+ * the ranges are zapped by one process_madvise(2) on ourselves (Linux
+ * 6.13+, see sim_mm.process_madvise_ok; -EOPNOTSUPP otherwise) instead
+ * of one madvise(2) per range. */
 size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
-			    int n, int advice, int *err);
+			    int n, int advice, bool one_syscall, int *err);
 
 /* brk(newbrk): grow or shrink the heap VMA in place. Returns 0 and *out =
  * the new break, or -ENOMEM with *out = the old break (below start_brk,

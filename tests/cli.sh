@@ -35,6 +35,11 @@ expect_usage_error "'sometimes'" run --wait sometimes
 expect_usage_error "'disk'" run --fault-source disk
 expect_usage_error "'frobnicate'" frobnicate
 expect_usage_error "--arena" run --mem 2G --arena 1G
+expect_usage_error "'none' has no exclusion" run -w page_fault1 -l none -t 2
+expect_usage_error "'rwsem' given twice" run -l rwsem,rwsem
+expect_usage_error "'5ms'" run --interval 5ms
+expect_usage_error "'disk'" run -w madvise_batch --zap disk
+expect_usage_error "does not apply" run -w pft --writers 2
 
 "$VMSIM" --version | grep -q '^vmsim ' && ok || fail "--version"
 "$VMSIM" --help | grep -q 'fault-source' && ok || fail "--help"

@@ -87,7 +87,7 @@ static int fvm_writer(struct wl_task *t)
 			ret = sim_do_munmap(t->mm, a, len);
 		if (ret)
 			return ret;
-		t->ops += 3;
+		wl_add_ops(t, 3);
 	}
 	return 0;
 }
@@ -107,7 +107,7 @@ static int fvm_task(struct wl_task *t)
 		for (unsigned long a = c; a < c + chunk; a += SIM_PAGE_SIZE) {
 			if (wl_touch(t, a, true, &v))
 				return -EFAULT;
-			t->ops++;
+			wl_add_ops(t, 1);
 		}
 		if (sim_do_madvise(t->mm, c, chunk, MADV_DONTNEED))
 			return -EFAULT;
@@ -134,6 +134,8 @@ static void fvm_report(const struct wl_iter *it, double *v)
 const struct workload fault_vs_mmap_workload = {
 	.name = "fault_vs_mmap",
 	.desc = "T tasks fault+zap their own VMAs while --writers tasks mmap/mprotect/munmap others",
+	.default_mem = 16UL << 20,
+	.concurrent_writes = true,
 	.nmetrics = 3,
 	.metrics = {
 		{ "faults/sec", "faults/s", true, true },

@@ -54,7 +54,7 @@ static int pft_task(struct wl_task *t)
 	for (; a < end; a += SIM_PAGE_SIZE) {
 		if (wl_touch(t, a, true, &v))
 			return -EFAULT;
-		t->ops++;
+		wl_add_ops(t, 1);
 	}
 	return 0;
 }
@@ -82,6 +82,7 @@ static void pft_report(const struct wl_iter *it, double *v)
 const struct workload pft_workload = {
 	.name = "pft",
 	.desc = "mmtests pft: T tasks write one byte per page of an even slice of --mem",
+	.default_mem = 64UL << 20,
 	.nmetrics = 5,
 	.metrics = {
 		{ "faults/sec", "faults/s", true, true },

@@ -118,6 +118,50 @@ static uint64_t group_handler_ns(const struct mm_group *g)
 	return ns;
 }
 
+static uint64_t sum_ops(struct task_slot *slots, int n)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += atomic_load_explicit(&slots[i].t.ops, memory_order_relaxed);
+	return sum;
+}
+
+/* will-it-scale sampling: every second (--interval) the tasks' summed
+ * ops; the first --warmup samples are dropped, then --duration rates
+ * (ops per second) are kept. */
+static int sample_loop(const struct run_cfg *c, struct task_slot *slots,
+		       int n, struct wl_iter *it)
+{
+	int total = c->wo.warmup + c->wo.duration;
+	struct timespec next;
+	uint64_t prev, cur;
+	double tprev, t;
+
+	it->rates = calloc((size_t)c->wo.duration, sizeof(double));
+	if (!it->rates)
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	tprev = (double)now_ns() / 1e9;
+	prev = sum_ops(slots, n);
+	for (int s = 0; s < total; s++) {
+		next.tv_nsec += (long)c->wo.interval_ms * 1000000L;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL))
+			;
+		cur = sum_ops(slots, n);
+		t = (double)now_ns() / 1e9;
+		if (s >= c->wo.warmup)
+			it->rates[it->nrates++] = (double)(cur - prev) / (t - tprev);
+		prev = cur;
+		tprev = t;
+	}
+	return 0;
+}
+
 static void teardown_all(const struct run_cfg *c, struct mm_group *g,
 			 void **shared, int nset)
 {
@@ -139,6 +183,7 @@ static int run_iteration(const struct run_cfg *c, struct mm_group *g, int n,
 	int nbg = c->wl->background ? c->wl->background(&c->wo) : 0;
 	int total = n + nbg, per_mm = c->processes ? 1 : n;
 
+	memset(it, 0, sizeof(*it));
 	for (; nset < g->n && !ret; nset++) {
 		ret = c->wl->setup(g->mm[nset], &c->wo, per_mm, &shared[nset]);
 		if (ret) {
@@ -178,15 +223,17 @@ static int run_iteration(const struct run_cfg *c, struct mm_group *g, int n,
 		snprintf(err, errlen, "cannot start task thread: %s", strerror(-ret));
 	h0 = group_handler_ns(g);
 	gate_open(&start, started, ret ? -1 : 1);
-	for (int i = 0; i < n; i++)
-		if (slots[i].started)
-			pthread_join(slots[i].thread, NULL);
+	if (c->wl->loop && !ret)
+		ret = sample_loop(c, slots, n, it);
+	else
+		for (int i = 0; i < n; i++)
+			if (slots[i].started)
+				pthread_join(slots[i].thread, NULL);
 	/* Release: pairs with the acquire in wl_should_stop(). */
 	atomic_store_explicit(&stop, true, memory_order_release);
-	for (int i = n; i < total; i++)
+	for (int i = c->wl->loop ? 0 : n; i < total; i++)
 		if (slots[i].started)
 			pthread_join(slots[i].thread, NULL);
-	memset(it, 0, sizeof(*it));
 	it->ntasks = n;
 	it->handler = (double)(group_handler_ns(g) - h0) / 1e9;
 	for (int i = 0; i < total; i++) {
@@ -210,6 +257,9 @@ static int run_iteration(const struct run_cfg *c, struct mm_group *g, int n,
 		it->user += s->user;
 		it->sys += s->sys;
 		it->ops += s->t.ops;
+		for (int m = 0; m < RES_MAX_METRICS; m++)
+			if (s->t.phase[m] > it->phase[m])
+				it->phase[m] = s->t.phase[m];
 		it->touches += s->t.touches;
 		it->segv += s->t.segv;
 	}
@@ -266,8 +316,8 @@ static int group_create(const struct run_cfg *c, const struct lock_ops *lock,
 	return ret;
 }
 
-static int add_samples(const struct run_cfg *c, struct res_point *p,
-		       const struct wl_iter *it, char *err, size_t errlen)
+static int add_sample(const struct run_cfg *c, struct res_point *p,
+		      const struct wl_iter *it, char *err, size_t errlen)
 {
 	double v[RES_MAX_METRICS];
 	int ret = 0;
@@ -281,6 +331,25 @@ static int add_samples(const struct run_cfg *c, struct res_point *p,
 	}
 	p->nsamples++;
 	return 0;
+}
+
+/* An iteration gives one sample, or (loop workloads) one per second:
+ * each reported as that second's ops over an elapsed time of 1 s. */
+static int add_samples(const struct run_cfg *c, struct res_point *p,
+		       struct wl_iter *it, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (!c->wl->loop)
+		return add_sample(c, p, it, err, errlen);
+	for (int i = 0; i < it->nrates && !ret; i++) {
+		struct wl_iter one = *it;
+
+		one.ops = (uint64_t)it->rates[i];
+		one.elapsed = 1.0;
+		ret = add_sample(c, p, &one, err, errlen);
+	}
+	return ret;
 }
 
 /* All schemes at one task count, iterations interleaved. */
@@ -304,7 +373,7 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 		for (int k = 0; k < c->nlocks && !ret; k++) {
 			/* Rotate the order so no scheme always runs first. */
 			int s = (i + k) % c->nlocks;
-			struct wl_iter it;
+			struct wl_iter it = { 0 };
 
 			if (c->progress)
 				fprintf(stderr, "\r%s: %s, tasks %d, iteration %d/%d ",
@@ -315,6 +384,7 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 			pts[s]->segv += it.segv;
 			if (!ret)
 				ret = add_samples(c, pts[s], &it, err, errlen);
+			free(it.rates);
 		}
 	}
 	if (c->progress)

@@ -26,6 +26,10 @@ struct wl_opts {
 	size_t mem;                      /* --mem: bytes of region */
 	int iterations;                  /* --iterations */
 	int writers;                     /* --writers: background writer tasks */
+	int warmup, duration;            /* loop workloads: samples (seconds) */
+	int interval_ms;                 /* loop workloads: sample length */
+	long cycles;                     /* mmap_stress: cycles per iteration */
+	bool zap_per_range;              /* madvise_batch: madvise per range */
 };
 
 /* One task's view of an iteration. */
@@ -36,9 +40,11 @@ struct wl_task {
 	void *shared;                    /* what setup() returned */
 	bool background;                 /* runs until the others finish */
 	const _Atomic bool *stop;        /* set when the foreground is done */
-	uint64_t ops;                    /* the workload's unit of work */
+	_Atomic uint64_t ops;            /* the workload's unit of work; only
+					  * this task writes it (wl_add_ops) */
 	uint64_t touches;                /* pages touched (wl_touch) */
 	uint64_t segv;                   /* touches refused: SIGSEGV */
+	double phase[RES_MAX_METRICS];   /* seconds per timed phase, if any */
 } __attribute__((aligned(64)));
 
 /* What the runner measured over one iteration. */
@@ -49,6 +55,10 @@ struct wl_iter {
 	double handler;                  /* s, CPU of the uffd handlers */
 	uint64_t ops, touches, segv;     /* summed over foreground tasks */
 	uint64_t bg_ops;                 /* summed over background tasks */
+	double phase[RES_MAX_METRICS];   /* slowest task's time per phase */
+	/* Loop workloads: one ops/sec value per --duration second. */
+	int nrates;
+	double *rates;
 };
 
 struct workload {
@@ -56,6 +66,14 @@ struct workload {
 	const char *desc;                /* one line, for `vmsim list` */
 	int nmetrics;
 	struct res_metric metrics[RES_MAX_METRICS];
+	/* Loop workloads run their task until told to stop and are sampled
+	 * once a second (will-it-scale); the others run to completion and
+	 * are timed per --iteration. */
+	bool loop;
+	size_t default_mem;              /* --mem when not given */
+	/* Tasks map and unmap concurrently: not for a scheme without
+	 * exclusion (none) when several tasks share an mm. */
+	bool concurrent_writes;
 	/* Returns 0 or -errno; *shared is handed to every task. */
 	int (*setup)(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 		     void **shared);
@@ -82,12 +100,34 @@ static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 	return ret;
 }
 
-/* Should a background task stop? (acquire: pairs with the runner's
+/* Count n units of work. The runner reads the counter while the task
+ * runs; only the task writes it, so a relaxed load and store suffice (no
+ * locked instruction on the hot path). */
+static inline void wl_add_ops(struct wl_task *t, uint64_t n)
+{
+	atomic_store_explicit(&t->ops, atomic_load_explicit(&t->ops,
+			      memory_order_relaxed) + n, memory_order_relaxed);
+}
+
+/* Should a background (or loop) task stop? (acquire: pairs with the runner's
  * release store once every foreground task has finished.) */
 static inline bool wl_should_stop(const struct wl_task *t)
 {
 	return atomic_load_explicit(t->stop, memory_order_acquire);
 }
+
+/*
+ * Loop until told to stop: map len bytes (prot, flags, file), touch one
+ * byte per page if touch (a fault each, counted as one op; with verify,
+ * a sample of file pages is checked against the simulated file first),
+ * unmap; without touch each map+unmap pair is one op. The will-it-scale
+ * page_fault and mmap tests are this loop with different arguments.
+ * Returns 0 or -errno.
+ */
+int wl_map_touch_loop(struct wl_task *t, size_t len, int prot, int flags,
+		      int file, bool touch, bool verify);
+/* ops/sec and ops/sec per task, for loop workloads. */
+void wl_report_rate(const struct wl_iter *it, double *v);
 
 #define WORKLOAD(id) extern const struct workload id##_workload;
 #include "workloads/workloads.def"

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * madvise_batch — the process_madvise batching loop from SeongJae Park's
+ * "madvise: batch TLB flushes for MADV_DONTNEED" (2025): populate --mem
+ * (256 MiB), then MADV_DONTNEED all of it in 4 KiB ranges, one
+ * process_madvise call per batch of vlen ranges, for vlen 1, 2, 4, ...
+ * 1024; each batch size is timed over the whole region.
+ *
+ * The simulated lock is taken once per call. The real zap is one
+ * process_madvise(2) per batch (Linux 6.13+ allows it on oneself), or
+ * with --zap madvise one madvise(2) per range. In threads mode each task
+ * does its own slice of --mem; the slowest task's time is reported.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+#include <time.h>
+
+#include "workloads/workload.h"
+
+#define MB_SIZES 11                      /* vlen 1 .. 1024 */
+
+struct mb_region {
+	unsigned long start;
+	size_t slice;                    /* bytes per task */
+	size_t len;                      /* slice * tasks */
+};
+
+static double mb_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int mb_setup(struct sim_mm *mm, const struct wl_opts *o, int n,
+		    void **shared)
+{
+	struct mb_region *r = malloc(sizeof(*r));
+	int ret;
+
+	if (!r)
+		return -ENOMEM;
+	r->slice = (o->mem / (size_t)n) & SIM_PAGE_MASK;
+	r->len = r->slice * (size_t)n;
+	ret = r->slice ? sim_do_mmap(mm, 0, r->len,
+				     PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, SIM_FILE_NONE,
+				     0, &r->start) : -EINVAL;
+	if (ret) {
+		free(r);
+		return ret;
+	}
+	*shared = r;
+	return 0;
+}
+
+static int mb_task(struct wl_task *t)
+{
+	const struct mb_region *r = t->shared;
+	unsigned long base = r->start + r->slice * (size_t)t->id;
+	size_t npages = r->slice >> SIM_PAGE_SHIFT;
+	struct iovec *iov = malloc(npages * sizeof(*iov));
+	int ret = 0;
+
+	if (!iov)
+		return -ENOMEM;
+	for (size_t i = 0; i < npages; i++)
+		iov[i] = (struct iovec){ (void *)(base + (i << SIM_PAGE_SHIFT)),
+					 SIM_PAGE_SIZE };
+	for (int b = 0; b < MB_SIZES && !ret; b++) {
+		size_t vlen = (size_t)1 << b;
+		double t0;
+
+		/* Populate (untimed): every page present again. */
+		ret = sim_do_madvise(t->mm, base, r->slice, MADV_POPULATE_WRITE);
+		t0 = mb_now();
+		for (size_t i = 0; i < npages && !ret; i += vlen) {
+			size_t k = npages - i < vlen ? npages - i : vlen;
+
+			sim_do_madvise_batch(t->mm, &iov[i], (int)k, MADV_DONTNEED,
+					     !t->o->zap_per_range, &ret);
+		}
+		t->phase[b] = mb_now() - t0;
+		wl_add_ops(t, npages);
+	}
+	free(iov);
+	return ret;
+}
+
+static void mb_teardown(struct sim_mm *mm, const struct wl_opts *o, void *s)
+{
+	struct mb_region *r = s;
+
+	sim_do_munmap(mm, r->start, r->len);
+	free(r);
+}
+
+static void mb_report(const struct wl_iter *it, double *v)
+{
+	for (int b = 0; b < MB_SIZES; b++)
+		v[b] = it->phase[b];
+}
+
+const struct workload madvise_batch_workload = {
+	.name = "madvise_batch",
+	.desc = "populate --mem (256M), MADV_DONTNEED it in 4K ranges, vlen 1..1024 per call",
+	.default_mem = 256UL << 20,
+	.nmetrics = MB_SIZES,
+	.metrics = {
+		{ "vlen-1", "s", false, true },
+		{ "vlen-2", "s", false, false },
+		{ "vlen-4", "s", false, false },
+		{ "vlen-8", "s", false, false },
+		{ "vlen-16", "s", false, false },
+		{ "vlen-32", "s", false, false },
+		{ "vlen-64", "s", false, false },
+		{ "vlen-128", "s", false, false },
+		{ "vlen-256", "s", false, false },
+		{ "vlen-512", "s", false, false },
+		{ "vlen-1024", "s", false, true },
+	},
+	.setup = mb_setup,
+	.task = mb_task,
+	.teardown = mb_teardown,
+	.report = mb_report,
+};
