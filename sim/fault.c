@@ -12,6 +12,18 @@
 #include <unistd.h>
 
 static _Thread_local sigjmp_buf *touch_jb;
+static _Thread_local uffd_phase_t fault_phase;
+
+uffd_phase_t *sim_fault_phase(void)
+{
+	return &fault_phase;
+}
+
+/* Relaxed: a diagnostic read by the watchdog, ordering nothing. */
+static void set_phase(const char *what)
+{
+	atomic_store_explicit(&fault_phase, what, memory_order_relaxed);
+}
 static _Thread_local uint64_t fill_buf[SIM_PAGE_SIZE / 8]
 	__attribute__((aligned(4096)));
 #define POPULATE_CHUNK 16                /* pages per UFFDIO_COPY */
@@ -97,7 +109,9 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 	int ret = 0;
 
 	addr &= SIM_PAGE_MASK;
+	set_phase("waiting for the fault-side lock");
 	v = ops->fault_begin(mm->lock, addr, &h);
+	set_phase("looking up the VMA and resolving (lock held)");
 	/* After the scheme's lock (a reader never waits for a lock inside
 	 * an RCU read-side section: writers wait for grace periods while
 	 * holding theirs). Held to fault_end, so the VMA stays valid even if
@@ -132,7 +146,9 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 			uffd_wake(fd, addr, SIM_PAGE_SIZE);
 	}
 	sim_rcu_read_unlock();
+	set_phase("releasing the fault-side lock");
 	ops->fault_end(mm->lock, &h);
+	set_phase("waking the faulting thread");
 	/*
 	 * Wake the faulting thread only now. A kernel fault holds mmap_lock
 	 * (or the VMA lock) across the page-table update, not across waking
@@ -141,6 +157,7 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 	 */
 	if (!ret && fd >= 0)
 		uffd_wake(fd, addr, SIM_PAGE_SIZE);
+	set_phase(NULL);
 	return ret;
 }
 

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 
 #include "sim/mm.h"
+#include "uffd/pool.h"
 #include "uffd/resolve.h"
 
 #define FAULT_FLAG_WRITE 0x1
@@ -39,6 +40,10 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
  * contents). Returns 0 or -errno.
  */
 int sim_populate(struct sim_mm *mm, unsigned long start, unsigned long end);
+
+/* The calling thread's current step in the fault path (for the uffd
+ * pool's watchdog state). */
+uffd_phase_t *sim_fault_phase(void);
 
 /* The uffd pool's callback: arg is the sim_mm. */
 void sim_uffd_fault(void *arg, int fd, const struct uffd_msg *msg,

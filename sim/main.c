@@ -15,6 +15,7 @@
 #include <liburing.h>
 #include <math.h>
 #include <numa.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,10 @@ static void usage(FILE *f)
 "      --mode MODE          threads (one shared mm) | processes (an mm per\n"
 "                           task) (default threads)\n"
 "      --pin                pin tasks (and handlers) to CPUs\n"
+"      --fault-timeout S    a fault unanswered this long aborts the run with\n"
+"                           a diagnostic (default 10; 0: off)\n"
+"      --max-tasks N        refuse more tasks than N (default 256)\n"
+"      --max-map-count N    like vm.max_map_count (default 65530)\n"
 "  -o, --json FILE          write the result to FILE (several schemes:\n"
 "                           FILE-<scheme>.json)\n"
 "  -f, --force              overwrite FILE if it exists\n"
@@ -196,6 +201,116 @@ static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	return o;
 }
 
+/* First SIGINT/SIGTERM: stop the run and write what was measured.
+ * A second SIGINT: exit at once. */
+static void on_interrupt(int sig)
+{
+	if (runner_interrupted() && sig == SIGINT)
+		_exit(130);
+	runner_interrupt(sig);
+}
+
+static void install_interrupts(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/*
+ * Before a uffd run: can we have userfaultfd, with UFFDIO_POISON? One
+ * line saying exactly why not and what to do, at once.
+ */
+static int uffd_preflight(void)
+{
+	struct uffd_info info = { 0 };
+	int dev_err, sysctl = -1, fd;
+	bool via_dev;
+	FILE *f = fopen("/proc/sys/vm/unprivileged_userfaultfd", "r");
+
+	if (f) {
+		if (fscanf(f, "%d", &sysctl) != 1)
+			sysctl = -1;
+		fclose(f);
+	}
+	fd = uffd_open(0, &via_dev, &dev_err);
+	if (fd < 0) {
+		fprintf(stderr, "%s: userfaultfd is not available: userfaultfd(2): "
+			"%s (vm.unprivileged_userfaultfd = %d), /dev/userfaultfd: %s; "
+			"remedies: 'sysctl vm.unprivileged_userfaultfd=1', read-write "
+			"access to /dev/userfaultfd, or --fault-source synthetic\n",
+			prog, strerror(-fd), sysctl,
+			dev_err ? strerror(dev_err) : "refused");
+		return 1;
+	}
+	if (uffd_api(fd, UFFD_FEATURE_POISON, &info) ||
+	    !(info.features & UFFD_FEATURE_POISON)) {
+		close(fd);
+		fprintf(stderr, "%s: this kernel's userfaultfd lacks UFFDIO_POISON "
+			"(Linux 6.6+), which vmsim needs to refuse bad accesses; "
+			"use --fault-source synthetic\n", prog);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Bytes of memory available now (MemAvailable), or 0 if unknown. */
+static size_t mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	size_t kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb << 10;
+}
+
+/*
+ * Refuse, with one line, what would end in an OOM kill or a useless run:
+ * more tasks than --max-tasks; a region larger than the arena; more
+ * memory touched than the machine has available.
+ */
+static int check_limits(const struct run_cfg *c, int max_tasks)
+{
+	int most = 0;
+	size_t need, avail = mem_available();
+
+	for (int k = 0; k < c->ntasklist; k++)
+		most = c->tasks[k] > most ? c->tasks[k] : most;
+	if (most > max_tasks) {
+		fprintf(stderr, "%s: %d tasks is more than --max-tasks (%d)\n",
+			prog, most, max_tasks);
+		return -1;
+	}
+	/* Loop workloads map --mem per task; threads share one arena. */
+	need = c->wl->loop ? c->wo.mem * (size_t)most : c->wo.mem;
+	if ((c->processes ? c->wo.mem : need) > c->mm.arena_size) {
+		fprintf(stderr, "%s: --mem %zu MiB%s does not fit the arena "
+			"(%zu MiB): raise --arena\n", prog, c->wo.mem >> 20,
+			c->wl->loop && !c->processes ? " per task" : "",
+			c->mm.arena_size >> 20);
+		return -1;
+	}
+	if (avail && c->wl->touches_mem && need > avail) {
+		fprintf(stderr, "%s: --mem %zu MiB%s would touch %zu MiB, more "
+			"than the %zu MiB of memory available\n", prog,
+			c->wo.mem >> 20, c->wl->loop ? " per task" : "",
+			need >> 20, avail >> 20);
+		return -1;
+	}
+	return 0;
+}
+
 /* "rwsem,range": each a known scheme, none twice. Prints the error. */
 static int parse_locks(const char *arg, struct run_cfg *c)
 {
@@ -285,7 +400,7 @@ static void print_comparison(struct res_file *r, int n)
 
 enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
-       OPT_ZAP, OPT_INTERVAL };
+       OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP };
 
 static int cmd_run(int argc, char **argv)
 {
@@ -308,6 +423,9 @@ static int cmd_run(int argc, char **argv)
 		{ "cycles", required_argument, NULL, OPT_CYCLES },
 		{ "zap", required_argument, NULL, OPT_ZAP },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "fault-timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+		{ "max-map-count", required_argument, NULL, OPT_MAX_MAP },
 		{ "json", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -320,6 +438,7 @@ static int cmd_run(int argc, char **argv)
 		.mm = { .lock = &rwsem_lock_ops, .arena_size = SIM_DEFAULT_ARENA,
 			.source = FAULT_SRC_UFFD, .wait = UFFD_WAIT_BLOCK,
 			.batch = 16 },
+		.fault_timeout = 10,
 		.wo = { .iterations = 0, .writers = -1, .duration = 5, .warmup = 1,
 			.cycles = 20000, .interval_ms = 1000 },
 		.locks = { &rwsem_lock_ops },
@@ -329,6 +448,7 @@ static int cmd_run(int argc, char **argv)
 	char paths[RUNNER_MAX_SCHEMES][4096];
 	const char *json = NULL;
 	bool force = false, quiet = false, zap_given = false;
+	int max_tasks = 256;
 	char err[256] = "";
 	long v;
 	int opt, ret;
@@ -414,6 +534,25 @@ static int cmd_run(int argc, char **argv)
 				return bad("bad warmup '%s': want 0 to 3600 samples", optarg);
 			c.wo.warmup = (int)v;
 			break;
+		case OPT_TIMEOUT: {
+			char *end;
+
+			c.fault_timeout = strtod(optarg, &end);
+			if (*end || !(c.fault_timeout >= 0 && c.fault_timeout <= 3600))
+				return bad("bad fault timeout '%s': want 0 (off) to "
+					   "3600 seconds", optarg);
+			break;
+		}
+		case OPT_MAX_TASKS:
+			if (parse_long(optarg, 1, MAX_TASKS_LIMIT, &v))
+				return bad("bad --max-tasks '%s': want 1 to 1024", optarg);
+			max_tasks = (int)v;
+			break;
+		case OPT_MAX_MAP:
+			if (parse_long(optarg, 1, 100000000, &v))
+				return bad("bad --max-map-count '%s': want 1 or more", optarg);
+			c.mm.max_map_count = (size_t)v;
+			break;
 		case OPT_INTERVAL:
 			if (parse_long(optarg, 10, 60000, &v))
 				return bad("bad interval '%s': want 10 to 60000 ms", optarg);
@@ -452,6 +591,8 @@ static int cmd_run(int argc, char **argv)
 		c.wo.writers = c.wl->background ? 1 : 0;
 	if (!c.wo.mem)
 		c.wo.mem = c.wl->default_mem ? c.wl->default_mem : 64UL << 20;
+	if (check_limits(&c, max_tasks))
+		return EXIT_USAGE;
 	for (int i = 0; i < c.nlocks; i++) {
 		int most = 0;
 
@@ -480,12 +621,7 @@ static int cmd_run(int argc, char **argv)
 			"zapping with one madvise per range\n", prog);
 		c.wo.zap_per_range = true;
 	}
-	if (c.wo.mem > c.mm.arena_size) {
-		fprintf(stderr, "%s: --mem (%zu MiB) is larger than the arena "
-			"(%zu MiB): raise --arena\n", prog, c.wo.mem >> 20,
-			c.mm.arena_size >> 20);
-		return EXIT_USAGE;
-	}
+
 	if (json && !force && access(json, F_OK) == 0)
 		return bad("result file '%s' exists (use --force to overwrite)", json);
 	c.progress = !quiet && isatty(STDERR_FILENO);
@@ -499,16 +635,16 @@ static int cmd_run(int argc, char **argv)
 	}
 	c.progress = !quiet && isatty(STDERR_FILENO);
 	c.mm.lock = c.locks[0];
+	if (c.mm.source == FAULT_SRC_UFFD && uffd_preflight())
+		return 1;
 	print_banner(&c);
 
+	install_interrupts();
 	ret = runner_run(&c, r, err, sizeof(err));
-	if (ret)
+	if (ret == -EINTR)
+		fprintf(stderr, "%s: %s; writing what was measured\n", prog, err);
+	else if (ret)
 		fprintf(stderr, "%s: run failed: %s\n", prog, err);
-	if (ret == -EPERM || ret == -EACCES || ret == -ENOSYS)
-		fprintf(stderr, "%s: userfaultfd is not available to this user: "
-			"allow it with 'sysctl vm.unprivileged_userfaultfd=1' or "
-			"access to /dev/userfaultfd, or run with "
-			"--fault-source synthetic\n", prog);
 	for (int i = 0; i < c.nlocks; i++) {
 		if (!r[i].npoints)
 			continue;
@@ -536,6 +672,10 @@ static int cmd_run(int argc, char **argv)
 	}
 	for (int i = 0; i < c.nlocks; i++)
 		res_file_free(&r[i]);
+	if (ret == -EINTR)
+		return 128 + runner_interrupted();
+	if (ret == -ETIMEDOUT)
+		return 3;
 	return ret ? 1 : 0;
 }
 

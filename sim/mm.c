@@ -104,6 +104,7 @@ static int sim_mm_start_uffd(struct sim_mm *mm)
 		.arg = mm,
 		.cpus = mm->cfg.cpus,
 		.ncpus = mm->cfg.ncpus,
+		.phase_of_thread = sim_fault_phase,
 	};
 	return uffd_pool_start(&pc, &mm->pool);
 }

@@ -36,6 +36,7 @@ expect_usage_error "'disk'" run --fault-source disk
 expect_usage_error "'frobnicate'" frobnicate
 expect_usage_error "--arena" run --mem 2G --arena 1G
 expect_usage_error "'none' has no exclusion" run -w page_fault1 -l none -t 2
+expect_usage_error "'-1'" run --fault-timeout -1
 expect_usage_error "'rwsem' given twice" run -l rwsem,rwsem
 expect_usage_error "'5ms'" run --interval 5ms
 expect_usage_error "'disk'" run -w madvise_batch --zap disk
@@ -95,6 +96,42 @@ assert r['results'][0]['faults']['anon_write'] == 2*1024
 	ok || fail "bench tree output: $(cat "$tmp/bench")"
 expect_usage_error "'frob'" bench frob
 expect_usage_error "'0'" bench tree --vmas 0
+
+# Limits: clear errors rather than an OOM kill.
+expect_usage_error "--max-tasks" run -t 2 --max-tasks 1
+expect_usage_error "does not fit the arena" run -m 1T
+expect_usage_error "memory available" run -m 64T --arena 128T
+"$VMSIM" run -w mmap_stress --cycles 5 -i 1 -t 1 --max-map-count 10 -q \
+	>/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "more VMAs than --max-map-count (10)" "$tmp/err" && ok ||
+	fail "--max-map-count: $(cat "$tmp/err")"
+
+# Interruption: SIGINT / SIGTERM write what was measured, exit 128+sig.
+for sig in INT TERM; do
+	rm -f "$tmp/i.json"
+	"$VMSIM" run -w pft -t 2 -i 1000 -m 8M -q -o "$tmp/i.json" >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	kill -$sig $pid
+	start=$(date +%s)
+	wait $pid
+	rc=$?
+	want=$([ $sig = INT ] && echo 130 || echo 143)
+	if [ $rc -eq $want ] && [ $(( $(date +%s) - start )) -le 5 ] &&
+	   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['complete'] is False and len(r['results'][0]['samples']['faults/sec']) >= 1" "$tmp/i.json"; then
+		ok
+	else
+		fail "SIG$sig: exit $rc (want $want), result: $(head -c 200 "$tmp/i.json" 2>/dev/null)"
+	fi
+done
+
+# Watchdog: a fault nobody answers aborts the run with a diagnostic.
+VMSIM_TEST_STALL_FAULT=50 timeout 20 "$VMSIM" run -w pft -t 1 -i 2 -m 4M \
+	--fault-timeout 1 -q >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 3 ] && grep -q "watchdog: the fault at 0x[0-9a-f]* (task 0) has not been resolved" "$tmp/err" &&
+	grep -q "handler 0: busy with" "$tmp/err" && ok ||
+	fail "watchdog: exit $rc: $(cat "$tmp/err")"
 
 # compare: the regression gate and refusals.
 data=$(dirname "$0")/data/compare

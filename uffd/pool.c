@@ -19,6 +19,7 @@
 
 struct uffd_handler {
 	struct uffd_counters c;          /* first: owns its cache line */
+	struct uffd_handler_state st;
 	struct uffd_pool *pool;
 	pthread_t thread;
 	bool started;
@@ -30,6 +31,8 @@ struct uffd_pool {
 	struct uffd_pool_cfg cfg;
 	_Atomic bool stop;               /* set by stop; read by handlers */
 	int stop_efd;                    /* poll mode */
+	long stall_at;                   /* test hook: stall on this fault */
+	_Atomic long nfaults;
 	int n;
 	struct uffd_handler *h;
 };
@@ -63,12 +66,52 @@ static bool pool_wait_ready(struct uffd_pool *p)
 	return poll(pfd, 2, -1) >= 0 && !(pfd[1].revents & POLLIN);
 }
 
+static uint64_t pool_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Test hook (VMSIM_TEST_STALL_FAULT=N): the handler of the Nth fault
+ * stalls until the pool stops, so that tests can see the watchdog find a
+ * fault nobody answers.
+ */
+static void pool_maybe_stall(struct uffd_pool *p)
+{
+	if (p->stall_at <= 0 ||
+	    atomic_fetch_add_explicit(&p->nfaults, 1, memory_order_relaxed) + 1 !=
+	    p->stall_at)
+		return;
+	while (!atomic_load_explicit(&p->stop, memory_order_acquire))
+		usleep(1000);
+}
+
+static void pool_handle(struct uffd_handler *h, const struct uffd_msg *m)
+{
+	struct uffd_pool *p = h->pool;
+
+	atomic_store_explicit(&h->st.since_ns, pool_now(), memory_order_relaxed);
+	atomic_store_explicit(&h->st.addr, (unsigned long)m->arg.pagefault.address,
+			      memory_order_relaxed);
+	pool_maybe_stall(p);
+	p->cfg.fn(p->cfg.arg, p->cfg.fd, m, &h->c);
+	atomic_store_explicit(&h->st.addr, 0, memory_order_relaxed);
+}
+
 static void *pool_handler_main(void *arg)
 {
 	struct uffd_handler *h = arg;
 	struct uffd_pool *p = h->pool;
 	struct uffd_msg msgs[POOL_MAX_BATCH];
 	size_t want = sizeof(msgs[0]) * (size_t)p->cfg.batch;
+
+	/* Release: pairs with the watchdog's acquire load of the pointer. */
+	if (p->cfg.phase_of_thread)
+		atomic_store_explicit(&h->st.phase, p->cfg.phase_of_thread(),
+				      memory_order_release);
 
 	if (h->cpu >= 0) {
 		cpu_set_t set;
@@ -93,7 +136,7 @@ static void *pool_handler_main(void *arg)
 		for (size_t i = 0; i < (size_t)n / sizeof(msgs[0]); i++) {
 			h->c.messages++;
 			if (msgs[i].event == UFFD_EVENT_PAGEFAULT)
-				p->cfg.fn(p->cfg.arg, p->cfg.fd, &msgs[i], &h->c);
+				pool_handle(h, &msgs[i]);
 			else
 				h->c.other_events++;
 		}
@@ -140,6 +183,8 @@ int uffd_pool_start(const struct uffd_pool_cfg *cfg, struct uffd_pool **out)
 		return -ENOMEM;
 	p->cfg = *cfg;
 	p->stop_efd = -1;
+	if (getenv("VMSIM_TEST_STALL_FAULT"))
+		p->stall_at = atol(getenv("VMSIM_TEST_STALL_FAULT"));
 	p->h = aligned_alloc(64, sizeof(*p->h) * (size_t)cfg->nhandlers);
 	if (!p->h) {
 		ret = -ENOMEM;
@@ -227,6 +272,16 @@ void uffd_pool_stop(struct uffd_pool *p, struct uffd_counters *sum)
 		uffd_counters_add(sum, &p->h[i].c);
 	free(p->h);
 	free(p);
+}
+
+int uffd_pool_size(struct uffd_pool *p)
+{
+	return p->n;
+}
+
+const struct uffd_handler_state *uffd_pool_state(struct uffd_pool *p, int i)
+{
+	return &p->h[i].st;
 }
 
 uint64_t uffd_pool_cpu_ns(struct uffd_pool *p)

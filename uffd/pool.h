@@ -13,6 +13,7 @@
 #define VMSIM_POOL_H
 
 #include <linux/userfaultfd.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "uffd/resolve.h"
@@ -23,6 +24,16 @@ enum uffd_wait_mode { UFFD_WAIT_BLOCK, UFFD_WAIT_POLL, UFFD_WAIT_BUSY };
 typedef void (*uffd_fault_fn)(void *arg, int fd, const struct uffd_msg *msg,
 			      struct uffd_counters *c);
 
+/* A thread's "what am I doing now" string, readable from other threads. */
+typedef _Atomic(const char *) uffd_phase_t;
+
+/* What one handler is doing, for the watchdog's diagnostics. */
+struct uffd_handler_state {
+	_Atomic unsigned long addr;      /* fault being handled, 0 if none */
+	_Atomic uint64_t since_ns;       /* CLOCK_MONOTONIC when it began */
+	_Atomic(uffd_phase_t *) phase;   /* the handler's current step */
+};
+
 struct uffd_pool_cfg {
 	int fd;
 	int nhandlers;                   /* >= 1 */
@@ -32,6 +43,9 @@ struct uffd_pool_cfg {
 	void *arg;
 	const int *cpus;                 /* pin handler i to cpus[i % ncpus] */
 	int ncpus;                       /* 0: no pinning */
+	/* Optional: the calling thread's "what am I doing" variable, which
+	 * fn keeps up to date; read by uffd_pool_state() users. */
+	uffd_phase_t *(*phase_of_thread)(void);
 };
 
 struct uffd_pool;
@@ -41,6 +55,9 @@ int uffd_pool_start(const struct uffd_pool_cfg *cfg, struct uffd_pool **out);
 /* Stop, join and free. Safe on NULL. If sum is not NULL, it gets the sum
  * of all handlers' counters (read after the join, so it is exact). */
 void uffd_pool_stop(struct uffd_pool *p, struct uffd_counters *sum);
+/* Handlers in the pool, and the state of handler i. */
+int uffd_pool_size(struct uffd_pool *p);
+const struct uffd_handler_state *uffd_pool_state(struct uffd_pool *p, int i);
 /* Total CPU time (ns) the handler threads have used so far. */
 uint64_t uffd_pool_cpu_ns(struct uffd_pool *p);
 /* Parse/print a wait mode name; parse returns -EINVAL if unknown. */

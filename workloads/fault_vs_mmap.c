@@ -104,6 +104,8 @@ static int fvm_task(struct wl_task *t)
 	base = r->start + r->slice * (size_t)t->id;
 	end = base + r->slice;
 	for (unsigned long c = base; c < end; c += chunk) {
+		if (wl_should_stop(t))
+			return -EINTR;
 		for (unsigned long a = c; a < c + chunk; a += SIM_PAGE_SIZE) {
 			if (wl_touch(t, a, true, &v))
 				return -EFAULT;
@@ -136,6 +138,7 @@ const struct workload fault_vs_mmap_workload = {
 	.desc = "T tasks fault+zap their own VMAs while --writers tasks mmap/mprotect/munmap others",
 	.default_mem = 16UL << 20,
 	.concurrent_writes = true,
+	.touches_mem = true,
 	.nmetrics = 3,
 	.metrics = {
 		{ "faults/sec", "faults/s", true, true },

@@ -77,6 +77,10 @@ static int mb_task(struct wl_task *t)
 		ret = sim_do_madvise(t->mm, base, r->slice, MADV_POPULATE_WRITE);
 		t0 = mb_now();
 		for (size_t i = 0; i < npages && !ret; i += vlen) {
+			if (wl_should_stop(t)) {
+				ret = -EINTR;
+				break;
+			}
 			size_t k = npages - i < vlen ? npages - i : vlen;
 
 			sim_do_madvise_batch(t->mm, &iov[i], (int)k, MADV_DONTNEED,
@@ -107,6 +111,7 @@ const struct workload madvise_batch_workload = {
 	.name = "madvise_batch",
 	.desc = "populate --mem (256M), MADV_DONTNEED it in 4K ranges, vlen 1..1024 per call",
 	.default_mem = 256UL << 20,
+	.touches_mem = true,
 	.nmetrics = MB_SIZES,
 	.metrics = {
 		{ "vlen-1", "s", false, true },

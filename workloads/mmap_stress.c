@@ -40,6 +40,8 @@ static int ms_task(struct wl_task *t)
 		double t0 = ms_now(), t1;
 		int ret = 0;
 
+		if (wl_should_stop(t))
+			return -EINTR;
 		for (int i = 0; i < MS_VMAS && !ret; i++)
 			ret = sim_do_mmap(t->mm, 0, SIM_PAGE_SIZE, PROT_READ |
 					  PROT_WRITE | (i & 1 ? PROT_EXEC : 0),

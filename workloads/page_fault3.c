@@ -37,6 +37,7 @@ const struct workload page_fault3_workload = {
 	.loop = true,
 	.default_mem = 128UL << 20,
 	.concurrent_writes = true,
+	.touches_mem = true,
 	.nmetrics = 2,
 	.metrics = {
 		{ "ops/sec", "faults/s", true, true },

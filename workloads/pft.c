@@ -52,6 +52,8 @@ static int pft_task(struct wl_task *t)
 	unsigned char v = (unsigned char)(t->id + 1);
 
 	for (; a < end; a += SIM_PAGE_SIZE) {
+		if (wl_should_stop(t))
+			return -EINTR;
 		if (wl_touch(t, a, true, &v))
 			return -EFAULT;
 		wl_add_ops(t, 1);
@@ -83,6 +85,7 @@ const struct workload pft_workload = {
 	.name = "pft",
 	.desc = "mmtests pft: T tasks write one byte per page of an even slice of --mem",
 	.default_mem = 64UL << 20,
+	.touches_mem = true,
 	.nmetrics = 5,
 	.metrics = {
 		{ "faults/sec", "faults/s", true, true },

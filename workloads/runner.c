@@ -13,6 +13,22 @@
 #include <time.h>
 #include <unistd.h>
 
+_Atomic int wl_interrupt_sig;
+_Atomic uint64_t wl_coarse_ns;
+
+void runner_interrupt(int sig)
+{
+	int zero = 0;
+
+	/* The first reason wins; async-signal-safe (a lock-free CAS). */
+	atomic_compare_exchange_strong(&wl_interrupt_sig, &zero, sig);
+}
+
+int runner_interrupted(void)
+{
+	return atomic_load(&wl_interrupt_sig);
+}
+
 /* Start gate: tasks wait until go is 1 (run) or -1 (abort). Unlike a
  * barrier it can be opened when only some of the threads were created. */
 struct start_gate {
@@ -150,8 +166,11 @@ static int sample_loop(const struct run_cfg *c, struct task_slot *slots,
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;
 		}
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL))
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) &&
+		       !runner_interrupted())
 			;
+		if (runner_interrupted())
+			return 0;
 		cur = sum_ops(slots, n);
 		t = (double)now_ns() / 1e9;
 		if (s >= c->wo.warmup)
@@ -160,6 +179,111 @@ static int sample_loop(const struct run_cfg *c, struct task_slot *slots,
 		tprev = t;
 	}
 	return 0;
+}
+
+/* --- watchdog ---------------------------------------------------------- */
+
+/*
+ * A thread that advances wl_coarse_ns every 10 ms and, every 100 ms,
+ * looks at the running iteration's tasks: one that has been inside a
+ * touch for longer than --fault-timeout has a fault nobody answered. It
+ * says which address, which task, and what every handler of that mm is
+ * doing; poisons the page (so the task gets SIGBUS and returns); and stops
+ * the run. If the run has not stopped 3 s later, it exits the process: a
+ * CI job must never hang.
+ */
+struct watchdog {
+	pthread_t thread;
+	_Atomic bool stop;
+	double timeout;                  /* s */
+	pthread_mutex_t lock;            /* guards the iteration below */
+	struct task_slot *slots;
+	int nfg;
+	struct mm_group *g;
+	bool processes;
+};
+
+static void wd_report(struct watchdog *w, int i, uint64_t now)
+{
+	struct task_slot *s = &w->slots[i];
+	unsigned long addr = atomic_load_explicit(&s->t.touch_addr,
+						  memory_order_relaxed);
+	struct sim_mm *mm = s->t.mm;
+	struct uffd_counters dummy = { 0 };
+
+	fprintf(stderr, "vmsim: watchdog: the fault at %#lx (task %d) has not "
+		"been resolved after %.1f s\n", addr, i, w->timeout);
+	for (int h = 0; mm->pool && h < uffd_pool_size(mm->pool); h++) {
+		const struct uffd_handler_state *st = uffd_pool_state(mm->pool, h);
+		unsigned long busy = atomic_load(&st->addr);
+		uffd_phase_t *ph = atomic_load_explicit(&st->phase,
+							memory_order_acquire);
+		const char *what = ph ? atomic_load_explicit(ph,
+				memory_order_relaxed) : NULL;
+
+		if (busy)
+			fprintf(stderr, "vmsim: watchdog:   handler %d: busy with "
+				"%#lx for %.1f s: %s\n", h, busy,
+				(double)(now - atomic_load(&st->since_ns)) / 1e9,
+				what ? what : "before the fault path");
+		else
+			fprintf(stderr, "vmsim: watchdog:   handler %d: idle, "
+				"waiting for messages\n", h);
+	}
+	if (!mm->pool)
+		fprintf(stderr, "vmsim: watchdog:   (synthetic faults: the task "
+			"itself is stuck in the fault path)\n");
+	/* Answer the fault ourselves so the task can leave it. */
+	if (mm->uffd >= 0)
+		uffd_resolve_poison(mm->uffd, addr & SIM_PAGE_MASK, SIM_PAGE_SIZE,
+				    &dummy);
+	fprintf(stderr, "vmsim: watchdog: poisoned the page; stopping the run\n");
+}
+
+static void *wd_main(void *arg)
+{
+	struct watchdog *w = arg;
+	uint64_t fired = 0;
+
+	for (int tick = 0; !atomic_load(&w->stop); tick++) {
+		uint64_t now = now_ns();
+
+		atomic_store_explicit(&wl_coarse_ns, now, memory_order_relaxed);
+		if (fired && now - fired > 3000000000ull) {
+			fprintf(stderr, "vmsim: watchdog: the run did not stop "
+				"after the timeout; exiting\n");
+			_exit(3);
+		}
+		if (!fired && w->timeout > 0 && tick % 10 == 0) {
+			pthread_mutex_lock(&w->lock);
+			for (int i = 0; w->slots && i < w->nfg && !fired; i++) {
+				uint64_t since = atomic_load_explicit(
+					&w->slots[i].t.touch_since, memory_order_relaxed);
+
+				if (since && now - (since - 1) > (uint64_t)(w->timeout * 1e9)) {
+					wd_report(w, i, now);
+					runner_interrupt(-1);
+					fired = now;
+				}
+			}
+			pthread_mutex_unlock(&w->lock);
+		}
+		usleep(10000);
+	}
+	return NULL;
+}
+
+static struct watchdog *watchdog;        /* the running one, if any */
+
+static void wd_watch(struct task_slot *slots, int nfg, struct mm_group *g)
+{
+	if (!watchdog)
+		return;
+	pthread_mutex_lock(&watchdog->lock);
+	watchdog->slots = slots;
+	watchdog->nfg = nfg;
+	watchdog->g = g;
+	pthread_mutex_unlock(&watchdog->lock);
 }
 
 static void teardown_all(const struct run_cfg *c, struct mm_group *g,
@@ -222,6 +346,7 @@ static int run_iteration(const struct run_cfg *c, struct mm_group *g, int n,
 	if (ret)
 		snprintf(err, errlen, "cannot start task thread: %s", strerror(-ret));
 	h0 = group_handler_ns(g);
+	wd_watch(slots, n, g);
 	gate_open(&start, started, ret ? -1 : 1);
 	if (c->wl->loop && !ret)
 		ret = sample_loop(c, slots, n, it);
@@ -243,8 +368,14 @@ static int run_iteration(const struct run_cfg *c, struct mm_group *g, int n,
 			continue;
 		if (s->ret && !ret) {
 			ret = s->ret;
-			snprintf(err, errlen, "%s task %d: %s", c->wl->name, i,
-				 strerror(-ret));
+			if (ret == -ENOMEM && vma_tree_count(&s->t.mm->tree) + 2 >=
+			    s->t.mm->cfg.max_map_count)
+				snprintf(err, errlen, "%s task %d: more VMAs than "
+					 "--max-map-count (%zu)", c->wl->name, i,
+					 s->t.mm->cfg.max_map_count);
+			else
+				snprintf(err, errlen, "%s task %d: %s", c->wl->name,
+					 i, strerror(-ret));
 		}
 		if (s->t.background) {
 			it->bg_ops += s->t.ops;
@@ -264,6 +395,7 @@ static int run_iteration(const struct run_cfg *c, struct mm_group *g, int n,
 		it->segv += s->t.segv;
 	}
 	it->elapsed = last > first ? (double)(last - first) / 1e9 : 0;
+	wd_watch(NULL, 0, NULL);
 	pthread_cond_destroy(&start.cond);
 	pthread_mutex_destroy(&start.lock);
 	free(slots);
@@ -382,6 +514,14 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 			ret = run_iteration(c, &g[s], n, &it, err, errlen);
 			pts[s]->touches += it.touches;
 			pts[s]->segv += it.segv;
+			/* An interrupted iteration is not a sample. */
+			if (runner_interrupted()) {
+				ret = runner_interrupted() > 0 ? -EINTR : -ETIMEDOUT;
+				snprintf(err, errlen, runner_interrupted() > 0 ?
+					 "interrupted by signal %d" :
+					 "a fault was not resolved in time (see above)",
+					 runner_interrupted());
+			}
 			if (!ret)
 				ret = add_samples(c, pts[s], &it, err, errlen);
 			free(it.rates);
@@ -417,6 +557,12 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 			return -ENOMEM;
 		}
 	}
+	struct watchdog w = { .timeout = c->fault_timeout,
+			      .lock = PTHREAD_MUTEX_INITIALIZER,
+			      .processes = c->processes };
+
+	if (!pthread_create(&w.thread, NULL, wd_main, &w))
+		watchdog = &w;
 	for (int i = 0; i < c->ntasklist && !ret; i++) {
 		for (int s = 0; s < c->nlocks; s++) {
 			pts[s] = &outs[s].points[i];
@@ -426,5 +572,11 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	}
 	for (int s = 0; s < c->nlocks && !ret; s++)
 		outs[s].complete = true;
+	if (watchdog) {
+		atomic_store(&w.stop, true);
+		pthread_join(w.thread, NULL);
+		watchdog = NULL;
+	}
+	pthread_mutex_destroy(&w.lock);
 	return ret;
 }

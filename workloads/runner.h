@@ -35,14 +35,24 @@ struct run_cfg {
 	bool pin;                        /* pin tasks and handlers to CPUs */
 	struct wl_opts wo;
 	bool progress;                   /* progress line on stderr */
+	double fault_timeout;            /* s; a touch taking longer aborts */
 };
 
 /*
  * Run and fill outs[0..nlocks-1] (points, metrics, complete). Returns 0
- * or -errno; on error err holds one line saying what failed, and outs
- * hold what was measured before it.
+ * or -errno: -EINTR after runner_interrupt(), -ETIMEDOUT when the
+ * watchdog found a fault unanswered for fault_timeout (it prints what it
+ * found, poisons the page so the task gets out, and stops the run). On
+ * error err holds one line saying what failed, and outs hold what was
+ * measured before it, with complete = false.
  */
 int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	       size_t errlen);
+
+
+/* Stop the run as soon as possible (async-signal-safe). */
+void runner_interrupt(int sig);
+/* The signal passed to runner_interrupt(), or 0. */
+int runner_interrupted(void);
 
 #endif

@@ -45,6 +45,10 @@ struct wl_task {
 	uint64_t touches;                /* pages touched (wl_touch) */
 	uint64_t segv;                   /* touches refused: SIGSEGV */
 	double phase[RES_MAX_METRICS];   /* seconds per timed phase, if any */
+	/* For the runner's watchdog: when the current touch began (coarse
+	 * clock + 1; 0 when not touching) and where. */
+	_Atomic uint64_t touch_since;
+	_Atomic unsigned long touch_addr;
 } __attribute__((aligned(64)));
 
 /* What the runner measured over one iteration. */
@@ -74,6 +78,7 @@ struct workload {
 	/* Tasks map and unmap concurrently: not for a scheme without
 	 * exclusion (none) when several tasks share an mm. */
 	bool concurrent_writes;
+	bool touches_mem;                /* populates --mem (per task if loop) */
 	/* Returns 0 or -errno; *shared is handed to every task. */
 	int (*setup)(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 		     void **shared);
@@ -88,12 +93,24 @@ struct workload {
 	void (*report)(const struct wl_iter *it, double *values);
 };
 
+/* Set (asynchronously: from a signal handler or the watchdog) to stop
+ * every task: a signal number, or -1 for the watchdog. */
+extern _Atomic int wl_interrupt_sig;
+/* A clock the watchdog advances every few ms (ns); 0 without one. */
+extern _Atomic uint64_t wl_coarse_ns;
+
 /* Touch one byte through the simulated mm, counting touches and SIGSEGVs. */
 static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 			   unsigned char *val)
 {
-	int ret = sim_touch(t->mm, addr, write, val);
+	int ret;
 
+	/* Relaxed: read only by the watchdog, as a diagnostic. */
+	atomic_store_explicit(&t->touch_addr, addr, memory_order_relaxed);
+	atomic_store_explicit(&t->touch_since, atomic_load_explicit(&wl_coarse_ns,
+			      memory_order_relaxed) + 1, memory_order_relaxed);
+	ret = sim_touch(t->mm, addr, write, val);
+	atomic_store_explicit(&t->touch_since, 0, memory_order_relaxed);
 	t->touches++;
 	if (ret)
 		t->segv++;
@@ -109,11 +126,13 @@ static inline void wl_add_ops(struct wl_task *t, uint64_t n)
 			      memory_order_relaxed) + n, memory_order_relaxed);
 }
 
-/* Should a background (or loop) task stop? (acquire: pairs with the runner's
- * release store once every foreground task has finished.) */
+/* Should a task stop? Background and loop tasks when the runner says so
+ * (acquire: pairs with its release store); every task on an interrupt,
+ * which task loops check once per unit of work. */
 static inline bool wl_should_stop(const struct wl_task *t)
 {
-	return atomic_load_explicit(t->stop, memory_order_acquire);
+	return atomic_load_explicit(t->stop, memory_order_acquire) ||
+	       atomic_load_explicit(&wl_interrupt_sig, memory_order_relaxed);
 }
 
 /*
