@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -280,14 +281,14 @@ static int fault_synthetic(struct sim_mm *mm, unsigned long addr, bool write)
 	return sim_handle_fault(mm, addr, write ? FAULT_FLAG_WRITE : 0, -1, NULL);
 }
 
-int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
-	      unsigned char *val)
+/* The access itself; a SIGBUS (poison) or SIGSEGV (protection) is
+ * caught and turned into -EFAULT. */
+static int touch_access(struct sim_mm *mm, unsigned long addr, bool write,
+			unsigned char *val)
 {
 	sigjmp_buf jb;
 	int sig;
 
-	if (addr < mm->base || addr >= mm->end)
-		return -EFAULT;
 	/* No mask save: sigsetjmp(jb, 0) costs no system call. */
 	sig = sigsetjmp(jb, 0);
 	if (sig) {
@@ -305,8 +306,6 @@ int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
 			sim_mm_count_fault(mm, SIM_FAULT_PROT);
 		return -EFAULT;
 	}
-	if (mm->uffd < 0 && fault_synthetic(mm, addr, write))
-		return -EFAULT;
 	touch_jb = &jb;
 	if (write)
 		*(volatile unsigned char *)addr = *val;
@@ -314,4 +313,34 @@ int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
 		*val = *(volatile unsigned char *)addr;
 	touch_jb = NULL;
 	return 0;
+}
+
+int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
+	      unsigned char *val)
+{
+	if (addr < mm->base || addr >= mm->end)
+		return -EFAULT;
+	if (mm->uffd >= 0)
+		return touch_access(mm, addr, write, val);
+	/*
+	 * Synthetic: the present check and the access are two steps, and a
+	 * zap (munmap, madvise) between them would let the access see a
+	 * page the mm no longer has. Retry when a zap overlapped, so that a
+	 * touch is ordered wholly before or after each zap, as a real
+	 * access is ordered with the TLB flush. (seq_cst loads, pairing with
+	 * the RMWs in zap_begin()/zap_end().)
+	 */
+	for (;;) {
+		unsigned gen = atomic_load(&mm->zap_gen);
+		int ret;
+
+		if (atomic_load(&mm->zap_active)) {
+			sched_yield();
+			continue;
+		}
+		ret = fault_synthetic(mm, addr, write) ? -EFAULT :
+		      touch_access(mm, addr, write, val);
+		if (!atomic_load(&mm->zap_active) && atomic_load(&mm->zap_gen) == gen)
+			return ret;
+	}
 }

@@ -47,13 +47,39 @@ unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
 	return old;
 }
 
+/* Bracket a zap, so that synthetic touches can see one happened (the
+ * seq_cst RMWs order it against their loads; see sim_touch()). */
+static void zap_begin(struct sim_mm *mm)
+{
+	atomic_fetch_add(&mm->zap_active, 1);
+}
+
+static void zap_end(struct sim_mm *mm)
+{
+	atomic_fetch_add(&mm->zap_gen, 1);
+	atomic_fetch_sub(&mm->zap_active, 1);
+}
+
+static void forget_pages(struct sim_mm *mm, unsigned long start,
+			 unsigned long end);
+
 void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end)
 {
+	zap_begin(mm);
 	madvise((void *)start, end - start, MADV_DONTNEED);
-	sim_mm_forget(mm, start, end);
+	forget_pages(mm, start, end);
+	zap_end(mm);
 }
 
 void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end)
+{
+	zap_begin(mm);
+	forget_pages(mm, start, end);
+	zap_end(mm);
+}
+
+static void forget_pages(struct sim_mm *mm, unsigned long start,
+			 unsigned long end)
 {
 	size_t first = (start - mm->base) >> SIM_PAGE_SHIFT;
 	size_t n = (end - start) >> SIM_PAGE_SHIFT;

@@ -73,6 +73,10 @@ struct sim_mm {
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */
 	_Atomic bool poisoned;           /* some page got UFFDIO_POISON */
+	/* Zaps in progress, and zaps done: a synthetic touch that overlaps
+	 * one is retried (see sim_touch()). */
+	_Atomic int zap_active;
+	_Atomic unsigned zap_gen;
 	unsigned long start_brk;
 	/* The break; changed only inside a tree transaction (the tree's
 	 * mutex), read locklessly by range-locked mmap's gap search. */

@@ -615,7 +615,7 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 		unsigned long s = (unsigned long)iov[i].iov_base;
 		size_t len = iov[i].iov_len;
 		int what = advice == MADV_POPULATE_WRITE ? MADV_POPULATE :
-			   one_syscall ? MADV_FORGET : MADV_ZAP;
+			   one_syscall ? MADV_CHECK : MADV_ZAP;
 
 		*err = madvise_check(mm, s, len, advice);
 		if (!*err && len)
@@ -625,10 +625,16 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 		done += len;
 	}
 	/* The ranges that passed, zapped by the kernel in one call (which
-	 * batches the TLB flushes since SeongJae Park's 2025 series). */
-	if (one_syscall && i)
+	 * batches the TLB flushes since SeongJae Park's 2025 series), then
+	 * forgotten by the mm. */
+	if (one_syscall && i) {
 		syscall(SYS_process_madvise, mm->pidfd, iov, (size_t)i,
 			MADV_DONTNEED, 0);
+		for (int k = 0; k < i; k++)
+			madvise_locked(mm, (unsigned long)iov[k].iov_base,
+				       (unsigned long)iov[k].iov_base +
+				       page_align(iov[k].iov_len), MADV_FORGET);
+	}
 	ops->read_range_end(mm->lock, &h);
 	return done;
 }

@@ -29,6 +29,11 @@ int runner_interrupted(void)
 	return atomic_load(&wl_interrupt_sig);
 }
 
+void runner_clear_interrupt(void)
+{
+	atomic_store(&wl_interrupt_sig, 0);
+}
+
 /* Start gate: tasks wait until go is 1 (run) or -1 (abort). Unlike a
  * barrier it can be opened when only some of the threads were created. */
 struct start_gate {

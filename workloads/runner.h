@@ -54,5 +54,7 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 void runner_interrupt(int sig);
 /* The signal passed to runner_interrupt(), or 0. */
 int runner_interrupted(void);
+/* Forget an interrupt (for tests that run the runner again). */
+void runner_clear_interrupt(void);
 
 #endif
