@@ -205,7 +205,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	mm->base = (unsigned long)arena;
 	mm->end = mm->base + cfg->arena_size;
 	/* The heap starts at the bottom; mmap places top-down. */
-	mm->start_brk = mm->brk = mm->base;
+	mm->start_brk = mm->base;
+	atomic_init(&mm->brk, mm->base);
 
 	env = (struct lock_env){
 		.space_start = mm->base, .space_end = mm->end,

@@ -2,8 +2,10 @@
 #include "sim/stats.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_sort.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +103,30 @@ static double variance(const double *x, size_t n)
 	return s * s;
 }
 
+/* GSL's default error handler aborts the process (e.g. on a t statistic
+ * of 1e300); vmsim reads any file a user gives it, so errors become NaN
+ * results instead, and extreme arguments are kept away from GSL. */
+static pthread_once_t gsl_quiet_once = PTHREAD_ONCE_INIT;
+
+static void gsl_quiet(void)
+{
+	gsl_set_error_handler_off();
+}
+
+/* Two-sided p of a t statistic with df degrees of freedom. */
+static double t_two_sided(double t, double df)
+{
+	pthread_once(&gsl_quiet_once, gsl_quiet);
+	if (isnan(t) || isnan(df) || df <= 0)
+		return NAN;
+	if (isinf(t))
+		return 0;
+	/* Past a million degrees of freedom t is normal to 1e-6. */
+	if (df > 1e6)
+		return 2.0 * gsl_cdf_ugaussian_Q(fabs(t));
+	return 2.0 * gsl_cdf_tdist_Q(fabs(t), df);
+}
+
 double stats_welch_p(const double *a, size_t na, const double *b, size_t nb)
 {
 	double va, vb, se2, t, df;
@@ -114,7 +140,7 @@ double stats_welch_p(const double *a, size_t na, const double *b, size_t nb)
 		return stats_amean(a, na) == stats_amean(b, nb) ? 1.0 : 0.0;
 	t = (stats_amean(a, na) - stats_amean(b, nb)) / sqrt(se2);
 	df = se2 * se2 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
-	return 2.0 * gsl_cdf_tdist_Q(fabs(t), df);
+	return t_two_sided(t, df);
 }
 
 struct mw_item {
@@ -225,7 +251,8 @@ double stats_mannwhitney_p(const double *a, size_t na, const double *b,
 	if (sigma2 <= 0)
 		return 1.0;
 	z = (fabs(u - mu) - 0.5) / sqrt(sigma2);
-	if (z < 0)
-		z = 0;
+	if (!(z > 0))
+		return isnan(z) ? NAN : 1.0;
+	pthread_once(&gsl_quiet_once, gsl_quiet);
 	return 2.0 * gsl_cdf_ugaussian_Q(z);
 }

@@ -1,0 +1,981 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmsim — user-space virtual memory manager simulator: the command line.
+ *
+ *   vmsim run     run a workload under a lock scheme, print a summary,
+ *                 write a JSON result
+ *   vmsim list    the lock schemes and workloads
+ *   vmsim check   what this machine offers (userfaultfd, io_uring, ...)
+ *
+ * Only this file turns errors into messages and exit codes: 2 for bad
+ * usage, 1 for a run that failed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <liburing.h>
+#include <math.h>
+#include <numa.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "locks/lock_ops.h"
+#include "sim/bench.h"
+#include "sim/compare.h"
+#include "sim/parse.h"
+#include "sim/results.h"
+#include "sim/stats.h"
+#include "uffd/uffd.h"
+#include "sim/cli.h"
+#include "workloads/runner.h"
+
+#define EXIT_USAGE 2
+#define MAX_TASKS_LIMIT 1024
+
+static const char *prog = "vmsim";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: vmsim <command> [options]\n"
+"\n"
+"commands:\n"
+"  run      run a workload under a lock scheme and write a result\n"
+"  list     list the lock schemes and workloads\n"
+"  compare  compare result files: mmtests-style tables, regression gate\n"
+"  check    report what this machine offers (userfaultfd, io_uring, CPUs)\n"
+"  bench tree [--vmas LIST] [--lookups N]\n"
+"           VMA-tree costs at several sizes against a sorted array\n"
+"\n"
+"vmsim run options:\n"
+"  -l, --lock NAME[,NAME]   lock scheme(s) (default rwsem; see 'vmsim list');\n"
+"                           several are run interleaved and compared\n"
+"  -w, --workload NAME      workload (default pft)\n"
+"  -t, --tasks LIST         task counts: 1,2,4 | 1-8 | max (default 1-CPUs)\n"
+"  -i, --iterations N       runs per task count (default 5; loop workloads 1)\n"
+"  -m, --mem SIZE           region size, K/M/G suffixes (default: the\n"
+"                           workload's: pft 64M, page_fault* and mmap* 128M\n"
+"                           per task, madvise_batch 256M, fault_vs_mmap 16M)\n"
+"      --duration N         loop workloads: samples kept (default 5)\n"
+"      --warmup N           loop workloads: samples discarded first (default 1)\n"
+"      --interval MS        loop workloads: sample length (default 1000 ms)\n"
+"      --cycles N           mmap_stress: cycles per iteration (default 20000)\n"
+"      --zap MODE           madvise_batch: process_madvise (one call per batch,\n"
+"                           default) | madvise (one call per range)\n"
+"      --writers N          writer tasks for fault_vs_mmap (default 1)\n"
+"      --arena SIZE         simulated address space (default 16G)\n"
+"      --handlers N         uffd handler threads (default: one per task)\n"
+"      --wait MODE          handler wait: block | poll | busy (default block)\n"
+"      --batch N            uffd messages per read, 1-64 (default 16)\n"
+"      --fault-source SRC   uffd | synthetic (default uffd)\n"
+"      --mode MODE          threads (one shared mm) | processes (an mm per\n"
+"                           task) (default threads)\n"
+"      --pin                pin tasks (and handlers) to CPUs\n"
+"      --fault-timeout S    a fault unanswered this long aborts the run with\n"
+"                           a diagnostic (default 10; 0: off)\n"
+"      --max-tasks N        refuse more tasks than N (default 256)\n"
+"      --max-map-count N    like vm.max_map_count (default 65530)\n"
+"  -o, --json FILE          write the result to FILE (several schemes:\n"
+"                           FILE-<scheme>.json)\n"
+"  -f, --force              overwrite FILE if it exists\n"
+"  -q, --quiet              no progress line\n"
+"\n"
+"vmsim compare [options] BASE.json NEW.json [MORE.json ...]\n"
+"      --format FMT         text | markdown | csv | json | gnuplot (default text)\n"
+"      --label NAME         column label, once per file in order (default: scheme)\n"
+"      --test TEST          welch | mannwhitney (default welch)\n"
+"      --alpha A            significance level (default 0.05)\n"
+"      --fail-on-regression[=PCT]\n"
+"                           exit 1 if a primary metric of a later file is\n"
+"                           significantly worse than BASE by more than PCT%%\n"
+"      --metric NAME        the metric for --format gnuplot (default: first)\n"
+"\n"
+"  -h, --help               this help;  -V, --version  the version\n");
+}
+
+static int bad(const char *fmt, const char *val)
+{
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, val);
+	fprintf(stderr, " (see 'vmsim --help')\n");
+	return EXIT_USAGE;
+}
+
+static void print_summary(const struct res_file *r, const struct run_cfg *c)
+{
+	printf("\n%-6s", "tasks");
+	for (int m = 0; m < r->nmetrics; m++) {
+		char h[48];
+
+		snprintf(h, sizeof(h), "%s %s", r->metrics[m].higher_better ?
+			 "Hmean" : "Amean", r->metrics[m].name);
+		printf(" %18s", h);
+	}
+	printf("\n");
+	for (int i = 0; i < r->npoints; i++) {
+		const struct res_point *p = &r->points[i];
+
+		printf("%-6d", p->tasks);
+		for (int m = 0; m < r->nmetrics; m++) {
+			double v = r->metrics[m].higher_better ?
+				stats_hmean(p->samples[m], (size_t)p->nsamples) :
+				stats_amean(p->samples[m], (size_t)p->nsamples);
+
+			printf(" %18.4f", isnan(v) ? 0.0 : v);
+		}
+		printf("\n");
+	}
+	for (int i = 0; i < r->npoints; i++) {
+		const struct res_point *p = &r->points[i];
+
+		printf("\ntasks %d: %d samples, %llu pages touched, %llu SIGSEGV\n",
+		       p->tasks, p->nsamples, (unsigned long long)p->touches,
+		       (unsigned long long)p->segv);
+		if (c->mm.source == FAULT_SRC_UFFD)
+			printf("  uffd: %llu messages in %llu reads; copy %llu, "
+			       "zeropage %llu, wake %llu, poison %llu, errors %llu\n",
+			       (unsigned long long)p->uffd.messages,
+			       (unsigned long long)p->uffd.reads,
+			       (unsigned long long)p->uffd.copies,
+			       (unsigned long long)p->uffd.zeropages,
+			       (unsigned long long)p->uffd.wakes,
+			       (unsigned long long)p->uffd.poisons,
+			       (unsigned long long)p->uffd.errors);
+		for (int k = 0; k < p->ncounters; k++)
+			printf("%s%s %llu%s", k ? "" : "  ", p->counter_names[k],
+			       (unsigned long long)p->counters[k],
+			       k + 1 < p->ncounters ? ", " : "\n");
+		printf("  %-12s %-5s %12s %12s %12s %12s %12s\n", "lock class",
+		       "side", "acquired", "contended", "wait-total", "wait-max",
+		       "hold-avg");
+		for (int k = 0; k < p->nclasses; k++)
+			for (int s = 0; s < LS_NSIDES; s++) {
+				const struct lockstat_totals *t =
+					&p->classes[k].side[s];
+
+				if (!t->acquisitions)
+					continue;
+				printf("  %-12s %-5s %12llu %12llu %10.3fms %10.3fus "
+				       "%10.3fus\n", p->classes[k].name,
+				       s == LS_READ ? "read" : "write",
+				       (unsigned long long)t->acquisitions,
+				       (unsigned long long)t->contentions,
+				       (double)t->wait_total / 1e6,
+				       (double)t->wait_max / 1e3,
+				       (double)t->hold_total / 1e3 /
+				       (double)t->acquisitions);
+			}
+	}
+}
+
+static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
+{
+	json_object *o = json_object_new_object(), *t = json_object_new_array();
+
+	for (int i = 0; i < c->ntasklist; i++)
+		json_object_array_add(t, json_object_new_int(c->tasks[i]));
+	json_object_object_add(o, "tasks", t);
+	json_object_object_add(o, "iterations", json_object_new_int(c->wo.iterations));
+	json_object_object_add(o, "mem", json_object_new_int64((int64_t)c->wo.mem));
+	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
+	json_object_object_add(o, "handlers", json_object_new_int(nhandlers_opt));
+	json_object_object_add(o, "wait", json_object_new_string(
+		uffd_wait_mode_name(c->mm.wait)));
+	json_object_object_add(o, "batch", json_object_new_int(c->mm.batch));
+	json_object_object_add(o, "writers", json_object_new_int(c->wo.writers));
+	json_object_object_add(o, "mode", json_object_new_string(
+		c->processes ? "processes" : "threads"));
+	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
+	if (c->wl->loop) {
+		json_object_object_add(o, "warmup", json_object_new_int(c->wo.warmup));
+		json_object_object_add(o, "duration", json_object_new_int(c->wo.duration));
+		json_object_object_add(o, "interval_ms", json_object_new_int(c->wo.interval_ms));
+	}
+	if (c->wl == &mmap_stress_workload)
+		json_object_object_add(o, "cycles", json_object_new_int64(c->wo.cycles));
+	if (c->wl == &madvise_batch_workload)
+		json_object_object_add(o, "zap", json_object_new_string(
+			c->wo.zap_per_range ? "madvise" : "process_madvise"));
+	return o;
+}
+
+/* First SIGINT/SIGTERM: stop the run and write what was measured.
+ * A second SIGINT: exit at once. */
+static void on_interrupt(int sig)
+{
+	if (runner_interrupted() && sig == SIGINT)
+		_exit(130);
+	runner_interrupt(sig);
+}
+
+static void install_interrupts(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/*
+ * Before a uffd run: can we have userfaultfd, with UFFDIO_POISON? One
+ * line saying exactly why not and what to do, at once.
+ */
+static int uffd_preflight(void)
+{
+	struct uffd_info info = { 0 };
+	int dev_err, sysctl = -1, fd;
+	bool via_dev;
+	FILE *f = fopen("/proc/sys/vm/unprivileged_userfaultfd", "r");
+
+	if (f) {
+		if (fscanf(f, "%d", &sysctl) != 1)
+			sysctl = -1;
+		fclose(f);
+	}
+	fd = uffd_open(0, &via_dev, &dev_err);
+	if (fd < 0) {
+		fprintf(stderr, "%s: userfaultfd is not available: userfaultfd(2): "
+			"%s (vm.unprivileged_userfaultfd = %d), /dev/userfaultfd: %s; "
+			"remedies: 'sysctl vm.unprivileged_userfaultfd=1', read-write "
+			"access to /dev/userfaultfd, or --fault-source synthetic\n",
+			prog, strerror(-fd), sysctl,
+			dev_err ? strerror(dev_err) : "refused");
+		return 1;
+	}
+	if (uffd_api(fd, UFFD_FEATURE_POISON, &info) ||
+	    !(info.features & UFFD_FEATURE_POISON)) {
+		close(fd);
+		fprintf(stderr, "%s: this kernel's userfaultfd lacks UFFDIO_POISON "
+			"(Linux 6.6+), which vmsim needs to refuse bad accesses; "
+			"use --fault-source synthetic\n", prog);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Bytes of memory available now (MemAvailable), or 0 if unknown. */
+static size_t mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	size_t kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb << 10;
+}
+
+/*
+ * Refuse, with one line, what would end in an OOM kill or a useless run:
+ * more tasks than --max-tasks; a region larger than the arena; more
+ * memory touched than the machine has available.
+ */
+static int check_limits(const struct run_cfg *c, int max_tasks)
+{
+	int most = 0;
+	size_t need, avail = mem_available();
+
+	for (int k = 0; k < c->ntasklist; k++)
+		most = c->tasks[k] > most ? c->tasks[k] : most;
+	if (most > max_tasks) {
+		fprintf(stderr, "%s: %d tasks is more than --max-tasks (%d)\n",
+			prog, most, max_tasks);
+		return -1;
+	}
+	/* Loop workloads map --mem per task; threads share one arena. */
+	need = c->wl->loop ? c->wo.mem * (size_t)most : c->wo.mem;
+	if ((c->processes ? c->wo.mem : need) > c->mm.arena_size) {
+		fprintf(stderr, "%s: --mem %zu MiB%s does not fit the arena "
+			"(%zu MiB): raise --arena\n", prog, c->wo.mem >> 20,
+			c->wl->loop && !c->processes ? " per task" : "",
+			c->mm.arena_size >> 20);
+		return -1;
+	}
+	if (avail && c->wl->touches_mem && need > avail) {
+		fprintf(stderr, "%s: --mem %zu MiB%s would touch %zu MiB, more "
+			"than the %zu MiB of memory available\n", prog,
+			c->wo.mem >> 20, c->wl->loop ? " per task" : "",
+			need >> 20, avail >> 20);
+		return -1;
+	}
+	return 0;
+}
+
+/* "rwsem,range": each a known scheme, none twice. Prints the error. */
+static int parse_locks(const char *arg, struct run_cfg *c)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	c->nlocks = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct lock_ops *l = lock_scheme_find(tok);
+
+		if (!l)
+			return bad("unknown lock scheme '%s'", tok);
+		for (int i = 0; i < c->nlocks; i++)
+			if (c->locks[i] == l)
+				return bad("lock scheme '%s' given twice", tok);
+		if (c->nlocks == RUNNER_MAX_SCHEMES)
+			return bad("too many lock schemes at '%s'", tok);
+		c->locks[c->nlocks++] = l;
+	}
+	if (!c->nlocks)
+		return bad("no lock scheme in '%s'", arg);
+	return 0;
+}
+
+/* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
+static void result_path(char *out, size_t len, const char *json,
+			const char *scheme)
+{
+	size_t n = strlen(json);
+
+	if (!scheme) {
+		snprintf(out, len, "%s", json);
+		return;
+	}
+	if (n > 5 && !strcmp(json + n - 5, ".json"))
+		n -= 5;
+	snprintf(out, len, "%.*s-%s.json", (int)n, json, scheme);
+}
+
+static void print_banner(const struct run_cfg *c)
+{
+	printf("vmsim %s: workload %s, lock ", VMSIM_VERSION, c->wl->name);
+	for (int i = 0; i < c->nlocks; i++)
+		printf("%s%s", i ? "," : "", c->locks[i]->name);
+	printf(", fault source %s",
+	       c->mm.source == FAULT_SRC_UFFD ? "uffd" : "synthetic");
+	if (c->mm.source == FAULT_SRC_UFFD && c->mm.nhandlers)
+		printf(" (%s wait, %d handlers)", uffd_wait_mode_name(c->mm.wait),
+		       c->mm.nhandlers);
+	else if (c->mm.source == FAULT_SRC_UFFD)
+		printf(" (%s wait, one handler per task)",
+		       uffd_wait_mode_name(c->mm.wait));
+	printf(",\n  %s mode%s, mem %zu MiB, %d iterations", c->processes ?
+	       "processes" : "threads", c->pin ? " (pinned)" : "",
+	       c->wo.mem >> 20, c->wo.iterations);
+	if (c->wl->background)
+		printf(", %d writer%s", c->wo.writers, c->wo.writers == 1 ? "" : "s");
+	if (c->nlocks > 1)
+		printf(";\n  schemes interleaved iteration by iteration");
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Several schemes in one run: the comparison table, rwsem-first order as
+ * given (the first is the base). */
+static void print_comparison(struct res_file *r, int n)
+{
+	struct cmp_file f[RUNNER_MAX_SCHEMES];
+	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH,
+			      .alpha = 0.05 };
+	char err[256];
+	int ok = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (cmp_from_json(res_to_json(&r[i]), r[i].scheme, &f[ok], err,
+				  sizeof(err)))
+			break;
+		ok++;
+	}
+	if (ok == n) {
+		printf("\n");
+		cmp_print(stdout, f, n, &o);
+	}
+	for (int i = 0; i < ok; i++)
+		cmp_file_free(&f[i]);
+}
+
+enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
+       OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
+       OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP };
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "lock", required_argument, NULL, 'l' },
+		{ "workload", required_argument, NULL, 'w' },
+		{ "tasks", required_argument, NULL, 't' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ "arena", required_argument, NULL, OPT_ARENA },
+		{ "handlers", required_argument, NULL, OPT_HANDLERS },
+		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ "fault-source", required_argument, NULL, OPT_SOURCE },
+		{ "writers", required_argument, NULL, OPT_WRITERS },
+		{ "mode", required_argument, NULL, OPT_MODE },
+		{ "pin", no_argument, NULL, OPT_PIN },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "warmup", required_argument, NULL, OPT_WARMUP },
+		{ "cycles", required_argument, NULL, OPT_CYCLES },
+		{ "zap", required_argument, NULL, OPT_ZAP },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "fault-timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+		{ "max-map-count", required_argument, NULL, OPT_MAX_MAP },
+		{ "json", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct run_cfg c = {
+		.wl = &pft_workload,
+		.mm = { .lock = &rwsem_lock_ops, .arena_size = SIM_DEFAULT_ARENA,
+			.source = FAULT_SRC_UFFD, .wait = UFFD_WAIT_BLOCK,
+			.batch = 16 },
+		.fault_timeout = 10,
+		.wo = { .iterations = 0, .writers = -1, .duration = 5, .warmup = 1,
+			.cycles = 20000, .interval_ms = 1000 },
+		.locks = { &rwsem_lock_ops },
+		.nlocks = 1,
+	};
+	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
+	char paths[RUNNER_MAX_SCHEMES][4096];
+	const char *json = NULL;
+	bool force = false, quiet = false, zap_given = false;
+	int max_tasks = 256;
+	char err[256] = "";
+	long v;
+	int opt, ret;
+
+	if (ncpus < 1)
+		ncpus = 1;
+	for (int i = 0; i < ncpus && i < RUNNER_MAX_TASKLIST; i++)
+		c.tasks[c.ntasklist++] = i + 1;
+	optind = 0;      /* 0: glibc re-initialises getopt fully */
+	while ((opt = getopt_long(argc, argv, "l:w:t:i:m:o:fqh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l':
+			if (parse_locks(optarg, &c))
+				return EXIT_USAGE;
+			break;
+		case 'w':
+			c.wl = workload_find(optarg);
+			if (!c.wl)
+				return bad("unknown workload '%s'", optarg);
+			break;
+		case 't':
+			if (parse_tasks(optarg, ncpus, MAX_TASKS_LIMIT, c.tasks,
+					RUNNER_MAX_TASKLIST, &c.ntasklist))
+				return bad("bad task list '%s': want counts from 1 to 1024 "
+					   "such as 1,2,4 or 1-8 or max", optarg);
+			break;
+		case 'i':
+			if (parse_long(optarg, 1, 1000000, &v))
+				return bad("bad iteration count '%s': want 1 or more", optarg);
+			c.wo.iterations = (int)v;
+			break;
+		case 'm':
+			if (parse_size(optarg, &c.wo.mem))
+				return bad("bad size '%s' for --mem: want a number with "
+					   "an optional K, M, G or T suffix", optarg);
+			break;
+		case OPT_ARENA:
+			if (parse_size(optarg, &c.mm.arena_size) ||
+			    c.mm.arena_size % SIM_PAGE_SIZE)
+				return bad("bad size '%s' for --arena: want a multiple "
+					   "of 4K", optarg);
+			break;
+		case OPT_HANDLERS:
+			if (parse_long(optarg, 1, 1024, &v))
+				return bad("bad handler count '%s': want 1 to 1024", optarg);
+			c.mm.nhandlers = (int)v;
+			break;
+		case OPT_WAIT:
+			if (uffd_wait_mode_parse(optarg, &c.mm.wait))
+				return bad("unknown wait mode '%s': want block, poll "
+					   "or busy", optarg);
+			break;
+		case OPT_BATCH:
+			if (parse_long(optarg, 1, 64, &v))
+				return bad("bad batch '%s': want 1 to 64", optarg);
+			c.mm.batch = (int)v;
+			break;
+		case OPT_SOURCE:
+			if (!strcmp(optarg, "uffd"))
+				c.mm.source = FAULT_SRC_UFFD;
+			else if (!strcmp(optarg, "synthetic"))
+				c.mm.source = FAULT_SRC_SYNTHETIC;
+			else
+				return bad("unknown fault source '%s': want uffd or "
+					   "synthetic", optarg);
+			break;
+		case OPT_MODE:
+			if (strcmp(optarg, "threads") && strcmp(optarg, "processes"))
+				return bad("unknown mode '%s': want threads or processes",
+					   optarg);
+			c.processes = !strcmp(optarg, "processes");
+			break;
+		case OPT_PIN:
+			c.pin = true;
+			break;
+		case OPT_DURATION:
+			if (parse_long(optarg, 1, 3600, &v))
+				return bad("bad duration '%s': want 1 to 3600 samples", optarg);
+			c.wo.duration = (int)v;
+			break;
+		case OPT_WARMUP:
+			if (parse_long(optarg, 0, 3600, &v))
+				return bad("bad warmup '%s': want 0 to 3600 samples", optarg);
+			c.wo.warmup = (int)v;
+			break;
+		case OPT_TIMEOUT: {
+			char *end;
+
+			c.fault_timeout = strtod(optarg, &end);
+			if (*end || !(c.fault_timeout >= 0 && c.fault_timeout <= 3600))
+				return bad("bad fault timeout '%s': want 0 (off) to "
+					   "3600 seconds", optarg);
+			break;
+		}
+		case OPT_MAX_TASKS:
+			if (parse_long(optarg, 1, MAX_TASKS_LIMIT, &v))
+				return bad("bad --max-tasks '%s': want 1 to 1024", optarg);
+			max_tasks = (int)v;
+			break;
+		case OPT_MAX_MAP:
+			if (parse_long(optarg, 1, 100000000, &v))
+				return bad("bad --max-map-count '%s': want 1 or more", optarg);
+			c.mm.max_map_count = (size_t)v;
+			break;
+		case OPT_INTERVAL:
+			if (parse_long(optarg, 10, 60000, &v))
+				return bad("bad interval '%s': want 10 to 60000 ms", optarg);
+			c.wo.interval_ms = (int)v;
+			break;
+		case OPT_CYCLES:
+			if (parse_long(optarg, 1, 100000000, &v))
+				return bad("bad cycle count '%s': want 1 or more", optarg);
+			c.wo.cycles = v;
+			break;
+		case OPT_ZAP:
+			if (strcmp(optarg, "process_madvise") && strcmp(optarg, "madvise"))
+				return bad("unknown zap mode '%s': want process_madvise "
+					   "or madvise", optarg);
+			c.wo.zap_per_range = !strcmp(optarg, "madvise");
+			zap_given = true;
+			break;
+		case OPT_WRITERS:
+			if (parse_long(optarg, 0, 64, &v))
+				return bad("bad writer count '%s': want 0 to 64", optarg);
+			c.wo.writers = (int)v;
+			break;
+		case 'o': json = optarg; break;
+		case 'f': force = true; break;
+		case 'q': quiet = true; break;
+		case 'h': usage(stdout); return 0;
+		default:
+			return bad("%s", "bad option");
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (c.wo.writers >= 0 && !c.wl->background)
+		return bad("--writers does not apply to workload '%s'", c.wl->name);
+	if (c.wo.writers < 0)
+		c.wo.writers = c.wl->background ? 1 : 0;
+	if (!c.wo.mem)
+		c.wo.mem = c.wl->default_mem ? c.wl->default_mem : 64UL << 20;
+	if (check_limits(&c, max_tasks))
+		return EXIT_USAGE;
+	for (int i = 0; i < c.nlocks; i++) {
+		int most = 0;
+
+		for (int k = 0; k < c.ntasklist; k++)
+			most = c.tasks[k] > most ? c.tasks[k] : most;
+		if (!c.locks[i]->excludes && c.wl->concurrent_writes &&
+		    !c.processes && (most > 1 || c.wo.writers > 0)) {
+			fprintf(stderr, "%s: lock scheme '%s' has no exclusion, and "
+				"%s changes the address space from several tasks at "
+				"once: use one task, --mode processes, or another "
+				"scheme\n", prog, c.locks[i]->name, c.wl->name);
+			return EXIT_USAGE;
+		}
+	}
+	if (!c.wo.iterations)
+		c.wo.iterations = c.wl->loop ? 1 : 5;
+	if (c.wl == &madvise_batch_workload && !c.wo.zap_per_range &&
+	    !sim_process_madvise_self_ok()) {
+		if (zap_given) {
+			fprintf(stderr, "%s: --zap process_madvise needs "
+				"process_madvise(MADV_DONTNEED) on oneself (Linux "
+				"6.13+); use --zap madvise\n", prog);
+			return EXIT_USAGE;
+		}
+		fprintf(stderr, "%s: this kernel cannot process_madvise itself: "
+			"zapping with one madvise per range\n", prog);
+		c.wo.zap_per_range = true;
+	}
+
+	for (int i = 0; json && i < c.nlocks; i++) {
+		result_path(paths[i], sizeof(paths[i]), json, c.nlocks > 1 ?
+			    c.locks[i]->name : NULL);
+		if (!force && access(paths[i], F_OK) == 0)
+			return bad("result file '%s' exists (use --force to "
+				   "overwrite)", paths[i]);
+	}
+	c.progress = !quiet && isatty(STDERR_FILENO);
+	c.mm.lock = c.locks[0];
+	if (vmsim_cli_dry_run)
+		return 0;
+	if (c.mm.source == FAULT_SRC_UFFD && uffd_preflight())
+		return 1;
+	print_banner(&c);
+
+	install_interrupts();
+	ret = runner_run(&c, r, err, sizeof(err));
+	if (ret == -EINTR)
+		fprintf(stderr, "%s: %s; writing what was measured\n", prog, err);
+	else if (ret)
+		fprintf(stderr, "%s: run failed: %s\n", prog, err);
+	for (int i = 0; i < c.nlocks; i++) {
+		if (!r[i].npoints)
+			continue;
+		if (c.nlocks > 1)
+			printf("\n== %s ==", r[i].scheme);
+		print_summary(&r[i], &c);
+		r[i].options = options_json(&c, c.mm.nhandlers);
+	}
+	if (c.nlocks > 1 && r[0].npoints)
+		print_comparison(r, c.nlocks);
+	for (int i = 0; json && i < c.nlocks; i++) {
+		int wret;
+
+		if (!r[i].npoints)
+			continue;
+		wret = res_write_json(&r[i], paths[i], force);
+		if (wret) {
+			fprintf(stderr, "%s: cannot write '%s': %s\n", prog,
+				paths[i], strerror(-wret));
+			ret = ret ? ret : wret;
+		} else {
+			printf("%sresult written to %s%s\n", i ? "" : "\n", paths[i],
+			       r[i].complete ? "" : " (incomplete)");
+		}
+	}
+	for (int i = 0; i < c.nlocks; i++)
+		res_file_free(&r[i]);
+	if (ret == -EINTR)
+		return 128 + runner_interrupted();
+	if (ret == -ETIMEDOUT)
+		return 3;
+	return ret ? 1 : 0;
+}
+
+static int cmd_list(void)
+{
+	printf("lock schemes:\n");
+	for (int i = 0; i < lock_nschemes; i++)
+		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);
+	printf("\nworkloads:\n");
+	for (int i = 0; i < nworkloads; i++)
+		printf("  %-14s %s\n", workloads[i]->name, workloads[i]->desc);
+	return 0;
+}
+
+static void check_uffd(void)
+{
+	struct uffd_info info = { 0 };
+	bool via_dev;
+	int dev_err, fd;
+	FILE *f;
+	int sysctl = -1;
+
+	f = fopen("/proc/sys/vm/unprivileged_userfaultfd", "r");
+	if (f) {
+		if (fscanf(f, "%d", &sysctl) != 1)
+			sysctl = -1;
+		fclose(f);
+	}
+	fd = uffd_open(0, &via_dev, &dev_err);
+	if (fd < 0) {
+		printf("userfaultfd:   NOT available: userfaultfd(2): %s; "
+		       "/dev/userfaultfd: %s\n", strerror(-fd),
+		       dev_err ? strerror(dev_err) : "ioctl refused");
+		printf("               vm.unprivileged_userfaultfd = %d; remedies: "
+		       "sysctl vm.unprivileged_userfaultfd=1, access to "
+		       "/dev/userfaultfd, or --fault-source synthetic\n", sysctl);
+		return;
+	}
+	if (uffd_api(fd, ~0ull, &info)) {
+		printf("userfaultfd:   opened but UFFDIO_API failed: %s\n",
+		       strerror(errno));
+		close(fd);
+		return;
+	}
+	close(fd);
+	printf("userfaultfd:   available (via %s)\n",
+	       via_dev ? "/dev/userfaultfd" : "the userfaultfd syscall");
+	printf("uffd features:");
+	for (int b = 0; b < 64; b++)
+		if (info.features & (1ull << b)) {
+			const char *n = uffd_feature_name(b);
+
+			if (n)
+				printf(" %s", n);
+			else
+				printf(" bit%d", b);
+		}
+	printf("\n");
+	printf("UFFDIO_POISON: %s\n", (info.features & UFFD_FEATURE_POISON) ?
+	       "yes (bad accesses get SIGBUS)" :
+	       "no (needs Linux 6.6; use --fault-source synthetic)");
+}
+
+static int cmd_check(void)
+{
+	struct io_uring ring;
+	struct utsname u;
+	int ret;
+
+	uname(&u);
+	printf("kernel:        %s %s\n", u.release, u.machine);
+	check_uffd();
+	ret = io_uring_queue_init(4, &ring, 0);
+	if (ret == 0) {
+		io_uring_queue_exit(&ring);
+		printf("io_uring:      available\n");
+	} else {
+		printf("io_uring:      not available: %s\n", strerror(-ret));
+	}
+	printf("CPUs:          %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("NUMA nodes:    %d\n",
+	       numa_available() < 0 ? 1 : numa_num_configured_nodes());
+	return 0;
+}
+
+enum { OPT_FORMAT = 300, OPT_LABEL, OPT_TEST, OPT_ALPHA, OPT_FAIL, OPT_METRIC };
+
+static int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "label", required_argument, NULL, OPT_LABEL },
+		{ "test", required_argument, NULL, OPT_TEST },
+		{ "alpha", required_argument, NULL, OPT_ALPHA },
+		{ "fail-on-regression", optional_argument, NULL, OPT_FAIL },
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static const char *const formats[] = { "text", "markdown", "csv", "json",
+					       "gnuplot" };
+	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH, .alpha = 0.05 };
+	const char *labels[64];
+	struct cmp_file *files;
+	int nlabels = 0, opt, n, ret = 0;
+	bool fail = false;
+	double pct = 0;
+	char err[256], *end;
+
+	optind = 0;      /* 0: glibc re-initialises getopt fully */
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_FORMAT: {
+			int i;
+
+			for (i = 0; i < 5 && strcmp(optarg, formats[i]); i++)
+				;
+			if (i == 5)
+				return bad("unknown format '%s': want text, markdown, "
+					   "csv, json or gnuplot", optarg);
+			o.format = (enum cmp_format)i;
+			break;
+		}
+		case OPT_LABEL:
+			if (nlabels == 64)
+				return bad("too many labels at '%s'", optarg);
+			labels[nlabels++] = optarg;
+			break;
+		case OPT_TEST:
+			if (!strcmp(optarg, "welch"))
+				o.test = CMP_WELCH;
+			else if (!strcmp(optarg, "mannwhitney"))
+				o.test = CMP_MANNWHITNEY;
+			else
+				return bad("unknown test '%s': want welch or mannwhitney",
+					   optarg);
+			break;
+		case OPT_ALPHA:
+			o.alpha = strtod(optarg, &end);
+			if (*end || !(o.alpha > 0 && o.alpha < 1))
+				return bad("bad alpha '%s': want a number between 0 and 1",
+					   optarg);
+			break;
+		case OPT_FAIL:
+			fail = true;
+			if (optarg) {
+				pct = strtod(optarg, &end);
+				if (*end || !(pct >= 0 && pct < 1000))
+					return bad("bad regression threshold '%s': want a "
+						   "percentage such as 5", optarg);
+			}
+			break;
+		case OPT_METRIC:
+			o.metric = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return bad("%s", "bad option");
+		}
+	}
+	n = argc - optind;
+	if (n < 1)
+		return bad("%s", "compare needs at least one result file");
+	if (n > 32)
+		return bad("too many files (%s): at most 32", argv[optind + 32]);
+	if (nlabels && nlabels != n) {
+		fprintf(stderr, "%s: %d labels for %d files: give one --label per "
+			"file\n", prog, nlabels, n);
+		return EXIT_USAGE;
+	}
+	files = calloc((size_t)n, sizeof(*files));
+	if (!files)
+		return 1;
+	for (int i = 0; i < n && !ret; i++) {
+		const char *path = argv[optind + i];
+
+		if (cmp_load(path, &files[i], err, sizeof(err))) {
+			fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+			ret = EXIT_USAGE;
+		} else if (i && strcmp(files[i].workload, files[0].workload)) {
+			fprintf(stderr, "%s: %s: workload '%s' does not match '%s' "
+				"of %s\n", prog, path, files[i].workload,
+				files[0].workload, files[0].path);
+			ret = EXIT_USAGE;
+		} else if (nlabels) {
+			snprintf(files[i].label, sizeof(files[i].label), "%s", labels[i]);
+		}
+	}
+	if (!ret && o.metric) {
+		bool found = false;
+
+		for (int m = 0; m < files[0].nmetrics; m++)
+			found |= !strcmp(files[0].metrics[m].name, o.metric);
+		if (!found) {
+			fprintf(stderr, "%s: %s has no metric '%s'\n", prog,
+				files[0].path, o.metric);
+			ret = EXIT_USAGE;
+		}
+	}
+	if (!ret) {
+		cmp_print(stdout, files, n, &o);
+		if (fail && cmp_regressions(stderr, files, n, &o, pct))
+			ret = 1;
+	}
+	for (int i = 0; i < n; i++)
+		cmp_file_free(&files[i]);
+	free(files);
+	return ret;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "vmas", required_argument, NULL, 'n' },
+		{ "lookups", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	size_t sizes[16] = { 1000, 65530, 1000000 };
+	int nsizes = 3, opt, ret;
+	long lookups = 2000000;
+
+	if (argc < 2 || strcmp(argv[1], "tree"))
+		return bad("unknown benchmark '%s' (want: vmsim bench tree)",
+			   argc < 2 ? "" : argv[1]);
+	argc--;          /* from here argv[0] is "tree" */
+	argv++;
+	optind = 0;      /* 0: glibc re-initialises getopt fully */
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		char *save = NULL, *tok, buf[256];
+
+		switch (opt) {
+		case 'n':
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			nsizes = 0;
+			for (tok = strtok_r(buf, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				long v;
+
+				if (nsizes == 16 || parse_long(tok, 1, 10000000, &v))
+					return bad("bad VMA count list '%s': want numbers "
+						   "from 1 to 10000000 such as 1000,65530",
+						   optarg);
+				sizes[nsizes++] = (size_t)v;
+			}
+			if (!nsizes)
+				return bad("bad VMA count list '%s'", optarg);
+			break;
+		case 'k':
+			if (parse_long(optarg, 1000, 1000000000, &lookups))
+				return bad("bad lookup count '%s': want 1000 or more", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return bad("%s", "bad option");
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (vmsim_cli_dry_run)
+		return 0;
+	ret = sim_bench_tree(stdout, sizes, nsizes, lookups);
+	if (ret) {
+		fprintf(stderr, "%s: bench tree: %s\n", prog, strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+bool vmsim_cli_dry_run;
+
+int vmsim_cli(int argc, char **argv)
+{
+	const char *cmd;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		printf("vmsim %s (%s)\n", VMSIM_VERSION, VMSIM_GIT_REV);
+		return 0;
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "list"))
+		return cmd_list();
+	if (!strcmp(cmd, "check"))
+		return vmsim_cli_dry_run ? 0 : cmd_check();
+	if (!strcmp(cmd, "bench"))
+		return cmd_bench(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return cmd_compare(argc - 1, argv + 1);
+	return bad("unknown command '%s'", cmd);
+}
