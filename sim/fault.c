@@ -10,6 +10,10 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 #include <unistd.h>
 
 static _Thread_local sigjmp_buf *touch_jb;
@@ -70,7 +74,8 @@ static void resolve_synthetic(struct sim_mm *mm, const struct sim_vma *v,
 {
 	size_t pg = (addr - mm->base) >> SIM_PAGE_SHIFT;
 	unsigned char state = (flags & FAULT_FLAG_WRITE) ? 2 : 1;
-	bool fresh = !atomic_load_explicit(&mm->present[pg], memory_order_relaxed);
+	bool fresh = !(atomic_load_explicit(&mm->present[pg], memory_order_relaxed) &
+		       SIM_PRESENT_STATE);
 
 	/* A new page gets its contents here, as the kernel zeroes a new
 	 * anonymous page or reads a file page: whatever the real arena page
@@ -183,6 +188,22 @@ static int populate_page(struct sim_mm *mm, const struct sim_vma *v,
 		 : uffd_resolve_zeropage(mm->uffd, a, SIM_PAGE_SIZE, false, c);
 }
 
+/* Synthetic: n fresh zero pages at s, unless some are already present
+ * (then -EEXIST and the caller goes page by page). */
+static int populate_fresh(struct sim_mm *mm, unsigned long s, unsigned long n)
+{
+	size_t pg = (s - mm->base) >> SIM_PAGE_SHIFT;
+
+	for (unsigned long i = 0; i < n; i++)
+		if (atomic_load_explicit(&mm->present[pg + i], memory_order_relaxed) &
+		    SIM_PRESENT_STATE)
+			return -EEXIST;
+	if (madvise((void *)s, n << SIM_PAGE_SHIFT, MADV_DONTNEED) ||
+	    madvise((void *)s, n << SIM_PAGE_SHIFT, MADV_POPULATE_WRITE))
+		return -errno;
+	return 0;
+}
+
 static int populate_vma(struct sim_vma *v, void *arg)
 {
 	struct populate_ctx *p = arg;
@@ -199,16 +220,19 @@ static int populate_vma(struct sim_vma *v, void *arg)
 
 		if (n > POPULATE_CHUNK)
 			n = POPULATE_CHUNK;
-		/* Anonymous writable memory in chunks; the rest, and any chunk
-		 * a fault got into first (EEXIST), a page at a time. */
-		if (mm->uffd < 0 || v->vm_file != SIM_FILE_NONE || !w ||
-		    uffd_resolve_copy(mm->uffd, s, zero_page, n << SIM_PAGE_SHIFT,
-				      false, &c)) {
+		/* Anonymous writable memory in chunks: one UFFDIO_COPY, or in
+		 * synthetic mode fresh zero pages from the kernel (drop what a
+		 * racing write may have left, then MADV_POPULATE_WRITE); the
+		 * rest, and any chunk a fault got into first, page by page. */
+		if (v->vm_file != SIM_FILE_NONE || !w ||
+		    (mm->uffd >= 0 ? uffd_resolve_copy(mm->uffd, s, zero_page,
+					n << SIM_PAGE_SHIFT, false, &c) :
+		     populate_fresh(mm, s, n))) {
 			for (unsigned long i = 0; i < n && !p->ret; i++)
 				p->ret = populate_page(mm, v, s + (i << SIM_PAGE_SHIFT),
 						       w, &c);
 		}
-		for (unsigned long i = 0; i < n && mm->uffd >= 0; i++)
+		for (unsigned long i = 0; i < n; i++)
 			sim_mm_set_present(mm, s + (i << SIM_PAGE_SHIFT), w ? 2 : 1);
 		atomic_fetch_add_explicit(&mm->populated, n, memory_order_relaxed);
 		s += n << SIM_PAGE_SHIFT;
@@ -268,18 +292,6 @@ int sim_fault_init_signals(void)
 	return 0;
 }
 
-/* Synthetic: a page the present map does not have (or has read-only
- * for a write) is a fault, handled right here on the faulting thread. */
-static int fault_synthetic(struct sim_mm *mm, unsigned long addr, bool write)
-{
-	size_t pg = (addr - mm->base) >> SIM_PAGE_SHIFT;
-	unsigned char need = write ? 2 : 1;
-
-	/* Acquire: pairs with the exchange in sim_mm_set_present(). */
-	if (atomic_load_explicit(&mm->present[pg], memory_order_acquire) >= need)
-		return 0;
-	return sim_handle_fault(mm, addr, write ? FAULT_FLAG_WRITE : 0, -1, NULL);
-}
 
 /* The access itself; a SIGBUS (poison) or SIGSEGV (protection) is
  * caught and turned into -EFAULT. */
@@ -323,24 +335,34 @@ int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
 	if (mm->uffd >= 0)
 		return touch_access(mm, addr, write, val);
 	/*
-	 * Synthetic: the present check and the access are two steps, and a
-	 * zap (munmap, madvise) between them would let the access see a
-	 * page the mm no longer has. Retry when a zap overlapped, so that a
-	 * touch is ordered wholly before or after each zap, as a real
-	 * access is ordered with the TLB flush. (seq_cst loads, pairing with
-	 * the RMWs in zap_begin()/zap_end().)
+	 * Synthetic: a page the present map does not have (or has only for
+	 * reading, for a write) is a fault, handled here on the faulting
+	 * thread. The check and the access are two steps, and a zap of this
+	 * page between them would let the access see a page the mm no longer
+	 * has: the access counts only if the page's byte (state and zap
+	 * generation) is unchanged after it, so each touch is ordered wholly
+	 * before or after each zap of its page, as a real access is ordered
+	 * with the TLB flush. Zaps of other pages do not disturb it.
 	 */
+	_Atomic unsigned char *b = &mm->present[(addr - mm->base) >> SIM_PAGE_SHIFT];
+	unsigned need = write ? 2 : 1;
+
 	for (;;) {
-		unsigned gen = atomic_load(&mm->zap_gen);
+		/* Acquire: pairs with the CASes of set_present and forget. */
+		unsigned char seen = atomic_load_explicit(b, memory_order_acquire);
 		int ret;
 
-		if (atomic_load(&mm->zap_active)) {
-			sched_yield();
-			continue;
+		if ((seen & SIM_PRESENT_STATE) < need) {
+			if (sim_handle_fault(mm, addr, write ? FAULT_FLAG_WRITE : 0,
+					     -1, NULL))
+				return -EFAULT;
+			continue;        /* look at the placed page again */
 		}
-		ret = fault_synthetic(mm, addr, write) ? -EFAULT :
-		      touch_access(mm, addr, write, val);
-		if (!atomic_load(&mm->zap_active) && atomic_load(&mm->zap_gen) == gen)
+		ret = touch_access(mm, addr, write, val);
+		/* Full fence: the access (a load or a store) is done before
+		 * the byte is read again (a store could otherwise pass it). */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (atomic_load_explicit(b, memory_order_relaxed) == seen)
 			return ret;
 	}
 }

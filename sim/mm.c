@@ -36,59 +36,58 @@ unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
 				 unsigned char state)
 {
 	size_t pg = (addr - mm->base) >> SIM_PAGE_SHIFT;
-	/* Release: pairs with the acquire load in sim_touch(); in synthetic
-	 * mode the page's contents are in place before it reads present. */
-	unsigned char old = atomic_exchange_explicit(&mm->present[pg], state,
-						     memory_order_acq_rel);
+	unsigned char old = atomic_load_explicit(&mm->present[pg],
+						 memory_order_relaxed);
 
+	/* Keep the generation, set the state. Release: pairs with the
+	 * acquire load in sim_touch(); in synthetic mode the page's contents
+	 * are in place before a touch sees it present. */
+	while (!atomic_compare_exchange_weak_explicit(&mm->present[pg], &old,
+			(unsigned char)((old & ~SIM_PRESENT_STATE) | state),
+			memory_order_acq_rel, memory_order_relaxed))
+		;
+	old &= SIM_PRESENT_STATE;
 	if (!old)
 		atomic_fetch_add_explicit(&mm->faults[lockstat_slot_id()].resident,
 					  1, memory_order_relaxed);
 	return old;
 }
 
-/* Bracket a zap, so that synthetic touches can see one happened (the
- * seq_cst RMWs order it against their loads; see sim_touch()). */
-static void zap_begin(struct sim_mm *mm)
-{
-	atomic_fetch_add(&mm->zap_active, 1);
-}
-
-static void zap_end(struct sim_mm *mm)
-{
-	atomic_fetch_add(&mm->zap_gen, 1);
-	atomic_fetch_sub(&mm->zap_active, 1);
-}
-
-static void forget_pages(struct sim_mm *mm, unsigned long start,
-			 unsigned long end);
-
+/*
+ * Zap: forget the pages (state 0, next generation), throw the real pages
+ * away, and forget them again — so that a synthetic fault that placed a
+ * page between the first two steps does not leave it marked present on
+ * a zapped page. A synthetic touch that overlapped any of it sees the
+ * page's byte change and retries (sim_touch()).
+ */
 void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end)
 {
-	zap_begin(mm);
+	sim_mm_forget(mm, start, end);
 	madvise((void *)start, end - start, MADV_DONTNEED);
-	forget_pages(mm, start, end);
-	zap_end(mm);
+	if (mm->uffd < 0)
+		sim_mm_forget(mm, start, end);
 }
 
 void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end)
-{
-	zap_begin(mm);
-	forget_pages(mm, start, end);
-	zap_end(mm);
-}
-
-static void forget_pages(struct sim_mm *mm, unsigned long start,
-			 unsigned long end)
 {
 	size_t first = (start - mm->base) >> SIM_PAGE_SHIFT;
 	size_t n = (end - start) >> SIM_PAGE_SHIFT;
 	int64_t gone = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (atomic_exchange_explicit(&mm->present[first + i], 0,
-					     memory_order_relaxed))
+	for (size_t i = 0; i < n; i++) {
+		_Atomic unsigned char *b = &mm->present[first + i];
+		unsigned char old = atomic_load_explicit(b, memory_order_relaxed);
+
+		/* Release/acquire: a touch that reads the new byte after its
+		 * access knows the access may have raced the zap. */
+		while (!atomic_compare_exchange_weak_explicit(b, &old,
+				(unsigned char)((old & ~SIM_PRESENT_STATE) +
+						SIM_PRESENT_GEN),
+				memory_order_acq_rel, memory_order_relaxed))
+			;
+		if (old & SIM_PRESENT_STATE)
 			gone++;
+	}
 	atomic_fetch_sub_explicit(&mm->faults[lockstat_slot_id()].resident, gone,
 				  memory_order_relaxed);
 }

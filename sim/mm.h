@@ -65,18 +65,16 @@ struct sim_mm {
 	struct uffd_info uinfo;
 	struct uffd_pool *pool;
 	struct uffd_counters uffd_final; /* filled when the pool stops */
-	/* Per arena page: 0 not present, 1 mapped for read (zero page),
-	 * 2 mapped writable. Drives synthetic faults; counts resident pages
-	 * in both modes. */
+	/* Per arena page: bits 0-1 the state (0 not present, 1 mapped for
+	 * read, 2 mapped writable), bits 2-7 a generation that every zap of
+	 * the page advances. Drives synthetic faults (a touch that saw the
+	 * byte change under it retries); counts resident pages in both
+	 * modes. */
 	_Atomic unsigned char *present;
 	struct sim_fault_slot faults[LOCKSTAT_SLOTS];
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */
 	_Atomic bool poisoned;           /* some page got UFFDIO_POISON */
-	/* Zaps in progress, and zaps done: a synthetic touch that overlaps
-	 * one is retried (see sim_touch()). */
-	_Atomic int zap_active;
-	_Atomic unsigned zap_gen;
 	unsigned long start_brk;
 	/* The break; changed only inside a tree transaction (the tree's
 	 * mutex), read locklessly by range-locked mmap's gap search. */
@@ -101,6 +99,9 @@ bool sim_process_madvise_self_ok(void);
 void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS]);
 /* Resident pages (placed by faults, not yet zapped). */
 uint64_t sim_mm_resident(const struct sim_mm *mm);
+#define SIM_PRESENT_STATE 3             /* the state bits of a present byte */
+#define SIM_PRESENT_GEN   4             /* one zap generation */
+
 /* Mark page at addr present in state (1 read, 2 write); counts it
  * resident if it was not. Returns the previous state. */
 unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
