@@ -109,19 +109,26 @@ static enum pv_read vma_start_read(struct pervma_lock *pv, struct vma_lock *v)
 	return PV_READ_OK;
 }
 
-static void *pv_fault_begin(struct lock_inst *l, unsigned long addr,
-			    struct lock_handle *h)
+/*
+ * lock_vma_under_rcu() for [start, end): the VMA holding all of it, read-
+ * locked, or NULL (then the caller falls back to the mm lock). A VMA
+ * found detached was replaced under us: look again (vma_lock_miss when
+ * counting, as the fault path does).
+ */
+static void *lock_vma_under_rcu(struct pervma_lock *pv, unsigned long start,
+				unsigned long end, struct lock_handle *h,
+				bool count)
 {
-	struct pervma_lock *pv = to_pv(l);
-	struct vma_lock *vl;
-	void *vma;
+	struct lock_inst *l = &pv->base;
 
 	for (;;) {
 		enum pv_read r = PV_READ_LOCKED;
+		struct vma_lock *vl, *vl_end;
+		void *vma;
 
 		sim_rcu_read_lock();
-		vma = l->env.vma_lookup(l->env.arg, addr, &vl);
-		if (vma)
+		vma = l->env.vma_lookup(l->env.arg, start, &vl);
+		if (vma && l->env.vma_lookup(l->env.arg, end - 1, &vl_end) == vma)
 			r = vma_start_read(pv, vl);
 		sim_rcu_read_unlock();
 		if (r == PV_READ_OK) {
@@ -132,9 +139,32 @@ static void *pv_fault_begin(struct lock_inst *l, unsigned long addr,
 			return vma;
 		}
 		if (r != PV_READ_DETACHED)
-			break;
-		pv_count(pv, PV_MISS);   /* replaced under us: look again */
+			return NULL;
+		if (count)
+			pv_count(pv, PV_MISS);
 	}
+}
+
+/* Release what lock_vma_under_rcu() or the fallback took. */
+static void pv_read_end(struct pervma_lock *pv, struct lock_handle *h)
+{
+	if (h->taken == PV_TAKEN_VMA) {
+		lockstat_released(pv->vma_cls, LS_READ,
+				  lockstat_now() - h->t_acquired);
+		vma_end_read(h->obj);
+	} else {
+		sim_up_read(&pv->mmap_lock, h->t_acquired);
+	}
+}
+
+static void *pv_fault_begin(struct lock_inst *l, unsigned long addr,
+			    struct lock_handle *h)
+{
+	struct pervma_lock *pv = to_pv(l);
+	void *vma = lock_vma_under_rcu(pv, addr, addr + 1, h, true);
+
+	if (vma)
+		return vma;
 	pv_count(pv, PV_ABORT);
 	h->taken = PV_TAKEN_MM;
 	h->t_acquired = sim_down_read(&pv->mmap_lock);
@@ -145,14 +175,9 @@ static void pv_fault_end(struct lock_inst *l, struct lock_handle *h)
 {
 	struct pervma_lock *pv = to_pv(l);
 
-	if (h->taken == PV_TAKEN_VMA) {
-		lockstat_released(pv->vma_cls, LS_READ,
-				  lockstat_now() - h->t_acquired);
-		vma_end_read(h->obj);
+	if (h->taken == PV_TAKEN_VMA)
 		pv_count(pv, PV_SUCCESS);
-	} else {
-		sim_up_read(&pv->mmap_lock, h->t_acquired);
-	}
+	pv_read_end(pv, h);
 }
 
 /* --- writer side --------------------------------------------------------- */
@@ -178,35 +203,6 @@ static void pv_write_end(struct lock_inst *l, struct lock_handle *h)
 	sim_up_write(&pv->mmap_lock, h->t_acquired);
 }
 
-/* Take a VMA read lock on the VMA containing [start, end), if one does;
- * returns false if the caller must fall back to the mm lock. */
-static bool pv_try_vma_read(struct pervma_lock *pv, unsigned long start,
-			    unsigned long end, struct lock_handle *h)
-{
-	struct lock_inst *l = &pv->base;
-
-	for (;;) {
-		enum pv_read r = PV_READ_LOCKED;
-		struct vma_lock *vl;
-		void *vma;
-
-		sim_rcu_read_lock();
-		vma = l->env.vma_lookup(l->env.arg, start, &vl);
-		if (vma && l->env.vma_lookup(l->env.arg, end - 1, &vl) == vma)
-			r = vma_start_read(pv, vl);
-		sim_rcu_read_unlock();
-		if (r == PV_READ_OK) {
-			h->taken = PV_TAKEN_VMA;
-			h->obj = vl;
-			h->t_acquired = lockstat_now();
-			lockstat_acquired(pv->vma_cls, LS_READ, false, 0);
-			return true;
-		}
-		if (r != PV_READ_DETACHED)
-			return false;
-	}
-}
-
 /*
  * madvise: as Linux 6.16 does for MADV_DONTNEED (try_vma_read_lock()),
  * a range inside one VMA is handled under that VMA's read lock; anything
@@ -217,7 +213,7 @@ static void pv_read_range_begin(struct lock_inst *l, unsigned long start,
 {
 	struct pervma_lock *pv = to_pv(l);
 
-	if (pv_try_vma_read(pv, start, end, h))
+	if (lock_vma_under_rcu(pv, start, end, h, false))
 		return;
 	h->taken = PV_TAKEN_MM;
 	h->t_acquired = sim_down_read(&pv->mmap_lock);
@@ -225,15 +221,7 @@ static void pv_read_range_begin(struct lock_inst *l, unsigned long start,
 
 static void pv_read_range_end(struct lock_inst *l, struct lock_handle *h)
 {
-	struct pervma_lock *pv = to_pv(l);
-
-	if (h->taken == PV_TAKEN_VMA) {
-		lockstat_released(pv->vma_cls, LS_READ,
-				  lockstat_now() - h->t_acquired);
-		vma_end_read(h->obj);
-	} else {
-		sim_up_read(&pv->mmap_lock, h->t_acquired);
-	}
+	pv_read_end(to_pv(l), h);
 }
 
 /* Wait until the reference count is exactly want (readers drained). */

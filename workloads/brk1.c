@@ -6,13 +6,6 @@
  */
 #include "workloads/workload.h"
 
-static int brk1_setup(struct sim_mm *mm, const struct wl_opts *o, int n,
-		      void **shared)
-{
-	*shared = NULL;
-	return 0;
-}
-
 static int brk1_task(struct wl_task *t)
 {
 	unsigned long base, cur;
@@ -27,10 +20,6 @@ static int brk1_task(struct wl_task *t)
 	return ret;
 }
 
-static void brk1_teardown(struct sim_mm *mm, const struct wl_opts *o, void *s)
-{
-}
-
 const struct workload brk1_workload = {
 	.name = "brk1",
 	.desc = "will-it-scale brk1: loop brk(+page), brk(-page) on the heap VMA",
@@ -38,11 +27,8 @@ const struct workload brk1_workload = {
 	.concurrent_writes = true,
 	.nmetrics = 2,
 	.metrics = {
-		{ "ops/sec", "ops/s", true, true },
-		{ "ops/sec/task", "ops/s", true, false },
+		WL_RATE_METRICS("ops/s"),
 	},
-	.setup = brk1_setup,
 	.task = brk1_task,
-	.teardown = brk1_teardown,
 	.report = wl_report_rate,
 };

@@ -5,22 +5,11 @@
  */
 #include "workloads/workload.h"
 
-static int mmap1_setup(struct sim_mm *mm, const struct wl_opts *o, int n,
-		       void **shared)
-{
-	*shared = NULL;
-	return 0;
-}
-
 static int mmap1_task(struct wl_task *t)
 {
 	return wl_map_touch_loop(t, t->o->mem, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS, SIM_FILE_NONE,
 				 false, false);
-}
-
-static void mmap1_teardown(struct sim_mm *mm, const struct wl_opts *o, void *s)
-{
 }
 
 const struct workload mmap1_workload = {
@@ -31,11 +20,8 @@ const struct workload mmap1_workload = {
 	.concurrent_writes = true,
 	.nmetrics = 2,
 	.metrics = {
-		{ "ops/sec", "ops/s", true, true },
-		{ "ops/sec/task", "ops/s", true, false },
+		WL_RATE_METRICS("ops/s"),
 	},
-	.setup = mmap1_setup,
 	.task = mmap1_task,
-	.teardown = mmap1_teardown,
 	.report = wl_report_rate,
 };

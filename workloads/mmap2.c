@@ -7,21 +7,10 @@
 
 #define MMAP2_FILE 4                     /* simulated file id */
 
-static int mmap2_setup(struct sim_mm *mm, const struct wl_opts *o, int n,
-		       void **shared)
-{
-	*shared = NULL;
-	return 0;
-}
-
 static int mmap2_task(struct wl_task *t)
 {
 	return wl_map_touch_loop(t, t->o->mem, PROT_READ | PROT_WRITE,
 				 MAP_SHARED, MMAP2_FILE, false, false);
-}
-
-static void mmap2_teardown(struct sim_mm *mm, const struct wl_opts *o, void *s)
-{
 }
 
 const struct workload mmap2_workload = {
@@ -32,11 +21,8 @@ const struct workload mmap2_workload = {
 	.concurrent_writes = true,
 	.nmetrics = 2,
 	.metrics = {
-		{ "ops/sec", "ops/s", true, true },
-		{ "ops/sec/task", "ops/s", true, false },
+		WL_RATE_METRICS("ops/s"),
 	},
-	.setup = mmap2_setup,
 	.task = mmap2_task,
-	.teardown = mmap2_teardown,
 	.report = wl_report_rate,
 };

@@ -24,13 +24,6 @@ static double ms_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int ms_setup(struct sim_mm *mm, const struct wl_opts *o, int n,
-		    void **shared)
-{
-	*shared = NULL;
-	return 0;
-}
-
 static int ms_task(struct wl_task *t)
 {
 	unsigned long a[MS_VMAS];
@@ -65,10 +58,6 @@ static int ms_task(struct wl_task *t)
 	return 0;
 }
 
-static void ms_teardown(struct sim_mm *mm, const struct wl_opts *o, void *s)
-{
-}
-
 static void ms_report(const struct wl_iter *it, double *v)
 {
 	v[0] = it->phase[0];
@@ -86,8 +75,6 @@ const struct workload mmap_stress_workload = {
 		{ "munmap", "s", false, false },
 		{ "total", "s", false, true },
 	},
-	.setup = ms_setup,
 	.task = ms_task,
-	.teardown = ms_teardown,
 	.report = ms_report,
 };

@@ -6,22 +6,11 @@
  */
 #include "workloads/workload.h"
 
-static int pf1_setup(struct sim_mm *mm, const struct wl_opts *o, int n,
-		     void **shared)
-{
-	*shared = NULL;
-	return 0;
-}
-
 static int pf1_task(struct wl_task *t)
 {
 	return wl_map_touch_loop(t, t->o->mem, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS, SIM_FILE_NONE,
 				 true, false);
-}
-
-static void pf1_teardown(struct sim_mm *mm, const struct wl_opts *o, void *s)
-{
 }
 
 const struct workload page_fault1_workload = {
@@ -33,11 +22,8 @@ const struct workload page_fault1_workload = {
 	.touches_mem = true,
 	.nmetrics = 2,
 	.metrics = {
-		{ "ops/sec", "faults/s", true, true },
-		{ "ops/sec/task", "faults/s", true, false },
+		WL_RATE_METRICS("faults/s"),
 	},
-	.setup = pf1_setup,
 	.task = pf1_task,
-	.teardown = pf1_teardown,
 	.report = wl_report_rate,
 };

@@ -9,21 +9,10 @@
 
 #define PF2_FILE 2                       /* simulated file id */
 
-static int pf2_setup(struct sim_mm *mm, const struct wl_opts *o, int n,
-		     void **shared)
-{
-	*shared = NULL;
-	return 0;
-}
-
 static int pf2_task(struct wl_task *t)
 {
 	return wl_map_touch_loop(t, t->o->mem, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE, PF2_FILE, true, true);
-}
-
-static void pf2_teardown(struct sim_mm *mm, const struct wl_opts *o, void *s)
-{
 }
 
 const struct workload page_fault2_workload = {
@@ -35,11 +24,8 @@ const struct workload page_fault2_workload = {
 	.touches_mem = true,
 	.nmetrics = 2,
 	.metrics = {
-		{ "ops/sec", "faults/s", true, true },
-		{ "ops/sec/task", "faults/s", true, false },
+		WL_RATE_METRICS("faults/s"),
 	},
-	.setup = pf2_setup,
 	.task = pf2_task,
-	.teardown = pf2_teardown,
 	.report = wl_report_rate,
 };

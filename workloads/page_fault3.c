@@ -14,21 +14,10 @@
 
 #define PF3_FILE 3                       /* simulated file id */
 
-static int pf3_setup(struct sim_mm *mm, const struct wl_opts *o, int n,
-		     void **shared)
-{
-	*shared = NULL;
-	return 0;
-}
-
 static int pf3_task(struct wl_task *t)
 {
 	return wl_map_touch_loop(t, t->o->mem, PROT_READ | PROT_WRITE,
 				 MAP_SHARED, PF3_FILE, true, true);
-}
-
-static void pf3_teardown(struct sim_mm *mm, const struct wl_opts *o, void *s)
-{
 }
 
 const struct workload page_fault3_workload = {
@@ -40,11 +29,8 @@ const struct workload page_fault3_workload = {
 	.touches_mem = true,
 	.nmetrics = 2,
 	.metrics = {
-		{ "ops/sec", "faults/s", true, true },
-		{ "ops/sec/task", "faults/s", true, false },
+		WL_RATE_METRICS("faults/s"),
 	},
-	.setup = pf3_setup,
 	.task = pf3_task,
-	.teardown = pf3_teardown,
 	.report = wl_report_rate,
 };

@@ -294,7 +294,7 @@ static void wd_watch(struct task_slot *slots, int nfg, struct mm_group *g)
 static void teardown_all(const struct run_cfg *c, struct mm_group *g,
 			 void **shared, int nset)
 {
-	for (int k = 0; k < nset; k++)
+	for (int k = 0; k < nset && c->wl->teardown; k++)
 		c->wl->teardown(g->mm[k], &c->wo, shared[k]);
 }
 
@@ -314,7 +314,8 @@ static int run_iteration(const struct run_cfg *c, struct mm_group *g, int n,
 
 	memset(it, 0, sizeof(*it));
 	for (; nset < g->n && !ret; nset++) {
-		ret = c->wl->setup(g->mm[nset], &c->wo, per_mm, &shared[nset]);
+		ret = c->wl->setup ? c->wl->setup(g->mm[nset], &c->wo, per_mm,
+						  &shared[nset]) : 0;
 		if (ret) {
 			snprintf(err, errlen, "%s setup with %d tasks: %s",
 				 c->wl->name, n, strerror(-ret));

@@ -79,7 +79,7 @@ struct workload {
 	 * exclusion (none) when several tasks share an mm. */
 	bool concurrent_writes;
 	bool touches_mem;                /* populates --mem (per task if loop) */
-	/* Returns 0 or -errno; *shared is handed to every task. */
+	/* Returns 0 or -errno; *shared is handed to every task. Optional. */
 	int (*setup)(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 		     void **shared);
 	/* Background tasks per iteration (NULL: none). They run task()
@@ -88,7 +88,7 @@ struct workload {
 	/* Returns 0 or -errno. */
 	int (*task)(struct wl_task *t);
 	void (*teardown)(struct sim_mm *mm, const struct wl_opts *o,
-			 void *shared);
+			 void *shared);      /* optional */
 	/* values[i] for metrics[i]. */
 	void (*report)(const struct wl_iter *it, double *values);
 };
@@ -145,6 +145,11 @@ static inline bool wl_should_stop(const struct wl_task *t)
  */
 int wl_map_touch_loop(struct wl_task *t, size_t len, int prot, int flags,
 		      int file, bool touch, bool verify);
+/* The two metrics of a loop workload, counted in unit. */
+#define WL_RATE_METRICS(unit)					\
+	{ "ops/sec", unit, true, true },			\
+	{ "ops/sec/task", unit, true, false }
+
 /* ops/sec and ops/sec per task, for loop workloads. */
 void wl_report_rate(const struct wl_iter *it, double *v);
 
