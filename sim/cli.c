@@ -74,6 +74,9 @@ static void usage(FILE *f)
 "      --mode MODE          threads (one shared mm) | processes (an mm per\n"
 "                           task) (default threads)\n"
 "      --pin                pin tasks (and handlers) to CPUs\n"
+"      --numa POLICY        local (arena and handlers on this node) |\n"
+"                           interleave (arena over all nodes) (default: the\n"
+"                           kernel's)\n"
 "      --fault-timeout S    a fault unanswered this long aborts the run with\n"
 "                           a diagnostic (default 10; 0: off)\n"
 "      --max-tasks N        refuse more tasks than N (default 256)\n"
@@ -81,6 +84,8 @@ static void usage(FILE *f)
 "  -o, --json FILE          write the result to FILE (several schemes:\n"
 "                           FILE-<scheme>.json)\n"
 "  -f, --force              overwrite FILE if it exists\n"
+"      --brief              no lock statistics (several schemes: only the\n"
+"                           comparison table)\n"
 "  -q, --quiet              no progress line\n"
 "\n"
 "vmsim compare [options] BASE.json NEW.json [MORE.json ...]\n"
@@ -104,7 +109,8 @@ static int bad(const char *fmt, const char *val)
 	return EXIT_USAGE;
 }
 
-static void print_summary(const struct res_file *r, const struct run_cfg *c)
+static void print_summary(const struct res_file *r, const struct run_cfg *c,
+			  bool brief)
 {
 	printf("\n%-6s", "tasks");
 	for (int m = 0; m < r->nmetrics; m++) {
@@ -128,7 +134,7 @@ static void print_summary(const struct res_file *r, const struct run_cfg *c)
 		}
 		printf("\n");
 	}
-	for (int i = 0; i < r->npoints; i++) {
+	for (int i = 0; i < r->npoints && !brief; i++) {
 		const struct res_point *p = &r->points[i];
 
 		printf("\ntasks %d: %d samples, %llu pages touched, %llu SIGSEGV\n",
@@ -189,6 +195,9 @@ static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	json_object_object_add(o, "mode", json_object_new_string(
 		c->processes ? "processes" : "threads"));
 	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
+	json_object_object_add(o, "numa", json_object_new_string(
+		c->mm.numa == SIM_NUMA_LOCAL ? "local" :
+		c->mm.numa == SIM_NUMA_INTERLEAVE ? "interleave" : "default"));
 	if (c->wl->loop) {
 		json_object_object_add(o, "warmup", json_object_new_int(c->wo.warmup));
 		json_object_object_add(o, "duration", json_object_new_int(c->wo.duration));
@@ -401,7 +410,8 @@ static void print_comparison(struct res_file *r, int n)
 
 enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
-       OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP };
+       OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
+       OPT_NUMA, OPT_BRIEF };
 
 static int cmd_run(int argc, char **argv)
 {
@@ -419,6 +429,8 @@ static int cmd_run(int argc, char **argv)
 		{ "writers", required_argument, NULL, OPT_WRITERS },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "pin", no_argument, NULL, OPT_PIN },
+		{ "numa", required_argument, NULL, OPT_NUMA },
+		{ "brief", no_argument, NULL, OPT_BRIEF },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "cycles", required_argument, NULL, OPT_CYCLES },
@@ -448,7 +460,7 @@ static int cmd_run(int argc, char **argv)
 	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
 	char paths[RUNNER_MAX_SCHEMES][4096];
 	const char *json = NULL;
-	bool force = false, quiet = false, zap_given = false;
+	bool force = false, quiet = false, zap_given = false, brief = false;
 	int max_tasks = 256;
 	char err[256] = "";
 	long v;
@@ -524,6 +536,18 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_PIN:
 			c.pin = true;
+			break;
+		case OPT_NUMA:
+			if (!strcmp(optarg, "local"))
+				c.mm.numa = SIM_NUMA_LOCAL;
+			else if (!strcmp(optarg, "interleave"))
+				c.mm.numa = SIM_NUMA_INTERLEAVE;
+			else
+				return bad("unknown NUMA policy '%s': want local or "
+					   "interleave", optarg);
+			break;
+		case OPT_BRIEF:
+			brief = true;
 			break;
 		case OPT_DURATION:
 			if (parse_long(optarg, 1, 3600, &v))
@@ -647,10 +671,13 @@ static int cmd_run(int argc, char **argv)
 	for (int i = 0; i < c.nlocks; i++) {
 		if (!r[i].npoints)
 			continue;
+		r[i].options = options_json(&c, c.mm.nhandlers);
+		/* --brief with several schemes: only the comparison. */
+		if (brief && c.nlocks > 1)
+			continue;
 		if (c.nlocks > 1)
 			printf("\n== %s ==", r[i].scheme);
-		print_summary(&r[i], &c);
-		r[i].options = options_json(&c, c.mm.nhandlers);
+		print_summary(&r[i], &c, brief);
 	}
 	if (c.nlocks > 1 && r[0].npoints)
 		print_comparison(r, c.nlocks);

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <numa.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -102,6 +104,42 @@ uint64_t sim_mm_resident(const struct sim_mm *mm)
 	return r > 0 ? (uint64_t)r : 0;
 }
 
+/*
+ * --numa: local binds the arena to this thread's node and keeps the
+ * handlers on that node's CPUs (unless --pin chose CPUs); interleave
+ * spreads the arena over every node. No-ops without NUMA support.
+ */
+static int numa_cpus[1024];
+
+static int sim_mm_place(struct sim_mm *mm, struct uffd_pool_cfg *pc)
+{
+	struct bitmask *cpus;
+	int node, n = 0;
+
+	if (mm->cfg.numa == SIM_NUMA_DEFAULT || numa_available() < 0)
+		return 0;
+	if (mm->cfg.numa == SIM_NUMA_INTERLEAVE) {
+		numa_interleave_memory((void *)mm->base, mm->end - mm->base,
+				       numa_all_nodes_ptr);
+		return 0;
+	}
+	numa_setlocal_memory((void *)mm->base, mm->end - mm->base);
+	if (!pc || pc->ncpus)
+		return 0;
+	node = numa_node_of_cpu(sched_getcpu());
+	cpus = numa_allocate_cpumask();
+	if (!cpus)
+		return -ENOMEM;
+	if (node >= 0 && !numa_node_to_cpus(node, cpus))
+		for (unsigned i = 0; i < cpus->size && n < 1024; i++)
+			if (numa_bitmask_isbitset(cpus, i))
+				numa_cpus[n++] = (int)i;
+	numa_free_cpumask(cpus);
+	pc->cpus = numa_cpus;
+	pc->ncpus = n;
+	return 0;
+}
+
 static int sim_mm_start_uffd(struct sim_mm *mm)
 {
 	struct uffd_pool_cfg pc;
@@ -131,7 +169,8 @@ static int sim_mm_start_uffd(struct sim_mm *mm)
 		.ncpus = mm->cfg.ncpus,
 		.phase_of_thread = sim_fault_phase,
 	};
-	return uffd_pool_start(&pc, &mm->pool);
+	ret = sim_mm_place(mm, &pc);
+	return ret ? ret : uffd_pool_start(&pc, &mm->pool);
 }
 
 /*
@@ -226,6 +265,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		mm->present = p;
 	}
 	if (cfg->source == FAULT_SRC_SYNTHETIC) {
+		sim_mm_place(mm, NULL);
 		mm->self_mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 		if (mm->self_mem < 0) {
 			ret = -errno;

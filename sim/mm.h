@@ -26,6 +26,13 @@
 
 enum fault_source { FAULT_SRC_UFFD, FAULT_SRC_SYNTHETIC };
 
+/* --numa: where the arena's memory and the handlers go (libnuma). */
+enum sim_numa {
+	SIM_NUMA_DEFAULT,                /* the kernel's policy */
+	SIM_NUMA_LOCAL,                  /* this node: memory and handlers */
+	SIM_NUMA_INTERLEAVE,             /* memory interleaved over all nodes */
+};
+
 /* Fault kinds, counted per mm like the kernel's fault statistics. */
 enum sim_fault_kind {
 	SIM_FAULT_ANON_READ,
@@ -49,6 +56,7 @@ struct sim_mm_cfg {
 	enum uffd_wait_mode wait;
 	int batch;                       /* uffd messages per read */
 	size_t max_map_count;            /* like vm.max_map_count */
+	enum sim_numa numa;
 	const int *cpus;                 /* pin handler i to cpus[i % ncpus]; */
 	int ncpus;                       /* read only by sim_mm_create. 0: no */
 };

@@ -490,9 +490,28 @@ static int add_samples(const struct run_cfg *c, struct res_point *p,
 	return ret;
 }
 
+/* The progress line: shown once a run has taken 2 s, on a terminal. */
+struct progress {
+	uint64_t t0;                     /* ns */
+	int done, total;                 /* iterations, over all schemes */
+};
+
+static void progress_show(const struct run_cfg *c, struct progress *pg,
+			  const char *scheme, int n, int i)
+{
+	double el = (double)(now_ns() - pg->t0) / 1e9, left;
+
+	if (!c->progress || el < 2.0)
+		return;
+	left = pg->done ? el / pg->done * (pg->total - pg->done) : 0;
+	fprintf(stderr, "\r\033[K%s: %s, tasks %d, iteration %d/%d, %.0f s "
+		"elapsed, ~%.0f s left", c->wl->name, scheme, n, i + 1,
+		c->wo.iterations, el, left);
+}
+
 /* All schemes at one task count, iterations interleaved. */
 static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
-		     char *err, size_t errlen)
+		     struct progress *pg, char *err, size_t errlen)
 {
 	struct mm_group *g = calloc((size_t)c->nlocks, sizeof(*g));
 	int ret = 0, made = 0;
@@ -513,11 +532,9 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 			int s = (i + k) % c->nlocks;
 			struct wl_iter it = { 0 };
 
-			if (c->progress)
-				fprintf(stderr, "\r%s: %s, tasks %d, iteration %d/%d ",
-					c->wl->name, c->locks[s]->name, n, i + 1,
-					c->wo.iterations);
+			progress_show(c, pg, c->locks[s]->name, n, i);
 			ret = run_iteration(c, &g[s], n, &it, err, errlen);
+			pg->done++;
 			pts[s]->touches += it.touches;
 			pts[s]->segv += it.segv;
 			/* An interrupted iteration is not a sample. */
@@ -563,6 +580,8 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 			return -ENOMEM;
 		}
 	}
+	struct progress pg = { now_ns(), 0,
+			       c->ntasklist * c->wo.iterations * c->nlocks };
 	struct watchdog w = { .timeout = c->fault_timeout,
 			      .lock = PTHREAD_MUTEX_INITIALIZER,
 			      .processes = c->processes };
@@ -574,7 +593,7 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 			pts[s] = &outs[s].points[i];
 			outs[s].npoints = i + 1;
 		}
-		ret = run_point(c, c->tasks[i], pts, err, errlen);
+		ret = run_point(c, c->tasks[i], pts, &pg, err, errlen);
 	}
 	for (int s = 0; s < c->nlocks && !ret; s++)
 		outs[s].complete = true;
