@@ -37,6 +37,13 @@ expect_usage_error "'frobnicate'" frobnicate
 expect_usage_error "--arena" run --mem 2G --arena 1G
 expect_usage_error "'none' has no exclusion" run -w page_fault1 -l none -t 2
 expect_usage_error "'-1'" run --fault-timeout -1
+expect_usage_error "'remote'" run --numa remote
+"$VMSIM" run -t 1 -i 1 -m 1M --numa local -q >/dev/null 2>&1 &&
+	"$VMSIM" run -t 1 -i 1 -m 1M --numa interleave -q >/dev/null 2>&1 && ok ||
+	fail "--numa local / interleave runs"
+out=$("$VMSIM" run -l rwsem,none -t 1 -i 2 -m 1M --brief -q 2>&1)
+echo "$out" | grep -q '^Hmean     faults/sec-1 ' && ! echo "$out" | grep -q 'lock class' &&
+	ok || fail "--brief with two schemes: want only the comparison"
 expect_usage_error "'rwsem' given twice" run -l rwsem,rwsem
 expect_usage_error "'5ms'" run --interval 5ms
 expect_usage_error "'disk'" run -w madvise_batch --zap disk
