@@ -211,6 +211,35 @@ static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	return o;
 }
 
+struct int_opt {
+	int id;
+	long lo, hi;
+	const char *what;
+	int *dst;
+};
+
+/* If opt is one of ints, parse arg into it: 1 taken, 0 not an integer
+ * option, -1 bad value (said in one line). */
+static int set_int_opt(const struct int_opt *ints, size_t n, int opt,
+		       const char *arg)
+{
+	long v;
+
+	for (size_t i = 0; i < n; i++) {
+		if (ints[i].id != opt)
+			continue;
+		if (parse_long(arg, ints[i].lo, ints[i].hi, &v)) {
+			fprintf(stderr, "%s: bad %s '%s': want %ld to %ld (see "
+				"'vmsim --help')\n", prog, ints[i].what, arg,
+				ints[i].lo, ints[i].hi);
+			return -1;
+		}
+		*ints[i].dst = (int)v;
+		return 1;
+	}
+	return 0;
+}
+
 /* First SIGINT/SIGTERM: stop the run and write what was measured.
  * A second SIGINT: exit at once. */
 static void on_interrupt(int sig)
@@ -470,8 +499,27 @@ static int cmd_run(int argc, char **argv)
 		ncpus = 1;
 	for (int i = 0; i < ncpus && i < RUNNER_MAX_TASKLIST; i++)
 		c.tasks[c.ntasklist++] = i + 1;
+	/* The options that take a bounded integer. */
+	const struct int_opt ints[] = {
+		{ 'i', 1, 1000000, "iteration count", &c.wo.iterations },
+		{ OPT_HANDLERS, 1, 1024, "handler count", &c.mm.nhandlers },
+		{ OPT_BATCH, 1, 64, "batch", &c.mm.batch },
+		{ OPT_DURATION, 1, 3600, "duration (samples)", &c.wo.duration },
+		{ OPT_WARMUP, 0, 3600, "warmup (samples)", &c.wo.warmup },
+		{ OPT_MAX_TASKS, 1, MAX_TASKS_LIMIT, "--max-tasks", &max_tasks },
+		{ OPT_INTERVAL, 10, 60000, "interval (ms)", &c.wo.interval_ms },
+		{ OPT_WRITERS, 0, 64, "writer count", &c.wo.writers },
+	};
+
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
 	while ((opt = getopt_long(argc, argv, "l:w:t:i:m:o:fqh", opts, NULL)) != -1) {
+		int taken = set_int_opt(ints, sizeof(ints) / sizeof(ints[0]), opt,
+					optarg);
+
+		if (taken < 0)
+			return EXIT_USAGE;
+		if (taken)
+			continue;
 		switch (opt) {
 		case 'l':
 			if (parse_locks(optarg, &c))
@@ -488,11 +536,6 @@ static int cmd_run(int argc, char **argv)
 				return bad("bad task list '%s': want counts from 1 to 1024 "
 					   "such as 1,2,4 or 1-8 or max", optarg);
 			break;
-		case 'i':
-			if (parse_long(optarg, 1, 1000000, &v))
-				return bad("bad iteration count '%s': want 1 or more", optarg);
-			c.wo.iterations = (int)v;
-			break;
 		case 'm':
 			if (parse_size(optarg, &c.wo.mem))
 				return bad("bad size '%s' for --mem: want a number with "
@@ -504,20 +547,10 @@ static int cmd_run(int argc, char **argv)
 				return bad("bad size '%s' for --arena: want a multiple "
 					   "of 4K", optarg);
 			break;
-		case OPT_HANDLERS:
-			if (parse_long(optarg, 1, 1024, &v))
-				return bad("bad handler count '%s': want 1 to 1024", optarg);
-			c.mm.nhandlers = (int)v;
-			break;
 		case OPT_WAIT:
 			if (uffd_wait_mode_parse(optarg, &c.mm.wait))
 				return bad("unknown wait mode '%s': want block, poll "
 					   "or busy", optarg);
-			break;
-		case OPT_BATCH:
-			if (parse_long(optarg, 1, 64, &v))
-				return bad("bad batch '%s': want 1 to 64", optarg);
-			c.mm.batch = (int)v;
 			break;
 		case OPT_SOURCE:
 			if (!strcmp(optarg, "uffd"))
@@ -549,16 +582,6 @@ static int cmd_run(int argc, char **argv)
 		case OPT_BRIEF:
 			brief = true;
 			break;
-		case OPT_DURATION:
-			if (parse_long(optarg, 1, 3600, &v))
-				return bad("bad duration '%s': want 1 to 3600 samples", optarg);
-			c.wo.duration = (int)v;
-			break;
-		case OPT_WARMUP:
-			if (parse_long(optarg, 0, 3600, &v))
-				return bad("bad warmup '%s': want 0 to 3600 samples", optarg);
-			c.wo.warmup = (int)v;
-			break;
 		case OPT_TIMEOUT: {
 			char *end;
 
@@ -568,20 +591,10 @@ static int cmd_run(int argc, char **argv)
 					   "3600 seconds", optarg);
 			break;
 		}
-		case OPT_MAX_TASKS:
-			if (parse_long(optarg, 1, MAX_TASKS_LIMIT, &v))
-				return bad("bad --max-tasks '%s': want 1 to 1024", optarg);
-			max_tasks = (int)v;
-			break;
 		case OPT_MAX_MAP:
 			if (parse_long(optarg, 1, 100000000, &v))
 				return bad("bad --max-map-count '%s': want 1 or more", optarg);
 			c.mm.max_map_count = (size_t)v;
-			break;
-		case OPT_INTERVAL:
-			if (parse_long(optarg, 10, 60000, &v))
-				return bad("bad interval '%s': want 10 to 60000 ms", optarg);
-			c.wo.interval_ms = (int)v;
 			break;
 		case OPT_CYCLES:
 			if (parse_long(optarg, 1, 100000000, &v))
@@ -594,11 +607,6 @@ static int cmd_run(int argc, char **argv)
 					   "or madvise", optarg);
 			c.wo.zap_per_range = !strcmp(optarg, "madvise");
 			zap_given = true;
-			break;
-		case OPT_WRITERS:
-			if (parse_long(optarg, 0, 64, &v))
-				return bad("bad writer count '%s': want 0 to 64", optarg);
-			c.wo.writers = (int)v;
 			break;
 		case 'o': json = optarg; break;
 		case 'f': force = true; break;
