@@ -68,7 +68,8 @@ static void usage(FILE *f)
 "      --writers N          writer tasks for fault_vs_mmap (default 1)\n"
 "      --arena SIZE         simulated address space (default 16G)\n"
 "      --handlers N         uffd handler threads (default: one per task)\n"
-"      --wait MODE          handler wait: block | poll | busy (default block)\n"
+"      --wait MODE          handler wait: block | poll | busy | uring\n"
+"                           (default block)\n"
 "      --batch N            uffd messages per read, 1-64 (default 16)\n"
 "      --fault-source SRC   uffd | synthetic (default uffd)\n"
 "      --mode MODE          threads (one shared mm) | processes (an mm per\n"
@@ -549,8 +550,8 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_WAIT:
 			if (uffd_wait_mode_parse(optarg, &c.mm.wait))
-				return bad("unknown wait mode '%s': want block, poll "
-					   "or busy", optarg);
+				return bad("unknown wait mode '%s': want block, poll, "
+					   "busy or uring", optarg);
 			break;
 		case OPT_SOURCE:
 			if (!strcmp(optarg, "uffd"))

@@ -117,6 +117,8 @@ START_TEST(test_roundtrip_poll) { contents_roundtrip(UFFD_WAIT_POLL); }
 END_TEST
 START_TEST(test_roundtrip_busy) { contents_roundtrip(UFFD_WAIT_BUSY); }
 END_TEST
+START_TEST(test_roundtrip_uring) { contents_roundtrip(UFFD_WAIT_URING); }
+END_TEST
 
 START_TEST(test_read_zero_and_file)
 {
@@ -200,7 +202,7 @@ START_TEST(test_shutdown_leaves_nothing)
 	sim_mm_destroy(mk(UFFD_WAIT_BLOCK, 1));
 	fds = count_dir("/proc/self/fd");
 	thr = count_dir("/proc/self/task");
-	for (int m = UFFD_WAIT_BLOCK; m <= UFFD_WAIT_BUSY; m++) {
+	for (int m = UFFD_WAIT_BLOCK; m <= UFFD_WAIT_URING; m++) {
 		struct sim_mm *mm = mk((enum uffd_wait_mode)m, 3);
 		unsigned long a;
 		unsigned char v = 1;
@@ -234,6 +236,7 @@ int main(void)
 	tcase_add_test(tc, test_roundtrip_block);
 	tcase_add_test(tc, test_roundtrip_poll);
 	tcase_add_test(tc, test_roundtrip_busy);
+	tcase_add_test(tc, test_roundtrip_uring);
 	tcase_add_test(tc, test_read_zero_and_file);
 	tcase_add_test(tc, test_sigbus_on_bad_access);
 	tcase_add_test(tc, test_munmap_zaps);

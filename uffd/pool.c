@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <liburing.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -20,6 +21,7 @@
 struct uffd_handler {
 	struct uffd_counters c;          /* first: owns its cache line */
 	struct uffd_handler_state st;
+	struct uffd_msg buf[POOL_MAX_BATCH];  /* uring mode's read buffer */
 	struct uffd_pool *pool;
 	pthread_t thread;
 	bool started;
@@ -101,6 +103,58 @@ static void pool_handle(struct uffd_handler *h, const struct uffd_msg *m)
 	atomic_store_explicit(&h->st.addr, 0, memory_order_relaxed);
 }
 
+static void pool_dispatch(struct uffd_handler *h, const struct uffd_msg *msgs,
+			  ssize_t n)
+{
+	h->c.reads++;
+	for (size_t i = 0; i < (size_t)n / sizeof(msgs[0]); i++) {
+		h->c.messages++;
+		if (msgs[i].event == UFFD_EVENT_PAGEFAULT)
+			pool_handle(h, &msgs[i]);
+		else
+			h->c.other_events++;
+	}
+}
+
+/*
+ * uring mode: one read in flight on the handler's own ring; submit and
+ * wait are one io_uring_enter. The wait times out every 50 ms to look at
+ * the stop flag. The buffer is the handler's (not the stack), since a
+ * read still in flight at exit is cancelled only when the ring goes.
+ */
+static void pool_uring_loop(struct uffd_handler *h, size_t want)
+{
+	struct uffd_pool *p = h->pool;
+	struct io_uring ring;
+	bool pending = false;
+
+	if (io_uring_queue_init(4, &ring, 0) < 0) {
+		h->c.errors++;
+		return;
+	}
+	while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
+		struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 50000000 };
+		struct io_uring_cqe *cqe;
+		int ret, res;
+
+		if (!pending) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			io_uring_prep_read(sqe, p->cfg.fd, h->buf, (unsigned)want, 0);
+			pending = true;
+		}
+		ret = io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &ts, NULL);
+		if (ret < 0)
+			continue;        /* -ETIME, -EINTR: look at stop */
+		res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+		pending = false;
+		if (res > 0)
+			pool_dispatch(h, h->buf, res);
+	}
+	io_uring_queue_exit(&ring);
+}
+
 static void *pool_handler_main(void *arg)
 {
 	struct uffd_handler *h = arg;
@@ -120,6 +174,10 @@ static void *pool_handler_main(void *arg)
 		CPU_SET(h->cpu, &set);
 		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	}
+	if (p->cfg.wait == UFFD_WAIT_URING) {
+		pool_uring_loop(h, want);
+		return NULL;
+	}
 	/* Acquire: pairs with the release store in uffd_pool_stop(). */
 	while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
 		ssize_t n;
@@ -132,23 +190,16 @@ static void *pool_handler_main(void *arg)
 				sched_yield();
 			continue;        /* EINTR (stop kick), EAGAIN */
 		}
-		h->c.reads++;
-		for (size_t i = 0; i < (size_t)n / sizeof(msgs[0]); i++) {
-			h->c.messages++;
-			if (msgs[i].event == UFFD_EVENT_PAGEFAULT)
-				pool_handle(h, &msgs[i]);
-			else
-				h->c.other_events++;
-		}
+		pool_dispatch(h, msgs, n);
 	}
 	return NULL;
 }
 
 int uffd_wait_mode_parse(const char *s, enum uffd_wait_mode *out)
 {
-	static const char *const names[] = { "block", "poll", "busy" };
+	static const char *const names[] = { "block", "poll", "busy", "uring" };
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (!strcmp(s, names[i])) {
 			*out = (enum uffd_wait_mode)i;
 			return 0;
@@ -158,7 +209,9 @@ int uffd_wait_mode_parse(const char *s, enum uffd_wait_mode *out)
 
 const char *uffd_wait_mode_name(enum uffd_wait_mode m)
 {
-	return m == UFFD_WAIT_BLOCK ? "block" : m == UFFD_WAIT_POLL ? "poll" : "busy";
+	static const char *const names[] = { "block", "poll", "busy", "uring" };
+
+	return names[m];
 }
 
 static int pool_set_blocking(int fd, bool blocking)
@@ -191,7 +244,10 @@ int uffd_pool_start(const struct uffd_pool_cfg *cfg, struct uffd_pool **out)
 		goto err;
 	}
 	memset(p->h, 0, sizeof(*p->h) * (size_t)cfg->nhandlers);
-	ret = pool_set_blocking(cfg->fd, cfg->wait == UFFD_WAIT_BLOCK);
+	/* io_uring arms a poll on a blocking pollable file when it would
+	 * block, rather than failing the read with EAGAIN. */
+	ret = pool_set_blocking(cfg->fd, cfg->wait == UFFD_WAIT_BLOCK ||
+				cfg->wait == UFFD_WAIT_URING);
 	if (ret)
 		goto err;
 	if (cfg->wait == UFFD_WAIT_BLOCK) {

@@ -6,6 +6,8 @@
  *   block  blocking read(); stop by a signal that interrupts it
  *   poll   poll() on the uffd and an eventfd that stop writes to
  *   busy   non-blocking read() in a loop (lowest latency, burns a CPU)
+ *   uring  an io_uring read per batch, each handler its own ring
+ *          (submit and wait in one io_uring_enter)
  * Each read takes up to `batch` messages; each page-fault message is
  * passed to the callback, which must answer it (resolve or poison).
  */
@@ -18,7 +20,8 @@
 
 #include "uffd/resolve.h"
 
-enum uffd_wait_mode { UFFD_WAIT_BLOCK, UFFD_WAIT_POLL, UFFD_WAIT_BUSY };
+enum uffd_wait_mode { UFFD_WAIT_BLOCK, UFFD_WAIT_POLL, UFFD_WAIT_BUSY,
+		      UFFD_WAIT_URING };
 
 /* Answer one page fault. Must resolve or poison msg's page. */
 typedef void (*uffd_fault_fn)(void *arg, int fd, const struct uffd_msg *msg,
