@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 _Atomic int wl_interrupt_sig;
-_Atomic uint64_t wl_coarse_ns;
 
 void runner_interrupt(int sig)
 {
@@ -189,8 +188,10 @@ static int sample_loop(const struct run_cfg *c, struct task_slot *slots,
 /* --- watchdog ---------------------------------------------------------- */
 
 /*
- * A thread that advances wl_coarse_ns every 10 ms and, every 100 ms,
- * looks at the running iteration's tasks: one that has been inside a
+ * A thread that every 100 ms looks at the running iteration's tasks (their
+ * touches are stamped with wl_coarse_ns(), a clock that needs no one to
+ * advance it, so a watchdog scheduled late cannot mistake a new touch
+ * for an old one): one that has been inside a
  * touch for longer than --fault-timeout has a fault nobody answered. It
  * says which address, which task, and what every handler of that mm is
  * doing; poisons the page (so the task gets SIGBUS and returns); and stops
@@ -208,7 +209,7 @@ struct watchdog {
 	bool processes;
 };
 
-static void wd_report(struct watchdog *w, int i, uint64_t now)
+static void wd_report(struct watchdog *w, int i, uint64_t now, uint64_t since)
 {
 	struct task_slot *s = &w->slots[i];
 	unsigned long addr = atomic_load_explicit(&s->t.touch_addr,
@@ -217,7 +218,8 @@ static void wd_report(struct watchdog *w, int i, uint64_t now)
 	struct uffd_counters dummy = { 0 };
 
 	fprintf(stderr, "vmsim: watchdog: the fault at %#lx (task %d) has not "
-		"been resolved after %.1f s\n", addr, i, w->timeout);
+		"been resolved after %.1f s\n", addr, i,
+		(double)(now - since) / 1e9);
 	for (int h = 0; mm->pool && h < uffd_pool_size(mm->pool); h++) {
 		const struct uffd_handler_state *st = uffd_pool_state(mm->pool, h);
 		unsigned long busy = atomic_load(&st->addr);
@@ -226,10 +228,12 @@ static void wd_report(struct watchdog *w, int i, uint64_t now)
 		const char *what = ph ? atomic_load_explicit(ph,
 				memory_order_relaxed) : NULL;
 
+		uint64_t fine = now_ns(), began = atomic_load(&st->since_ns);
+
 		if (busy)
 			fprintf(stderr, "vmsim: watchdog:   handler %d: busy with "
 				"%#lx for %.1f s: %s\n", h, busy,
-				(double)(now - atomic_load(&st->since_ns)) / 1e9,
+				(double)(fine > began ? fine - began : 0) / 1e9,
 				what ? what : "before the fault path");
 		else
 			fprintf(stderr, "vmsim: watchdog:   handler %d: idle, "
@@ -251,9 +255,8 @@ static void *wd_main(void *arg)
 	uint64_t fired = 0;
 
 	for (int tick = 0; !atomic_load(&w->stop); tick++) {
-		uint64_t now = now_ns();
+		uint64_t now = wl_coarse_ns();
 
-		atomic_store_explicit(&wl_coarse_ns, now, memory_order_relaxed);
 		if (fired && now - fired > 3000000000ull) {
 			fprintf(stderr, "vmsim: watchdog: the run did not stop "
 				"after the timeout; exiting\n");
@@ -266,7 +269,7 @@ static void *wd_main(void *arg)
 					&w->slots[i].t.touch_since, memory_order_relaxed);
 
 				if (since && now - (since - 1) > (uint64_t)(w->timeout * 1e9)) {
-					wd_report(w, i, now);
+					wd_report(w, i, now, since - 1);
 					runner_interrupt(-1);
 					fired = now;
 				}

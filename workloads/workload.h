@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "sim/fault.h"
 #include "sim/mm.h"
@@ -45,8 +46,8 @@ struct wl_task {
 	uint64_t touches;                /* pages touched (wl_touch) */
 	uint64_t segv;                   /* touches refused: SIGSEGV */
 	double phase[RES_MAX_METRICS];   /* seconds per timed phase, if any */
-	/* For the runner's watchdog: when the current touch began (coarse
-	 * clock + 1; 0 when not touching) and where. */
+	/* For the runner's watchdog: when the current touch began
+	 * (wl_coarse_ns() + 1; 0 when not touching) and where. */
 	_Atomic uint64_t touch_since;
 	_Atomic unsigned long touch_addr;
 } __attribute__((aligned(64)));
@@ -96,8 +97,15 @@ struct workload {
 /* Set (asynchronously: from a signal handler or the watchdog) to stop
  * every task: a signal number, or -1 for the watchdog. */
 extern _Atomic int wl_interrupt_sig;
-/* A clock the watchdog advances every few ms (ns); 0 without one. */
-extern _Atomic uint64_t wl_coarse_ns;
+/* A cheap clock for stamping touches: CLOCK_MONOTONIC_COARSE (vDSO,
+ * a few ns, resolution of a tick), in ns. */
+static inline uint64_t wl_coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* Touch one byte through the simulated mm, counting touches and SIGSEGVs. */
 static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
@@ -107,8 +115,8 @@ static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 
 	/* Relaxed: read only by the watchdog, as a diagnostic. */
 	atomic_store_explicit(&t->touch_addr, addr, memory_order_relaxed);
-	atomic_store_explicit(&t->touch_since, atomic_load_explicit(&wl_coarse_ns,
-			      memory_order_relaxed) + 1, memory_order_relaxed);
+	atomic_store_explicit(&t->touch_since, wl_coarse_ns() + 1,
+			      memory_order_relaxed);
 	ret = sim_touch(t->mm, addr, write, val);
 	atomic_store_explicit(&t->touch_since, 0, memory_order_relaxed);
 	t->touches++;
