@@ -897,8 +897,16 @@ static int cmd_compare(int argc, char **argv)
 				"of %s\n", prog, path, files[i].workload,
 				files[0].workload, files[0].path);
 			ret = EXIT_USAGE;
-		} else if (nlabels) {
-			snprintf(files[i].label, sizeof(files[i].label), "%s", labels[i]);
+		} else {
+			json_object *cpl;
+
+			if (nlabels)
+				snprintf(files[i].label, sizeof(files[i].label), "%s",
+					 labels[i]);
+			if (json_object_object_get_ex(files[i].root, "complete", &cpl) &&
+			    !json_object_get_boolean(cpl))
+				fprintf(stderr, "%s: note: %s is incomplete (its run "
+					"was stopped early)\n", prog, path);
 		}
 	}
 	if (!ret && o.metric) {

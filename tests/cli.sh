@@ -166,6 +166,10 @@ expect_usage_error "missing.json" compare "$data/base.json" "$tmp/missing.json"
 expect_usage_error "'2'" compare --alpha 2 "$data/base.json"
 expect_usage_error "'xml'" compare --format xml "$data/base.json"
 expect_usage_error "at least one" compare
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['complete']=False; json.dump(r,open(sys.argv[2],'w'))" \
+	"$data/base.json" "$tmp/partial.json"
+"$VMSIM" compare "$data/base.json" "$tmp/partial.json" 2>&1 >/dev/null |
+	grep -q "partial.json is incomplete" && ok || fail "compare notes an incomplete file"
 
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]
