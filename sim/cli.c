@@ -212,6 +212,28 @@ static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	return o;
 }
 
+/*
+ * arg as one of names: its index, or -1 after one line naming the bad
+ * value and the choices ("unknown WHAT 'x': want a, b or c").
+ */
+static int pick(const char *what, const char *arg, const char *const *names,
+		int n)
+{
+	int i = parse_choice(arg, names, n);
+
+	if (i >= 0)
+		return i;
+	fprintf(stderr, "%s: unknown %s '%s': want ", prog, what, arg);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", names[i], i == n - 1 ? "" :
+			i == n - 2 ? " or " : ", ");
+	fprintf(stderr, " (see 'vmsim --help')\n");
+	return -1;
+}
+
+#define NAMES(...) (const char *const[]){ __VA_ARGS__ }, \
+	(int)(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *))
+
 struct int_opt {
 	int id;
 	long lo, hi;
@@ -317,8 +339,9 @@ static size_t mem_available(void)
 
 /*
  * Refuse, with one line, what would end in an OOM kill or a useless run:
- * more tasks than --max-tasks; a region larger than the arena; more
- * memory touched than the machine has available.
+ * more tasks than --max-tasks; a scheme without exclusion where tasks
+ * sharing an mm map and unmap at once; a region larger than the arena;
+ * more memory touched than the machine has available.
  */
 static int check_limits(const struct run_cfg *c, int max_tasks)
 {
@@ -332,6 +355,15 @@ static int check_limits(const struct run_cfg *c, int max_tasks)
 			prog, most, max_tasks);
 		return -1;
 	}
+	for (int i = 0; i < c->nlocks; i++)
+		if (!c->locks[i]->excludes && c->wl->concurrent_writes &&
+		    !c->processes && (most > 1 || c->wo.writers > 0)) {
+			fprintf(stderr, "%s: lock scheme '%s' has no exclusion, and "
+				"%s changes the address space from several tasks at "
+				"once: use one task, --mode processes, or another "
+				"scheme\n", prog, c->locks[i]->name, c->wl->name);
+			return -1;
+		}
 	/* Loop workloads map --mem per task; threads share one arena. */
 	need = c->wl->loop ? c->wo.mem * (size_t)most : c->wo.mem;
 	if ((c->processes ? c->wo.mem : need) > c->mm.arena_size) {
@@ -494,6 +526,7 @@ static int cmd_run(int argc, char **argv)
 	int max_tasks = 256;
 	char err[256] = "";
 	long v;
+	int k;
 	int opt, ret;
 
 	if (ncpus < 1)
@@ -553,32 +586,26 @@ static int cmd_run(int argc, char **argv)
 				return bad("unknown wait mode '%s': want block, poll, "
 					   "busy or uring", optarg);
 			break;
-		case OPT_SOURCE:
-			if (!strcmp(optarg, "uffd"))
-				c.mm.source = FAULT_SRC_UFFD;
-			else if (!strcmp(optarg, "synthetic"))
-				c.mm.source = FAULT_SRC_SYNTHETIC;
-			else
-				return bad("unknown fault source '%s': want uffd or "
-					   "synthetic", optarg);
+		case OPT_SOURCE:             /* in enum fault_source order */
+			if ((k = pick("fault source", optarg,
+				      NAMES("uffd", "synthetic"))) < 0)
+				return EXIT_USAGE;
+			c.mm.source = (enum fault_source)k;
 			break;
 		case OPT_MODE:
-			if (strcmp(optarg, "threads") && strcmp(optarg, "processes"))
-				return bad("unknown mode '%s': want threads or processes",
-					   optarg);
-			c.processes = !strcmp(optarg, "processes");
+			if ((k = pick("mode", optarg,
+				      NAMES("threads", "processes"))) < 0)
+				return EXIT_USAGE;
+			c.processes = k == 1;
 			break;
 		case OPT_PIN:
 			c.pin = true;
 			break;
-		case OPT_NUMA:
-			if (!strcmp(optarg, "local"))
-				c.mm.numa = SIM_NUMA_LOCAL;
-			else if (!strcmp(optarg, "interleave"))
-				c.mm.numa = SIM_NUMA_INTERLEAVE;
-			else
-				return bad("unknown NUMA policy '%s': want local or "
-					   "interleave", optarg);
+		case OPT_NUMA:               /* enum sim_numa order, after default */
+			if ((k = pick("NUMA policy", optarg,
+				      NAMES("local", "interleave"))) < 0)
+				return EXIT_USAGE;
+			c.mm.numa = (enum sim_numa)(SIM_NUMA_LOCAL + k);
 			break;
 		case OPT_BRIEF:
 			brief = true;
@@ -603,10 +630,10 @@ static int cmd_run(int argc, char **argv)
 			c.wo.cycles = v;
 			break;
 		case OPT_ZAP:
-			if (strcmp(optarg, "process_madvise") && strcmp(optarg, "madvise"))
-				return bad("unknown zap mode '%s': want process_madvise "
-					   "or madvise", optarg);
-			c.wo.zap_per_range = !strcmp(optarg, "madvise");
+			if ((k = pick("zap mode", optarg,
+				      NAMES("process_madvise", "madvise"))) < 0)
+				return EXIT_USAGE;
+			c.wo.zap_per_range = k == 1;
 			zap_given = true;
 			break;
 		case 'o': json = optarg; break;
@@ -627,20 +654,6 @@ static int cmd_run(int argc, char **argv)
 		c.wo.mem = c.wl->default_mem ? c.wl->default_mem : 64UL << 20;
 	if (check_limits(&c, max_tasks))
 		return EXIT_USAGE;
-	for (int i = 0; i < c.nlocks; i++) {
-		int most = 0;
-
-		for (int k = 0; k < c.ntasklist; k++)
-			most = c.tasks[k] > most ? c.tasks[k] : most;
-		if (!c.locks[i]->excludes && c.wl->concurrent_writes &&
-		    !c.processes && (most > 1 || c.wo.writers > 0)) {
-			fprintf(stderr, "%s: lock scheme '%s' has no exclusion, and "
-				"%s changes the address space from several tasks at "
-				"once: use one task, --mode processes, or another "
-				"scheme\n", prog, c.locks[i]->name, c.wl->name);
-			return EXIT_USAGE;
-		}
-	}
 	if (!c.wo.iterations)
 		c.wo.iterations = c.wl->loop ? 1 : 5;
 	if (c.wl == &madvise_batch_workload && !c.wo.zap_per_range &&
@@ -810,8 +823,6 @@ static int cmd_compare(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	static const char *const formats[] = { "text", "markdown", "csv", "json",
-					       "gnuplot" };
 	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH, .alpha = 0.05 };
 	const char *labels[64];
 	struct cmp_file *files;
@@ -823,14 +834,12 @@ static int cmd_compare(int argc, char **argv)
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (opt) {
-		case OPT_FORMAT: {
-			int i;
+		case OPT_FORMAT: {           /* in enum cmp_format order */
+			int i = pick("format", optarg, NAMES("text", "markdown",
+				     "csv", "json", "gnuplot"));
 
-			for (i = 0; i < 5 && strcmp(optarg, formats[i]); i++)
-				;
-			if (i == 5)
-				return bad("unknown format '%s': want text, markdown, "
-					   "csv, json or gnuplot", optarg);
+			if (i < 0)
+				return EXIT_USAGE;
 			o.format = (enum cmp_format)i;
 			break;
 		}
@@ -839,15 +848,14 @@ static int cmd_compare(int argc, char **argv)
 				return bad("too many labels at '%s'", optarg);
 			labels[nlabels++] = optarg;
 			break;
-		case OPT_TEST:
-			if (!strcmp(optarg, "welch"))
-				o.test = CMP_WELCH;
-			else if (!strcmp(optarg, "mannwhitney"))
-				o.test = CMP_MANNWHITNEY;
-			else
-				return bad("unknown test '%s': want welch or mannwhitney",
-					   optarg);
+		case OPT_TEST: {             /* in enum cmp_test order */
+			int i = pick("test", optarg, NAMES("welch", "mannwhitney"));
+
+			if (i < 0)
+				return EXIT_USAGE;
+			o.test = (enum cmp_test)i;
 			break;
+		}
 		case OPT_ALPHA:
 			o.alpha = strtod(optarg, &end);
 			if (*end || !(o.alpha > 0 && o.alpha < 1))

@@ -118,3 +118,11 @@ int parse_tasks(const char *s, int ncpus, int limit, int *out, int cap,
 		p += len + 1;
 	}
 }
+
+int parse_choice(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -EINVAL;
+}

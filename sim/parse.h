@@ -15,4 +15,7 @@ int parse_long(const char *s, long min, long max, long *out);
 int parse_tasks(const char *s, int ncpus, int limit, int *out, int cap,
 		int *n);
 
+/* The index of s among names[0..n-1], or -EINVAL. */
+int parse_choice(const char *s, const char *const *names, int n);
+
 #endif

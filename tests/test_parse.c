@@ -71,6 +71,17 @@ START_TEST(test_tasks)
 }
 END_TEST
 
+START_TEST(test_choice)
+{
+	static const char *const names[] = { "text", "json", "csv" };
+
+	ck_assert_int_eq(parse_choice("text", names, 3), 0);
+	ck_assert_int_eq(parse_choice("csv", names, 3), 2);
+	ck_assert_int_eq(parse_choice("CSV", names, 3), -EINVAL);
+	ck_assert_int_eq(parse_choice("", names, 3), -EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("parse");
@@ -81,6 +92,7 @@ int main(void)
 	tcase_add_test(tc, test_size);
 	tcase_add_test(tc, test_long);
 	tcase_add_test(tc, test_tasks);
+	tcase_add_test(tc, test_choice);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
