@@ -33,7 +33,7 @@ typedef _Atomic(const char *) uffd_phase_t;
 /* What one handler is doing, for the watchdog's diagnostics. */
 struct uffd_handler_state {
 	_Atomic unsigned long addr;      /* fault being handled, 0 if none */
-	_Atomic uint64_t since_ns;       /* CLOCK_MONOTONIC when it began */
+	_Atomic uint64_t since_ns;       /* CLOCK_MONOTONIC_COARSE when it began */
 	_Atomic(uffd_phase_t *) phase;   /* the handler's current step */
 };
 

@@ -203,10 +203,8 @@ struct watchdog {
 	_Atomic bool stop;
 	double timeout;                  /* s */
 	pthread_mutex_t lock;            /* guards the iteration below */
-	struct task_slot *slots;
+	struct task_slot *slots;         /* the running iteration's tasks */
 	int nfg;
-	struct mm_group *g;
-	bool processes;
 };
 
 static void wd_report(struct watchdog *w, int i, uint64_t now, uint64_t since)
@@ -228,12 +226,12 @@ static void wd_report(struct watchdog *w, int i, uint64_t now, uint64_t since)
 		const char *what = ph ? atomic_load_explicit(ph,
 				memory_order_relaxed) : NULL;
 
-		uint64_t fine = now_ns(), began = atomic_load(&st->since_ns);
+		uint64_t began = atomic_load(&st->since_ns);  /* coarse, as now */
 
 		if (busy)
 			fprintf(stderr, "vmsim: watchdog:   handler %d: busy with "
 				"%#lx for %.1f s: %s\n", h, busy,
-				(double)(fine > began ? fine - began : 0) / 1e9,
+				(double)(now > began ? now - began : 0) / 1e9,
 				what ? what : "before the fault path");
 		else
 			fprintf(stderr, "vmsim: watchdog:   handler %d: idle, "
@@ -283,14 +281,13 @@ static void *wd_main(void *arg)
 
 static struct watchdog *watchdog;        /* the running one, if any */
 
-static void wd_watch(struct task_slot *slots, int nfg, struct mm_group *g)
+static void wd_watch(struct task_slot *slots, int nfg)
 {
 	if (!watchdog)
 		return;
 	pthread_mutex_lock(&watchdog->lock);
 	watchdog->slots = slots;
 	watchdog->nfg = nfg;
-	watchdog->g = g;
 	pthread_mutex_unlock(&watchdog->lock);
 }
 
@@ -355,7 +352,7 @@ static int run_iteration(const struct run_cfg *c, struct mm_group *g, int n,
 	if (ret)
 		snprintf(err, errlen, "cannot start task thread: %s", strerror(-ret));
 	h0 = group_handler_ns(g);
-	wd_watch(slots, n, g);
+	wd_watch(slots, n);
 	gate_open(&start, started, ret ? -1 : 1);
 	if (c->wl->loop && !ret)
 		ret = sample_loop(c, slots, n, it);
@@ -404,7 +401,7 @@ static int run_iteration(const struct run_cfg *c, struct mm_group *g, int n,
 		it->segv += s->t.segv;
 	}
 	it->elapsed = last > first ? (double)(last - first) / 1e9 : 0;
-	wd_watch(NULL, 0, NULL);
+	wd_watch(NULL, 0);
 	pthread_cond_destroy(&start.cond);
 	pthread_mutex_destroy(&start.lock);
 	free(slots);
@@ -586,8 +583,7 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	struct progress pg = { now_ns(), 0,
 			       c->ntasklist * c->wo.iterations * c->nlocks };
 	struct watchdog w = { .timeout = c->fault_timeout,
-			      .lock = PTHREAD_MUTEX_INITIALIZER,
-			      .processes = c->processes };
+			      .lock = PTHREAD_MUTEX_INITIALIZER };
 
 	if (!pthread_create(&w.thread, NULL, wd_main, &w))
 		watchdog = &w;
