@@ -4,7 +4,7 @@
  * Welch's t-test, Mann-Whitney U) on hand-computed values and edge cases,
  * and the result-file reader's refusals.
  */
-#include <check.h>
+#include "tests/check_util.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -123,8 +123,6 @@ int main(void)
 {
 	Suite *s = suite_create("compare");
 	TCase *tc = tcase_create("stats");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_means);
 	tcase_add_test(tc, test_edge_cases);
@@ -133,9 +131,5 @@ int main(void)
 	tcase_add_test(tc, test_mannwhitney);
 	tcase_add_test(tc, test_reader);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_NORMAL);
 }

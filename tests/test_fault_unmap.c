@@ -15,7 +15,7 @@
  * interrupted: the run stops, reports -EINTR and an incomplete result,
  * and every message read was a fault handled.
  */
-#include <check.h>
+#include "tests/check_util.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -245,24 +245,12 @@ int main(void)
 {
 	Suite *s = suite_create("fault_unmap");
 	TCase *tc = tcase_create("race");
-	SRunner *sr;
-	bool via_dev;
-	int fd, failed;
 
-	fd = uffd_open(0, &via_dev, NULL);
-	if (fd < 0) {
-		printf("SKIP: userfaultfd unavailable: %s\n", strerror(-fd));
-		return 77;
-	}
-	close(fd);
+	skip_without_uffd();
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, test_race_uffd, 0, lock_nschemes);
 	tcase_add_loop_test(tc, test_race_synthetic, 0, lock_nschemes);
 	tcase_add_loop_test(tc, test_interrupt, 0, lock_nschemes);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_NORMAL);
 }

@@ -10,7 +10,7 @@
  * Then sim_rwsem's kernel fairness rules: a waiting writer blocks new
  * readers, and contention is counted.
  */
-#include <check.h>
+#include "tests/check_util.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -384,8 +384,6 @@ int main(void)
 	Suite *s = suite_create("locks");
 	TCase *tc = tcase_create("validator");
 	TCase *tf = tcase_create("fairness");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, test_validate_scheme, 0, lock_nschemes);
@@ -395,9 +393,5 @@ int main(void)
 	tcase_add_test(tf, test_range_full_is_global);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tf);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_VERBOSE);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests the command-line value parsers: sizes, integers, task lists. */
-#include <check.h>
+#include "tests/check_util.h"
 #include <errno.h>
 #include <stdlib.h>
 
@@ -86,17 +86,11 @@ int main(void)
 {
 	Suite *s = suite_create("parse");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_size);
 	tcase_add_test(tc, test_long);
 	tcase_add_test(tc, test_tasks);
 	tcase_add_test(tc, test_choice);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_NORMAL);
 }

@@ -8,7 +8,7 @@
  * that munmap really zaps, and that shutdown leaves no thread or fd.
  * Skips (77) only when userfaultfd is truly unavailable.
  */
-#include <check.h>
+#include "tests/check_util.h"
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -222,16 +222,8 @@ int main(void)
 {
 	Suite *s = suite_create("uffd");
 	TCase *tc = tcase_create("real-faults");
-	SRunner *sr;
-	bool via_dev;
-	int fd, failed;
 
-	fd = uffd_open(0, &via_dev, NULL);
-	if (fd < 0) {
-		printf("SKIP: userfaultfd unavailable: %s\n", strerror(-fd));
-		return 77;
-	}
-	close(fd);
+	skip_without_uffd();
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_roundtrip_block);
 	tcase_add_test(tc, test_roundtrip_poll);
@@ -242,9 +234,5 @@ int main(void)
 	tcase_add_test(tc, test_munmap_zaps);
 	tcase_add_test(tc, test_shutdown_leaves_nothing);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_VERBOSE);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_VERBOSE);
 }

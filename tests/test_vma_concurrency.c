@@ -9,7 +9,7 @@
  * covered (transactions are published atomically). Run in the ASan and
  * TSan builds too.
  */
-#include <check.h>
+#include "tests/check_util.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -152,15 +152,9 @@ int main(void)
 {
 	Suite *s = suite_create("vma_concurrency");
 	TCase *tc = tcase_create("rcu");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_readers_vs_writer);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_NORMAL);
 }

@@ -6,7 +6,7 @@
  * errors, merging, munmap splitting, mprotect split/merge with real
  * protection, madvise, brk, max_map_count.
  */
-#include <check.h>
+#include "tests/check_util.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,8 +454,6 @@ int main(void)
 	Suite *s = suite_create("vma_tree");
 	TCase *tc = tcase_create("tree");
 	TCase *to = tcase_create("mm-ops");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_find_insert_erase);
@@ -471,9 +469,5 @@ int main(void)
 	tcase_add_test(to, test_max_map_count);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, to);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_NORMAL);
 }
