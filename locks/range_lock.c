@@ -314,32 +314,29 @@ static void rl_read_range_begin(struct lock_inst *l, unsigned long start,
 	rl_lock(to_rl(l), start, end, false, h);
 }
 
+/* range and range-full differ only in which ranges they lock. */
+#define RANGE_LOCK_OPS						\
+	.excludes = true,					\
+	.destroy = rl_destroy,					\
+	.fault_begin = rl_fault_begin,				\
+	.fault_end = rl_end,					\
+	.write_begin = rl_write_begin,				\
+	.write_end = rl_end,					\
+	.read_range_begin = rl_read_range_begin,		\
+	.read_range_end = rl_end
+
 const struct lock_ops range_lock_ops = {
 	.name = "range",
 	.desc = "range rwlock (interval tree, FIFO): faults lock their page, writers their range",
 	.ranged = true,
-	.excludes = true,
 	.create = range_create,
-	.destroy = rl_destroy,
-	.fault_begin = rl_fault_begin,
-	.fault_end = rl_end,
-	.write_begin = rl_write_begin,
-	.write_end = rl_end,
-	.read_range_begin = rl_read_range_begin,
-	.read_range_end = rl_end,
+	RANGE_LOCK_OPS,
 };
 
 const struct lock_ops range_full_lock_ops = {
 	.name = "range-full",
 	.desc = "the range lock with every operation taking the full range (the worst case)",
 	.ranged = false,
-	.excludes = true,
 	.create = range_full_create,
-	.destroy = rl_destroy,
-	.fault_begin = rl_fault_begin,
-	.fault_end = rl_end,
-	.write_begin = rl_write_begin,
-	.write_end = rl_end,
-	.read_range_begin = rl_read_range_begin,
-	.read_range_end = rl_end,
+	RANGE_LOCK_OPS,
 };

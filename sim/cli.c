@@ -283,6 +283,20 @@ static void install_interrupts(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* vm.unprivileged_userfaultfd, or -1 if it cannot be read. */
+static int unprivileged_uffd_sysctl(void)
+{
+	FILE *f = fopen("/proc/sys/vm/unprivileged_userfaultfd", "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
 /*
  * Before a uffd run: can we have userfaultfd, with UFFDIO_POISON? One
  * line saying exactly why not and what to do, at once.
@@ -290,15 +304,9 @@ static void install_interrupts(void)
 static int uffd_preflight(void)
 {
 	struct uffd_info info = { 0 };
-	int dev_err, sysctl = -1, fd;
+	int dev_err, sysctl = unprivileged_uffd_sysctl(), fd;
 	bool via_dev;
-	FILE *f = fopen("/proc/sys/vm/unprivileged_userfaultfd", "r");
 
-	if (f) {
-		if (fscanf(f, "%d", &sysctl) != 1)
-			sysctl = -1;
-		fclose(f);
-	}
 	fd = uffd_open(0, &via_dev, &dev_err);
 	if (fd < 0) {
 		fprintf(stderr, "%s: userfaultfd is not available: userfaultfd(2): "
@@ -741,17 +749,9 @@ static int cmd_list(void)
 static void check_uffd(void)
 {
 	struct uffd_info info = { 0 };
+	int dev_err, fd, ret, sysctl = unprivileged_uffd_sysctl();
 	bool via_dev;
-	int dev_err, fd;
-	FILE *f;
-	int sysctl = -1;
 
-	f = fopen("/proc/sys/vm/unprivileged_userfaultfd", "r");
-	if (f) {
-		if (fscanf(f, "%d", &sysctl) != 1)
-			sysctl = -1;
-		fclose(f);
-	}
 	fd = uffd_open(0, &via_dev, &dev_err);
 	if (fd < 0) {
 		printf("userfaultfd:   NOT available: userfaultfd(2): %s; "
@@ -762,9 +762,10 @@ static void check_uffd(void)
 		       "/dev/userfaultfd, or --fault-source synthetic\n", sysctl);
 		return;
 	}
-	if (uffd_api(fd, ~0ull, &info)) {
+	ret = uffd_api(fd, ~0ull, &info);
+	if (ret) {
 		printf("userfaultfd:   opened but UFFDIO_API failed: %s\n",
-		       strerror(errno));
+		       strerror(-ret));
 		close(fd);
 		return;
 	}

@@ -39,6 +39,24 @@ static int resolve_exists(int fd, unsigned long dst, size_t len,
 	return ret;
 }
 
+/*
+ * After a resolving ioctl failed: 1 to try again (EAGAIN: the mm changed
+ * under us), or the final result — EEXIST means another handler placed
+ * the page first, so our thread only needs waking.
+ */
+static int resolve_failed(int fd, unsigned long dst, size_t len,
+			  struct uffd_counters *c)
+{
+	if (errno == EEXIST)
+		return resolve_exists(fd, dst, len, c);
+	if (errno != EAGAIN) {
+		c->errors++;
+		return -errno;
+	}
+	c->retries++;
+	return 1;
+}
+
 int uffd_resolve_copy(int fd, unsigned long dst, const void *src,
 		      size_t len, bool dontwake, struct uffd_counters *c)
 {
@@ -48,14 +66,11 @@ int uffd_resolve_copy(int fd, unsigned long dst, const void *src,
 	};
 
 	while (ioctl(fd, UFFDIO_COPY, &cp) < 0) {
-		if (errno == EEXIST)
-			return resolve_exists(fd, dst, len, c);
-		if (errno != EAGAIN) {
-			c->errors++;
-			return -errno;
-		}
-		/* The mm changed under us (or a partial copy): redo the rest. */
-		c->retries++;
+		int ret = resolve_failed(fd, dst, len, c);
+
+		if (ret <= 0)
+			return ret;
+		/* A partial copy: redo the rest. */
 		if (cp.copy > 0) {
 			cp.dst += cp.copy;
 			cp.src += cp.copy;
@@ -76,13 +91,10 @@ int uffd_resolve_zeropage(int fd, unsigned long dst, size_t len,
 	};
 
 	while (ioctl(fd, UFFDIO_ZEROPAGE, &zp) < 0) {
-		if (errno == EEXIST)
-			return resolve_exists(fd, dst, len, c);
-		if (errno != EAGAIN) {
-			c->errors++;
-			return -errno;
-		}
-		c->retries++;
+		int ret = resolve_failed(fd, dst, len, c);
+
+		if (ret <= 0)
+			return ret;
 		zp.zeropage = 0;
 	}
 	c->zeropages += len / 4096;
@@ -97,13 +109,10 @@ int uffd_resolve_poison(int fd, unsigned long dst, size_t len,
 	};
 
 	while (ioctl(fd, UFFDIO_POISON, &p) < 0) {
-		if (errno == EEXIST)
-			return resolve_exists(fd, dst, len, c);
-		if (errno != EAGAIN) {
-			c->errors++;
-			return -errno;
-		}
-		c->retries++;
+		int ret = resolve_failed(fd, dst, len, c);
+
+		if (ret <= 0)
+			return ret;
 		p.updated = 0;
 	}
 	c->poisons++;
