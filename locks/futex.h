@@ -6,6 +6,7 @@
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Sleep while *word == val; returns on wake, signal or mismatch. */
@@ -17,6 +18,19 @@ static inline void futex_wait(_Atomic int *word, int val)
 static inline void futex_wake(_Atomic int *word, int nr)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
+}
+
+/* The same on memory shared between processes (MAP_SHARED): the futex
+ * is keyed by the page, not by this process's mm. */
+static inline void futex_wait_shared(_Atomic int *word, int val,
+				     const struct timespec *timeout)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT, val, timeout, NULL, 0);
+}
+
+static inline void futex_wake_shared(_Atomic int *word, int nr)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE, nr, NULL, NULL, 0);
 }
 
 static inline void cpu_relax(void)

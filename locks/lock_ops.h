@@ -10,11 +10,21 @@
  *  - fault side: fault_begin/fault_end around the handling of one page
  *    fault (lookup, access check, resolve). A scheme that finds the VMA
  *    itself (pervma: lock_vma_under_rcu) returns it; others return NULL
- *    and the caller looks it up under the lock now held.
+ *    and the caller looks it up under the lock now held. Before the
+ *    resolve — which cannot be undone — the caller asks fault_validate()
+ *    whether it may go ahead; a scheme may answer -EAGAIN (speculation
+ *    failed, or it cannot provide what the resolve needs), and the
+ *    caller then ends the attempt and begins again with LOCK_FAULT_RETRY,
+ *    as the kernel retries a VM_FAULT_RETRY under mmap_lock.
  *  - write side: write_begin/write_end around an address-space change
- *    (mmap, munmap, mprotect, brk) of [start, end).
+ *    (mmap, munmap, mprotect, brk) of [start, end); write_downgrade turns
+ *    it into the read side of the same range (mmap_write_downgrade), to
+ *    be ended by read_range_end.
  *  - range-read side: read_range_begin/end around an operation that reads
- *    the VMA layout over [start, end) and changes no VMA (madvise).
+ *    the VMA layout over [start, end) and changes no VMA (madvise,
+ *    MAP_POPULATE). LOCK_RANGE_VMA says a per-VMA lock may serve it
+ *    (madvise(MADV_DONTNEED) since Linux 6.16); without it the scheme
+ *    takes its mm-wide read side (mm_populate() takes mmap_read_lock).
  *
  * A `struct lock_handle` travels from begin to end and records what was
  * actually taken (for pervma: the VMA lock or the mm-lock fallback), plus
@@ -32,7 +42,16 @@
 #include "locks/lockstat.h"
 
 #define LOCK_MAX_CLASSES 4
-#define LOCK_MAX_COUNTERS 8
+#define LOCK_MAX_COUNTERS 16
+
+/* fault_begin flags */
+#define LOCK_FAULT_RETRY  0x1    /* a retry: take the mm-wide read side */
+/* fault_validate needs */
+#define LOCK_NEED_MM      0x1    /* the resolve needs the mm lock's read
+				  * side (anon_vma_prepare on a VMA's
+				  * first anonymous fault) */
+/* read_range_begin flags */
+#define LOCK_RANGE_VMA    0x1    /* a per-VMA lock may serve (madvise) */
 
 struct lock_inst;
 
@@ -46,15 +65,21 @@ struct vma_lock {
 	_Atomic unsigned lock_seq;       /* == mm_lock_seq: write-locked */
 };
 
+/* What a lookup found: the VMA, its lock and its range. */
+struct lock_vma {
+	void *vma;
+	struct vma_lock *lock;
+	unsigned long start, end;        /* [start, end) */
+};
+
 struct lock_env {
 	unsigned long space_start, space_end;   /* the whole address space */
 	/*
-	 * For schemes that look the VMA up themselves (pervma): the VMA
-	 * containing addr in the published tree, or NULL; called inside an
-	 * RCU read-side section. *lock gets its vma_lock.
+	 * For schemes that look the VMA up themselves (pervma): one walk of
+	 * the published tree for the VMA containing addr; false if none.
+	 * Called inside an RCU read-side section.
 	 */
-	void *(*vma_lookup)(void *arg, unsigned long addr,
-			    struct vma_lock **lock);
+	bool (*vma_lookup)(void *arg, unsigned long addr, struct lock_vma *out);
 	void *arg;
 };
 
@@ -78,17 +103,27 @@ struct lock_ops {
 	int (*create)(const struct lock_env *env, struct lock_inst **out);
 	void (*destroy)(struct lock_inst *l);
 
-	/* Returns the VMA when the scheme looked it up, else NULL. */
+	/* Returns the VMA when the scheme looked it up, else NULL. flags:
+	 * LOCK_FAULT_*. */
 	void *(*fault_begin)(struct lock_inst *l, unsigned long addr,
-			     struct lock_handle *h);
+			     unsigned flags, struct lock_handle *h);
+	/* May the fault resolve now, given what it needs (LOCK_NEED_*)?
+	 * 0, or -EAGAIN to retry with LOCK_FAULT_RETRY. NULL: always 0. */
+	int (*fault_validate)(struct lock_inst *l, struct lock_handle *h,
+			      unsigned need);
 	void (*fault_end)(struct lock_inst *l, struct lock_handle *h);
 
 	void (*write_begin)(struct lock_inst *l, unsigned long start,
 			    unsigned long end, struct lock_handle *h);
 	void (*write_end)(struct lock_inst *l, struct lock_handle *h);
+	/* The write side becomes the read side of the same range; end it
+	 * with read_range_end. */
+	void (*write_downgrade)(struct lock_inst *l, struct lock_handle *h);
 
+	/* flags: LOCK_RANGE_*. */
 	void (*read_range_begin)(struct lock_inst *l, unsigned long start,
-				 unsigned long end, struct lock_handle *h);
+				 unsigned long end, unsigned flags,
+				 struct lock_handle *h);
 	void (*read_range_end)(struct lock_inst *l, struct lock_handle *h);
 
 	/*

@@ -43,7 +43,7 @@ static void none_destroy(struct lock_inst *l)
 }
 
 static void *none_fault_begin(struct lock_inst *l, unsigned long addr,
-			      struct lock_handle *h)
+			      unsigned flags, struct lock_handle *h)
 {
 	lockstat_acquired(((struct none_lock *)l)->cls, LS_READ, false, 0);
 	return NULL;
@@ -60,7 +60,13 @@ static void none_write_begin(struct lock_inst *l, unsigned long start,
 }
 
 static void none_read_range_begin(struct lock_inst *l, unsigned long start,
-				  unsigned long end, struct lock_handle *h)
+				  unsigned long end, unsigned flags,
+				  struct lock_handle *h)
+{
+	lockstat_acquired(((struct none_lock *)l)->cls, LS_READ, false, 0);
+}
+
+static void none_write_downgrade(struct lock_inst *l, struct lock_handle *h)
 {
 	lockstat_acquired(((struct none_lock *)l)->cls, LS_READ, false, 0);
 }
@@ -74,6 +80,7 @@ const struct lock_ops none_lock_ops = {
 	.fault_end = none_end,
 	.write_begin = none_write_begin,
 	.write_end = none_end,
+	.write_downgrade = none_write_downgrade,
 	.read_range_begin = none_read_range_begin,
 	.read_range_end = none_end,
 };

@@ -9,7 +9,7 @@
  * while a writer waits for readers to drain) and vm_lock_seq.
  *
  * Reader path (lock_vma_under_rcu + vma_start_read), per fault:
- *   under RCU, look the VMA up without any lock; if vm_lock_seq equals
+ *   under RCU, one walk of the tree (mas_walk); if vm_lock_seq equals
  *   mm_lock_seq the VMA is write-locked: give up. Otherwise take a
  *   reference unless the count is 0 (detached: the VMA was replaced —
  *   count vma_lock_miss and look up again) or at least VMA_REF_LIMIT (a
@@ -18,9 +18,12 @@
  *   fault is handled holding only the VMA's reference, and counted
  *   vma_lock_success at the end. Any failure counts vma_lock_abort and
  *   falls back to mmap_read_lock + lookup, as the kernel does.
- *   (vma_lock_retry counts faults that had to be retried under the mm
- *   lock after starting under the VMA lock; vmsim's resolver never asks
- *   for that, so it stays 0, which is what it means.)
+ *   A fault that needs the mm lock (the first anonymous fault of a VMA
+ *   with no anon_vma: __vmf_anon_prepare) tries mmap_read_trylock under
+ *   the VMA lock; if that fails it drops the VMA lock, counts
+ *   vma_lock_retry and is retried under mmap_read_lock.
+ * madvise(MADV_DONTNEED) of a range inside one VMA takes that VMA's lock
+ *   (Linux 6.16); MAP_POPULATE takes mmap_read_lock (__mm_populate).
  * Writer path: mmap_write_lock (mm_lock_seq becomes odd); every VMA that
  *   will be changed or removed is vma_start_write()n: add VMA_LOCK_OFFSET
  *   (new readers now fail), wait until only the writer's share is left,
@@ -28,7 +31,8 @@
  *   detached after the change is published (refcount to 0, waiting out
  *   readers that took a reference before seeing the lock) and freed after
  *   an RCU grace period. mmap_write_unlock makes mm_lock_seq even again,
- *   which unlocks every VMA locked in that cycle at once.
+ *   which unlocks every VMA locked in that cycle at once; so does
+ *   mmap_write_downgrade (vma_end_write_all, then downgrade_write).
  *
  * Invariants: a VMA being changed has no reader (vma_start_write waited);
  * a reader never holds a reference on a detached VMA; a write-locked VMA
@@ -49,7 +53,7 @@
 #define VMA_LOCK_OFFSET 0x40000000
 #define VMA_REF_LIMIT   (VMA_LOCK_OFFSET - 1)
 
-enum { PV_TAKEN_VMA = 1, PV_TAKEN_MM = 2 };
+enum { PV_TAKEN_VMA = 1, PV_TAKEN_MM = 2, PV_TAKEN_VMA_RETRY = 3 };
 enum { PV_SUCCESS, PV_ABORT, PV_RETRY, PV_MISS, PV_NCOUNTERS };
 enum pv_read { PV_READ_OK, PV_READ_LOCKED, PV_READ_DETACHED };
 
@@ -111,9 +115,9 @@ static enum pv_read vma_start_read(struct pervma_lock *pv, struct vma_lock *v)
 
 /*
  * lock_vma_under_rcu() for [start, end): the VMA holding all of it, read-
- * locked, or NULL (then the caller falls back to the mm lock). A VMA
- * found detached was replaced under us: look again (vma_lock_miss when
- * counting, as the fault path does).
+ * locked, or NULL (then the caller falls back to the mm lock). One walk
+ * of the tree. A VMA found detached was replaced under us: look again
+ * (vma_lock_miss when counting, as the fault path does).
  */
 static void *lock_vma_under_rcu(struct pervma_lock *pv, unsigned long start,
 				unsigned long end, struct lock_handle *h,
@@ -123,20 +127,18 @@ static void *lock_vma_under_rcu(struct pervma_lock *pv, unsigned long start,
 
 	for (;;) {
 		enum pv_read r = PV_READ_LOCKED;
-		struct vma_lock *vl, *vl_end;
-		void *vma;
+		struct lock_vma f;
 
 		sim_rcu_read_lock();
-		vma = l->env.vma_lookup(l->env.arg, start, &vl);
-		if (vma && l->env.vma_lookup(l->env.arg, end - 1, &vl_end) == vma)
-			r = vma_start_read(pv, vl);
+		if (l->env.vma_lookup(l->env.arg, start, &f) && end <= f.end)
+			r = vma_start_read(pv, f.lock);
 		sim_rcu_read_unlock();
 		if (r == PV_READ_OK) {
 			h->taken = PV_TAKEN_VMA;
-			h->obj = vl;
+			h->obj = f.lock;
 			h->t_acquired = lockstat_now();
 			lockstat_acquired(pv->vma_cls, LS_READ, false, 0);
-			return vma;
+			return f.vma;
 		}
 		if (r != PV_READ_DETACHED)
 			return NULL;
@@ -148,7 +150,7 @@ static void *lock_vma_under_rcu(struct pervma_lock *pv, unsigned long start,
 /* Release what lock_vma_under_rcu() or the fallback took. */
 static void pv_read_end(struct pervma_lock *pv, struct lock_handle *h)
 {
-	if (h->taken == PV_TAKEN_VMA) {
+	if (h->taken == PV_TAKEN_VMA || h->taken == PV_TAKEN_VMA_RETRY) {
 		lockstat_released(pv->vma_cls, LS_READ,
 				  lockstat_now() - h->t_acquired);
 		vma_end_read(h->obj);
@@ -158,17 +160,42 @@ static void pv_read_end(struct pervma_lock *pv, struct lock_handle *h)
 }
 
 static void *pv_fault_begin(struct lock_inst *l, unsigned long addr,
-			    struct lock_handle *h)
+			    unsigned flags, struct lock_handle *h)
 {
 	struct pervma_lock *pv = to_pv(l);
-	void *vma = lock_vma_under_rcu(pv, addr, addr + 1, h, true);
+	void *vma = NULL;
 
-	if (vma)
-		return vma;
-	pv_count(pv, PV_ABORT);
+	/* A retry goes straight to mmap_read_lock (lock_mm_and_find_vma). */
+	if (!(flags & LOCK_FAULT_RETRY)) {
+		vma = lock_vma_under_rcu(pv, addr, addr + 1, h, true);
+		if (vma)
+			return vma;
+		pv_count(pv, PV_ABORT);
+	}
 	h->taken = PV_TAKEN_MM;
 	h->t_acquired = sim_down_read(&pv->mmap_lock);
 	return NULL;
+}
+
+/*
+ * __vmf_anon_prepare() under the VMA lock: the mm lock's read side is
+ * needed, by trylock only; if it cannot be had, VM_FAULT_RETRY.
+ */
+static int pv_fault_validate(struct lock_inst *l, struct lock_handle *h,
+			     unsigned need)
+{
+	struct pervma_lock *pv = to_pv(l);
+	uint64_t t;
+
+	if (h->taken != PV_TAKEN_VMA || !(need & LOCK_NEED_MM))
+		return 0;
+	if (sim_down_read_trylock(&pv->mmap_lock, &t)) {
+		sim_up_read(&pv->mmap_lock, t);
+		return 0;
+	}
+	h->taken = PV_TAKEN_VMA_RETRY;
+	pv_count(pv, PV_RETRY);
+	return -EAGAIN;
 }
 
 static void pv_fault_end(struct lock_inst *l, struct lock_handle *h)
@@ -203,17 +230,31 @@ static void pv_write_end(struct lock_inst *l, struct lock_handle *h)
 	sim_up_write(&pv->mmap_lock, h->t_acquired);
 }
 
-/*
- * madvise: as Linux 6.16 does for MADV_DONTNEED (try_vma_read_lock()),
- * a range inside one VMA is handled under that VMA's read lock; anything
- * else falls back to mmap_read_lock.
- */
-static void pv_read_range_begin(struct lock_inst *l, unsigned long start,
-				unsigned long end, struct lock_handle *h)
+/* mmap_write_downgrade(): vma_end_write_all(), then downgrade_write(). */
+static void pv_write_downgrade(struct lock_inst *l, struct lock_handle *h)
 {
 	struct pervma_lock *pv = to_pv(l);
 
-	if (lock_vma_under_rcu(pv, start, end, h, false))
+	/* Release: as in pv_write_end(). */
+	atomic_fetch_add_explicit(&pv->mm_lock_seq, 1, memory_order_release);
+	h->t_acquired = sim_downgrade_write(&pv->mmap_lock, h->t_acquired);
+	h->taken = PV_TAKEN_MM;
+}
+
+/*
+ * The read side: for madvise (LOCK_RANGE_VMA), as Linux 6.16 does for
+ * MADV_DONTNEED (try_vma_read_lock()), a range inside one VMA is handled
+ * under that VMA's read lock; anything else, and MAP_POPULATE
+ * (__mm_populate), takes mmap_read_lock.
+ */
+static void pv_read_range_begin(struct lock_inst *l, unsigned long start,
+				unsigned long end, unsigned flags,
+				struct lock_handle *h)
+{
+	struct pervma_lock *pv = to_pv(l);
+
+	if ((flags & LOCK_RANGE_VMA) &&
+	    lock_vma_under_rcu(pv, start, end, h, false))
 		return;
 	h->taken = PV_TAKEN_MM;
 	h->t_acquired = sim_down_read(&pv->mmap_lock);
@@ -325,7 +366,8 @@ static int pv_counters(struct lock_inst *l, const char **names, uint64_t *values
 			values[i] += atomic_load_explicit(&pv->slot[s].n[i],
 							  memory_order_relaxed);
 	}
-	return PV_NCOUNTERS;
+	return PV_NCOUNTERS + sim_rwsem_counters(&pv->mmap_lock,
+			names + PV_NCOUNTERS, values + PV_NCOUNTERS);
 }
 
 const struct lock_ops pervma_lock_ops = {
@@ -335,9 +377,11 @@ const struct lock_ops pervma_lock_ops = {
 	.create = pv_create,
 	.destroy = pv_destroy,
 	.fault_begin = pv_fault_begin,
+	.fault_validate = pv_fault_validate,
 	.fault_end = pv_fault_end,
 	.write_begin = pv_write_begin,
 	.write_end = pv_write_end,
+	.write_downgrade = pv_write_downgrade,
 	.read_range_begin = pv_read_range_begin,
 	.read_range_end = pv_read_range_end,
 	.vma_init = pv_vma_init,

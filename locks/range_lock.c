@@ -26,11 +26,19 @@
  *  - A node with blocking_ranges == 0 holds its range; two such nodes
  *    never overlap unless both are readers.
  *
+ * Downgrade (range_downgrade_write() in Bueso's series): under the tree
+ * lock the node becomes a reader, and every reader queued after it that
+ * overlaps gets one blocking range paid back (writers still wait).
+ *
  * Scheme use (the sim layer decides ranges; see sim/vma.c):
  *   range:      a fault read-locks the faulting page; munmap and mprotect
- *               write-lock their range; mmap finds a gap, write-locks it
- *               and revalidates; brk write-locks the heap's changing part;
- *               madvise read-locks its range.
+ *               write-lock their range (munmap downgrades it to zap);
+ *               mmap finds a gap, write-locks it and revalidates; brk
+ *               write-locks the heap's changing part; madvise and
+ *               MAP_POPULATE read-lock their range. This is finer than
+ *               Bueso's RFC, which converted every mmap_sem user to the
+ *               full range: an idealised upper bound on what range
+ *               locking can give.
  *   range-full: every operation locks the whole address space — the
  *               "full range" conversion Bueso measured as the worst case.
  *
@@ -186,16 +194,19 @@ static bool rl_conflict(const struct rl_node *a, const struct rl_node *b)
 	return a->writer || b->writer;
 }
 
-/* Count (delta 0) or pay back (delta -1, waking) conflicting overlaps. */
-static int rl_visit(struct rl_node *t, const struct rl_node *q, int delta)
+/* Count (delta 0) or pay back (delta -1, waking) conflicting overlaps;
+ * only_readers: pay back only reader nodes queued after q (downgrade). */
+static int rl_visit(struct rl_node *t, const struct rl_node *q, int delta,
+		    bool only_readers)
 {
 	int n = 0;
 
 	if (!t || t->max_last < q->start)
 		return 0;
-	n += rl_visit(t->left, q, delta);
+	n += rl_visit(t->left, q, delta, only_readers);
 	if (t->start <= q->last) {
-		if (t != q && t->last >= q->start && rl_conflict(t, q)) {
+		if (t != q && t->last >= q->start && rl_conflict(t, q) &&
+		    (!only_readers || (!t->writer && t->seq > q->seq))) {
 			n++;
 			/* Release (under the spinlock too): the waker's
 			 * critical section happens-before the woken one's. */
@@ -203,7 +214,7 @@ static int rl_visit(struct rl_node *t, const struct rl_node *q, int delta)
 					memory_order_release) == 1)
 				futex_wake(&t->blocking, 1);
 		}
-		n += rl_visit(t->right, q, delta);
+		n += rl_visit(t->right, q, delta, only_readers);
 	}
 	return n;
 }
@@ -227,7 +238,7 @@ static void rl_lock(struct range_lock *r, unsigned long start,
 	r->seed = r->seed * 1103515245u + 12345u;
 	n->prio = r->seed;
 	n->seq = r->seq++;
-	queued = rl_visit(r->root, n, 0);
+	queued = rl_visit(r->root, n, 0, false);
 	atomic_init(&n->blocking, queued);
 	r->root = rl_insert(r->root, n);
 	rl_spin_unlock(r);
@@ -247,8 +258,25 @@ static void rl_unlock(struct range_lock *r, struct lock_handle *h)
 			  lockstat_now() - h->t_acquired);
 	rl_spin_lock(r);
 	r->root = rl_remove(r->root, n);
-	rl_visit(r->root, n, -1);
+	rl_visit(r->root, n, -1, false);
 	rl_spin_unlock(r);
+}
+
+/* A granted writer becomes a reader: the readers queued behind it that
+ * counted it as a conflict get that count back. Every conflicting node
+ * still in the tree was queued after it (it was granted). */
+static void rl_downgrade(struct range_lock *r, struct lock_handle *h)
+{
+	struct rl_node *n = (struct rl_node *)h->priv;
+	uint64_t t = lockstat_now();
+
+	lockstat_released(r->cls, LS_WRITE, t - h->t_acquired);
+	rl_spin_lock(r);
+	rl_visit(r->root, n, -1, true);
+	n->writer = 0;
+	rl_spin_unlock(r);
+	h->t_acquired = t;
+	lockstat_acquired(r->cls, LS_READ, false, 0);
 }
 
 /* --- the scheme ------------------------------------------------------------ */
@@ -291,7 +319,7 @@ static void rl_destroy(struct lock_inst *l)
 }
 
 static void *rl_fault_begin(struct lock_inst *l, unsigned long addr,
-			    struct lock_handle *h)
+			    unsigned flags, struct lock_handle *h)
 {
 	rl_lock(to_rl(l), addr, addr + 4096, false, h);
 	return NULL;
@@ -309,9 +337,15 @@ static void rl_write_begin(struct lock_inst *l, unsigned long start,
 }
 
 static void rl_read_range_begin(struct lock_inst *l, unsigned long start,
-				unsigned long end, struct lock_handle *h)
+				unsigned long end, unsigned flags,
+				struct lock_handle *h)
 {
 	rl_lock(to_rl(l), start, end, false, h);
+}
+
+static void rl_write_downgrade(struct lock_inst *l, struct lock_handle *h)
+{
+	rl_downgrade(to_rl(l), h);
 }
 
 /* range and range-full differ only in which ranges they lock. */
@@ -322,6 +356,7 @@ static void rl_read_range_begin(struct lock_inst *l, unsigned long start,
 	.fault_end = rl_end,					\
 	.write_begin = rl_write_begin,				\
 	.write_end = rl_end,					\
+	.write_downgrade = rl_write_downgrade,			\
 	.read_range_begin = rl_read_range_begin,		\
 	.read_range_end = rl_end
 

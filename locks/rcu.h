@@ -6,12 +6,16 @@
  * critical section and unregistered when it exits (pthread key
  * destructor), so neither the uffd pool nor the workloads need to know.
  *
+ * Memory is reclaimed by callback (liburcu's call_rcu, one worker
+ * thread that waits for grace periods), as the kernel frees VMAs and
+ * maple nodes with call_rcu: a writer never waits for a grace period.
+ *
  * Under ThreadSanitizer, liburcu's ordering (inline asm, membarrier) is
  * invisible and every deferred free would be reported as a race, so the
- * TSan build maps the same three calls onto a pthread rwlock: a reader
- * holds it shared, synchronize takes it exclusive once. That has RCU's
- * guarantee (synchronize returns after every pre-existing reader) in a
- * form TSan understands; the normal build never uses it.
+ * TSan build maps the same calls onto a pthread rwlock: a reader holds it
+ * shared, a grace period takes it exclusive once, and callbacks are
+ * batched and run after one. That has RCU's guarantee in a form TSan
+ * understands; the normal build never uses it.
  *
  * Pointers published to readers use C11 release stores and acquire (or
  * dependent) loads, not liburcu's macros, for the same reason.
@@ -21,10 +25,27 @@
 
 #include <stdbool.h>
 
+/* Embedded in every object freed by callback. */
+struct sim_rcu_head {
+	unsigned long opaque[2];         /* liburcu's struct rcu_head */
+	void (*fn)(struct sim_rcu_head *h);
+	struct sim_rcu_head *next;       /* the owner's list link, until queued */
+};
+
 void sim_rcu_read_lock(void);
 void sim_rcu_read_unlock(void);
 /* Wait until every read-side critical section that began before the call
  * has ended. Must not be called inside one. */
 void sim_rcu_synchronize(void);
+/* Call fn(h) after a grace period, from the callback thread. Never waits. */
+void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h));
+/* Wait until every callback queued before the call has run. */
+void sim_rcu_barrier(void);
+/* Start the callback thread now (outside any timed phase). */
+void sim_rcu_prepare(void);
+/* Around fork(): the callback thread does not survive it. */
+void sim_rcu_before_fork(void);
+void sim_rcu_after_fork_parent(void);
+void sim_rcu_after_fork_child(void);
 
 #endif

@@ -6,12 +6,14 @@
  * Reader path: every page fault takes it for read (mmap_read_lock), looks
  *   up the VMA and resolves the fault while holding it.
  * Writer path: mmap, munmap, mprotect and brk take it for write
- *   (mmap_write_lock) for the whole operation, whatever range they touch.
- * madvise(MADV_DONTNEED) takes it for read, as the kernel does.
+ *   (mmap_write_lock), whatever range they touch; munmap and brk shrink
+ *   downgrade it (mmap_write_downgrade) before zapping the pages.
+ * madvise(MADV_DONTNEED) and MAP_POPULATE take it for read, as the kernel
+ * does.
  *
  * Invariants: those of sim_rwsem (rw_semaphore.c) — a writer excludes
- * everyone; a waiting writer blocks new readers; writers may steal a free
- * lock until the head waiter claims hand-off after 4 ms.
+ * everyone; a waiting writer blocks new readers on the fast path, but a
+ * reader may steal a lock no writer holds until a waiter sets HANDOFF.
  *
  * Source: kernel/locking/rwsem.c, include/linux/mmap_lock.h.
  */
@@ -60,7 +62,7 @@ static void rwsem_destroy(struct lock_inst *l)
 }
 
 static void *rwsem_fault_begin(struct lock_inst *l, unsigned long addr,
-			       struct lock_handle *h)
+			       unsigned flags, struct lock_handle *h)
 {
 	h->t_acquired = sim_down_read(&to_rwsem(l)->mmap_lock);
 	return NULL;
@@ -82,10 +84,23 @@ static void rwsem_write_end(struct lock_inst *l, struct lock_handle *h)
 	sim_up_write(&to_rwsem(l)->mmap_lock, h->t_acquired);
 }
 
+static void rwsem_write_downgrade(struct lock_inst *l, struct lock_handle *h)
+{
+	h->t_acquired = sim_downgrade_write(&to_rwsem(l)->mmap_lock,
+					    h->t_acquired);
+}
+
 static void rwsem_read_range_begin(struct lock_inst *l, unsigned long start,
-				   unsigned long end, struct lock_handle *h)
+				   unsigned long end, unsigned flags,
+				   struct lock_handle *h)
 {
 	h->t_acquired = sim_down_read(&to_rwsem(l)->mmap_lock);
+}
+
+static int rwsem_counters(struct lock_inst *l, const char **names,
+			  uint64_t *values)
+{
+	return sim_rwsem_counters(&to_rwsem(l)->mmap_lock, names, values);
 }
 
 const struct lock_ops rwsem_lock_ops = {
@@ -98,6 +113,8 @@ const struct lock_ops rwsem_lock_ops = {
 	.fault_end = rwsem_read_end,
 	.write_begin = rwsem_write_begin,
 	.write_end = rwsem_write_end,
+	.write_downgrade = rwsem_write_downgrade,
 	.read_range_begin = rwsem_read_range_begin,
 	.read_range_end = rwsem_read_end,
+	.counters = rwsem_counters,
 };

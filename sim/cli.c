@@ -143,30 +143,40 @@ static void print_summary(const struct res_file *r, const struct run_cfg *c,
 		       (unsigned long long)p->segv);
 		if (c->mm.source == FAULT_SRC_UFFD)
 			printf("  uffd: %llu messages in %llu reads; copy %llu, "
-			       "zeropage %llu, wake %llu, poison %llu, errors %llu\n",
-			       (unsigned long long)p->uffd.messages,
-			       (unsigned long long)p->uffd.reads,
-			       (unsigned long long)p->uffd.copies,
-			       (unsigned long long)p->uffd.zeropages,
-			       (unsigned long long)p->uffd.wakes,
-			       (unsigned long long)p->uffd.poisons,
-			       (unsigned long long)p->uffd.errors);
-		for (int k = 0; k < p->ncounters; k++)
-			printf("%s%s %llu%s", k ? "" : "  ", p->counter_names[k],
-			       (unsigned long long)p->counters[k],
-			       k + 1 < p->ncounters ? ", " : "\n");
+			       "zeropage %llu, unprotect %llu, wake %llu, refused "
+			       "%llu, errors %llu\n",
+			       (unsigned long long)p->c.uffd.messages,
+			       (unsigned long long)p->c.uffd.reads,
+			       (unsigned long long)p->c.uffd.copies,
+			       (unsigned long long)p->c.uffd.zeropages,
+			       (unsigned long long)p->c.uffd.unprotects,
+			       (unsigned long long)p->c.uffd.wakes,
+			       (unsigned long long)p->c.uffd.refused,
+			       (unsigned long long)p->c.uffd.errors);
+		printf("  host (timed phase): mmap %llu, munmap %llu, mprotect "
+		       "%llu, mremap %llu, brk %llu, madvise %llu\n",
+		       (unsigned long long)p->host_calls[HOST_MMAP],
+		       (unsigned long long)p->host_calls[HOST_MUNMAP],
+		       (unsigned long long)p->host_calls[HOST_MPROTECT],
+		       (unsigned long long)p->host_calls[HOST_MREMAP],
+		       (unsigned long long)p->host_calls[HOST_BRK],
+		       (unsigned long long)p->host_calls[HOST_MADVISE]);
+		for (int k = 0; k < p->c.ncounters; k++)
+			printf("%s%s %llu%s", k ? "" : "  ", p->c.counter_names[k],
+			       (unsigned long long)p->c.counters[k],
+			       k + 1 < p->c.ncounters ? ", " : "\n");
 		printf("  %-12s %-5s %12s %12s %12s %12s %12s\n", "lock class",
 		       "side", "acquired", "contended", "wait-total", "wait-max",
 		       "hold-avg");
-		for (int k = 0; k < p->nclasses; k++)
+		for (int k = 0; k < p->c.nclasses; k++)
 			for (int s = 0; s < LS_NSIDES; s++) {
 				const struct lockstat_totals *t =
-					&p->classes[k].side[s];
+					&p->c.classes[k].side[s];
 
 				if (!t->acquisitions)
 					continue;
 				printf("  %-12s %-5s %12llu %12llu %10.3fms %10.3fus "
-				       "%10.3fus\n", p->classes[k].name,
+				       "%10.3fus\n", p->c.classes[k].name,
 				       s == LS_READ ? "read" : "write",
 				       (unsigned long long)t->acquisitions,
 				       (unsigned long long)t->contentions,
@@ -730,7 +740,9 @@ static int cmd_run(int argc, char **argv)
 		res_file_free(&r[i]);
 	if (ret == -EINTR)
 		return 128 + runner_interrupted();
-	if (ret == -ETIMEDOUT)
+	/* 3: the run was aborted (a fault nobody answered, a task process
+	 * that died). */
+	if (ret == -ETIMEDOUT || ret == -ECHILD)
 		return 3;
 	return ret ? 1 : 0;
 }

@@ -158,8 +158,10 @@ int cmp_from_json(json_object *root, const char *path, struct cmp_file *f,
 		snprintf(err, errlen, "not a vmsim result (no \"vmsim_result\")");
 		goto err;
 	}
-	if (json_object_get_int(ver) != RES_FORMAT_VERSION) {
-		snprintf(err, errlen, "result format %d, this vmsim reads %d",
+	/* Format 2 added sections (host, new uffd counters); 1 still reads. */
+	if (json_object_get_int(ver) < 1 ||
+	    json_object_get_int(ver) > RES_FORMAT_VERSION) {
+		snprintf(err, errlen, "result format %d, this vmsim reads 1 to %d",
 			 json_object_get_int(ver), RES_FORMAT_VERSION);
 		goto err;
 	}
@@ -557,10 +559,10 @@ static void lock_rows(struct printer *pr, int tasks)
 	}
 	{
 		const char *msgs[4] = { "uffd", "messages", NULL, NULL };
-		const char *poison[4] = { "uffd", "poison", NULL, NULL };
+		const char *refused[4] = { "uffd", "refused", NULL, NULL };
 
 		counter_row(pr, "uffd", "messages", tasks, msgs, 1, false);
-		counter_row(pr, "uffd", "poison", tasks, poison, 1, false);
+		counter_row(pr, "uffd", "refused", tasks, refused, 1, false);
 	}
 }
 

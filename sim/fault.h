@@ -4,10 +4,14 @@
  *
  * sim_handle_fault() is what the kernel's handle_mm_fault() path is to a
  * real fault: take the scheme's fault-side lock, find the VMA, check the
- * access, resolve, release. The lock is held across the resolve (the
- * UFFDIO_COPY/ZEROPAGE ioctl, or the page population in synthetic mode),
- * as the kernel holds mmap_lock or the VMA lock across the page-table
- * update; that is what makes faults and munmap contend.
+ * access, ask the scheme whether the resolve may go ahead (it may want a
+ * retry under a stronger lock, as a fault under a VMA lock retries under
+ * mmap_lock), resolve, release. The lock is held across the resolve (the
+ * UFFDIO_COPY/ZEROPAGE/WRITEPROTECT ioctl, or the page population in
+ * synthetic mode), as the kernel holds mmap_lock or the VMA lock across
+ * the page-table update; that is what makes faults and munmap contend.
+ * A refused access is answered, still under the lock, with a signal to
+ * the faulting thread (uffd) or -EFAULT (synthetic).
  *
  * Workloads touch memory only through sim_touch(), which does a real
  * access in uffd mode and a present check plus sim_handle_fault() in
@@ -24,14 +28,23 @@
 #include "uffd/resolve.h"
 
 #define FAULT_FLAG_WRITE 0x1
+#define FAULT_FLAG_WP    0x2             /* a write to a write-protected page */
+
+/* Where a uffd fault came from: its descriptor, the faulting thread, the
+ * handler's counters. NULL for a synthetic fault. */
+struct sim_fault_src {
+	int fd;
+	pid_t tid;
+	struct uffd_counters *c;
+};
 
 /*
- * Handle a fault at addr. fd is the uffd to resolve through, or -1 in
- * synthetic mode. Returns 0 when resolved, -EFAULT when the access was
- * refused (the page was poisoned: the thread sees SIGBUS / SIGSEGV).
+ * Handle a fault at addr. Returns 0 when resolved, -EFAULT when the
+ * access was refused (the thread was signalled; synthetic: the caller
+ * reports it).
  */
 int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
-		     int fd, struct uffd_counters *c);
+		     const struct sim_fault_src *src);
 
 /*
  * MAP_POPULATE: place every page of the VMAs in [start, end) now, as
@@ -57,8 +70,8 @@ void sim_uffd_fault(void *arg, int fd, const struct uffd_msg *msg,
 int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
 	      unsigned char *val);
 
-/* Install the SIGBUS handler that turns a poisoned access in sim_touch()
- * into -EFAULT. Idempotent; returns 0 or -errno. */
+/* Install the handler that turns a refused access in sim_touch() (the
+ * refusal signal) into -EFAULT. Idempotent; returns 0 or -errno. */
 int sim_fault_init_signals(void);
 
 /* Contents of simulated file `file` at byte offset off (8-byte pattern). */

@@ -12,26 +12,24 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "locks/rcu.h"
 #include "sim/fault.h"
+#include "uffd/host.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
-#ifndef SYS_process_madvise
-#define SYS_process_madvise 440
-#endif
 
-/* For pervma's lock_vma_under_rcu: the VMA containing addr, or NULL. */
-static void *lookup_for_lock(void *arg, unsigned long addr,
-			     struct vma_lock **lock)
+/* For pervma's lock_vma_under_rcu: one walk, the VMA containing addr. */
+static bool lookup_for_lock(void *arg, unsigned long addr, struct lock_vma *out)
 {
 	struct sim_mm *mm = arg;
 	struct sim_vma *v = vma_tree_find(&mm->tree, addr);
 
 	if (!v || v->vm_start > addr)
-		return NULL;
-	*lock = &v->vm_lock;
-	return v;
+		return false;
+	*out = (struct lock_vma){ v, &v->vm_lock, v->vm_start, v->vm_end };
+	return true;
 }
 
 unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
@@ -65,7 +63,7 @@ unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
 void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end)
 {
 	sim_mm_forget(mm, start, end);
-	madvise((void *)start, end - start, MADV_DONTNEED);
+	host_madvise((void *)start, end - start, MADV_DONTNEED);
 	if (mm->uffd < 0)
 		sim_mm_forget(mm, start, end);
 }
@@ -92,6 +90,45 @@ void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end)
 	}
 	atomic_fetch_sub_explicit(&mm->faults[lockstat_slot_id()].resident, gone,
 				  memory_order_relaxed);
+}
+
+/* Synthetic: pages mapped writable become mapped read-only, so the next
+ * write faults (and is refused). The byte changes, so a touch that was
+ * writing across the change retries. */
+static void present_write_protect(struct sim_mm *mm, unsigned long start,
+				  unsigned long end)
+{
+	size_t first = (start - mm->base) >> SIM_PAGE_SHIFT;
+	size_t n = (end - start) >> SIM_PAGE_SHIFT;
+
+	for (size_t i = 0; i < n; i++) {
+		_Atomic unsigned char *b = &mm->present[first + i];
+		unsigned char old = atomic_load_explicit(b, memory_order_relaxed);
+
+		while ((old & SIM_PRESENT_STATE) == 2 &&
+		       !atomic_compare_exchange_weak_explicit(b, &old,
+				(unsigned char)((old & ~SIM_PRESENT_STATE) | 1),
+				memory_order_acq_rel, memory_order_relaxed))
+			;
+	}
+}
+
+void sim_mm_protect(struct sim_mm *mm, unsigned long start, unsigned long end,
+		    unsigned long vm_flags)
+{
+	if (!(vm_flags & VM_ACCESS_FLAGS)) {
+		sim_mm_zap(mm, start, end);
+		return;
+	}
+	if (mm->uffd < 0) {
+		if (!(vm_flags & VM_WRITE))
+			present_write_protect(mm, start, end);
+		return;                  /* writable: the next write faults */
+	}
+	/* change_protection(MM_CP_UFFD_WP): present pages only; absent ones
+	 * fault as MISSING and are checked against the VMA then. */
+	uffd_writeprotect(mm->uffd, start, end - start, !(vm_flags & VM_WRITE),
+			  false);
 }
 
 uint64_t sim_mm_resident(const struct sim_mm *mm)
@@ -149,13 +186,14 @@ static int sim_mm_start_uffd(struct sim_mm *mm)
 	if (fd < 0)
 		return fd;
 	mm->uffd = fd;
-	ret = uffd_api(fd, UFFD_FEATURE_POISON, &mm->uinfo);
+	ret = uffd_api(fd, SIM_UFFD_FEATURES, &mm->uinfo);
 	if (ret)
 		return ret;
-	if (!(mm->uinfo.features & UFFD_FEATURE_POISON))
-		return -EOPNOTSUPP;      /* UFFDIO_POISON needs Linux 6.6 */
-	ret = uffd_register_missing(fd, (void *)mm->base, mm->end - mm->base,
-				    NULL);
+	if ((mm->uinfo.features & SIM_UFFD_FEATURES) != SIM_UFFD_FEATURES)
+		return -EOPNOTSUPP;      /* anonymous WP needs Linux 5.7 */
+	ret = uffd_register(fd, (void *)mm->base, mm->end - mm->base,
+			    UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP,
+			    NULL);
 	if (ret)
 		return ret;
 	pc = (struct uffd_pool_cfg){
@@ -185,32 +223,51 @@ static void probe_process_madvise(struct sim_mm *mm)
 	mm->pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	if (mm->pidfd < 0)
 		return;
-	mm->process_madvise_ok = syscall(SYS_process_madvise, mm->pidfd, &iov, 1,
-					 MADV_DONTNEED, 0) == (long)SIM_PAGE_SIZE;
+	mm->process_madvise_ok = host_process_madvise(mm->pidfd, &iov, 1,
+				       MADV_DONTNEED) == (long)SIM_PAGE_SIZE;
 }
 
 bool sim_process_madvise_self_ok(void)
 {
-	void *p = mmap(NULL, SIM_PAGE_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = host_mmap(NULL, SIM_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct iovec iov = { p, SIM_PAGE_SIZE };
 	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	bool ok = p != MAP_FAILED && fd >= 0 &&
-		  syscall(SYS_process_madvise, fd, &iov, 1, MADV_DONTNEED, 0) ==
+		  host_process_madvise(fd, &iov, 1, MADV_DONTNEED) ==
 		  (long)SIM_PAGE_SIZE;
 
 	if (fd >= 0)
 		close(fd);
 	if (p != MAP_FAILED)
-		munmap(p, SIM_PAGE_SIZE);
+		host_munmap(p, SIM_PAGE_SIZE);
 	return ok;
+}
+
+/* The arena and the present map: the only real mappings of an mm, made
+ * once, here. */
+static int sim_mm_map_arena(struct sim_mm *mm)
+{
+	void *p = host_mmap(NULL, mm->cfg.arena_size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	mm->base = (unsigned long)p;
+	mm->end = mm->base + mm->cfg.arena_size;
+	p = host_mmap(NULL, mm->cfg.arena_size >> SIM_PAGE_SHIFT,
+		      PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	mm->present = p;
+	return 0;
 }
 
 int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 {
 	struct lock_env env;
 	struct sim_mm *mm;
-	void *arena;
 	int ret;
 
 	if (!cfg->lock || cfg->arena_size < SIM_PAGE_SIZE ||
@@ -224,28 +281,24 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	if (!mm->cfg.max_map_count)
 		mm->cfg.max_map_count = SIM_DEFAULT_MAX_MAP_COUNT;
 	mm->uffd = -1;
-	mm->self_mem = -1;
 	mm->pidfd = -1;
-	ret = vma_tree_init(&mm->tree);
+	/* Room for the live VMAs and for those waiting for a grace period;
+	 * the tree's nodes likewise. */
+	ret = vma_tree_init_cap(&mm->tree, mm->cfg.max_map_count + 65536);
 	if (ret) {
 		free(mm);
 		return ret;
 	}
-
-	arena = mmap(NULL, cfg->arena_size, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (arena == MAP_FAILED) {
-		ret = -errno;
-		vma_tree_destroy(&mm->tree, NULL);
-		free(mm);
-		return ret;
-	}
-	mm->base = (unsigned long)arena;
-	mm->end = mm->base + cfg->arena_size;
+	ret = objpool_init(&mm->vmas, sizeof(struct sim_vma),
+			   _Alignof(struct sim_vma),
+			   4 * mm->cfg.max_map_count + 65536);
+	if (!ret)
+		ret = sim_mm_map_arena(mm);
+	if (ret)
+		goto err;
 	/* The heap starts at the bottom; mmap places top-down. */
 	mm->start_brk = mm->base;
 	atomic_init(&mm->brk, mm->base);
-
 	env = (struct lock_env){
 		.space_start = mm->base, .space_end = mm->end,
 		.vma_lookup = lookup_for_lock, .arg = mm,
@@ -253,33 +306,17 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	ret = cfg->lock->create(&env, &mm->lock);
 	if (ret)
 		goto err;
-	{
-		void *p = mmap(NULL, cfg->arena_size >> SIM_PAGE_SHIFT,
-			       PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-		if (p == MAP_FAILED) {
-			ret = -errno;
-			goto err;
-		}
-		mm->present = p;
-	}
-	if (cfg->source == FAULT_SRC_SYNTHETIC) {
-		sim_mm_place(mm, NULL);
-		mm->self_mem = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-		if (mm->self_mem < 0) {
-			ret = -errno;
-			goto err;
-		}
-	} else {
+	if (cfg->source == FAULT_SRC_SYNTHETIC)
+		ret = sim_mm_place(mm, NULL);
+	else
 		ret = sim_mm_start_uffd(mm);
-		if (ret)
-			goto err;
-	}
-	ret = sim_fault_init_signals();
+	if (!ret)
+		ret = sim_fault_init_signals();
 	if (ret)
 		goto err;
 	probe_process_madvise(mm);
+	/* The RCU callback thread, now rather than in a timed phase. */
+	sim_rcu_prepare();
 	*out = mm;
 	return 0;
 err:
@@ -302,16 +339,17 @@ void sim_mm_destroy(struct sim_mm *mm)
 	sim_mm_stop_handlers(mm);
 	if (mm->uffd >= 0)
 		close(mm->uffd);
-	if (mm->self_mem >= 0)
-		close(mm->self_mem);
 	if (mm->pidfd >= 0)
 		close(mm->pidfd);
-	vma_tree_destroy(&mm->tree, sim_vma_free);
+	/* Waits for RCU callbacks, which free into our pools. */
+	vma_tree_destroy(&mm->tree, NULL);
+	objpool_destroy(&mm->vmas);
 	if (mm->lock)
 		mm->lock->ops->destroy(mm->lock);
 	if (mm->present)
-		munmap((void *)mm->present, mm->cfg.arena_size >> SIM_PAGE_SHIFT);
-	munmap((void *)mm->base, mm->end - mm->base);
+		host_munmap((void *)mm->present, mm->cfg.arena_size >> SIM_PAGE_SHIFT);
+	if (mm->base)
+		host_munmap((void *)mm->base, mm->end - mm->base);
 	free(mm);
 }
 

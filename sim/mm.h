@@ -4,11 +4,16 @@
  * that protects it, the real arena it lives in, and (in uffd mode) the
  * userfaultfd and handler pool that deliver its page faults.
  *
- * The arena is one large anonymous MAP_NORESERVE mapping. Simulated VMAs
- * are placed inside it; the real kernel sees a single VMA, so its own
- * mmap_lock is not what is being measured. In uffd mode the arena is
- * registered with userfaultfd (MISSING) and every first touch of a page
- * becomes a message to the handler pool.
+ * The arena is one large anonymous MAP_NORESERVE mapping, mapped once at
+ * creation and never changed afterwards: the host kernel sees one VMA
+ * whatever the simulated mm does, so its own mmap_lock stays out of the
+ * measurement (uffd/host.h counts every real memory call). Simulated
+ * protection is made real without it: in uffd mode the arena is
+ * registered for MISSING and WP faults — a read-only page is
+ * write-protected, and a write to it arrives as a WP fault the handler
+ * refuses or resolves; pages of PROT_NONE or unmapped ranges are zapped
+ * and every touch of them faults and is refused. In synthetic mode the
+ * present map carries the same state.
  */
 #ifndef VMSIM_MM_H
 #define VMSIM_MM_H
@@ -19,6 +24,7 @@
 #include <stdint.h>
 
 #include "locks/lock_ops.h"
+#include "sim/objpool.h"
 #include "sim/vma.h"
 #include "sim/vma_tree.h"
 #include "uffd/pool.h"
@@ -66,8 +72,8 @@ struct sim_mm {
 	unsigned long base, end;         /* the arena: [base, end) */
 	struct vma_tree tree;
 	struct lock_inst *lock;
+	struct objpool vmas;             /* where VMAs come from */
 	int uffd;                        /* -1 in synthetic mode */
-	int self_mem;                    /* synthetic: /proc/self/mem, or -1 */
 	int pidfd;                       /* for process_madvise on ourselves */
 	bool process_madvise_ok;         /* it zaps our own pages (6.13+) */
 	struct uffd_info uinfo;
@@ -82,7 +88,6 @@ struct sim_mm {
 	struct sim_fault_slot faults[LOCKSTAT_SLOTS];
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */
-	_Atomic bool poisoned;           /* some page got UFFDIO_POISON */
 	unsigned long start_brk;
 	/* The break; changed only inside a tree transaction (the tree's
 	 * mutex), read locklessly by range-locked mmap's gap search. */
@@ -116,6 +121,13 @@ unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
 				 unsigned char state);
 /* Zap the real pages of [start, end) and forget them. */
 void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end);
+/* Make the pages of [start, end) obey vm_flags' access bits (a changed
+ * protection; the caller holds the write side): no access zaps them,
+ * read-only write-protects them, writable lifts that. */
+void sim_mm_protect(struct sim_mm *mm, unsigned long start, unsigned long end,
+		    unsigned long vm_flags);
+/* The userfaultfd features vmsim needs (UFFD_FEATURE_*). */
+#define SIM_UFFD_FEATURES (UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_PAGEFAULT_FLAG_WP)
 /* Forget the pages of [start, end) (their real zap is done by the caller,
  * e.g. one process_madvise for many ranges). */
 void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end);

@@ -11,60 +11,80 @@
 #include <time.h>
 #include <unistd.h>
 
-int res_point_add(struct res_point *p, int m, double v)
+int res_point_reserve(struct res_point *p, int n)
 {
 	/* All metrics grow together; sample index = nsamples of metric 0. */
-	if (p->nsamples >= p->cap) {
-		int cap = p->cap ? p->cap * 2 : 16;
+	if (n <= p->cap)
+		return 0;
+	for (int i = 0; i < RES_MAX_METRICS; i++) {
+		double *a = realloc(p->samples[i], sizeof(double) * (size_t)n);
 
-		for (int i = 0; i < RES_MAX_METRICS; i++) {
-			double *n = realloc(p->samples[i], sizeof(double) * (size_t)cap);
-
-			if (!n)
-				return -ENOMEM;
-			p->samples[i] = n;
-		}
-		p->cap = cap;
+		if (!a)
+			return -ENOMEM;
+		p->samples[i] = a;
 	}
+	p->cap = n;
+	return 0;
+}
+
+int res_point_add(struct res_point *p, int m, double v)
+{
+	if (p->nsamples >= p->cap &&
+	    res_point_reserve(p, p->cap ? p->cap * 2 : 16))
+		return -ENOMEM;
 	p->samples[m][p->nsamples] = v;
 	return 0;
 }
 
-void res_point_collect(struct res_point *p, struct sim_mm *mm)
+void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 {
-	uint64_t f[SIM_FAULT_NKINDS];
 	struct lock_inst *l = mm->lock;
 
-	sim_mm_fault_counts(mm, f);
-	p->vmas += vma_tree_count(&mm->tree);
-	p->mapped_pages += atomic_load_explicit(&mm->map_pages,
-						memory_order_relaxed);
-	p->resident_pages += sim_mm_resident(mm);
-	p->populated += atomic_load_explicit(&mm->populated, memory_order_relaxed);
-	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
-		p->faults[k] += f[k];
-	uffd_counters_add(&p->uffd, &mm->uffd_final);
+	memset(c, 0, sizeof(*c));
+	sim_mm_fault_counts(mm, c->faults);
+	c->vmas = vma_tree_count(&mm->tree);
+	c->mapped_pages = atomic_load_explicit(&mm->map_pages,
+					       memory_order_relaxed);
+	c->resident_pages = sim_mm_resident(mm);
+	c->populated = atomic_load_explicit(&mm->populated, memory_order_relaxed);
+	c->uffd = mm->uffd_final;
 	for (int i = 0; i < l->nclasses && i < LOCK_MAX_CLASSES; i++) {
-		struct res_lockclass *rc = &p->classes[i];
+		struct res_lockclass *rc = &c->classes[i];
 
 		snprintf(rc->name, sizeof(rc->name), "%s", l->classes[i]->name);
-		for (int s = 0; s < LS_NSIDES; s++) {
-			struct lockstat_totals t;
-
-			lockstat_sum(l->classes[i], s, &t);
-			lockstat_totals_add(&rc->side[s], &t);
-		}
+		for (int s = 0; s < LS_NSIDES; s++)
+			lockstat_sum(l->classes[i], s, &rc->side[s]);
 	}
-	if (l->nclasses > p->nclasses)
-		p->nclasses = l->nclasses;
-	if (l->ops->counters) {
-		uint64_t v[LOCK_MAX_COUNTERS];
-		int n = l->ops->counters(l, p->counter_names, v);
+	c->nclasses = l->nclasses < LOCK_MAX_CLASSES ? l->nclasses
+						      : LOCK_MAX_CLASSES;
+	if (l->ops->counters)
+		c->ncounters = l->ops->counters(l, c->counter_names, c->counters);
+}
 
-		for (int i = 0; i < n; i++)
-			p->counters[i] += v[i];
-		p->ncounters = n;
+void res_counters_add(struct res_counters *a, const struct res_counters *b)
+{
+	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
+		a->faults[k] += b->faults[k];
+	uffd_counters_add(&a->uffd, &b->uffd);
+	a->vmas += b->vmas;
+	a->mapped_pages += b->mapped_pages;
+	a->resident_pages += b->resident_pages;
+	a->populated += b->populated;
+	for (int i = 0; i < b->nclasses; i++) {
+		snprintf(a->classes[i].name, sizeof(a->classes[i].name), "%s",
+			 b->classes[i].name);
+		for (int s = 0; s < LS_NSIDES; s++)
+			lockstat_totals_add(&a->classes[i].side[s],
+					    &b->classes[i].side[s]);
 	}
+	if (b->nclasses > a->nclasses)
+		a->nclasses = b->nclasses;
+	for (int i = 0; i < b->ncounters; i++) {
+		a->counter_names[i] = b->counter_names[i];
+		a->counters[i] += b->counters[i];
+	}
+	if (b->ncounters > a->ncounters)
+		a->ncounters = b->ncounters;
 }
 
 void res_file_free(struct res_file *r)
@@ -117,11 +137,28 @@ static json_object *uffd_json(const struct uffd_counters *c)
 	JADD(o, "reads", JU64(c->reads));
 	JADD(o, "copy", JU64(c->copies));
 	JADD(o, "zeropage", JU64(c->zeropages));
+	JADD(o, "unprotect", JU64(c->unprotects));
 	JADD(o, "wake", JU64(c->wakes));
-	JADD(o, "poison", JU64(c->poisons));
+	JADD(o, "refused", JU64(c->refused));
 	JADD(o, "retries", JU64(c->retries));
 	JADD(o, "errors", JU64(c->errors));
 	JADD(o, "other_events", JU64(c->other_events));
+	return o;
+}
+
+/* The host kernel during the timed phases. */
+static json_object *host_json(const struct res_point *p)
+{
+	json_object *o = json_object_new_object(), *calls, *vm;
+
+	calls = json_object_new_object();
+	for (int i = 0; i < HOST_NCALLS; i++)
+		JADD(calls, host_call_name(i), JU64(p->host_calls[i]));
+	JADD(o, "timed_phase_calls", calls);
+	vm = json_object_new_object();
+	for (int i = 0; i < p->vmstat.n; i++)
+		JADD(vm, p->vmstat.name[i], JU64(p->vmstat.v[i]));
+	JADD(o, "vmstat_delta", vm);
 	return o;
 }
 
@@ -145,32 +182,33 @@ static json_object *point_json(const struct res_file *r,
 	JADD(o, "segv", JU64(p->segv));
 	f = json_object_new_object();
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
-		JADD(f, sim_fault_kind_name(k), JU64(p->faults[k]));
+		JADD(f, sim_fault_kind_name(k), JU64(p->c.faults[k]));
 	JADD(o, "faults", f);
 	f = json_object_new_object();
-	JADD(f, "vmas", JU64(p->vmas));
-	JADD(f, "mapped_pages", JU64(p->mapped_pages));
-	JADD(f, "resident_pages", JU64(p->resident_pages));
-	JADD(f, "populated_pages", JU64(p->populated));
+	JADD(f, "vmas", JU64(p->c.vmas));
+	JADD(f, "mapped_pages", JU64(p->c.mapped_pages));
+	JADD(f, "resident_pages", JU64(p->c.resident_pages));
+	JADD(f, "populated_pages", JU64(p->c.populated));
 	JADD(o, "mm", f);
 	if (r->fault_source && !strcmp(r->fault_source, "uffd"))
-		JADD(o, "uffd", uffd_json(&p->uffd));
+		JADD(o, "uffd", uffd_json(&p->c.uffd));
 	l = json_object_new_object();
-	for (int i = 0; i < p->nclasses; i++) {
+	for (int i = 0; i < p->c.nclasses; i++) {
 		json_object *c = json_object_new_object();
 
-		JADD(c, "read", lockside_json(&p->classes[i].side[LS_READ]));
-		JADD(c, "write", lockside_json(&p->classes[i].side[LS_WRITE]));
-		JADD(l, p->classes[i].name, c);
+		JADD(c, "read", lockside_json(&p->c.classes[i].side[LS_READ]));
+		JADD(c, "write", lockside_json(&p->c.classes[i].side[LS_WRITE]));
+		JADD(l, p->c.classes[i].name, c);
 	}
 	JADD(o, "lockstat", l);
-	if (p->ncounters) {
+	if (p->c.ncounters) {
 		json_object *c = json_object_new_object();
 
-		for (int i = 0; i < p->ncounters; i++)
-			JADD(c, p->counter_names[i], JU64(p->counters[i]));
+		for (int i = 0; i < p->c.ncounters; i++)
+			JADD(c, p->c.counter_names[i], JU64(p->c.counters[i]));
 		JADD(o, "scheme_counters", c);
 	}
+	JADD(o, "host", host_json(p));
 	return o;
 }
 

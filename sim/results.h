@@ -12,9 +12,10 @@
 
 #include "locks/lock_ops.h"
 #include "sim/mm.h"
+#include "uffd/host.h"
 #include "uffd/resolve.h"
 
-#define RES_FORMAT_VERSION 1
+#define RES_FORMAT_VERSION 2
 #define RES_MAX_METRICS 16
 
 struct res_metric {
@@ -29,23 +30,38 @@ struct res_lockclass {
 	struct lockstat_totals side[LS_NSIDES];
 };
 
+/*
+ * What one simulated mm counted (faults, uffd, lock statistics, scheme
+ * events). Plain data with no pointers into the process that made it
+ * (counter names point at string constants of the program, the same in a
+ * forked child), so an agent process can hand it back through shared
+ * memory.
+ */
+struct res_counters {
+	uint64_t faults[SIM_FAULT_NKINDS];
+	struct uffd_counters uffd;
+	uint64_t vmas, mapped_pages, resident_pages;  /* at the end */
+	uint64_t populated;              /* pages placed by MAP_POPULATE */
+	int nclasses;
+	struct res_lockclass classes[LOCK_MAX_CLASSES];
+	int ncounters;                   /* scheme event counters */
+	const char *counter_names[LOCK_MAX_COUNTERS];
+	uint64_t counters[LOCK_MAX_COUNTERS];
+};
+
 /* Everything measured at one task count. */
 struct res_point {
 	int tasks;
 	int nsamples;                    /* samples per metric */
 	int cap;
 	double *samples[RES_MAX_METRICS];
-	uint64_t faults[SIM_FAULT_NKINDS];
-	struct uffd_counters uffd;
-	uint64_t vmas, mapped_pages, resident_pages;  /* at the end */
-	uint64_t populated;              /* pages placed by MAP_POPULATE */
 	uint64_t touches;                /* pages the workload touched */
 	uint64_t segv;                   /* simulated SIGSEGVs */
-	int nclasses;
-	struct res_lockclass classes[LOCK_MAX_CLASSES];
-	int ncounters;                   /* scheme event counters */
-	const char *counter_names[LOCK_MAX_COUNTERS];
-	uint64_t counters[LOCK_MAX_COUNTERS];
+	struct res_counters c;
+	/* The host kernel during the timed phases: vmsim's own real memory
+	 * calls (layout-changing ones must be 0), and /proc/vmstat deltas. */
+	uint64_t host_calls[HOST_NCALLS];
+	struct host_vmstat vmstat;
 };
 
 struct res_file {
@@ -60,10 +76,15 @@ struct res_file {
 	struct res_point *points;
 };
 
+/* Room for n samples per metric (so a run never grows them mid-way);
+ * returns 0 or -ENOMEM. */
+int res_point_reserve(struct res_point *p, int n);
 /* Append a sample of metric m to p; returns 0 or -ENOMEM. */
 int res_point_add(struct res_point *p, int m, double v);
-/* Add the mm's counters and lock statistics to p. */
-void res_point_collect(struct res_point *p, struct sim_mm *mm);
+/* The mm's counters and lock statistics. */
+void res_counters_collect(struct res_counters *c, struct sim_mm *mm);
+/* a += b */
+void res_counters_add(struct res_counters *a, const struct res_counters *b);
 void res_file_free(struct res_file *r);
 
 /* The whole result as a JSON object (caller puts it). */

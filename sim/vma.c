@@ -8,31 +8,33 @@
  *
  * VMAs are immutable once in the tree: a split, a merge or a protection
  * change builds new VMAs, swaps them in, and retires the old ones (freed
- * after an RCU grace period). Merging keeps the invariant that no two
+ * by an RCU callback, as vm_area_free() does). Merging keeps the
+ * invariant that no two
  * adjacent VMAs are compatible (same flags, same backing, contiguous
  * offsets), which is what the kernel's vma_merge achieves for anonymous
  * and file mappings that share an anon_vma / file.
  *
  * Every operation checks what can fail before changing anything, or
  * aborts its transaction: a failed call leaves the mm as it was.
+ *
+ * The host kernel's VMA layout never changes here: protection is made
+ * real by sim_mm_protect() (userfaultfd write-protection, zaps), and
+ * munmap and brk shrink zap under the downgraded lock, as the kernel
+ * does after mmap_write_downgrade().
  */
 #include "sim/vma.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
-#include <unistd.h>
 
 #include "sim/fault.h"
 #include "sim/mm.h"
 #include "locks/rcu.h"
-
-#ifndef SYS_process_madvise
-#define SYS_process_madvise 440
-#endif
+#include "uffd/host.h"
 
 unsigned long sim_prot_to_flags(int prot)
 {
@@ -47,9 +49,19 @@ unsigned long sim_prot_to_flags(int prot)
 	return f;
 }
 
-void sim_vma_free(void *v)
+void sim_vma_free(void *p)
 {
-	free(v);
+	struct sim_vma *v = p;
+
+	if (v->pool)
+		objpool_free(v->pool, v);
+	else
+		free(v);
+}
+
+static void vma_free_rcu(struct sim_rcu_head *h)
+{
+	sim_vma_free((char *)h - offsetof(struct sim_vma, rcu));
 }
 
 static unsigned long vma_pages(const struct sim_vma *v)
@@ -65,40 +77,18 @@ static bool vma_compatible(const struct sim_vma *a, const struct sim_vma *b)
 	       a->vm_pgoff + vma_pages(a) == b->vm_pgoff;
 }
 
-/* The real protection that makes the hardware enforce vm_flags. */
-static int real_prot(unsigned long flags)
+static bool vma_anon(const struct sim_vma *v)
 {
-	if (flags & VM_WRITE)
-		return PROT_READ | PROT_WRITE;
-	if (flags & (VM_READ | VM_EXEC))
-		return PROT_READ;
-	return PROT_NONE;
+	return atomic_load_explicit(&v->anon_vma, memory_order_relaxed);
 }
 
 /* --- one transaction on the tree, remembering new VMAs for abort ------- */
 
 struct vma_txn {
 	struct sim_mm *mm;
-	struct sim_vma **added;          /* VMAs created by this operation */
-	size_t nadded, cap;
-	struct vma_lock **removed;       /* to detach once published */
-	size_t nremoved, rcap;
+	struct sim_vma *added;           /* VMAs created by this operation */
+	struct sim_vma *removed;         /* to detach once published */
 };
-
-static int ptr_push(void ***arr, size_t *n, size_t *cap, void *p)
-{
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 8;
-		void **a = realloc(*arr, c * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		*arr = a;
-		*cap = c;
-	}
-	(*arr)[(*n)++] = p;
-	return 0;
-}
 
 static void txn_begin(struct vma_txn *x, struct sim_mm *mm)
 {
@@ -112,37 +102,54 @@ static void txn_end(struct vma_txn *x, int ret)
 
 	if (ret) {
 		vma_tree_abort(&x->mm->tree);
-		for (size_t i = 0; i < x->nadded; i++)
-			free(x->added[i]);
-	} else {
-		vma_tree_publish(&x->mm->tree);
-		/* Published: a reader that still finds a removed VMA through
-		 * an old version must see it detached. Before _end(), which may
-		 * free what this transaction retired. */
-		for (size_t i = 0; l->ops->vma_mark_detached && i < x->nremoved; i++)
-			l->ops->vma_mark_detached(l, x->removed[i]);
-		vma_tree_end(&x->mm->tree);
+		for (struct sim_vma *v = x->added, *n; v; v = n) {
+			n = v->txn_added;
+			sim_vma_free(v);
+		}
+		return;
 	}
-	free(x->added);
-	free(x->removed);
+	vma_tree_publish(&x->mm->tree);
+	/* Published: a reader that still finds a removed VMA through an old
+	 * version must see it detached. Before _end(), which hands what this
+	 * transaction retired to RCU. */
+	for (struct sim_vma *v = x->removed; l->ops->vma_mark_detached && v;
+	     v = v->txn_removed)
+		l->ops->vma_mark_detached(l, &v->vm_lock);
+	vma_tree_end(&x->mm->tree);
+}
+
+/* A VMA from the mm's pool; when it runs dry, wait once for the RCU
+ * callbacks that hold freed VMAs (as reclaim would). */
+static struct sim_vma *vma_alloc(struct sim_mm *mm)
+{
+	struct sim_vma *v = objpool_alloc(&mm->vmas);
+
+	if (!v) {
+		sim_rcu_barrier();
+		v = objpool_alloc(&mm->vmas);
+	}
+	if (v)
+		v->pool = &mm->vmas;
+	return v;
 }
 
 static struct sim_vma *txn_new(struct vma_txn *x, unsigned long start,
 			       unsigned long end, unsigned long flags, int file,
-			       unsigned long pgoff)
+			       unsigned long pgoff, bool anon)
 {
 	struct lock_inst *l = x->mm->lock;
-	struct sim_vma *v = calloc(1, sizeof(*v));
+	struct sim_vma *v = vma_alloc(x->mm);
 
-	if (!v || ptr_push((void ***)&x->added, &x->nadded, &x->cap, v)) {
-		free(v);
+	if (!v)
 		return NULL;
-	}
+	v->txn_added = x->added;
+	x->added = v;
 	v->vm_start = start;
 	v->vm_end = end;
 	v->vm_flags = flags;
 	v->vm_file = file;
 	v->vm_pgoff = pgoff;
+	atomic_init(&v->anon_vma, anon);
 	if (l->ops->vma_init)
 		l->ops->vma_init(l, &v->vm_lock);
 	return v;
@@ -153,16 +160,17 @@ static struct sim_vma *txn_new(struct vma_txn *x, unsigned long start,
 static int txn_remove(struct vma_txn *x, struct sim_vma *v)
 {
 	struct lock_inst *l = x->mm->lock;
-	int ret = ptr_push((void ***)&x->removed, &x->nremoved, &x->rcap,
-			   &v->vm_lock);
+	int ret;
 
-	if (!ret)
-		ret = vma_tree_retire(&x->mm->tree, v, sim_vma_free);
-	if (ret)
-		return ret;
 	if (l->ops->vma_start_write)
 		l->ops->vma_start_write(l, &v->vm_lock);
-	return vma_tree_erase(&x->mm->tree, v);
+	ret = vma_tree_erase(&x->mm->tree, v);
+	if (ret)
+		return ret;
+	v->txn_removed = x->removed;
+	x->removed = v;
+	vma_tree_retire(&x->mm->tree, &v->rcu, vma_free_rcu);
+	return 0;
 }
 
 /* A copy of v covering only [start, end) (inside v). */
@@ -171,7 +179,8 @@ static struct sim_vma *txn_piece(struct vma_txn *x, const struct sim_vma *v,
 				 unsigned long flags)
 {
 	return txn_new(x, start, end, flags, v->vm_file,
-		       v->vm_pgoff + ((start - v->vm_start) >> SIM_PAGE_SHIFT));
+		       v->vm_pgoff + ((start - v->vm_start) >> SIM_PAGE_SHIFT),
+		       vma_anon(v));
 }
 
 /* Split the VMA containing addr (if it straddles addr) in two. */
@@ -211,8 +220,10 @@ static int txn_merge_around(struct vma_txn *x, unsigned long lo,
 			v = n;
 			continue;
 		}
+		/* One anon_vma serves the merged VMA (the kernel merges when
+		 * either has none or they share one). */
 		m = txn_new(x, v->vm_start, n->vm_end, v->vm_flags, v->vm_file,
-			    v->vm_pgoff);
+			    v->vm_pgoff, vma_anon(v) || vma_anon(n));
 		if (!m)
 			return -ENOMEM;
 		ret = txn_remove(x, v);
@@ -249,11 +260,9 @@ static size_t txn_covered(struct vma_txn *x, unsigned long start,
 }
 
 /* Remove [start, end) from the tree, splitting VMAs that straddle its
- * ends. *unmapped counts the pages removed; *not_rw says whether any of
- * them had a real protection other than read-write (holes must be RW so
- * that touches reach the fault path). */
+ * ends. *unmapped counts the pages removed. */
 static int txn_unmap(struct vma_txn *x, unsigned long start, unsigned long end,
-		     unsigned long *unmapped, bool *not_rw)
+		     unsigned long *unmapped)
 {
 	struct sim_mm *mm = x->mm;
 	struct sim_vma *v;
@@ -262,8 +271,6 @@ static int txn_unmap(struct vma_txn *x, unsigned long start, unsigned long end,
 	if (!ret)
 		ret = txn_split_at(x, end);
 	while (!ret && (v = vma_tree_txn_find_intersection(&mm->tree, start, end))) {
-		if (real_prot(v->vm_flags) != (PROT_READ | PROT_WRITE))
-			*not_rw = true;
 		*unmapped += vma_pages(v);
 		ret = txn_remove(x, v);
 	}
@@ -299,7 +306,6 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
 	unsigned long end, unmapped = 0;
-	bool not_rw = false;
 	struct vma_txn x;
 	int ret;
 
@@ -311,19 +317,20 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 	end = start + len;
 	ops->write_begin(mm->lock, start, end, &h);
 	txn_begin(&x, mm);
-	ret = txn_unmap(&x, start, end, &unmapped, &not_rw);
+	ret = txn_unmap(&x, start, end, &unmapped);
 	if (!ret)
 		ret = txn_check_count(&x);   /* punching a hole adds a VMA */
-	if (!ret && not_rw)
-		mprotect((void *)start, len, PROT_READ | PROT_WRITE);
 	txn_end(&x, ret);
-	if (!ret) {
-		atomic_fetch_sub_explicit(&mm->map_pages, unmapped,
-					  memory_order_relaxed);
-		sim_mm_zap(mm, start, end);
+	if (ret) {
+		ops->write_end(mm->lock, &h);
+		return ret;
 	}
-	ops->write_end(mm->lock, &h);
-	return ret;
+	atomic_fetch_sub_explicit(&mm->map_pages, unmapped, memory_order_relaxed);
+	/* vms_complete_munmap_vmas(): downgrade, then free the pages. */
+	ops->write_downgrade(mm->lock, &h);
+	sim_mm_zap(mm, start, end);
+	ops->read_range_end(mm->lock, &h);
+	return 0;
 }
 
 /* --- mmap ------------------------------------------------------------------ */
@@ -381,7 +388,7 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
 	unsigned long vflags, start, pg, unmapped = 0;
-	bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE), not_rw = false;
+	bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
 	struct sim_vma *v;
 	struct vma_txn x;
 	int ret;
@@ -425,8 +432,8 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 	 * so that adjacent anonymous VMAs are always offset-contiguous. */
 	pg = file == SIM_FILE_NONE ? start >> SIM_PAGE_SHIFT : pgoff;
 	if (flags & MAP_FIXED)
-		ret = txn_unmap(&x, start, start + len, &unmapped, &not_rw);
-	v = ret ? NULL : txn_new(&x, start, start + len, vflags, file, pg);
+		ret = txn_unmap(&x, start, start + len, &unmapped);
+	v = ret ? NULL : txn_new(&x, start, start + len, vflags, file, pg, false);
 	if (!ret && !v)
 		ret = -ENOMEM;
 	if (!ret)
@@ -435,9 +442,6 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 		ret = txn_merge_around(&x, start, start + len);
 	if (!ret)
 		ret = txn_check_count(&x);
-	if (!ret && (not_rw || real_prot(vflags) != (PROT_READ | PROT_WRITE)) &&
-	    mprotect((void *)start, len, real_prot(vflags)))
-		ret = -errno;
 	if (!ret) {
 		atomic_fetch_add_explicit(&mm->map_pages,
 			(len >> SIM_PAGE_SHIFT) - unmapped, memory_order_relaxed);
@@ -445,17 +449,16 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 	}
 out:
 	txn_end(&x, ret);
-	/* A new VMA starts with empty page tables: what MAP_FIXED replaced,
-	 * and poison markers left by refused faults in what was a hole, must
-	 * not show through. */
-	if (!ret && ((flags & MAP_FIXED) ||
-		     atomic_load_explicit(&mm->poisoned, memory_order_relaxed)))
+	/* A new VMA starts with empty page tables: what MAP_FIXED replaced
+	 * must not show through (mmap_region() unmaps under the write lock). */
+	if (!ret && (flags & MAP_FIXED) && unmapped)
 		sim_mm_zap(mm, start, start + len);
 	ops->write_end(mm->lock, &h);
 	/* MAP_POPULATE: like mm_populate(), after the write side is dropped,
-	 * under the read side; what a racing munmap took is skipped. */
+	 * under mmap_read_lock (the scheme's mm-wide read side); what a
+	 * racing munmap took is skipped. */
 	if (!ret && (flags & MAP_POPULATE)) {
-		ops->read_range_begin(mm->lock, start, start + len, &h);
+		ops->read_range_begin(mm->lock, start, start + len, 0, &h);
 		sim_populate(mm, start, start + len);
 		ops->read_range_end(mm->lock, &h);
 	}
@@ -470,6 +473,7 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
 	unsigned long nf = sim_prot_to_flags(prot), end;
+	unsigned long lo = ~0UL, hi = 0;     /* what changed */
 	struct vma_txn x;
 	struct sim_vma *v;
 	bool hole;
@@ -499,7 +503,11 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 		struct sim_vma *n;
 
 		if (f == v->vm_flags)
-			continue;
+			continue;        /* mprotect_fixup(): nothing to do */
+		if (v->vm_start < lo)
+			lo = v->vm_start;
+		if (v->vm_end > hi)
+			hi = v->vm_end;
 		n = txn_piece(&x, v, v->vm_start, v->vm_end, f);
 		ret = n ? txn_remove(&x, v) : -ENOMEM;
 		if (!ret)
@@ -510,23 +518,26 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 		ret = txn_merge_around(&x, start, end);
 	if (!ret)
 		ret = txn_check_count(&x);
-	if (!ret && mprotect((void *)start, len, real_prot(nf)))
-		ret = -errno;
 	txn_end(&x, ret);
+	/* change_protection(): the pages of what changed obey it now. */
+	if (!ret && lo < hi)
+		sim_mm_protect(mm, lo, hi, nf);
 	ops->write_end(mm->lock, &h);
 	return ret;
 }
 
 /* --- madvise --------------------------------------------------------------- */
 
-enum { MADV_ZAP, MADV_FORGET, MADV_POPULATE, MADV_CHECK };
+/* What madvise_walk() does to each VMA's part of the range. */
+enum madv_step { MADV_STEP_ZAP, MADV_STEP_FORGET, MADV_STEP_POPULATE,
+		 MADV_STEP_CHECK };
 
 /* Walk the VMAs over [start, end): zap (or only forget) their pages, or
  * populate them. -ENOMEM if part of the range is not mapped (the mapped
  * parts are still done, as in Linux); -EFAULT populating a VMA that may
  * not be written. */
-static int madvise_locked(struct sim_mm *mm, unsigned long start,
-			  unsigned long end, int what)
+static int madvise_walk(struct sim_mm *mm, unsigned long start,
+			unsigned long end, enum madv_step what)
 {
 	unsigned long at = start;
 	int ret = 0;
@@ -539,18 +550,18 @@ static int madvise_locked(struct sim_mm *mm, unsigned long start,
 
 		if (s > at)
 			ret = -ENOMEM;
-		if (what == MADV_ZAP)
+		if (what == MADV_STEP_ZAP)
 			sim_mm_zap(mm, s, e);
-		else if (what == MADV_FORGET)
+		else if (what == MADV_STEP_FORGET)
 			sim_mm_forget(mm, s, e);
-		else if (what == MADV_POPULATE && !(v->vm_flags & VM_WRITE))
+		else if (what == MADV_STEP_POPULATE && !(v->vm_flags & VM_WRITE))
 			ret = ret ? ret : -EFAULT;
 		at = e;
 	}
 	sim_rcu_read_unlock();
 	if (at < end)
 		ret = -ENOMEM;
-	if (what == MADV_POPULATE && !ret)
+	if (what == MADV_STEP_POPULATE && !ret)
 		ret = sim_populate(mm, start, end);
 	return ret;
 }
@@ -576,9 +587,12 @@ int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
 	if (ret || !len)
 		return ret;
 	len = page_align(len);
-	ops->read_range_begin(mm->lock, start, start + len, &h);
-	ret = madvise_locked(mm, start, start + len, advice == MADV_DONTNEED ?
-			     MADV_ZAP : MADV_POPULATE);
+	/* MADV_DONTNEED may be served by a per-VMA lock (Linux 6.16);
+	 * MADV_POPULATE_WRITE faults pages in under mmap_read_lock. */
+	ops->read_range_begin(mm->lock, start, start + len,
+			      advice == MADV_DONTNEED ? LOCK_RANGE_VMA : 0, &h);
+	ret = madvise_walk(mm, start, start + len, advice == MADV_DONTNEED ?
+			   MADV_STEP_ZAP : MADV_STEP_POPULATE);
 	ops->read_range_end(mm->lock, &h);
 	return ret;
 }
@@ -610,16 +624,18 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 		return 0;
 	/* One acquisition for the whole batch, as process_madvise does;
 	 * the range side covers the span of all the ranges. */
-	ops->read_range_begin(mm->lock, lo, hi, &h);
+	ops->read_range_begin(mm->lock, lo, hi,
+			      advice == MADV_DONTNEED ? LOCK_RANGE_VMA : 0, &h);
 	for (i = 0; i < n; i++) {
 		unsigned long s = (unsigned long)iov[i].iov_base;
 		size_t len = iov[i].iov_len;
-		int what = advice == MADV_POPULATE_WRITE ? MADV_POPULATE :
-			   one_syscall ? MADV_CHECK : MADV_ZAP;
+		enum madv_step what = advice == MADV_POPULATE_WRITE ?
+			MADV_STEP_POPULATE : one_syscall ? MADV_STEP_CHECK :
+			MADV_STEP_ZAP;
 
 		*err = madvise_check(mm, s, len, advice);
 		if (!*err && len)
-			*err = madvise_locked(mm, s, s + page_align(len), what);
+			*err = madvise_walk(mm, s, s + page_align(len), what);
 		if (*err)
 			break;
 		done += len;
@@ -628,12 +644,11 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 	 * batches the TLB flushes since SeongJae Park's 2025 series), then
 	 * forgotten by the mm. */
 	if (one_syscall && i) {
-		syscall(SYS_process_madvise, mm->pidfd, iov, (size_t)i,
-			MADV_DONTNEED, 0);
+		host_process_madvise(mm->pidfd, iov, (size_t)i, MADV_DONTNEED);
 		for (int k = 0; k < i; k++)
-			madvise_locked(mm, (unsigned long)iov[k].iov_base,
-				       (unsigned long)iov[k].iov_base +
-				       page_align(iov[k].iov_len), MADV_FORGET);
+			madvise_walk(mm, (unsigned long)iov[k].iov_base,
+				     (unsigned long)iov[k].iov_base +
+				     page_align(iov[k].iov_len), MADV_STEP_FORGET);
 	}
 	ops->read_range_end(mm->lock, &h);
 	return done;
@@ -647,12 +662,11 @@ static int brk_change(struct vma_txn *x, unsigned long lo, unsigned long hi,
 {
 	struct sim_mm *mm = x->mm;
 	unsigned long unmapped = 0;
-	bool not_rw = false;
 	struct sim_vma *v;
 	int ret;
 
 	if (!grow) {
-		ret = txn_unmap(x, lo, hi, &unmapped, &not_rw);
+		ret = txn_unmap(x, lo, hi, &unmapped);
 		if (!ret)
 			ret = txn_check_count(x);
 		if (!ret)
@@ -663,7 +677,7 @@ static int brk_change(struct vma_txn *x, unsigned long lo, unsigned long hi,
 	if (vma_tree_txn_find_intersection(&mm->tree, lo, hi))
 		return -ENOMEM;          /* would grow into another mapping */
 	v = txn_new(x, lo, hi, VM_READ | VM_WRITE | VM_HEAP, SIM_FILE_NONE,
-		    lo >> SIM_PAGE_SHIFT);
+		    lo >> SIM_PAGE_SHIFT, false);
 	ret = v ? vma_tree_insert(&mm->tree, v) : -ENOMEM;
 	if (!ret)
 		ret = txn_merge_around(x, lo, hi);
@@ -710,10 +724,14 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 	if (!ret)
 		atomic_store(&mm->brk, newbrk);   /* under the tree's mutex */
 	txn_end(&x, ret);
-	if (!ret) {
-		if (newbrk < oldbrk && lo < hi)
-			sim_mm_zap(mm, lo, hi);
+	if (!ret)
 		*out = newbrk;
+	if (!ret && newbrk < oldbrk && lo < hi) {
+		/* Shrinking: do_vmi_align_munmap(..., unlock = true). */
+		ops->write_downgrade(mm->lock, &h);
+		sim_mm_zap(mm, lo, hi);
+		ops->read_range_end(mm->lock, &h);
+		return 0;
 	}
 	ops->write_end(mm->lock, &h);
 	return ret;

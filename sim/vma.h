@@ -33,7 +33,12 @@
 
 #define SIM_FILE_NONE (-1)
 
+#include <stdatomic.h>
+
 #include "locks/lock_ops.h"
+#include "locks/rcu.h"
+
+struct objpool;
 
 struct sim_vma {
 	unsigned long vm_start;          /* inclusive, page aligned */
@@ -41,7 +46,16 @@ struct sim_vma {
 	unsigned long vm_flags;          /* VM_* */
 	int vm_file;                     /* simulated file id, or SIM_FILE_NONE */
 	unsigned long vm_pgoff;          /* file offset of vm_start, in pages */
+	/* anon_vma prepared: set by the VMA's first anonymous write fault
+	 * (or populate), under the fault-side lock; kept by splits, merges
+	 * and zaps, as the kernel keeps vma->anon_vma. */
+	_Atomic bool anon_vma;
 	struct vma_lock vm_lock;         /* per-VMA lock state (pervma) */
+	/* Writer-private: links of the transaction that added/removed it,
+	 * and its retirement. */
+	struct sim_vma *txn_added, *txn_removed;
+	struct sim_rcu_head rcu;
+	struct objpool *pool;            /* NULL: malloc'ed (tests) */
 };
 
 struct sim_mm;
@@ -68,9 +82,9 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len);
 
 /* Change the protection of [start, start+len): split, apply, merge, and
- * set the real protection of the arena range so the hardware enforces
- * it. Returns 0, -EINVAL (unaligned) or -ENOMEM (a hole in the range,
- * or too many VMAs). len 0 is a no-op. */
+ * make the pages obey it without touching the host's VMA layout
+ * (sim_mm_protect). Returns 0, -EINVAL (unaligned) or -ENOMEM (a hole in
+ * the range, or too many VMAs). len 0 is a no-op. */
 int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 		    int prot);
 
@@ -100,7 +114,7 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out);
 /* Convert prot (PROT_*) to vm_flags access bits. */
 unsigned long sim_prot_to_flags(int prot);
 
-/* Free a VMA (for vma_tree_destroy and retirement). */
+/* Free a VMA now (to its pool, or free() when it has none). */
 void sim_vma_free(void *v);
 
 #endif

@@ -17,9 +17,10 @@
  * and finally publishes the new root with one release store. Readers
  * load the root with acquire and then only read nodes that were fully
  * written before that store, so they see the tree before or after an
- * update, never in between. Replaced nodes are retired and freed only
- * after an RCU grace period (locks/rcu.h), so a reader still walking an old
- * version never touches freed memory.
+ * update, never in between. Replaced nodes are retired and freed by an
+ * RCU callback (locks/rcu.h) once every reader that could see them is
+ * done, so a reader still walking an old version never touches freed
+ * memory — and no writer ever waits for a grace period.
  *
  * Transactions. A writer's begin..commit may do several inserts and
  * erases (munmap = splits + erases; mmap = merges + insert). They build
@@ -32,7 +33,8 @@
  * underfull node (fewer than VT_MIN slots) with a sibling, or shares the
  * sibling's slots, and drops a root with one child. Height stays
  * O(log n). Every operation reserves the nodes it may need first, so
- * nothing can fail half-way (-ENOMEM comes before any change).
+ * nothing can fail half-way (-ENOMEM comes before any change). Nodes
+ * come from the tree's own pool (sim/objpool.h), reserved at init.
  *
  * Invariants: ranges are disjoint and sorted; every published node is
  * immutable; summaries equal what is below them; every non-root node has
@@ -42,6 +44,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +52,7 @@
 
 #define VT_SLOTS 15                      /* + 1 spare = 16: 2 cache lines */
 #define VT_MIN   (VT_SLOTS / 4)
-#define VT_FLUSH 1024                    /* retired items before a grace period */
+#define VT_DEFAULT_NODES (1UL << 18)     /* node pool of vma_tree_init() */
 
 struct vt_node {
 	/* What a lookup reads comes first, each array two cache lines. One
@@ -62,6 +65,8 @@ struct vt_node {
 	struct vt_node *next_spare;
 	unsigned long start[VT_SLOTS + 1];
 	unsigned long gap[VT_SLOTS + 1];
+	struct sim_rcu_head rcu;         /* retirement */
+	struct objpool *pool;            /* where it goes back to */
 } __attribute__((aligned(64)));
 
 /* --- summaries and slot helpers ---------------------------------------- */
@@ -163,11 +168,27 @@ static bool node_fresh(const struct vma_tree *t, const struct vt_node *n)
 	return n->gen == t->gen;
 }
 
+/* A node from the pool; when it runs dry, callbacks still waiting for a
+ * grace period are what holds the memory: wait for them once (the
+ * kernel's allocator would reclaim too) before giving up. */
+static struct vt_node *vt_pool_get(struct vma_tree *t)
+{
+	struct vt_node *n = objpool_alloc(&t->nodes);
+
+	if (!n) {
+		sim_rcu_barrier();
+		n = objpool_alloc(&t->nodes);
+	}
+	if (n)
+		n->pool = &t->nodes;
+	return n;
+}
+
 /* Make sure `want` spare nodes exist; -ENOMEM before any change. */
 static int vt_reserve(struct vma_tree *t, int want)
 {
 	while (t->nspare < want) {
-		struct vt_node *n = aligned_alloc(64, sizeof(*n));
+		struct vt_node *n = vt_pool_get(t);
 
 		if (!n)
 			return -ENOMEM;
@@ -198,62 +219,40 @@ static void vt_unalloc(struct vma_tree *t, struct vt_node *n)
 	t->nspare++;
 }
 
-/* Make room for `more` entries in l; -ENOMEM. */
-static int vt_list_room(struct vt_list *l, size_t more)
+static void vt_node_free_rcu(struct sim_rcu_head *h)
 {
-	while (l->cap - l->n < more) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct vt_retired *v = realloc(l->v, cap * sizeof(*v));
+	struct vt_node *n = (struct vt_node *)((char *)h -
+					       offsetof(struct vt_node, rcu));
 
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	return 0;
+	objpool_free(n->pool, n);
 }
 
-static int vt_list_add(struct vt_list *l, void *p, void (*fn)(void *))
+static void vt_pending_add(struct vma_tree *t, struct sim_rcu_head *h,
+			   void (*fn)(struct sim_rcu_head *))
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct vt_retired *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->cap = cap;
-	}
-	l->v[l->n++] = (struct vt_retired){ p, fn };
-	return 0;
+	h->fn = fn;
+	h->next = t->pending;
+	t->pending = h;
 }
 
-/* Drop a node from the working version: published ones are retired at
- * commit (pending can grow only by what vt_reserve_ops() made room for). */
+/* Drop a node from the working version: published ones are retired when
+ * the transaction ends. */
 static void vt_drop(struct vma_tree *t, struct vt_node *n)
 {
 	if (node_fresh(t, n))
 		vt_unalloc(t, n);
 	else
-		t->pending.v[t->pending.n++] = (struct vt_retired){ n, free };
+		vt_pending_add(t, &n->rcu, vt_node_free_rcu);
 }
 
 /*
- * Reserve nodes and pending room for one insert or erase: per level at
- * most one copy plus one split (insert) or one copy plus two nodes of a
- * rebalance (erase), and one new root.
+ * Reserve nodes for one insert or erase: per level at most one copy plus
+ * one split (insert) or one copy plus two nodes of a rebalance (erase),
+ * and one new root.
  */
 static int vt_reserve_ops(struct vma_tree *t)
 {
-	int need = 3 * (t->height + 1) + 1;
-	int ret = vt_reserve(t, need);
-
-	/* Room to retire now and to move everything pending at publish. */
-	if (!ret)
-		ret = vt_list_room(&t->pending, (size_t)need);
-	if (!ret)
-		ret = vt_list_room(&t->retired, t->pending.n + (size_t)need);
-	return ret;
+	return vt_reserve(t, 3 * (t->height + 1) + 1);
 }
 
 /* Writable version of n for this transaction. */
@@ -554,31 +553,33 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 
 /* --- transactions --------------------------------------------------------- */
 
-int vma_tree_retire(struct vma_tree *t, void *p, void (*fn)(void *))
+void vma_tree_retire(struct vma_tree *t, struct sim_rcu_head *h,
+		     void (*fn)(struct sim_rcu_head *))
 {
-	int ret = vt_list_room(&t->retired, t->pending.n + 1);
-
-	return ret ? ret : vt_list_add(&t->pending, p, fn);
+	vt_pending_add(t, h, fn);
 }
 
-static void vt_flush(struct vma_tree *t)
+int vma_tree_init_cap(struct vma_tree *t, size_t max_nodes)
 {
-	if (!t->retired.n)
-		return;
-	/* Every reader that could still see these has finished after this. */
-	sim_rcu_synchronize();
-	for (size_t i = 0; i < t->retired.n; i++)
-		t->retired.v[i].fn(t->retired.v[i].p);
-	t->retired.n = 0;
-}
+	int ret;
 
-int vma_tree_init(struct vma_tree *t)
-{
 	memset(t, 0, sizeof(*t));
 	atomic_init(&t->root, NULL);
 	atomic_init(&t->count, 0);
 	t->gen = 1;
-	return -pthread_mutex_init(&t->lock, NULL);
+	ret = objpool_init(&t->nodes, sizeof(struct vt_node),
+			   _Alignof(struct vt_node), max_nodes);
+	if (ret)
+		return ret;
+	ret = -pthread_mutex_init(&t->lock, NULL);
+	if (ret)
+		objpool_destroy(&t->nodes);
+	return ret;
+}
+
+int vma_tree_init(struct vma_tree *t)
+{
+	return vma_tree_init_cap(t, VT_DEFAULT_NODES);
 }
 
 void vma_tree_begin(struct vma_tree *t)
@@ -586,7 +587,7 @@ void vma_tree_begin(struct vma_tree *t)
 	pthread_mutex_lock(&t->lock);
 	t->wroot = atomic_load_explicit(&t->root, memory_order_relaxed);
 	t->wcount = atomic_load_explicit(&t->count, memory_order_relaxed);
-	t->pending.n = 0;
+	t->pending = NULL;
 }
 
 void vma_tree_publish(struct vma_tree *t)
@@ -596,16 +597,22 @@ void vma_tree_publish(struct vma_tree *t)
 	atomic_store_explicit(&t->root, t->wroot, memory_order_release);
 	atomic_store_explicit(&t->count, t->wcount, memory_order_relaxed);
 	t->gen++;                        /* this version is published now */
-	/* Cannot fail: every retire made room in the retired list. */
-	for (size_t i = 0; i < t->pending.n; i++)
-		t->retired.v[t->retired.n++] = t->pending.v[i];
-	t->pending.n = 0;
 }
 
 void vma_tree_end(struct vma_tree *t)
 {
-	if (t->retired.n >= VT_FLUSH)
-		vt_flush(t);
+	struct sim_rcu_head *h = t->pending;
+
+	/* Everything this transaction replaced is freed once the readers
+	 * that may still see it are done; the caller had until now to act
+	 * on it (mark removed VMAs detached). */
+	t->pending = NULL;
+	while (h) {
+		struct sim_rcu_head *next = h->next;
+
+		sim_call_rcu(h, h->fn);
+		h = next;
+	}
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -634,37 +641,38 @@ void vma_tree_abort(struct vma_tree *t)
 	t->height = 0;
 	for (struct vt_node *n = t->wroot; n; n = n->leaf ? NULL : n->slot[0])
 		t->height++;
-	t->pending.n = 0;                /* nothing was replaced after all */
+	t->pending = NULL;               /* nothing was replaced after all */
 	t->gen++;
 	pthread_mutex_unlock(&t->lock);
 }
 
-static void vt_free_all(struct vt_node *n, void (*free_vma)(void *))
+static void vt_free_all(struct vma_tree *t, struct vt_node *n,
+			void (*free_vma)(void *))
 {
 	if (!n)
 		return;
 	for (int i = 0; i < n->n; i++) {
 		if (!n->leaf)
-			vt_free_all(n->slot[i], free_vma);
+			vt_free_all(t, n->slot[i], free_vma);
 		else if (free_vma)
 			free_vma(n->slot[i]);
 	}
-	free(n);
+	objpool_free(&t->nodes, n);
 }
 
 void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *))
 {
-	vt_flush(t);
-	vt_free_all(atomic_load_explicit(&t->root, memory_order_relaxed),
-		     free_vma);
+	/* Callbacks still queued free into our pool: let them run first. */
+	sim_rcu_barrier();
+	vt_free_all(t, atomic_load_explicit(&t->root, memory_order_relaxed),
+		    free_vma);
 	while (t->spare) {
 		struct vt_node *n = t->spare;
 
 		t->spare = n->next_spare;
-		free(n);
+		objpool_free(&t->nodes, n);
 	}
-	free(t->pending.v);
-	free(t->retired.v);
+	objpool_destroy(&t->nodes);
 	pthread_mutex_destroy(&t->lock);
 	memset(t, 0, sizeof(*t));
 }

@@ -18,7 +18,7 @@
  *
  * VMAs in the tree are immutable (range, flags, file): a change replaces
  * the VMA, and the old one is handed to vma_tree_retire() to be freed
- * after a grace period.
+ * by an RCU callback once the transaction has ended.
  */
 #ifndef VMSIM_VMA_TREE_H
 #define VMSIM_VMA_TREE_H
@@ -27,19 +27,11 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "locks/rcu.h"
+#include "sim/objpool.h"
 #include "sim/vma.h"
 
 struct vt_node;
-
-struct vt_retired {
-	void *p;
-	void (*fn)(void *);
-};
-
-struct vt_list {
-	struct vt_retired *v;
-	size_t n, cap;
-};
 
 struct vma_tree {
 	_Atomic(struct vt_node *) root;  /* published: what readers see */
@@ -52,14 +44,16 @@ struct vma_tree {
 	unsigned gen;                    /* nodes with this gen are unpublished */
 	struct vt_node *spare;           /* reserved nodes (free list) */
 	int nspare;
-	struct vt_list pending;          /* retire at commit */
-	struct vt_list retired;          /* free after a grace period */
+	struct sim_rcu_head *pending;    /* retire when the transaction ends */
+	struct objpool nodes;            /* where nodes come from */
 };
 
-/* Returns 0 or -errno. */
+/* Returns 0 or -errno. The default reserves room for 262,144 nodes
+ * (about 4 million VMAs); _cap says how many. */
 int vma_tree_init(struct vma_tree *t);
-/* Frees every node, and every VMA through free_vma (may be NULL). No
- * reader or writer may be active. */
+int vma_tree_init_cap(struct vma_tree *t, size_t max_nodes);
+/* Waits for queued RCU callbacks, then frees every node, and every VMA
+ * through free_vma (may be NULL). No reader or writer may be active. */
 void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *));
 
 /* --- readers (inside sim_rcu_read_lock) ------------------------------- */
@@ -108,9 +102,10 @@ static inline size_t vma_tree_txn_count(const struct vma_tree *t)
 int vma_tree_insert(struct vma_tree *t, struct sim_vma *v);
 /* Remove v (by identity); -ENOENT if it is not in the tree, -ENOMEM. */
 int vma_tree_erase(struct vma_tree *t, struct sim_vma *v);
-/* Free p with fn after commit and a grace period (dropped on abort:
- * the caller still owns p then). -ENOMEM. */
-int vma_tree_retire(struct vma_tree *t, void *p, void (*fn)(void *));
+/* Call fn(h) after the transaction ends and a grace period passes
+ * (dropped on abort: the caller still owns h's object then). */
+void vma_tree_retire(struct vma_tree *t, struct sim_rcu_head *h,
+		     void (*fn)(struct sim_rcu_head *h));
 
 /*
  * Find a free gap of len bytes inside [lo, hi) whose start is a multiple

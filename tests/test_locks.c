@@ -7,10 +7,17 @@
  * never overlaps another holder and a reader never overlaps a writer. The
  * run is bounded: a lost wake-up shows as the alarm firing.
  *
- * Then sim_rwsem's kernel fairness rules: a waiting writer blocks new
- * readers, and contention is counted.
+ * The validator also drives the newer parts of the interface: faults
+ * that ask for a retry (fault_validate) and writes that downgrade to the
+ * read side. Under `none` it must find violations (that proves it can).
+ *
+ * Then sim_rwsem's kernel rules: a waiting writer blocks new readers on
+ * the fast path; a reader steals the lock from a woken writer, unless
+ * that writer has waited long enough to set HANDOFF; downgrade lets the
+ * queued readers in and keeps a queued writer out.
  */
 #include "tests/check_util.h"
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -33,7 +40,7 @@ struct validator {
 	_Atomic int readers[NPAGES];
 	_Atomic int writers[NPAGES];
 	_Atomic long violations;
-	_Atomic long writes, reads, faults;
+	_Atomic long writes, reads, faults, retries;
 };
 
 static void hold_read(struct validator *v, int lo, int hi)
@@ -78,19 +85,40 @@ static void *validator_thread(void *arg)
 		int kind = rand_r(&seed) % 8;
 
 		if (kind == 0) {
+			bool downgrade = rand_r(&seed) % 2;
+
 			ops->write_begin(v->l, BASE + lo * PG, BASE + hi * PG, &h);
 			/* As the mm does: write-lock every VMA it changes. */
 			for (int p = lo; ops->vma_start_write && p < hi; p++)
 				ops->vma_start_write(v->l, &v->vma[p]);
 			hold_write(v, lo, hi, rand_r(&seed) % 8 == 0);
-			ops->write_end(v->l, &h);
+			if (!downgrade) {
+				ops->write_end(v->l, &h);
+				continue;
+			}
+			/* munmap: the same range, now shared with readers. */
+			ops->write_downgrade(v->l, &h);
+			hold_read(v, lo, hi);
+			ops->read_range_end(v->l, &h);
 		} else if (kind == 1) {
-			ops->read_range_begin(v->l, BASE + lo * PG, BASE + hi * PG, &h);
+			ops->read_range_begin(v->l, BASE + lo * PG, BASE + hi * PG,
+					      rand_r(&seed) % 2 ? LOCK_RANGE_VMA : 0, &h);
 			hold_read(v, lo, hi);
 			ops->read_range_end(v->l, &h);
 		} else {
+			unsigned need = rand_r(&seed) % 4 == 0 ? LOCK_NEED_MM : 0;
+
 			atomic_fetch_add(&v->faults, 1);
-			ops->fault_begin(v->l, BASE + lo * PG, &h);
+			ops->fault_begin(v->l, BASE + lo * PG, 0, &h);
+			if (ops->fault_validate &&
+			    ops->fault_validate(v->l, &h, need) == -EAGAIN) {
+				/* As the fault path does: end, retry stronger. */
+				ops->fault_end(v->l, &h);
+				ops->fault_begin(v->l, BASE + lo * PG,
+						 LOCK_FAULT_RETRY, &h);
+				ck_assert_int_eq(ops->fault_validate(v->l, &h, need), 0);
+				atomic_fetch_add(&v->retries, 1);
+			}
 			hold_read(v, lo, lo + 1);
 			ops->fault_end(v->l, &h);
 		}
@@ -99,15 +127,16 @@ static void *validator_thread(void *arg)
 }
 
 /* Page p is VMA p: pervma's lock_vma_under_rcu finds it lock-free. */
-static void *page_vma(void *arg, unsigned long addr, struct vma_lock **lock)
+static bool page_vma(void *arg, unsigned long addr, struct lock_vma *out)
 {
 	struct validator *v = arg;
 	unsigned long p = (addr - BASE) / PG;
 
 	if (addr < BASE || p >= NPAGES)
-		return NULL;
-	*lock = &v->vma[p];
-	return &v->vma[p];              /* the VMA's identity */
+		return false;
+	*out = (struct lock_vma){ &v->vma[p], &v->vma[p], BASE + p * PG,
+				  BASE + (p + 1) * PG };
+	return true;
 }
 
 static void validate(const struct lock_ops *ops)
@@ -135,15 +164,21 @@ static void validate(const struct lock_ops *ops)
 	for (int i = 0; i < NTHREADS; i++)
 		pthread_join(t[i], NULL);
 	alarm(0);
-	ck_assert_int_eq(atomic_load(&v->reads) + atomic_load(&v->writes),
+	/* A downgraded write is a write and a read. */
+	ck_assert_int_ge(atomic_load(&v->reads) + atomic_load(&v->writes),
 			 NTHREADS * ROUNDS);
-	printf("validate %-10s %ld reads, %ld writes (%ld faults), %ld violations\n",
-	       ops->name, atomic_load(&v->reads), atomic_load(&v->writes),
-	       atomic_load(&v->faults), atomic_load(&v->violations));
+	printf("validate %-10s %ld reads, %ld writes (%ld faults, %ld retried), "
+	       "%ld violations\n", ops->name, atomic_load(&v->reads),
+	       atomic_load(&v->writes), atomic_load(&v->faults),
+	       atomic_load(&v->retries), atomic_load(&v->violations));
 	if (ops->excludes)
 		ck_assert_msg(atomic_load(&v->violations) == 0,
 			      "%s: %ld exclusion violations", ops->name,
 			      atomic_load(&v->violations));
+	else                             /* the validator can fail */
+		ck_assert_msg(atomic_load(&v->violations) > 0,
+			      "%s: no violations found without exclusion",
+			      ops->name);
 	/* Every scheme accounts every acquisition in some class. */
 	for (int c = 0; c < v->l->nclasses; c++)
 		for (int s = 0; s < LS_NSIDES; s++) {
@@ -152,18 +187,22 @@ static void validate(const struct lock_ops *ops)
 		}
 	ck_assert_uint_ge(acq, (uint64_t)NTHREADS * ROUNDS);
 	/* pervma: most faults took the VMA lock; every fault is counted once
-	 * as a success or a fallback (abort). */
-	if (ops->counters) {
+	 * as a success, a fallback (abort) or a retry. */
+	if (ops->vma_start_write && ops->counters) {
 		int n = ops->counters(v->l, names, vals);
-		uint64_t ok = 0, abort = 0;
+		uint64_t ok = 0, abort = 0, retry = 0;
 
 		for (int i = 0; i < n; i++) {
 			if (!strcmp(names[i], "vma_lock_success"))
 				ok = vals[i];
 			if (!strcmp(names[i], "vma_lock_abort"))
 				abort = vals[i];
+			if (!strcmp(names[i], "vma_lock_retry"))
+				retry = vals[i];
 		}
-		ck_assert_uint_eq(ok + abort, (uint64_t)atomic_load(&v->faults));
+		ck_assert_uint_eq(ok + abort + retry,
+				  (uint64_t)atomic_load(&v->faults));
+		ck_assert_uint_eq(retry, (uint64_t)atomic_load(&v->retries));
 		ck_assert_uint_gt(ok, abort);
 	}
 	ops->destroy(v->l);
@@ -204,7 +243,9 @@ START_TEST(test_rwsem_writer_blocks_new_readers)
 	ck_assert_int_eq(sim_rwsem_init(&f.s, cls), 0);
 	t0 = sim_down_read(&f.s);
 	pthread_create(&w, NULL, fair_writer, &f);
-	usleep(100 * 1000);                  /* the writer is queued now */
+	while (sim_rwsem_nr_waiters(&f.s) < 1)   /* the writer is queued */
+		usleep(100);
+	usleep(10 * 1000);                   /* a wait to account */
 	ck_assert_int_eq(atomic_load(&f.writer_done), 0);
 	/* A new reader must not overtake the waiting writer. */
 	ck_assert(!sim_down_read_trylock(&f.s, &t1));
@@ -217,9 +258,186 @@ START_TEST(test_rwsem_writer_blocks_new_readers)
 	lockstat_sum(cls, LS_WRITE, &tot);
 	ck_assert_uint_eq(tot.acquisitions, 1);
 	ck_assert_uint_eq(tot.contentions, 1);
-	ck_assert_uint_ge(tot.wait_total, 50 * 1000 * 1000);   /* >= 50 ms */
+	ck_assert_uint_ge(tot.wait_total, 10 * 1000 * 1000);   /* >= 10 ms */
 	sim_rwsem_destroy(&f.s);
 	lockstat_class_free(cls);
+}
+END_TEST
+
+/* A thread that takes the lock (write or read), records when, holds it
+ * until told, and releases. */
+struct taker {
+	struct sim_rwsem *s;
+	bool write;
+	_Atomic int held;                /* 1 while held */
+	_Atomic uint64_t when;           /* ns, when it got the lock */
+	_Atomic int release;
+	pthread_t th;
+};
+
+static void *taker_main(void *arg)
+{
+	struct taker *k = arg;
+	uint64_t t = k->write ? sim_down_write(k->s) : sim_down_read(k->s);
+
+	atomic_store(&k->when, lockstat_now());
+	atomic_store(&k->held, 1);
+	while (!atomic_load(&k->release))
+		usleep(100);
+	atomic_store(&k->held, 0);
+	if (k->write)
+		sim_up_write(k->s, t);
+	else
+		sim_up_read(k->s, t);
+	return NULL;
+}
+
+static void taker_start(struct taker *k, struct sim_rwsem *s, bool write)
+{
+	*k = (struct taker){ .s = s, .write = write };
+	pthread_create(&k->th, NULL, taker_main, k);
+}
+
+static void taker_finish(struct taker *k)
+{
+	atomic_store(&k->release, 1);
+	pthread_join(k->th, NULL);
+}
+
+static void wait_waiters(struct sim_rwsem *s, int n)
+{
+	while (sim_rwsem_nr_waiters(s) < n)
+		usleep(100);
+}
+
+static uint64_t rwsem_event(struct sim_rwsem *s, const char *name)
+{
+	const char *names[LOCK_MAX_COUNTERS];
+	uint64_t vals[LOCK_MAX_COUNTERS];
+	int n = sim_rwsem_counters(s, names, vals);
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return vals[i];
+	return 0;
+}
+
+/*
+ * A writer woken by up_write() is not handed the lock: it must compete
+ * again, and a reader that comes first steals it (rwsem_down_read_slowpath
+ * "reader optimistic lock stealing"). The woken writer needs a few
+ * microseconds to run; the reader is already running, so it wins — in
+ * at least one of 20 rounds, whatever the scheduler does. A rwsem that
+ * grants the head writer directly never lets the reader in first.
+ */
+START_TEST(test_rwsem_reader_steals_from_woken_writer)
+{
+	struct sim_rwsem s;
+	int steals = 0;
+
+	ck_assert_int_eq(sim_rwsem_init(&s, NULL), 0);
+	for (int round = 0; round < 20 && !steals; round++) {
+		uint64_t tw = sim_down_write(&s), tr;
+		struct taker w;
+
+		taker_start(&w, &s, true);
+		wait_waiters(&s, 1);
+		sim_up_write(&s, tw);             /* wakes w; does not grant */
+		tr = sim_down_read(&s);
+		/* Did we get in before the woken writer? */
+		if (!atomic_load(&w.held) && sim_rwsem_nr_waiters(&s) == 1)
+			steals++;
+		sim_up_read(&s, tr);
+		taker_finish(&w);
+	}
+	ck_assert_msg(steals > 0, "a reader never overtook a woken writer");
+	ck_assert_uint_ge(rwsem_event(&s, "rwsem_rlock_steal"), 1);
+	sim_rwsem_destroy(&s);
+}
+END_TEST
+
+/*
+ * A writer that has waited more than 4 ms and still loses sets HANDOFF:
+ * from then on no reader may steal, and the writer gets the lock before
+ * a reader that arrives after it (rwsem_try_write_lock, RWSEM_WAIT_TIMEOUT).
+ */
+START_TEST(test_rwsem_handoff_stops_stealing)
+{
+	struct sim_rwsem s;
+	bool done = false;
+
+	ck_assert_int_eq(sim_rwsem_init(&s, NULL), 0);
+	for (int round = 0; round < 20 && !done; round++) {
+		uint64_t tw = sim_down_write(&s), tr, t;
+		struct taker w, r2;
+
+		taker_start(&w, &s, true);
+		wait_waiters(&s, 1);
+		usleep(6000);                     /* w has waited > 4 ms */
+		sim_up_write(&s, tw);
+		tr = sim_down_read(&s);           /* steal (usually) */
+		if (atomic_load(&w.held)) {       /* w was faster: try again */
+			sim_up_read(&s, tr);
+			taker_finish(&w);
+			continue;
+		}
+		/* w retries, fails (we hold it) and sets HANDOFF. */
+		while (!sim_rwsem_has_handoff(&s))
+			usleep(100);
+		/* Now even a trylock fails, and a new reader queues. */
+		ck_assert(!sim_down_read_trylock(&s, &t));
+		taker_start(&r2, &s, false);
+		wait_waiters(&s, 2);
+		ck_assert_int_eq(atomic_load(&r2.held), 0);
+		sim_up_read(&s, tr);              /* w gets it, then r2 */
+		while (!atomic_load(&w.held))
+			usleep(100);
+		ck_assert_int_eq(atomic_load(&r2.held), 0);
+		taker_finish(&w);
+		while (!atomic_load(&r2.held))
+			usleep(100);
+		ck_assert_uint_lt(atomic_load(&w.when), atomic_load(&r2.when));
+		taker_finish(&r2);
+		done = true;
+	}
+	ck_assert_msg(done, "the woken writer always won the race");
+	ck_assert_uint_ge(rwsem_event(&s, "rwsem_wlock_handoff"), 1);
+	sim_rwsem_destroy(&s);
+}
+END_TEST
+
+/*
+ * downgrade_write(): the writer keeps a read lock; the readers queued
+ * behind it get in at once; a queued writer waits for all of them.
+ */
+START_TEST(test_rwsem_downgrade)
+{
+	struct sim_rwsem s;
+	struct taker r1, r2, w3;
+	uint64_t t;
+
+	ck_assert_int_eq(sim_rwsem_init(&s, NULL), 0);
+	t = sim_down_write(&s);
+	taker_start(&r1, &s, false);
+	taker_start(&r2, &s, false);
+	wait_waiters(&s, 2);
+	taker_start(&w3, &s, true);
+	wait_waiters(&s, 3);
+	t = sim_downgrade_write(&s, t);
+	ck_assert(!sim_rwsem_is_write_locked(&s));
+	while (!atomic_load(&r1.held) || !atomic_load(&r2.held))
+		usleep(100);
+	ck_assert_int_eq(atomic_load(&w3.held), 0);
+	ck_assert_int_eq(sim_rwsem_nr_waiters(&s), 1);
+	taker_finish(&r1);
+	taker_finish(&r2);
+	usleep(1000);
+	ck_assert_int_eq(atomic_load(&w3.held), 0);   /* we still read */
+	sim_up_read(&s, t);
+	while (!atomic_load(&w3.held))
+		usleep(100);
+	taker_finish(&w3);
+	sim_rwsem_destroy(&s);
 }
 END_TEST
 
@@ -300,7 +518,7 @@ static void *req_thread(void *arg)
 	if (r->writer)
 		r->l->ops->write_begin(r->l, r->start, r->end, &r->h);
 	else
-		r->l->ops->read_range_begin(r->l, r->start, r->end, &r->h);
+		r->l->ops->read_range_begin(r->l, r->start, r->end, 0, &r->h);
 	atomic_store(&r->held, 1);
 	while (!atomic_load(&r->release))
 		usleep(1000);
@@ -352,6 +570,41 @@ START_TEST(test_range_fifo)
 }
 END_TEST
 
+/* A downgraded range lets the overlapping reader queued behind it in,
+ * not the overlapping writer. */
+START_TEST(test_range_downgrade)
+{
+	struct lock_env env = { .space_start = BASE, .space_end = BASE + 64 * PG };
+	struct lock_inst *l;
+	struct lock_handle h = { 0 };
+	struct req r = { .start = BASE + 5 * PG, .end = BASE + 6 * PG };
+	struct req w = { .start = BASE + 5 * PG, .end = BASE + 6 * PG, .writer = true };
+	pthread_t tr, tw;
+
+	ck_assert_int_eq(range_lock_ops.create(&env, &l), 0);
+	r.l = w.l = l;
+	l->ops->write_begin(l, BASE, BASE + 10 * PG, &h);
+	pthread_create(&tr, NULL, req_thread, &r);
+	pthread_create(&tw, NULL, req_thread, &w);
+	usleep(20000);
+	ck_assert_int_eq(atomic_load(&r.held), 0);
+	l->ops->write_downgrade(l, &h);
+	while (!atomic_load(&r.held))
+		usleep(1000);
+	usleep(20000);
+	ck_assert_int_eq(atomic_load(&w.held), 0);
+	atomic_store(&r.release, 1);
+	pthread_join(tr, NULL);
+	ck_assert_int_eq(atomic_load(&w.held), 0);   /* we still read */
+	l->ops->read_range_end(l, &h);
+	while (!atomic_load(&w.held))
+		usleep(1000);
+	atomic_store(&w.release, 1);
+	pthread_join(tw, NULL);
+	range_lock_ops.destroy(l);
+}
+END_TEST
+
 /* range-full: even disjoint writers exclude each other. */
 START_TEST(test_range_full_is_global)
 {
@@ -388,7 +641,11 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, test_validate_scheme, 0, lock_nschemes);
 	tcase_add_test(tf, test_rwsem_writer_blocks_new_readers);
+	tcase_add_test(tf, test_rwsem_reader_steals_from_woken_writer);
+	tcase_add_test(tf, test_rwsem_handoff_stops_stealing);
+	tcase_add_test(tf, test_rwsem_downgrade);
 	tcase_add_test(tf, test_rwsem_grant_churn);
+	tcase_add_test(tf, test_range_downgrade);
 	tcase_add_test(tf, test_range_fifo);
 	tcase_add_test(tf, test_range_full_is_global);
 	suite_add_tcase(s, tc);

@@ -10,6 +10,7 @@
  * TSan builds too.
  */
 #include "tests/check_util.h"
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ static unsigned long sum(unsigned long s, unsigned long e)
 
 static struct sim_vma *mk(unsigned long s, unsigned long e)
 {
-	struct sim_vma *v = malloc(sizeof(*v));
+	struct sim_vma *v = calloc(1, sizeof(*v));
 
 	v->vm_start = s;
 	v->vm_end = e;
@@ -40,8 +41,12 @@ static struct sim_vma *mk(unsigned long s, unsigned long e)
 	return v;
 }
 
-static void scribble_free(void *p)
+/* Freed after a grace period: a reader that still used it would see the
+ * scribble (or ASan the free). */
+static void scribble_free(struct sim_rcu_head *h)
 {
+	void *p = (char *)h - offsetof(struct sim_vma, rcu);
+
 	memset(p, 0x5a, sizeof(struct sim_vma));
 	free(p);
 }
@@ -107,13 +112,13 @@ static void mutate(struct shared *s, unsigned *seed)
 		unsigned long mid = v->vm_start + P *
 			(1 + (unsigned long)rand_r(seed) % ((v->vm_end - v->vm_start) / P - 1));
 
-		vma_tree_retire(t, v, scribble_free);
+		vma_tree_retire(t, &v->rcu, scribble_free);
 		vma_tree_erase(t, v);
 		vma_tree_insert(t, mk(v->vm_start, mid));
 		vma_tree_insert(t, mk(mid, v->vm_end));
 	} else if ((n = vma_tree_txn_find(t, v->vm_end)) && n->vm_start == v->vm_end) {
-		vma_tree_retire(t, v, scribble_free);
-		vma_tree_retire(t, n, scribble_free);
+		vma_tree_retire(t, &v->rcu, scribble_free);
+		vma_tree_retire(t, &n->rcu, scribble_free);
 		vma_tree_erase(t, v);
 		vma_tree_erase(t, n);
 		vma_tree_insert(t, mk(v->vm_start, n->vm_end));

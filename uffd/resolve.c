@@ -2,7 +2,11 @@
 #include "uffd/resolve.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "uffd/uffd.h"
 
@@ -12,8 +16,9 @@ void uffd_counters_add(struct uffd_counters *a, const struct uffd_counters *b)
 	a->reads += b->reads;
 	a->copies += b->copies;
 	a->zeropages += b->zeropages;
+	a->unprotects += b->unprotects;
 	a->wakes += b->wakes;
-	a->poisons += b->poisons;
+	a->refused += b->refused;
 	a->retries += b->retries;
 	a->errors += b->errors;
 	a->other_events += b->other_events;
@@ -58,11 +63,13 @@ static int resolve_failed(int fd, unsigned long dst, size_t len,
 }
 
 int uffd_resolve_copy(int fd, unsigned long dst, const void *src,
-		      size_t len, bool dontwake, struct uffd_counters *c)
+		      size_t len, bool dontwake, bool wp,
+		      struct uffd_counters *c)
 {
 	struct uffdio_copy cp = {
 		.dst = dst, .src = (uintptr_t)src, .len = len,
-		.mode = dontwake ? UFFDIO_COPY_MODE_DONTWAKE : 0,
+		.mode = (dontwake ? UFFDIO_COPY_MODE_DONTWAKE : 0) |
+			(wp ? UFFDIO_COPY_MODE_WP : 0),
 	};
 
 	while (ioctl(fd, UFFDIO_COPY, &cp) < 0) {
@@ -101,20 +108,36 @@ int uffd_resolve_zeropage(int fd, unsigned long dst, size_t len,
 	return 0;
 }
 
-int uffd_resolve_poison(int fd, unsigned long dst, size_t len,
-			struct uffd_counters *c)
+int uffd_writeprotect(int fd, unsigned long start, size_t len, bool wp,
+		      bool dontwake)
 {
-	struct uffdio_poison p = {
-		.range = { .start = dst, .len = len }, .mode = 0,
+	struct uffdio_writeprotect w = {
+		.range = { .start = start, .len = len },
+		.mode = (wp ? UFFDIO_WRITEPROTECT_MODE_WP : 0) |
+			(dontwake ? UFFDIO_WRITEPROTECT_MODE_DONTWAKE : 0),
 	};
 
-	while (ioctl(fd, UFFDIO_POISON, &p) < 0) {
-		int ret = resolve_failed(fd, dst, len, c);
+	while (ioctl(fd, UFFDIO_WRITEPROTECT, &w) < 0)
+		if (errno != EAGAIN)
+			return -errno;
+	return 0;
+}
 
-		if (ret <= 0)
-			return ret;
-		p.updated = 0;
+int uffd_refuse(pid_t tid, unsigned long addr, struct uffd_counters *c)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	si.si_signo = UFFD_REFUSE_SIGNAL;
+	si.si_code = SI_QUEUE;
+	si.si_pid = getpid();
+	si.si_uid = getuid();
+	si.si_value.sival_ptr = (void *)addr;
+	if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, UFFD_REFUSE_SIGNAL,
+		    &si) < 0) {
+		c->errors++;
+		return -errno;
 	}
-	c->poisons++;
+	c->refused++;
 	return 0;
 }

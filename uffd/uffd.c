@@ -61,12 +61,12 @@ int uffd_api(int fd, uint64_t want, struct uffd_info *info)
 	return 0;
 }
 
-int uffd_register_missing(int fd, void *addr, size_t len,
-			  uint64_t *range_ioctls)
+int uffd_register(int fd, void *addr, size_t len, uint64_t mode,
+		  uint64_t *range_ioctls)
 {
 	struct uffdio_register reg = {
 		.range = { .start = (uintptr_t)addr, .len = len },
-		.mode = UFFDIO_REGISTER_MODE_MISSING,
+		.mode = mode,
 	};
 
 	if (ioctl(fd, UFFDIO_REGISTER, &reg) < 0)

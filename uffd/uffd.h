@@ -63,10 +63,10 @@ int uffd_open(int extra_flags, bool *via_dev, int *dev_errno);
  * lacks are dropped and not requested). Fills info. Returns 0 or -errno. */
 int uffd_api(int fd, uint64_t want, struct uffd_info *info);
 
-/* Register [addr, addr+len) in MISSING mode; *range_ioctls gets the
- * ioctls allowed on it. Returns 0 or -errno. */
-int uffd_register_missing(int fd, void *addr, size_t len,
-			  uint64_t *range_ioctls);
+/* Register [addr, addr+len) in mode (UFFDIO_REGISTER_MODE_*);
+ * *range_ioctls gets the ioctls allowed on it. Returns 0 or -errno. */
+int uffd_register(int fd, void *addr, size_t len, uint64_t mode,
+		  uint64_t *range_ioctls);
 int uffd_unregister(int fd, void *addr, size_t len);
 
 /* Name of feature bit `bit` ("POISON", "MOVE", ...), or NULL. */

@@ -5,9 +5,16 @@
  * tests: the runner owns tasks, the start barrier, timing and samples; the
  * plugin owns one loop.
  *
- * Per iteration the runner calls setup() once (single-threaded), task()
- * on each of the N tasks at once (after a start barrier), teardown() once,
- * then report() to turn what was measured into the metric values.
+ * Per iteration the runner calls setup() once per simulated mm, task()
+ * on each of the N tasks at once (after a start gate), teardown() once
+ * per mm, then report() to turn what was measured into the metric
+ * values. Tasks are threads (--mode threads: one mm) or threads of
+ * forked processes (--mode processes: an mm, and a real host process,
+ * per task); a task sees no difference.
+ *
+ * A task must not change the host's address space (uffd/host.h): no
+ * malloc of large buffers, no real mmap; anything it needs comes from
+ * setup().
  */
 #ifndef VMSIM_WORKLOAD_H
 #define VMSIM_WORKLOAD_H
@@ -40,23 +47,27 @@ struct wl_task {
 	const struct wl_opts *o;
 	void *shared;                    /* what setup() returned */
 	bool background;                 /* runs until the others finish */
-	const _Atomic bool *stop;        /* set when the foreground is done */
+	const _Atomic int *stop;         /* non-zero: the foreground is done */
+	const _Atomic int *interrupt;    /* non-zero: the run is stopping */
 	_Atomic uint64_t ops;            /* the workload's unit of work; only
 					  * this task writes it (wl_add_ops) */
 	uint64_t touches;                /* pages touched (wl_touch) */
 	uint64_t segv;                   /* touches refused: SIGSEGV */
 	double phase[RES_MAX_METRICS];   /* seconds per timed phase, if any */
 	/* For the runner's watchdog: when the current touch began
-	 * (wl_coarse_ns() + 1; 0 when not touching) and where. */
+	 * (wl_coarse_ns() + 1; 0 when not touching), where, and who. */
 	_Atomic uint64_t touch_since;
 	_Atomic unsigned long touch_addr;
+	_Atomic int tid;
 } __attribute__((aligned(64)));
 
 /* What the runner measured over one iteration. */
 struct wl_iter {
 	int ntasks;
 	double elapsed;                  /* s, first start to last finish */
-	double user, sys;                /* s, summed over tasks */
+	double cpu;                      /* s, tasks' CPU (thread CPU clocks) */
+	double user, sys;                /* s, cpu split as the kernel's
+					  * tick sampling splits it */
 	double handler;                  /* s, CPU of the uffd handlers */
 	uint64_t ops, touches, segv;     /* summed over foreground tasks */
 	uint64_t bg_ops;                 /* summed over background tasks */
@@ -94,9 +105,6 @@ struct workload {
 	void (*report)(const struct wl_iter *it, double *values);
 };
 
-/* Set (asynchronously: from a signal handler or the watchdog) to stop
- * every task: a signal number, or -1 for the watchdog. */
-extern _Atomic int wl_interrupt_sig;
 /* A cheap clock for stamping touches: CLOCK_MONOTONIC_COARSE (vDSO,
  * a few ns, resolution of a tick), in ns. */
 static inline uint64_t wl_coarse_ns(void)
@@ -140,7 +148,7 @@ static inline void wl_add_ops(struct wl_task *t, uint64_t n)
 static inline bool wl_should_stop(const struct wl_task *t)
 {
 	return atomic_load_explicit(t->stop, memory_order_acquire) ||
-	       atomic_load_explicit(&wl_interrupt_sig, memory_order_relaxed);
+	       atomic_load_explicit(t->interrupt, memory_order_relaxed);
 }
 
 /*

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * objpool — fixed-size objects (VMAs, tree nodes) from one region that is
+ * reserved when the simulated mm is created (MAP_NORESERVE: memory is
+ * taken as objects are first used), with a free list.
+ *
+ * Why not malloc: glibc's allocator grows and trims its arenas with real
+ * mmap, mprotect and munmap, which would put the host kernel's
+ * mmap_write_lock back into the timed phase (see uffd/host.h). The pool
+ * asks the host for memory once, at set-up.
+ *
+ * Thread-safe (a mutex: objects are freed by the RCU callback thread
+ * while writers allocate). Exhaustion is -ENOMEM for the operation, as a
+ * kernel allocation failure would be.
+ */
+#ifndef VMSIM_OBJPOOL_H
+#define VMSIM_OBJPOOL_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+struct objpool {
+	char *base;                      /* the reserved region */
+	size_t objsize;                  /* rounded up to align */
+	size_t cap, next;                /* objects reserved, used so far */
+	void *free;                      /* free list, linked through objects */
+	size_t live;                     /* allocated and not freed */
+	pthread_mutex_t lock;
+};
+
+/* Reserve room for cap objects of size bytes aligned to align (a power
+ * of two). Returns 0 or -errno. */
+int objpool_init(struct objpool *p, size_t size, size_t align, size_t cap);
+/* Release the region. Every object must be free (or abandoned). */
+void objpool_destroy(struct objpool *p);
+/* A zeroed object, or NULL when the pool is exhausted. */
+void *objpool_alloc(struct objpool *p);
+void objpool_free(struct objpool *p, void *obj);
+/* Objects allocated and not freed. */
+size_t objpool_live(struct objpool *p);
+
+#endif

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * watchdog — a thread beside each agent that every 100 ms looks at the
+ * agent's tasks: one that has been inside a touch for longer than
+ * --fault-timeout has a fault nobody answered (touches are stamped with
+ * wl_coarse_ns(), a clock that needs no one to advance it, so a watchdog
+ * scheduled late cannot mistake a new touch for an old one). It says
+ * which address, which task, and what every handler of the mm is doing;
+ * refuses the fault itself (uffd: the refusal signal, so the task leaves
+ * the touch); and stops the run. If the run has not stopped 3 s later it
+ * exits the process: a CI job must never hang.
+ */
+#include "workloads/watchdog.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct watchdog {
+	pthread_t thread;
+	_Atomic bool stop;
+	double timeout;                  /* s */
+	struct wl_task *const *tasks;
+	int n;
+	struct sim_mm *mm;
+	_Atomic int *interrupt;
+};
+
+static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
+		      uint64_t since)
+{
+	unsigned long addr = atomic_load_explicit(&t->touch_addr,
+						  memory_order_relaxed);
+	struct sim_mm *mm = w->mm;
+	struct uffd_counters dummy = { 0 };
+
+	fprintf(stderr, "vmsim: watchdog: the fault at %#lx (task %d) has not "
+		"been resolved after %.1f s\n", addr, t->id,
+		(double)(now - since) / 1e9);
+	for (int h = 0; mm->pool && h < uffd_pool_size(mm->pool); h++) {
+		const struct uffd_handler_state *st = uffd_pool_state(mm->pool, h);
+		unsigned long busy = atomic_load(&st->addr);
+		uffd_phase_t *ph = atomic_load_explicit(&st->phase,
+							memory_order_acquire);
+		const char *what = ph ? atomic_load_explicit(ph,
+				memory_order_relaxed) : NULL;
+		uint64_t began = atomic_load(&st->since_ns);  /* coarse, as now */
+
+		if (busy)
+			fprintf(stderr, "vmsim: watchdog:   handler %d: busy with "
+				"%#lx for %.1f s: %s\n", h, busy,
+				(double)(now > began ? now - began : 0) / 1e9,
+				what ? what : "before the fault path");
+		else
+			fprintf(stderr, "vmsim: watchdog:   handler %d: idle, "
+				"waiting for messages\n", h);
+	}
+	if (!mm->pool) {
+		fprintf(stderr, "vmsim: watchdog:   (synthetic faults: the task "
+			"itself is stuck in the fault path)\n");
+		fprintf(stderr, "vmsim: watchdog: stopping the run\n");
+		return;
+	}
+	/* Answer the fault ourselves so the task can leave it. */
+	uffd_refuse(atomic_load(&t->tid), addr, &dummy);
+	fprintf(stderr, "vmsim: watchdog: refused the fault; stopping the run\n");
+}
+
+static void *wd_main(void *arg)
+{
+	struct watchdog *w = arg;
+	uint64_t fired = 0;
+
+	for (int tick = 0; !atomic_load(&w->stop); tick++) {
+		uint64_t now = wl_coarse_ns();
+
+		if (fired && now - fired > 3000000000ull) {
+			fprintf(stderr, "vmsim: watchdog: the run did not stop "
+				"after the timeout; exiting\n");
+			_exit(3);
+		}
+		for (int i = 0; !fired && tick % 10 == 0 && i < w->n; i++) {
+			uint64_t since = atomic_load_explicit(
+				&w->tasks[i]->touch_since, memory_order_relaxed);
+			int zero = 0;
+
+			if (!since || now - (since - 1) <= (uint64_t)(w->timeout * 1e9))
+				continue;
+			wd_report(w, w->tasks[i], now, since - 1);
+			atomic_compare_exchange_strong(w->interrupt, &zero, -1);
+			fired = now;
+		}
+		usleep(10000);
+	}
+	return NULL;
+}
+
+int watchdog_start(struct watchdog **out, double timeout,
+		   struct wl_task *const *tasks, int n, struct sim_mm *mm,
+		   _Atomic int *interrupt)
+{
+	struct watchdog *w;
+	int ret;
+
+	*out = NULL;
+	if (timeout <= 0)
+		return 0;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	*w = (struct watchdog){ .timeout = timeout, .tasks = tasks, .n = n,
+				.mm = mm, .interrupt = interrupt };
+	ret = -pthread_create(&w->thread, NULL, wd_main, w);
+	if (ret) {
+		free(w);
+		return ret;
+	}
+	*out = w;
+	return 0;
+}
+
+void watchdog_stop(struct watchdog *w)
+{
+	if (!w)
+		return;
+	atomic_store(&w->stop, true);
+	pthread_join(w->thread, NULL);
+	free(w);
+}
