@@ -265,12 +265,12 @@ START_TEST(test_rwsem_writer_blocks_new_readers)
 END_TEST
 
 /* A thread that takes the lock (write or read), records when, holds it
- * until told, and releases. */
+ * until told (or not at all: brief), and releases. */
 struct taker {
 	struct sim_rwsem *s;
 	bool write;
 	_Atomic int held;                /* 1 while held */
-	_Atomic uint64_t when;           /* ns, when it got the lock */
+	_Atomic uint64_t when;           /* ns, when it got the lock; 0: not yet */
 	_Atomic int release;
 	pthread_t th;
 };
@@ -292,9 +292,11 @@ static void *taker_main(void *arg)
 	return NULL;
 }
 
-static void taker_start(struct taker *k, struct sim_rwsem *s, bool write)
+static void taker_start(struct taker *k, struct sim_rwsem *s, bool write,
+			bool brief)
 {
 	*k = (struct taker){ .s = s, .write = write };
+	atomic_store(&k->release, brief);
 	pthread_create(&k->th, NULL, taker_main, k);
 }
 
@@ -328,7 +330,7 @@ static uint64_t rwsem_event(struct sim_rwsem *s, const char *name)
  * "reader optimistic lock stealing"). The woken writer needs a few
  * microseconds to run; the reader is already running, so it wins — in
  * at least one of 20 rounds, whatever the scheduler does. A rwsem that
- * grants the head writer directly never lets the reader in first.
+ * grants the head writer directly always has the writer in first.
  */
 START_TEST(test_rwsem_reader_steals_from_woken_writer)
 {
@@ -337,18 +339,19 @@ START_TEST(test_rwsem_reader_steals_from_woken_writer)
 
 	ck_assert_int_eq(sim_rwsem_init(&s, NULL), 0);
 	for (int round = 0; round < 20 && !steals; round++) {
-		uint64_t tw = sim_down_write(&s), tr;
+		uint64_t tw = sim_down_write(&s), tr, t_read;
 		struct taker w;
 
-		taker_start(&w, &s, true);
+		taker_start(&w, &s, true, true);
 		wait_waiters(&s, 1);
 		sim_up_write(&s, tw);             /* wakes w; does not grant */
 		tr = sim_down_read(&s);
-		/* Did we get in before the woken writer? */
-		if (!atomic_load(&w.held) && sim_rwsem_nr_waiters(&s) == 1)
-			steals++;
+		t_read = lockstat_now();
 		sim_up_read(&s, tr);
 		taker_finish(&w);
+		/* Did the reader get in before the woken writer? */
+		if (atomic_load(&w.when) > t_read)
+			steals++;
 	}
 	ck_assert_msg(steals > 0, "a reader never overtook a woken writer");
 	ck_assert_uint_ge(rwsem_event(&s, "rwsem_rlock_steal"), 1);
@@ -371,12 +374,12 @@ START_TEST(test_rwsem_handoff_stops_stealing)
 		uint64_t tw = sim_down_write(&s), tr, t;
 		struct taker w, r2;
 
-		taker_start(&w, &s, true);
+		taker_start(&w, &s, true, true);
 		wait_waiters(&s, 1);
 		usleep(6000);                     /* w has waited > 4 ms */
 		sim_up_write(&s, tw);
 		tr = sim_down_read(&s);           /* steal (usually) */
-		if (atomic_load(&w.held)) {       /* w was faster: try again */
+		if (atomic_load(&w.when)) {       /* w was in first: again */
 			sim_up_read(&s, tr);
 			taker_finish(&w);
 			continue;
@@ -386,21 +389,16 @@ START_TEST(test_rwsem_handoff_stops_stealing)
 			usleep(100);
 		/* Now even a trylock fails, and a new reader queues. */
 		ck_assert(!sim_down_read_trylock(&s, &t));
-		taker_start(&r2, &s, false);
+		taker_start(&r2, &s, false, true);
 		wait_waiters(&s, 2);
-		ck_assert_int_eq(atomic_load(&r2.held), 0);
+		ck_assert_uint_eq(atomic_load(&r2.when), 0);
 		sim_up_read(&s, tr);              /* w gets it, then r2 */
-		while (!atomic_load(&w.held))
-			usleep(100);
-		ck_assert_int_eq(atomic_load(&r2.held), 0);
 		taker_finish(&w);
-		while (!atomic_load(&r2.held))
-			usleep(100);
-		ck_assert_uint_lt(atomic_load(&w.when), atomic_load(&r2.when));
 		taker_finish(&r2);
+		ck_assert_uint_lt(atomic_load(&w.when), atomic_load(&r2.when));
 		done = true;
 	}
-	ck_assert_msg(done, "the woken writer always won the race");
+	ck_assert_msg(done, "the woken writer always got the lock first");
 	ck_assert_uint_ge(rwsem_event(&s, "rwsem_wlock_handoff"), 1);
 	sim_rwsem_destroy(&s);
 }
@@ -418,10 +416,10 @@ START_TEST(test_rwsem_downgrade)
 
 	ck_assert_int_eq(sim_rwsem_init(&s, NULL), 0);
 	t = sim_down_write(&s);
-	taker_start(&r1, &s, false);
-	taker_start(&r2, &s, false);
+	taker_start(&r1, &s, false, false);
+	taker_start(&r2, &s, false, false);
 	wait_waiters(&s, 2);
-	taker_start(&w3, &s, true);
+	taker_start(&w3, &s, true, false);
 	wait_waiters(&s, 3);
 	t = sim_downgrade_write(&s, t);
 	ck_assert(!sim_rwsem_is_write_locked(&s));
