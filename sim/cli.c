@@ -92,8 +92,13 @@ static void usage(FILE *f)
 "vmsim compare [options] BASE.json NEW.json [MORE.json ...]\n"
 "      --format FMT         text | markdown | csv | json | gnuplot (default text)\n"
 "      --label NAME         column label, once per file in order (default: scheme)\n"
-"      --test TEST          welch | mannwhitney (default welch)\n"
-"      --alpha A            significance level (default 0.05)\n"
+"      --significance RULE  the *x.xx%%* marker: welch (Welch's t-test, alpha\n"
+"                           0.05; default) | mannwhitney | mmtests-ttest\n"
+"                           (t-test on the Hmean, n1+n2-2 df, alpha 0.10:\n"
+"                           mmtests 2018 to Nov 2024) | mmtests-ci\n"
+"                           (|diff| > 1.96*(sd_a+sd_b): mmtests since Nov 2024)\n"
+"      --test TEST          the same (welch | mannwhitney), older name\n"
+"      --alpha A            significance level (default: the rule's)\n"
 "      --fail-on-regression[=PCT]\n"
 "                           exit 1 if a primary metric of a later file is\n"
 "                           significantly worse than BASE by more than PCT%%\n"
@@ -469,8 +474,7 @@ static void print_banner(const struct run_cfg *c)
 static void print_comparison(struct res_file *r, int n)
 {
 	struct cmp_file f[RUNNER_MAX_SCHEMES];
-	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH,
-			      .alpha = 0.05 };
+	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH };
 	char err[256];
 	int ok = 0;
 
@@ -822,7 +826,8 @@ static int cmd_check(void)
 	return 0;
 }
 
-enum { OPT_FORMAT = 300, OPT_LABEL, OPT_TEST, OPT_ALPHA, OPT_FAIL, OPT_METRIC };
+enum { OPT_FORMAT = 300, OPT_LABEL, OPT_TEST, OPT_ALPHA, OPT_FAIL, OPT_METRIC,
+       OPT_SIGNIFICANCE };
 
 static int cmd_compare(int argc, char **argv)
 {
@@ -830,13 +835,14 @@ static int cmd_compare(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "label", required_argument, NULL, OPT_LABEL },
 		{ "test", required_argument, NULL, OPT_TEST },
+		{ "significance", required_argument, NULL, OPT_SIGNIFICANCE },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "fail-on-regression", optional_argument, NULL, OPT_FAIL },
 		{ "metric", required_argument, NULL, OPT_METRIC },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH, .alpha = 0.05 };
+	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH };
 	const char *labels[64];
 	struct cmp_file *files;
 	int nlabels = 0, opt, n, ret = 0;
@@ -863,6 +869,15 @@ static int cmd_compare(int argc, char **argv)
 			break;
 		case OPT_TEST: {             /* in enum cmp_test order */
 			int i = pick("test", optarg, NAMES("welch", "mannwhitney"));
+
+			if (i < 0)
+				return EXIT_USAGE;
+			o.test = (enum cmp_test)i;
+			break;
+		}
+		case OPT_SIGNIFICANCE: {     /* in enum cmp_test order */
+			int i = pick("significance rule", optarg, NAMES("welch",
+				     "mannwhitney", "mmtests-ttest", "mmtests-ci"));
 
 			if (i < 0)
 				return EXIT_USAGE;

@@ -7,9 +7,11 @@
  * one column per file, each value with its difference from the base:
  * higher-is-better 100*new/base - 100, lower-is-better 100 - 100*new/base,
  * Stddev and CoeffVar always in the lower form, so positive is better.
- * The mean row is marked *x.xx%* when the difference is significant
- * (Welch's t-test or Mann-Whitney U at --alpha). Lock statistics and the
- * scheme's event counters follow, side by side.
+ * The mean row is marked *x.xx%* when the difference is significant under
+ * the chosen rule (compare.h: Welch, Mann-Whitney, or either of mmtests'
+ * rules). Higher-is-better metrics get HStddev/HCoeffVar, the spread of
+ * the harmonic mean, as current mmtests prints them. Lock statistics and
+ * the scheme's event counters follow, side by side.
  */
 #include "sim/compare.h"
 
@@ -239,8 +241,8 @@ static const struct cmp_metric *metric_of(const struct cmp_file *f,
 
 static const char *stat_name(enum stat_id st, bool higher)
 {
-	static const char *const hi[ST_N] = { "Min", "Hmean", "Stddev",
-		"CoeffVar", "Max", "BHmean-50", "BHmean-95", "BHmean-99" };
+	static const char *const hi[ST_N] = { "Min", "Hmean", "HStddev",
+		"HCoeffVar", "Max", "BHmean-50", "BHmean-95", "BHmean-99" };
 	static const char *const lo[ST_N] = { "Min", "Amean", "Stddev",
 		"CoeffVar", "Max", "BAmean-50", "BAmean-95", "BAmean-99" };
 
@@ -255,8 +257,8 @@ static double stat_value(enum stat_id st, const double *x, size_t n,
 	switch (st) {
 	case ST_MIN: return stats_min(x, n);
 	case ST_MEAN: return higher ? stats_hmean(x, n) : stats_amean(x, n);
-	case ST_STDDEV: return stats_stddev(x, n);
-	case ST_COV: return stats_coeffvar(x, n);
+	case ST_STDDEV: return higher ? stats_hstddev(x, n) : stats_stddev(x, n);
+	case ST_COV: return higher ? stats_hcoeffvar(x, n) : stats_coeffvar(x, n);
 	case ST_MAX: return stats_max(x, n);
 	case ST_B50: return stats_best_mean(x, n, 50, higher);
 	case ST_B95: return stats_best_mean(x, n, 95, higher);
@@ -275,11 +277,55 @@ static double pct_diff(double base, double v, bool higher)
 	return higher ? 100.0 * v / base - 100.0 : 100.0 - 100.0 * v / base;
 }
 
-static double test_p(const struct cmp_opts *o, const double *a, size_t na,
-		     const double *b, size_t nb)
+const char *cmp_test_name(enum cmp_test t)
 {
-	return o->test == CMP_WELCH ? stats_welch_p(a, na, b, nb)
-				    : stats_mannwhitney_p(a, na, b, nb);
+	static const char *const names[] = { "welch", "mannwhitney",
+					     "mmtests-ttest", "mmtests-ci" };
+
+	return names[t];
+}
+
+double cmp_alpha(const struct cmp_opts *o)
+{
+	if (o->test == CMP_MMTESTS_CI)
+		return NAN;
+	if (o->alpha > 0)
+		return o->alpha;
+	return o->test == CMP_MMTESTS_TTEST ? 0.10 : 0.05;
+}
+
+int cmp_significant(const struct cmp_opts *o, const double *a, size_t na,
+		    const double *b, size_t nb, bool higher, double *p)
+{
+	double ma, mb, sa, sb;
+
+	*p = NAN;
+	if (!na || !nb)
+		return -1;
+	ma = stat_value(ST_MEAN, a, na, higher);
+	mb = stat_value(ST_MEAN, b, nb, higher);
+	switch (o->test) {
+	case CMP_WELCH:
+		*p = stats_welch_p(a, na, b, nb);
+		break;
+	case CMP_MANNWHITNEY:
+		*p = stats_mannwhitney_p(a, na, b, nb);
+		break;
+	case CMP_MMTESTS_TTEST:
+		*p = stats_student_p(ma, stats_stddev(a, na), na, mb,
+				     stats_stddev(b, nb), nb);
+		break;
+	case CMP_MMTESTS_CI:
+		sa = stat_value(ST_STDDEV, a, na, higher);
+		sb = stat_value(ST_STDDEV, b, nb, higher);
+		if (na < 2 || nb < 2 || isnan(ma) || isnan(mb) || isnan(sa) ||
+		    isnan(sb))
+			return -1;
+		return fabs(mb - ma) > 1.96 * (sa + sb);
+	}
+	if (isnan(*p))
+		return -1;
+	return *p < cmp_alpha(o);
 }
 
 /* --- output --------------------------------------------------------------- */
@@ -447,8 +493,8 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 			r.sig[i] = -1;
 			if (st != ST_MEAN || i == 0 || !nx[i])
 				continue;
-			p = test_p(pr->o, x[0], nx[0], x[i], nx[i]);
-			r.sig[i] = isfinite(p) && p < pr->o->alpha &&
+			r.sig[i] = cmp_significant(pr->o, x[0], nx[0], x[i], nx[i],
+						   m->higher, &p) == 1 &&
 				   isfinite(r.pct[i]) && r.pct[i] != 0;
 		}
 		emit_row(pr, &r);
@@ -620,9 +666,15 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 {
 	struct printer pr = { out, o, files, n, 0, NULL, NULL };
 	int tasks[256], nt = base_tasks(&files[0], tasks, 256);
-	const char *test = o->test == CMP_WELCH ?
-		"Welch's t-test (Welch-Satterthwaite df, two-sided)" :
-		"Mann-Whitney U test (two-sided)";
+	static const char *const rule[] = {
+		"Welch's t-test (Welch-Satterthwaite df, two-sided)",
+		"Mann-Whitney U test (two-sided)",
+		"Student's t-test on the mean, n1+n2-2 df (mmtests 2018 to Nov 2024)",
+		"|difference| > 1.96 * (sd_base + sd_new), HStddev for Hmean rows "
+		"(mmtests since Nov 2024)",
+	};
+	const char *test = rule[o->test];
+	char level[64] = "";
 
 	if (n > CMP_MAX_FILES)
 		n = pr.n = CMP_MAX_FILES;
@@ -659,19 +711,22 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 			metric_rows(&pr, &files[0].metrics[m], tasks[t]);
 	for (int t = 0; t < nt; t++)
 		lock_rows(&pr, tasks[t]);
+	if (o->test != CMP_MMTESTS_CI)
+		snprintf(level, sizeof(level), " at alpha = %g", cmp_alpha(o));
 	if (o->format == CMP_TEXT || o->format == CMP_MARKDOWN) {
-		fprintf(out, "\n%s*x.xx%%* on a mean row: significant by %s at "
-			"alpha = %g against the first column; positive is better.\n",
+		fprintf(out, "\n%s*x.xx%%* on a mean row: significant by %s%s "
+			"against the first column; positive is better.\n",
 			o->format == CMP_MARKDOWN ? "**x.xx%** / " : "", test,
-			o->alpha);
+			level);
 	} else if (o->format == CMP_JSON) {
 		json_object *top = json_object_new_object(), *cols;
 
 		json_object_object_add(top, "workload",
 				       json_object_new_string(files[0].workload));
 		json_object_object_add(top, "test", json_object_new_string(
-			o->test == CMP_WELCH ? "welch" : "mannwhitney"));
-		json_object_object_add(top, "alpha", json_object_new_double(o->alpha));
+			cmp_test_name(o->test)));
+		json_object_object_add(top, "alpha", isnan(cmp_alpha(o)) ? NULL :
+				       json_object_new_double(cmp_alpha(o)));
 		cols = json_object_new_array();
 		for (int i = 0; i < n; i++) {
 			json_object *c = json_object_new_object();
@@ -713,13 +768,15 @@ int cmp_regressions(FILE *msg, const struct cmp_file *files, int n,
 
 				d = pct_diff(bm, stat_value(ST_MEAN, x, nx, mt->higher),
 					     mt->higher);
-				p = test_p(o, b, nb, x, nx);
-				if (isfinite(d) && isfinite(p) && p < o->alpha &&
-				    d < -pct) {
+				if (isfinite(d) && d < -pct &&
+				    cmp_significant(o, b, nb, x, nx, mt->higher, &p) == 1) {
 					fprintf(msg, "regression: %s-%d in %s (%s) is "
-						"%.2f%% worse than %s (p = %.3g)\n",
-						mt->name, tasks[t], files[i].path,
-						files[i].label, -d, files[0].path, p);
+						"%.2f%% worse than %s (%s", mt->name,
+						tasks[t], files[i].path, files[i].label,
+						-d, files[0].path, cmp_test_name(o->test));
+					if (!isnan(p))
+						fprintf(msg, ", p = %.3g", p);
+					fprintf(msg, ")\n");
 					found++;
 				}
 				free(x);

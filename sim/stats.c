@@ -77,6 +77,29 @@ double stats_coeffvar(const double *x, size_t n)
 	return m == 0 || isnan(m) ? NAN : 100.0 * stats_stddev(x, n) / m;
 }
 
+double stats_hstddev(const double *x, size_t n)
+{
+	double h = stats_hmean(x, n), m = 0, s = 0;
+
+	if (!n || isnan(h) || h == 0)
+		return NAN;
+	if (n == 1)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		m += 1.0 / x[i];
+	m /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		s += (1.0 / x[i] - m) * (1.0 / x[i] - m);
+	return h * h * sqrt(s / (double)(n - 1));
+}
+
+double stats_hcoeffvar(const double *x, size_t n)
+{
+	double h = stats_hmean(x, n);
+
+	return h == 0 || isnan(h) ? NAN : 100.0 * stats_hstddev(x, n) / h;
+}
+
 double stats_best_mean(const double *x, size_t n, double pct, bool higher)
 {
 	size_t k = (size_t)((double)n * pct / 100.0);
@@ -141,6 +164,21 @@ double stats_welch_p(const double *a, size_t na, const double *b, size_t nb)
 	t = (stats_amean(a, na) - stats_amean(b, nb)) / sqrt(se2);
 	df = se2 * se2 / (va * va / (double)(na - 1) + vb * vb / (double)(nb - 1));
 	return t_two_sided(t, df);
+}
+
+double stats_student_p(double ma, double sa, size_t na, double mb, double sb,
+		       size_t nb)
+{
+	double df, sp2, se;
+
+	if (na < 2 || nb < 2 || isnan(ma) || isnan(mb))
+		return NAN;
+	df = (double)(na + nb - 2);
+	sp2 = ((double)(na - 1) * sa * sa + (double)(nb - 1) * sb * sb) / df;
+	se = sqrt(sp2 * (1.0 / (double)na + 1.0 / (double)nb));
+	if (se == 0)
+		return ma == mb ? 1.0 : 0.0;
+	return t_two_sided((ma - mb) / se, df);
 }
 
 struct mw_item {

@@ -16,6 +16,14 @@ double stats_max(const double *x, size_t n);
 /* 100 * stddev / arithmetic mean; NaN when the mean is 0. */
 double stats_coeffvar(const double *x, size_t n);
 /*
+ * The spread that goes with the harmonic mean H (mmtests' HStddev): the
+ * sample standard deviation of the reciprocals, mapped back at H by the
+ * delta method, H^2 * stddev(1/x). Close to stddev(x) for a tight sample;
+ * 0 for n == 1; NaN if any value is <= 0. HCoeffVar is 100 * it / H.
+ */
+double stats_hstddev(const double *x, size_t n);
+double stats_hcoeffvar(const double *x, size_t n);
+/*
  * Mean of the best pct% of the samples, max(1, int(n * pct / 100)) of
  * them: the highest ones, harmonic mean, for higher-is-better; the
  * lowest ones, arithmetic mean, otherwise (mmtests' BHmean/BAmean).
@@ -24,6 +32,12 @@ double stats_best_mean(const double *x, size_t n, double pct, bool higher);
 /* Two-sided p-value of Welch's t-test (Welch-Satterthwaite degrees of
  * freedom). NaN when either sample has fewer than 2 values. */
 double stats_welch_p(const double *a, size_t na, const double *b, size_t nb);
+/* Two-sided p-value of Student's t-test on the given means and sample
+ * standard deviations with a pooled variance and n_a + n_b - 2 degrees of
+ * freedom (the rule mmtests used on the Hmean, 2018 to November 2024).
+ * NaN when either n < 2. */
+double stats_student_p(double ma, double sa, size_t na, double mb, double sb,
+		       size_t nb);
 /* Two-sided p-value of the Mann-Whitney U test: exact when there are no
  * ties and na * nb <= 400, else the normal approximation with tie and
  * continuity correction. NaN for empty samples. */

@@ -176,5 +176,25 @@ python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['complete']=False
 "$VMSIM" compare "$data/base.json" "$tmp/partial.json" 2>&1 >/dev/null |
 	grep -q "partial.json is incomplete" && ok || fail "compare notes an incomplete file"
 
+# The significance rules on issue 10's example: a 2% difference with
+# sd 1.58 over 5 samples each is marked only by mmtests' old t-test.
+python3 - "$data/base.json" "$tmp" <<'PY'
+import json, sys
+base = json.load(open(sys.argv[1]))
+for name, vals in (("sa", [100, 102, 98, 101, 99]), ("sb", [102, 104, 100, 103, 101])):
+    r = json.loads(json.dumps(base))
+    r["results"] = r["results"][:1]
+    for m in r["results"][0]["samples"]:
+        r["results"][0]["samples"][m] = vals
+    json.dump(r, open(f"{sys.argv[2]}/{name}.json", "w"))
+PY
+for rule in welch mmtests-ttest mmtests-ci; do
+	"$VMSIM" compare --significance $rule "$tmp/sa.json" "$tmp/sb.json" >"$tmp/sig" 2>&1
+	marked=$(grep -c '^Hmean .*\*   2.00%\*' "$tmp/sig")
+	want=$([ $rule = mmtests-ttest ] && echo 1 || echo 0)
+	[ "$marked" = "$want" ] && ok || fail "--significance $rule: marked $marked, want $want: $(grep ^Hmean "$tmp/sig")"
+done
+expect_usage_error "'nope'" compare --significance nope "$data/base.json"
+
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]

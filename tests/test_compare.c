@@ -102,6 +102,54 @@ static void expect_refused(const char *name)
 	ck_assert(err[0]);
 }
 
+/*
+ * The three significance rules on the same pair of samples (the example
+ * of issue 10), against values computed independently (Python's
+ * statistics module and an incomplete beta): only mmtests' old t-test
+ * marks the 2% difference.
+ */
+START_TEST(test_significance_rules)
+{
+	const double a[] = { 100, 102, 98, 101, 99 };
+	const double b[] = { 102, 104, 100, 103, 101 };
+	struct cmp_opts welch = { .test = CMP_WELCH };
+	struct cmp_opts ttest = { .test = CMP_MMTESTS_TTEST };
+	struct cmp_opts ci = { .test = CMP_MMTESTS_CI };
+	double p;
+
+	ck_assert_double_eq_tol(stats_hmean(a, 5), 99.97999719931981, 1e-9);
+	ck_assert_double_eq_tol(stats_hstddev(a, 5), 1.5811546303148463, 1e-9);
+	ck_assert_double_eq_tol(stats_hstddev(b, 5), 1.5811540171894565, 1e-9);
+	ck_assert_double_eq_tol(stats_hcoeffvar(a, 5),
+				100 * 1.5811546303148463 / 99.97999719931981, 1e-9);
+	/* Welch: t = -2, df = 8 -> p = 0.0805; not at alpha 0.05. */
+	ck_assert_int_eq(cmp_significant(&welch, a, 5, b, 5, true, &p), 0);
+	ck_assert_double_eq_tol(p, 0.08051623795726018, 1e-7);
+	ck_assert_double_eq_tol(cmp_alpha(&welch), 0.05, EPS);
+	/* mmtests 2018-2024: t on the Hmeans -2.00039, df 8 -> p 0.08047,
+	 * significant at its alpha of 0.10. */
+	ck_assert_int_eq(cmp_significant(&ttest, a, 5, b, 5, true, &p), 1);
+	ck_assert_double_eq_tol(p, 0.08046731605632088, 1e-7);
+	ck_assert_double_eq_tol(cmp_alpha(&ttest), 0.10, EPS);
+	/* ... and not at 0.05 if asked. */
+	ttest.alpha = 0.05;
+	ck_assert_int_eq(cmp_significant(&ttest, a, 5, b, 5, true, &p), 0);
+	/* mmtests since Nov 2024: |2.0004| > 1.96 * 3.1623 = 6.198? No. */
+	ck_assert_int_eq(cmp_significant(&ci, a, 5, b, 5, true, &p), 0);
+	ck_assert(isnan(p));
+	ck_assert(isnan(cmp_alpha(&ci)));
+	/* ... but a difference of 7 is. */
+	{
+		const double c[] = { 107, 109, 105, 108, 106 };
+
+		ck_assert_int_eq(cmp_significant(&ci, a, 5, c, 5, true, &p), 1);
+	}
+	/* Too few samples: cannot tell, under every rule. */
+	ck_assert_int_eq(cmp_significant(&welch, a, 1, b, 5, true, &p), -1);
+	ck_assert_int_eq(cmp_significant(&ci, a, 5, b, 1, true, &p), -1);
+}
+END_TEST
+
 START_TEST(test_reader)
 {
 	struct cmp_file f;
@@ -129,6 +177,7 @@ int main(void)
 	tcase_add_test(tc, test_best_mean);
 	tcase_add_test(tc, test_welch);
 	tcase_add_test(tc, test_mannwhitney);
+	tcase_add_test(tc, test_significance_rules);
 	tcase_add_test(tc, test_reader);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);

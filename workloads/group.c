@@ -614,6 +614,24 @@ static void task_error(struct group *g, int i, int ret, char *err, size_t errlen
 			 strerror(-ret));
 }
 
+/*
+ * A task's CPU time: the thread's CPU clock, exact (the scheduler's
+ * runtime at the moment of reading). getrusage(RUSAGE_THREAD) is good
+ * only for the user/system split — its totals come from tick sampling
+ * and can be a tick (4 ms) stale, which is most of a short run — so the
+ * split is applied to the exact total. No tick seen: all system time (a
+ * fault's work is kernel work).
+ */
+static void task_cpu(const struct task_slot *s, struct wl_iter *it)
+{
+	double cpu = (double)s->cpu_ns / 1e9, ticks = s->user + s->sys;
+	double user = ticks > 0 ? cpu * s->user / ticks : 0;
+
+	it->cpu += cpu;
+	it->user += user;
+	it->sys += cpu - user;
+}
+
 int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 		 char *err, size_t errlen)
 {
@@ -645,9 +663,7 @@ int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 			first = s->t_start;
 		if (s->t_end > last)
 			last = s->t_end;
-		it->cpu += (double)s->cpu_ns / 1e9;
-		it->user += s->user;
-		it->sys += s->sys;
+		task_cpu(s, it);
 		it->ops += atomic_load(&s->t.ops);
 		for (int m = 0; m < RES_MAX_METRICS; m++)
 			if (s->t.phase[m] > it->phase[m])

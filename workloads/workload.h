@@ -66,8 +66,8 @@ struct wl_iter {
 	int ntasks;
 	double elapsed;                  /* s, first start to last finish */
 	double cpu;                      /* s, tasks' CPU (thread CPU clocks) */
-	double user, sys;                /* s, cpu split as the kernel's
-					  * tick sampling splits it */
+	double user, sys;                /* s, cpu split as the kernel's tick
+					  * sampling splits it (user + sys == cpu) */
 	double handler;                  /* s, CPU of the uffd handlers */
 	uint64_t ops, touches, segv;     /* summed over foreground tasks */
 	uint64_t bg_ops;                 /* summed over background tasks */
