@@ -362,7 +362,7 @@ static void rl_write_downgrade(struct lock_inst *l, struct lock_handle *h)
 
 const struct lock_ops range_lock_ops = {
 	.name = "range",
-	.desc = "range rwlock (interval tree, FIFO): faults lock their page, writers their range",
+	.desc = "range rwlock (interval tree, FIFO): faults lock their page, writers their range; finer than Bueso's RFC (an upper bound)",
 	.ranged = true,
 	.create = range_create,
 	RANGE_LOCK_OPS,
@@ -370,7 +370,7 @@ const struct lock_ops range_lock_ops = {
 
 const struct lock_ops range_full_lock_ops = {
 	.name = "range-full",
-	.desc = "the range lock with every operation taking the full range (the worst case)",
+	.desc = "the range lock with every operation taking the full range, as Bueso's RFC converted mmap_sem",
 	.ranged = false,
 	.create = range_full_create,
 	RANGE_LOCK_OPS,

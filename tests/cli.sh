@@ -137,6 +137,30 @@ for sig in INT TERM; do
 	fi
 done
 
+# processes mode: one real process per task (per scheme); a task process
+# that dies ends the run at once with one line and exit 3, and what was
+# measured is written.
+rm -f "$tmp"/k*.json
+"$VMSIM" run -w page_fault1 --mode processes -t 2 -l rwsem,pervma --duration 30 \
+	-m 1M -q -o "$tmp/k.json" >/dev/null 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(pgrep -P $pid | wc -l)" -ge 4 ] && break
+	sleep 0.1
+done
+nkids=$(pgrep -P $pid | wc -l)
+kill -9 "$(pgrep -P $pid | head -1)"
+start=$(date +%s)
+wait $pid
+rc=$?
+if [ "$nkids" -eq 4 ] && [ $rc -eq 3 ] && [ $(( $(date +%s) - start )) -le 3 ] &&
+   [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+   grep -q "was killed by signal 9" "$tmp/err" && [ -f "$tmp/k-rwsem.json" ]; then
+	ok
+else
+	fail "killed task process: $nkids processes, exit $rc: $(cat "$tmp/err")"
+fi
+
 # Watchdog: a fault nobody answers aborts the run with a diagnostic.
 VMSIM_TEST_STALL_FAULT=50 timeout 20 "$VMSIM" run -w pft -t 1 -i 2 -m 4M \
 	--fault-timeout 1 -q >/dev/null 2>"$tmp/err"

@@ -24,6 +24,7 @@ struct mb_region {
 	unsigned long start;
 	size_t slice;                    /* bytes per task */
 	size_t len;                      /* slice * tasks */
+	struct iovec *iov;               /* one 4 KiB range per page */
 };
 
 static double mb_now(void)
@@ -44,14 +45,20 @@ static int mb_setup(struct sim_mm *mm, const struct wl_opts *o, int n,
 		return -ENOMEM;
 	r->slice = (o->mem / (size_t)n) & SIM_PAGE_MASK;
 	r->len = r->slice * (size_t)n;
-	ret = r->slice ? sim_do_mmap(mm, 0, r->len,
+	r->iov = malloc((r->len >> SIM_PAGE_SHIFT) * sizeof(*r->iov));
+	ret = !r->iov ? -ENOMEM : r->slice ? sim_do_mmap(mm, 0, r->len,
 				     PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS, SIM_FILE_NONE,
 				     0, &r->start) : -EINVAL;
 	if (ret) {
+		free(r->iov);
 		free(r);
 		return ret;
 	}
+	/* The ranges, set up here: a task allocates nothing. */
+	for (size_t i = 0; i < r->len >> SIM_PAGE_SHIFT; i++)
+		r->iov[i] = (struct iovec){ (void *)(r->start + (i << SIM_PAGE_SHIFT)),
+					    SIM_PAGE_SIZE };
 	*shared = r;
 	return 0;
 }
@@ -61,14 +68,9 @@ static int mb_task(struct wl_task *t)
 	const struct mb_region *r = t->shared;
 	unsigned long base = r->start + r->slice * (size_t)t->id;
 	size_t npages = r->slice >> SIM_PAGE_SHIFT;
-	struct iovec *iov = malloc(npages * sizeof(*iov));
+	struct iovec *iov = r->iov + npages * (size_t)t->id;
 	int ret = 0;
 
-	if (!iov)
-		return -ENOMEM;
-	for (size_t i = 0; i < npages; i++)
-		iov[i] = (struct iovec){ (void *)(base + (i << SIM_PAGE_SHIFT)),
-					 SIM_PAGE_SIZE };
 	for (int b = 0; b < MB_SIZES && !ret; b++) {
 		size_t vlen = (size_t)1 << b;
 		double t0;
@@ -89,7 +91,6 @@ static int mb_task(struct wl_task *t)
 		t->phase[b] = mb_now() - t0;
 		wl_add_ops(t, npages);
 	}
-	free(iov);
 	return ret;
 }
 
@@ -98,6 +99,7 @@ static void mb_teardown(struct sim_mm *mm, const struct wl_opts *o, void *s)
 	struct mb_region *r = s;
 
 	sim_do_munmap(mm, r->start, r->len);
+	free(r->iov);
 	free(r);
 }
 
