@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "locks/rcu.h"
 #include "uffd/host.h"
 
 int objpool_init(struct objpool *p, size_t size, size_t align, size_t cap)
@@ -49,6 +50,17 @@ void *objpool_alloc(struct objpool *p)
 	pthread_mutex_unlock(&p->lock);
 	if (o)
 		memset(o, 0, p->objsize);
+	return o;
+}
+
+void *objpool_alloc_reclaim(struct objpool *p)
+{
+	void *o = objpool_alloc(p);
+
+	if (!o) {
+		sim_rcu_barrier();
+		o = objpool_alloc(p);
+	}
 	return o;
 }
 

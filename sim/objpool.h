@@ -35,6 +35,10 @@ int objpool_init(struct objpool *p, size_t size, size_t align, size_t cap);
 void objpool_destroy(struct objpool *p);
 /* A zeroed object, or NULL when the pool is exhausted. */
 void *objpool_alloc(struct objpool *p);
+/* The same, but when the pool has run dry, wait once for the RCU
+ * callbacks that hold freed objects (as the kernel's allocator would
+ * reclaim) before giving up. Not inside an RCU read-side section. */
+void *objpool_alloc_reclaim(struct objpool *p);
 void objpool_free(struct objpool *p, void *obj);
 /* Objects allocated and not freed. */
 size_t objpool_live(struct objpool *p);

@@ -118,16 +118,10 @@ static void txn_end(struct vma_txn *x, int ret)
 	vma_tree_end(&x->mm->tree);
 }
 
-/* A VMA from the mm's pool; when it runs dry, wait once for the RCU
- * callbacks that hold freed VMAs (as reclaim would). */
 static struct sim_vma *vma_alloc(struct sim_mm *mm)
 {
-	struct sim_vma *v = objpool_alloc(&mm->vmas);
+	struct sim_vma *v = objpool_alloc_reclaim(&mm->vmas);
 
-	if (!v) {
-		sim_rcu_barrier();
-		v = objpool_alloc(&mm->vmas);
-	}
 	if (v)
 		v->pool = &mm->vmas;
 	return v;

@@ -168,17 +168,10 @@ static bool node_fresh(const struct vma_tree *t, const struct vt_node *n)
 	return n->gen == t->gen;
 }
 
-/* A node from the pool; when it runs dry, callbacks still waiting for a
- * grace period are what holds the memory: wait for them once (the
- * kernel's allocator would reclaim too) before giving up. */
 static struct vt_node *vt_pool_get(struct vma_tree *t)
 {
-	struct vt_node *n = objpool_alloc(&t->nodes);
+	struct vt_node *n = objpool_alloc_reclaim(&t->nodes);
 
-	if (!n) {
-		sim_rcu_barrier();
-		n = objpool_alloc(&t->nodes);
-	}
 	if (n)
 		n->pool = &t->nodes;
 	return n;
