@@ -11,6 +11,7 @@
  * usage, 1 for a run that failed.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <liburing.h>
 #include <math.h>
@@ -26,6 +27,7 @@
 #include "sim/bench.h"
 #include "sim/compare.h"
 #include "sim/parse.h"
+#include "sim/resfile.h"
 #include "sim/results.h"
 #include "sim/stats.h"
 #include "uffd/uffd.h"
@@ -543,7 +545,8 @@ static int cmd_run(int argc, char **argv)
 		.nlocks = 1,
 	};
 	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
-	char paths[RUNNER_MAX_SCHEMES][4096];
+	struct res_target tgt[RUNNER_MAX_SCHEMES];
+	int ntgt = 0;
 	const char *json = NULL;
 	bool force = false, quiet = false, zap_given = false, brief = false;
 	int max_tasks = 256;
@@ -692,19 +695,26 @@ static int cmd_run(int argc, char **argv)
 		c.wo.zap_per_range = true;
 	}
 
-	for (int i = 0; json && i < c.nlocks; i++) {
-		result_path(paths[i], sizeof(paths[i]), json, c.nlocks > 1 ?
-			    c.locks[i]->name : NULL);
-		if (!force && access(paths[i], F_OK) == 0)
-			return bad("result file '%s' exists (use --force to "
-				   "overwrite)", paths[i]);
-	}
 	c.progress = !quiet && isatty(STDERR_FILENO);
 	c.mm.lock = c.locks[0];
 	if (vmsim_cli_dry_run)
 		return 0;
-	if (c.mm.source == FAULT_SRC_UFFD && uffd_preflight())
-		return 1;
+	/* Every result file checked and claimed before anything runs. */
+	for (; json && ntgt < c.nlocks; ntgt++) {
+		char path[PATH_MAX];
+
+		result_path(path, sizeof(path), json, c.nlocks > 1 ?
+			    c.locks[ntgt]->name : NULL);
+		if (res_target_open(&tgt[ntgt], path, force, err, sizeof(err))) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			ret = EXIT_USAGE;
+			goto out_targets;
+		}
+	}
+	if (c.mm.source == FAULT_SRC_UFFD && uffd_preflight()) {
+		ret = 1;
+		goto out_targets;
+	}
 	print_banner(&c);
 
 	install_interrupts();
@@ -726,21 +736,25 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (c.nlocks > 1 && r[0].npoints)
 		print_comparison(r, c.nlocks);
-	for (int i = 0; json && i < c.nlocks; i++) {
+	for (int i = 0; i < ntgt; i++) {
+		char where[PATH_MAX + 64], note[PATH_MAX + 256];
 		int wret;
 
 		if (!r[i].npoints)
 			continue;
-		wret = res_write_json(&r[i], paths[i], force);
-		if (wret) {
-			fprintf(stderr, "%s: cannot write '%s': %s\n", prog,
-				paths[i], strerror(-wret));
-			ret = ret ? ret : wret;
-		} else {
-			printf("%sresult written to %s%s\n", i ? "" : "\n", paths[i],
+		wret = res_target_publish(&tgt[i], &r[i], where, sizeof(where),
+					  note, sizeof(note));
+		if (wret)
+			fprintf(stderr, "%s: %s\n", prog, note);
+		if (wret >= 0)
+			printf("%sresult written to %s%s\n", i ? "" : "\n", where,
 			       r[i].complete ? "" : " (incomplete)");
-		}
+		if (wret && !ret)
+			ret = wret < 0 ? wret : -EEXIST;
 	}
+out_targets:
+	for (int i = 0; i < ntgt; i++)
+		res_target_close(&tgt[i]);
 	for (int i = 0; i < c.nlocks; i++)
 		res_file_free(&r[i]);
 	if (ret == -EINTR)
@@ -749,6 +763,8 @@ static int cmd_run(int argc, char **argv)
 	 * that died). */
 	if (ret == -ETIMEDOUT || ret == -ECHILD)
 		return 3;
+	if (ret == EXIT_USAGE)
+		return EXIT_USAGE;
 	return ret ? 1 : 0;
 }
 

@@ -286,33 +286,3 @@ json_object *res_to_json(const struct res_file *r)
 	JADD(o, "results", ps);
 	return o;
 }
-
-int res_write_json(const struct res_file *r, const char *path, bool force)
-{
-	char tmp[4096];
-	json_object *o;
-	int fd, ret = 0;
-
-	if (!force && access(path, F_OK) == 0)
-		return -EEXIST;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >=
-	    (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	o = res_to_json(r);
-	if (json_object_to_fd(fd, o, JSON_C_TO_STRING_PRETTY |
-			      JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
-		ret = -EIO;
-	json_object_put(o);
-	if (!ret && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
-}

@@ -87,10 +87,8 @@ void res_counters_collect(struct res_counters *c, struct sim_mm *mm);
 void res_counters_add(struct res_counters *a, const struct res_counters *b);
 void res_file_free(struct res_file *r);
 
-/* The whole result as a JSON object (caller puts it). */
+/* The whole result as a JSON object (caller puts it). sim/resfile.h
+ * writes it to a file. */
 json_object *res_to_json(const struct res_file *r);
-/* Write atomically (temporary file + rename). Unless force, refuse to
- * overwrite an existing file (-EEXIST). Returns 0 or -errno. */
-int res_write_json(const struct res_file *r, const char *path, bool force);
 
 #endif
