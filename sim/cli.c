@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "locks/lock_ops.h"
@@ -281,13 +282,56 @@ static int set_int_opt(const struct int_opt *ints, size_t n, int opt,
 	return 0;
 }
 
-/* First SIGINT/SIGTERM: stop the run and write what was measured.
- * A second SIGINT: exit at once. */
+/*
+ * Interrupts. The first SIGINT or SIGTERM stops the run: the iteration
+ * under way is dropped, and what was measured is printed and written
+ * (complete: false). Another one within INTERRUPT_ECHO_NS of the first is
+ * the same interrupt delivered twice — coreutils timeout(1) signals its
+ * child and then its whole process group, and a terminal's Ctrl-C reaches
+ * every process of the foreground group — and is ignored. A later one is
+ * a person who does not want to wait: vmsim still writes what was
+ * measured if that takes under a second (SIGALRM then exits), and a
+ * third exits at once. The exit status is always 128 + the first signal.
+ */
+#define INTERRUPT_ECHO_NS 1000000000LL
+
+static volatile sig_atomic_t first_signal, hurried;
+static struct timespec first_signal_at;
+
+static void say(const char *msg)
+{
+	ssize_t ignored = write(STDERR_FILENO, msg, strlen(msg));
+
+	(void)ignored;
+}
+
 static void on_interrupt(int sig)
 {
-	if (runner_interrupted() && sig == SIGINT)
-		_exit(130);
-	runner_interrupt(sig);
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);    /* async-signal-safe */
+	if (!first_signal) {
+		first_signal_at = now;
+		first_signal = sig;
+		runner_interrupt(sig);
+		return;
+	}
+	if ((now.tv_sec - first_signal_at.tv_sec) * 1000000000LL +
+	    (now.tv_nsec - first_signal_at.tv_nsec) < INTERRUPT_ECHO_NS)
+		return;
+	if (hurried)
+		_exit(128 + first_signal);
+	hurried = 1;
+	say("vmsim: interrupted again: writing what was measured, exiting "
+	    "within a second\n");
+	alarm(1);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	say("vmsim: could not finish writing within a second; exiting\n");
+	_exit(128 + first_signal);
 }
 
 static void install_interrupts(void)
@@ -297,8 +341,12 @@ static void install_interrupts(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_interrupt;
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
 }
 
 /* vm.unprivileged_userfaultfd, or -1 if it cannot be read. */
@@ -547,6 +595,7 @@ static int cmd_run(int argc, char **argv)
 	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
 	struct res_target tgt[RUNNER_MAX_SCHEMES];
 	int ntgt = 0;
+	bool stopped, measured = false;
 	const char *json = NULL;
 	bool force = false, quiet = false, zap_given = false, brief = false;
 	int max_tasks = 256;
@@ -699,6 +748,10 @@ static int cmd_run(int argc, char **argv)
 	c.mm.lock = c.locks[0];
 	if (vmsim_cli_dry_run)
 		return 0;
+	/* From here an interrupt is a request to stop and keep what was
+	 * measured (caught before the result files are claimed, so that
+	 * their temporary files are removed). */
+	install_interrupts();
 	/* Every result file checked and claimed before anything runs. */
 	for (; json && ntgt < c.nlocks; ntgt++) {
 		char path[PATH_MAX];
@@ -717,30 +770,42 @@ static int cmd_run(int argc, char **argv)
 	}
 	print_banner(&c);
 
-	install_interrupts();
 	ret = runner_run(&c, r, err, sizeof(err));
+	stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD;
 	if (ret == -EINTR)
 		fprintf(stderr, "%s: %s; writing what was measured\n", prog, err);
 	else if (ret)
-		fprintf(stderr, "%s: run failed: %s\n", prog, err);
+		fprintf(stderr, "%s: run %s: %s\n", prog,
+			stopped ? "aborted" : "failed", err);
 	for (int i = 0; i < c.nlocks; i++) {
-		if (!r[i].npoints)
-			continue;
+		/* A task count that the stop left without a sample is not
+		 * a row of zeros: only what was measured is shown and kept. */
+		while (r[i].npoints && !r[i].points[r[i].npoints - 1].nsamples)
+			r[i].npoints--;
+		if (!r[i].complete)
+			snprintf(r[i].stopped, sizeof(r[i].stopped), "%s",
+				 ret ? err : "stopped");
 		r[i].options = options_json(&c, c.mm.nhandlers);
+		measured |= r[i].npoints > 0;
 		/* --brief with several schemes: only the comparison. */
-		if (brief && c.nlocks > 1)
+		if (!r[i].npoints || (brief && c.nlocks > 1))
 			continue;
 		if (c.nlocks > 1)
 			printf("\n== %s ==", r[i].scheme);
 		print_summary(&r[i], &c, brief);
 	}
-	if (c.nlocks > 1 && r[0].npoints)
+	if (stopped && !measured)
+		fprintf(stderr, "%s: no sample was complete when the run stopped\n",
+			prog);
+	if (c.nlocks > 1 && measured)
 		print_comparison(r, c.nlocks);
 	for (int i = 0; i < ntgt; i++) {
 		char where[PATH_MAX + 64], note[PATH_MAX + 256];
 		int wret;
 
-		if (!r[i].npoints)
+		/* An interrupted run's file is written even when empty: it
+		 * says the run stopped, and why. */
+		if (!r[i].npoints && !stopped)
 			continue;
 		wret = res_target_publish(&tgt[i], &r[i], where, sizeof(where),
 					  note, sizeof(note));
@@ -758,7 +823,7 @@ out_targets:
 	for (int i = 0; i < c.nlocks; i++)
 		res_file_free(&r[i]);
 	if (ret == -EINTR)
-		return 128 + runner_interrupted();
+		return 128 + (first_signal ? first_signal : runner_interrupted());
 	/* 3: the run was aborted (a fault nobody answered, a task process
 	 * that died). */
 	if (ret == -ETIMEDOUT || ret == -ECHILD)

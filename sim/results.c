@@ -263,6 +263,8 @@ json_object *res_to_json(const struct res_file *r)
 
 	JADD(o, "vmsim_result", json_object_new_int(RES_FORMAT_VERSION));
 	JADD(o, "complete", json_object_new_boolean(r->complete));
+	if (!r->complete && r->stopped[0])
+		JADD(o, "stopped", json_object_new_string(r->stopped));
 	JADD(o, "scheme", json_object_new_string(r->scheme));
 	JADD(o, "workload", json_object_new_string(r->workload));
 	JADD(o, "fault_source", json_object_new_string(r->fault_source));

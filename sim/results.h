@@ -70,6 +70,7 @@ struct res_file {
 	const char *fault_source;        /* "uffd" | "synthetic" */
 	json_object *options;            /* owned: the run's options */
 	bool complete;
+	char stopped[256];               /* why an incomplete run stopped */
 	int nmetrics;
 	struct res_metric metrics[RES_MAX_METRICS];
 	int npoints;

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Interrupting a run the way users and CI do, with coreutils timeout(1)
+# itself: it signals vmsim and then its whole process group, so vmsim
+# receives the signal twice (and, in processes mode, so do its task
+# processes). Every run must exit 128 + the signal and leave a valid
+# result file that says complete: false and why it stopped, with only
+# finite, positive samples of the metrics it declares.
+#   interrupt.sh path/to/vmsim [ROUNDS]
+# One round is every workload in both modes (16 runs); ROUNDS=7 gives the
+# 100+ runs quoted in the README. -i 1000: no run ends by itself.
+set -u
+VMSIM=${1:?usage: interrupt.sh path/to/vmsim [rounds]}
+rounds=${2:-1}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0 n=0
+
+workloads="pft page_fault1 page_fault2 mmap1 brk1 mmap_stress madvise_batch fault_vs_mmap"
+for round in $(seq "$rounds"); do
+	for w in $workloads; do
+		for mode in threads processes; do
+			n=$((n + 1))
+			# Alternate the signal and the moment: 1 s lands in
+			# set-up or warm-up, 2.5 s usually after a sample.
+			if [ $((n % 2)) -eq 0 ]; then sig=INT rc_want=130; else sig=TERM rc_want=143; fi
+			if [ $((n % 3)) -eq 0 ]; then after=2.5; else after=1; fi
+			json="$tmp/r$n.json"
+			timeout --preserve-status -s $sig $after "$VMSIM" run -w $w \
+				--mode $mode -t 2 -i 1000 -l rwsem,pervma -q --json "$json" \
+				>"$tmp/out" 2>"$tmp/err"
+			rc=$?
+			what="round $round: timeout -s $sig $after vmsim run -w $w --mode $mode"
+			if [ $rc -ne $rc_want ]; then
+				echo "FAIL: $what: exit $rc, want $rc_want"; cat "$tmp/err"
+				fails=$((fails + 1)); continue
+			fi
+			if python3 - "$tmp/r$n-rwsem.json" "$tmp/r$n-pervma.json" <<'PY'
+import json, math, sys
+for path in sys.argv[1:]:
+    r = json.load(open(path))
+    assert r["vmsim_result"] == 2, path
+    assert r["complete"] is False, path + ": complete"
+    assert "signal" in r["stopped"], path + ": stopped " + r.get("stopped", "")
+    for p in r["results"]:
+        assert p["samples"], path
+        for name, s in p["samples"].items():
+            assert name in r["metrics"], path + ": metric " + name
+            assert s and all(math.isfinite(x) and x >= 0 for x in s), path
+PY
+			then
+				passes=$((passes + 1))
+			else
+				echo "FAIL: $what: result files"; ls -la "$tmp"; cat "$tmp/err"
+				fails=$((fails + 1))
+			fi
+			ls "$tmp"/.vmsim-* >/dev/null 2>&1 && {
+				echo "FAIL: $what: temporary file left"; fails=$((fails + 1)); }
+			rm -f "$tmp"/r$n-*.json
+		done
+	done
+done
+echo "interrupt: $passes passed, $fails failed ($n runs)"
+[ $fails -eq 0 ]
