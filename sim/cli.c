@@ -104,7 +104,11 @@ static void usage(FILE *f)
 "      --alpha A            significance level (default: the rule's)\n"
 "      --fail-on-regression[=PCT]\n"
 "                           exit 1 if a primary metric of a later file is\n"
-"                           significantly worse than BASE by more than PCT%%\n"
+"                           significantly worse than BASE by more than PCT%%;\n"
+"                           exit 2 if a file is not a valid measurement\n"
+"                           (incomplete, NaN/negative/missing samples, flagged\n"
+"                           samples) or was run with other options\n"
+"      --allow-mismatch     gate runs made with different options anyway\n"
 "      --metric NAME        the metric for --format gnuplot (default: first)\n"
 "\n"
 "  -h, --help               this help;  -V, --version  the version\n");
@@ -772,11 +776,6 @@ static int cmd_run(int argc, char **argv)
 
 	ret = runner_run(&c, r, err, sizeof(err));
 	stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD;
-	if (ret == -EINTR)
-		fprintf(stderr, "%s: %s; writing what was measured\n", prog, err);
-	else if (ret)
-		fprintf(stderr, "%s: run %s: %s\n", prog,
-			stopped ? "aborted" : "failed", err);
 	for (int i = 0; i < c.nlocks; i++) {
 		/* A task count that the stop left without a sample is not
 		 * a row of zeros: only what was measured is shown and kept. */
@@ -787,6 +786,13 @@ static int cmd_run(int argc, char **argv)
 				 ret ? err : "stopped");
 		r[i].options = options_json(&c, c.mm.nhandlers);
 		measured |= r[i].npoints > 0;
+	}
+	if (ret)
+		fprintf(stderr, "%s: %s%s%s\n", prog, ret == -EINTR ? "" :
+			stopped ? "run aborted: " : "run failed: ", err,
+			!stopped ? "" : measured ? "; writing what was measured" :
+			"; no sample was complete");
+	for (int i = 0; i < c.nlocks; i++) {
 		/* --brief with several schemes: only the comparison. */
 		if (!r[i].npoints || (brief && c.nlocks > 1))
 			continue;
@@ -794,9 +800,6 @@ static int cmd_run(int argc, char **argv)
 			printf("\n== %s ==", r[i].scheme);
 		print_summary(&r[i], &c, brief);
 	}
-	if (stopped && !measured)
-		fprintf(stderr, "%s: no sample was complete when the run stopped\n",
-			prog);
 	if (c.nlocks > 1 && measured)
 		print_comparison(r, c.nlocks);
 	for (int i = 0; i < ntgt; i++) {
@@ -909,7 +912,42 @@ static int cmd_check(void)
 }
 
 enum { OPT_FORMAT = 300, OPT_LABEL, OPT_TEST, OPT_ALPHA, OPT_FAIL, OPT_METRIC,
-       OPT_SIGNIFICANCE };
+       OPT_SIGNIFICANCE, OPT_ALLOW_MISMATCH };
+
+/*
+ * Before the table: is every file a measurement, and were the runs made
+ * alike? With the gate, the first "no" is one line and exit 2 (a gate
+ * must never pass on garbage); without it, a warning per file, and the
+ * table shows invalid cells as "invalid".
+ */
+static int compare_check(const struct cmp_file *files, int n, bool gate,
+			 bool allow_mismatch)
+{
+	char why[512];
+
+	for (int i = 0; i < n; i++) {
+		const char *path = files[i].shown, *base = files[0].shown;
+
+		if (cmp_validate(&files[i], i ? &files[0] : NULL, why, sizeof(why))) {
+			fprintf(stderr, gate ? "%s: %s: not a valid measurement for "
+				"the regression gate: %s\n" : "%s: warning: %s: %s\n",
+				prog, path, why);
+			if (gate)
+				return EXIT_USAGE;
+		}
+		if (i && cmp_mismatch(&files[0], &files[i], why, sizeof(why))) {
+			bool refuse = gate && !allow_mismatch;
+
+			fprintf(stderr, "%s: %s%s was run differently from %s: %s%s\n",
+				prog, refuse ? "" : "warning: ", path, base, why,
+				refuse ? " (the gate compares only like runs; "
+				"--allow-mismatch to gate anyway)" : "");
+			if (refuse)
+				return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
 
 static int cmd_compare(int argc, char **argv)
 {
@@ -921,6 +959,7 @@ static int cmd_compare(int argc, char **argv)
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "fail-on-regression", optional_argument, NULL, OPT_FAIL },
 		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -928,7 +967,7 @@ static int cmd_compare(int argc, char **argv)
 	const char *labels[64];
 	struct cmp_file *files;
 	int nlabels = 0, opt, n, ret = 0;
-	bool fail = false;
+	bool fail = false, allow_mismatch = false;
 	double pct = 0;
 	char err[256], *end;
 
@@ -984,6 +1023,9 @@ static int cmd_compare(int argc, char **argv)
 		case OPT_METRIC:
 			o.metric = optarg;
 			break;
+		case OPT_ALLOW_MISMATCH:
+			allow_mismatch = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1007,34 +1049,34 @@ static int cmd_compare(int argc, char **argv)
 	for (int i = 0; i < n && !ret; i++) {
 		const char *path = argv[optind + i];
 
+		char shown[256];
+
+		printable(shown, sizeof(shown), path);
 		if (cmp_load(path, &files[i], err, sizeof(err))) {
-			fprintf(stderr, "%s: %s: %s\n", prog, path, err);
+			fprintf(stderr, "%s: %s: %s\n", prog, shown, err);
 			ret = EXIT_USAGE;
 		} else if (i && strcmp(files[i].workload, files[0].workload)) {
 			fprintf(stderr, "%s: %s: workload '%s' does not match '%s' "
-				"of %s\n", prog, path, files[i].workload,
-				files[0].workload, files[0].path);
+				"of %s\n", prog, shown,
+				files[i].workload_shown, files[0].workload_shown,
+				files[0].shown);
 			ret = EXIT_USAGE;
-		} else {
-			json_object *cpl;
-
-			if (nlabels)
-				snprintf(files[i].label, sizeof(files[i].label), "%s",
-					 labels[i]);
-			if (json_object_object_get_ex(files[i].root, "complete", &cpl) &&
-			    !json_object_get_boolean(cpl))
-				fprintf(stderr, "%s: note: %s is incomplete (its run "
-					"was stopped early)\n", prog, path);
+		} else if (nlabels) {
+			printable(files[i].label, sizeof(files[i].label), labels[i]);
 		}
 	}
+	if (!ret)
+		ret = compare_check(files, n, fail, allow_mismatch);
 	if (!ret && o.metric) {
 		bool found = false;
 
 		for (int m = 0; m < files[0].nmetrics; m++)
 			found |= !strcmp(files[0].metrics[m].name, o.metric);
 		if (!found) {
+			char m[64];
+
 			fprintf(stderr, "%s: %s has no metric '%s'\n", prog,
-				files[0].path, o.metric);
+				files[0].shown, printable(m, sizeof(m), o.metric));
 			ret = EXIT_USAGE;
 		}
 	}

@@ -16,15 +16,20 @@
 #include "sim/compare.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "sim/parse.h"
 #include "sim/results.h"
 #include "sim/stats.h"
 
 #define CMP_MAX_FILES 32
+#define CMP_MAX_BYTES (256 << 20)         /* a result is kilobytes */
 #define CMP_COL 25                       /* %14.4f + " ( 123.45%)" */
 
 enum stat_id { ST_MIN, ST_MEAN, ST_STDDEV, ST_COV, ST_MAX, ST_B50, ST_B95,
@@ -130,18 +135,114 @@ static const char *get_str(json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
+/* Line and column (from 1) of byte off in buf. */
+static void line_col(const char *buf, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && buf[i]; i++) {
+		if (buf[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+/* Parse buf (n bytes) as one JSON document; NULL with err saying where
+ * and why it is not one. */
+static json_object *parse_json(const char *buf, size_t n, char *err,
+			       size_t errlen)
+{
+	struct json_tokener *tok = json_tokener_new();
+	json_object *o = NULL;
+	enum json_tokener_error je;
+	size_t end;
+	int line, col;
+
+	if (!tok) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	o = json_tokener_parse_ex(tok, buf, (int)n);
+	je = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	if (!o && je == json_tokener_continue) {
+		line_col(buf, n, &line, &col);
+		snprintf(err, errlen, "truncated: the JSON stops at line %d, "
+			 "column %d before it is complete", line, col);
+	} else if (!o) {
+		line_col(buf, end ? end - 1 : 0, &line, &col);
+		snprintf(err, errlen, "not JSON: %s at line %d, column %d",
+			 json_tokener_error_desc(je), line, col);
+	} else if (end + strspn(buf + end, " \t\r\n") < n) {
+		end += strspn(buf + end, " \t\r\n");
+		line_col(buf, end, &line, &col);
+		snprintf(err, errlen, "not one JSON document: more data at line "
+			 "%d, column %d", line, col);
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
 int cmp_load(const char *path, struct cmp_file *f, char *err, size_t errlen)
 {
-	json_object *root = json_object_from_file(path);
+	/* Never blocks: a FIFO or a device is refused, not read. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	json_object *root = NULL;
+	struct stat st;
+	char *buf = NULL;
+	ssize_t got = 0;
 
-	if (!root) {
-		const char *e = json_util_get_last_err();
-
-		memset(f, 0, sizeof(*f));
-		snprintf(err, errlen, "cannot read it as JSON (%s)",
-			 e ? strtok((char *)e, "\n") : "unknown error");
+	memset(f, 0, sizeof(*f));
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open it: %s", strerror(errno));
 		return -EINVAL;
 	}
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "cannot read it: %s", strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "is %s, not a result file",
+			 S_ISDIR(st.st_mode) ? "a directory" :
+			 S_ISFIFO(st.st_mode) ? "a FIFO" :
+			 S_ISCHR(st.st_mode) ? "a character device" :
+			 S_ISBLK(st.st_mode) ? "a block device" : "a socket");
+	} else if (st.st_size == 0) {
+		snprintf(err, errlen, "is empty, not a result file");
+	} else if (st.st_size > CMP_MAX_BYTES) {
+		snprintf(err, errlen, "is %lld bytes, larger than any result "
+			 "file (%d MiB at most)", (long long)st.st_size,
+			 CMP_MAX_BYTES >> 20);
+	} else if (!(buf = malloc((size_t)st.st_size + 1))) {
+		snprintf(err, errlen, "out of memory");
+	} else {
+		size_t want = (size_t)st.st_size;
+
+		while ((size_t)got < want) {
+			ssize_t r = read(fd, buf + got, want - (size_t)got);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			got += r;
+		}
+		if ((size_t)got < want)
+			snprintf(err, errlen, "cannot read it: %s", got < 0 ?
+				 strerror(errno) : "it shrank while being read");
+		else if (memchr(buf, 0, want))
+			snprintf(err, errlen, "holds a NUL byte: not a JSON "
+				 "result file");
+		else
+			root = parse_json(buf, want, err, errlen);
+	}
+	free(buf);
+	close(fd);
+	if (!root)
+		return -EINVAL;
 	return cmp_from_json(root, path, f, err, errlen);
 }
 
@@ -153,6 +254,7 @@ int cmp_from_json(json_object *root, const char *path, struct cmp_file *f,
 
 	memset(f, 0, sizeof(*f));
 	f->path = path;
+	printable(f->shown, sizeof(f->shown), path);
 	f->root = root;
 	if (!json_object_is_type(f->root, json_type_object) ||
 	    !json_object_object_get_ex(f->root, "vmsim_result", &ver) ||
@@ -178,7 +280,8 @@ int cmp_from_json(json_object *root, const char *path, struct cmp_file *f,
 		ret = check_results(f, err, errlen);
 	if (ret)
 		goto err;
-	snprintf(f->label, sizeof(f->label), "%s", f->scheme);
+	printable(f->label, sizeof(f->label), f->scheme);
+	printable(f->workload_shown, sizeof(f->workload_shown), f->workload);
 	return 0;
 err:
 	json_object_put(f->root);
@@ -235,6 +338,179 @@ static const struct cmp_metric *metric_of(const struct cmp_file *f,
 		if (!strcmp(f->metrics[i].name, name))
 			return &f->metrics[i];
 	return NULL;
+}
+
+/* --- validation ------------------------------------------------------------ */
+
+/* Is sample v of metric m a measurement? */
+static bool sample_ok(const struct cmp_metric *m, double v)
+{
+	return isfinite(v) && (m->primary ? v > 0 : v >= 0);
+}
+
+static bool samples_ok(const struct cmp_metric *m, const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!sample_ok(m, x[i]))
+			return false;
+	return true;
+}
+
+static int point_tasks(json_object *p)
+{
+	json_object *t;
+
+	return json_object_object_get_ex(p, "tasks", &t) ?
+	       json_object_get_int(t) : 0;
+}
+
+static int validate_point(const struct cmp_file *f, json_object *p,
+			  char *why, size_t len)
+{
+	int tasks = point_tasks(p);
+	json_object *fl;
+	size_t want = 0;
+
+	for (int m = 0; m < f->nmetrics; m++) {
+		const struct cmp_metric *mt = &f->metrics[m];
+		double *x;
+		size_t n = samples_of(f, mt->name, tasks, &x);
+
+		for (size_t i = 0; i < n; i++)
+			if (!sample_ok(mt, x[i])) {
+				snprintf(why, len, "%s-%d sample %zu is %g, not a "
+					 "measurement (want a finite number %s 0)",
+					 mt->name, tasks, i + 1, x[i],
+					 mt->primary ? ">" : ">=");
+				free(x);
+				return -EINVAL;
+			}
+		free(x);
+		if (!n) {
+			snprintf(why, len, "%s-%d has no samples", mt->name, tasks);
+			return -EINVAL;
+		}
+		if (m && n != want) {
+			snprintf(why, len, "%s-%d has %zu samples, %s-%d has %zu "
+				 "(every sample measures every metric)", mt->name,
+				 tasks, n, f->metrics[0].name, tasks, want);
+			return -EINVAL;
+		}
+		want = n;
+	}
+	if (json_object_object_get_ex(p, "flagged", &fl) &&
+	    json_object_is_type(fl, json_type_array) &&
+	    json_object_array_length(fl)) {
+		json_object *e = json_object_array_get_idx(fl, 0), *i, *r;
+
+		snprintf(why, len, "tasks %d: %zu sample(s) flagged, the first "
+			 "(%d) %s", tasks, json_object_array_length(fl),
+			 json_object_object_get_ex(e, "sample", &i) ?
+			 json_object_get_int(i) : 0,
+			 json_object_object_get_ex(e, "reason", &r) ?
+			 json_object_get_string(r) : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
+		 char *why, size_t len)
+{
+	size_t n = json_object_array_length(f->results);
+	json_object *cpl, *st;
+	char tmp[256];
+
+	if (!json_object_object_get_ex(f->root, "complete", &cpl) ||
+	    !json_object_get_boolean(cpl)) {
+		snprintf(why, len, "an incomplete run (%s)",
+			 json_object_object_get_ex(f->root, "stopped", &st) ?
+			 printable(tmp, sizeof(tmp), json_object_get_string(st)) :
+			 "it was stopped early");
+		return -EINVAL;
+	}
+	if (!n) {
+		snprintf(why, len, "no results");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (validate_point(f, json_object_array_get_idx(f->results, i),
+				   why, len))
+			return -EINVAL;
+	if (!base)
+		return 0;
+	for (int m = 0; m < base->nmetrics; m++)
+		if (!metric_of(f, base->metrics[m].name)) {
+			snprintf(why, len, "no metric '%s' (the base has it)",
+				 printable(tmp, sizeof(tmp), base->metrics[m].name));
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < json_object_array_length(base->results); i++) {
+		int t = point_tasks(json_object_array_get_idx(base->results, i));
+
+		if (!point_of(f, t)) {
+			snprintf(why, len, "no result at %d tasks (the base has one)",
+				 t);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void mismatch_add(char *out, size_t len, int *count, const char *key,
+			 json_object *a, json_object *b)
+{
+	char va[96], vb[96];
+	size_t used = strlen(out);
+
+	if (!a || !b || json_object_equal(a, b))
+		return;
+	printable(va, sizeof(va), json_object_is_type(a, json_type_string) ?
+		  json_object_get_string(a) : json_object_to_json_string(a));
+	printable(vb, sizeof(vb), json_object_is_type(b, json_type_string) ?
+		  json_object_get_string(b) : json_object_to_json_string(b));
+	if (used < len)
+		snprintf(out + used, len - used, "%s%s %s vs %s",
+			 *count ? ", " : "", key, va, vb);
+	(*count)++;
+}
+
+int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
+		 char *out, size_t len)
+{
+	static const char *const samples_only[] = { "iterations", "duration",
+						    "tasks" };
+	static const char *const machine[] = { "kernel", "machine", "cpu_model",
+					       "cpus", "numa_nodes" };
+	json_object *oa, *ob, *ma, *mb, *x, *y;
+	int count = 0;
+
+	out[0] = 0;
+	if (json_object_object_get_ex(a->root, "options", &oa) &&
+	    json_object_object_get_ex(b->root, "options", &ob) &&
+	    json_object_is_type(oa, json_type_object) &&
+	    json_object_is_type(ob, json_type_object)) {
+		json_object_object_foreach(oa, key, va) {
+			size_t k;
+
+			for (k = 0; k < sizeof(samples_only) / sizeof(*samples_only) &&
+				    strcmp(key, samples_only[k]); k++)
+				;
+			if (k == sizeof(samples_only) / sizeof(*samples_only) &&
+			    json_object_object_get_ex(ob, key, &y))
+				mismatch_add(out, len, &count, key, va, y);
+		}
+	}
+	if (json_object_object_get_ex(a->root, "fault_source", &x) &&
+	    json_object_object_get_ex(b->root, "fault_source", &y))
+		mismatch_add(out, len, &count, "fault_source", x, y);
+	if (json_object_object_get_ex(a->root, "meta", &ma) &&
+	    json_object_object_get_ex(b->root, "meta", &mb))
+		for (size_t k = 0; k < sizeof(machine) / sizeof(*machine); k++)
+			if (json_object_object_get_ex(ma, machine[k], &x) &&
+			    json_object_object_get_ex(mb, machine[k], &y))
+				mismatch_add(out, len, &count, machine[k], x, y);
+	return count;
 }
 
 /* --- statistics per row ------------------------------------------------------ */
@@ -339,6 +615,7 @@ struct row {
 	double v[CMP_MAX_FILES];
 	double pct[CMP_MAX_FILES];
 	int sig[CMP_MAX_FILES];          /* -1 not tested, 0 no, 1 yes */
+	bool invalid[CMP_MAX_FILES];     /* samples that are not measurements */
 };
 
 struct printer {
@@ -351,9 +628,12 @@ struct printer {
 	const char *section;             /* text: last section header */
 };
 
-static void fmt_value(char *buf, size_t len, double v, bool integer)
+static void fmt_value(char *buf, size_t len, double v, bool integer,
+		      bool invalid)
 {
-	if (!isfinite(v))
+	if (invalid)
+		snprintf(buf, len, "%14s", "invalid");
+	else if (!isfinite(v))
 		snprintf(buf, len, "%14s", "-");
 	else
 		snprintf(buf, len, integer ? "%14.0f" : "%14.4f", v);
@@ -377,7 +657,7 @@ static void print_header_text(struct printer *pr)
 	fprintf(pr->out, "%-*s", 10 + pr->keyw, "");
 	for (int i = 0; i < pr->n; i++) {
 		fprintf(pr->out, " %*s", CMP_COL, pr->files[i].label);
-		snprintf(base, sizeof(base), "%s", pr->files[i].path);
+		snprintf(base, sizeof(base), "%s", pr->files[i].shown);
 		same &= !strcmp(basename(base), pr->files[i].label);
 	}
 	if (same) {                      /* no file names to add */
@@ -386,7 +666,7 @@ static void print_header_text(struct printer *pr)
 	}
 	fprintf(pr->out, "\n%-*s", 10 + pr->keyw, "");
 	for (int i = 0; i < pr->n; i++) {
-		snprintf(base, sizeof(base), "%s", pr->files[i].path);
+		snprintf(base, sizeof(base), "%s", pr->files[i].shown);
 		fprintf(pr->out, " %*.*s", CMP_COL, CMP_COL, basename(base));
 	}
 	fprintf(pr->out, "\n");
@@ -407,7 +687,7 @@ static void emit_row(struct printer *pr, const struct row *r)
 		}
 		fprintf(pr->out, "%-9s %-*s", r->stat, pr->keyw, r->key);
 		for (int i = 0; i < pr->n; i++) {
-			fmt_value(v, sizeof(v), r->v[i], r->integer);
+			fmt_value(v, sizeof(v), r->v[i], r->integer, r->invalid[i]);
 			if (r->nopct)
 				snprintf(p, sizeof(p), "%10s", "");
 			else
@@ -419,7 +699,7 @@ static void emit_row(struct printer *pr, const struct row *r)
 	case CMP_MARKDOWN:
 		fprintf(pr->out, "| %s | %s |", r->stat, r->key);
 		for (int i = 0; i < pr->n; i++) {
-			fmt_value(v, sizeof(v), r->v[i], r->integer);
+			fmt_value(v, sizeof(v), r->v[i], r->integer, r->invalid[i]);
 			if (!isfinite(r->pct[i]))
 				fprintf(pr->out, " %s |", v + strspn(v, " "));
 			else
@@ -432,7 +712,9 @@ static void emit_row(struct printer *pr, const struct row *r)
 		for (int i = 0; i < pr->n; i++) {
 			fprintf(pr->out, "%s,%s,%s,%s,", r->section, r->stat, r->key,
 				pr->files[i].label);
-			if (isfinite(r->v[i]))
+			if (r->invalid[i])
+				fprintf(pr->out, "invalid");
+			else if (isfinite(r->v[i]))
 				fprintf(pr->out, "%.10g", r->v[i]);
 			fprintf(pr->out, ",");
 			if (isfinite(r->pct[i]))
@@ -461,6 +743,15 @@ static void emit_row(struct printer *pr, const struct row *r)
 		json_object_object_add(o, "values", a);
 		json_object_object_add(o, "diff_pct", b);
 		json_object_object_add(o, "significant", c);
+		for (int i = 0; i < pr->n; i++)
+			if (r->invalid[i]) {
+				a = json_object_new_array();
+				for (int k = 0; k < pr->n; k++)
+					json_object_array_add(a,
+						json_object_new_boolean(r->invalid[k]));
+				json_object_object_add(o, "invalid", a);
+				break;
+			}
 		json_object_array_add(pr->rows, o);
 		break;
 	}
@@ -477,8 +768,13 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 	size_t nx[CMP_MAX_FILES];
 	struct row r = { .section = "metric" };
 
-	for (int i = 0; i < pr->n; i++)
+	for (int i = 0; i < pr->n; i++) {
 		nx[i] = samples_of(&pr->files[i], m->name, tasks, &x[i]);
+		/* Not a number to compute with, nor to compare against. */
+		r.invalid[i] = !samples_ok(m, x[i], nx[i]);
+		if (r.invalid[i])
+			nx[i] = 0;
+	}
 	snprintf(r.key, sizeof(r.key), "%s-%d", m->name, tasks);
 	for (int st = 0; st < ST_N; st++) {
 		bool lower_form = st == ST_STDDEV || st == ST_COV;
@@ -639,7 +935,7 @@ static void print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 		size_t np = json_object_array_length(files[i].results);
 
 		fprintf(out, "# %s (%s)\n# metric: %s, %s is better; columns: "
-			"tasks %s min max\n\"%s\"\n", files[i].label, files[i].path,
+			"tasks %s min max\n\"%s\"\n", files[i].label, files[i].shown,
 			name, m->higher ? "higher" : "lower",
 			m->higher ? "hmean" : "amean", files[i].label);
 		for (size_t k = 0; k < np; k++) {
@@ -691,7 +987,7 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 	if (pr.keyw < 28)
 		pr.keyw = 28;
 	if (o->format == CMP_TEXT) {
-		fprintf(out, "vmsim compare: workload %s\n\n", files[0].workload);
+		fprintf(out, "vmsim compare: workload %s\n\n", files[0].workload_shown);
 		print_header_text(&pr);
 	} else if (o->format == CMP_MARKDOWN) {
 		fprintf(out, "| Stat | Metric |");
@@ -772,8 +1068,8 @@ int cmp_regressions(FILE *msg, const struct cmp_file *files, int n,
 				    cmp_significant(o, b, nb, x, nx, mt->higher, &p) == 1) {
 					fprintf(msg, "regression: %s-%d in %s (%s) is "
 						"%.2f%% worse than %s (%s", mt->name,
-						tasks[t], files[i].path, files[i].label,
-						-d, files[0].path, cmp_test_name(o->test));
+						tasks[t], files[i].shown, files[i].label,
+						-d, files[0].shown, cmp_test_name(o->test));
 					if (!isnan(p))
 						fprintf(msg, ", p = %.3g", p);
 					fprintf(msg, ")\n");

@@ -50,7 +50,9 @@ struct cmp_metric {
 
 struct cmp_file {
 	const char *path;
-	char label[64];
+	char shown[256];                 /* path, printable (parse.h) */
+	char label[64];                  /* printable */
+	char workload_shown[64];         /* printable */
 	json_object *root;
 	const char *scheme, *workload;
 	int nmetrics;
@@ -66,6 +68,30 @@ int cmp_load(const char *path, struct cmp_file *f, char *err, size_t errlen);
 int cmp_from_json(json_object *root, const char *name, struct cmp_file *f,
 		  char *err, size_t errlen);
 void cmp_file_free(struct cmp_file *f);
+
+/*
+ * Can f be trusted as a measurement against base (NULL: f is the base)?
+ * 0, or -EINVAL with why saying what is wrong, in one clause without the
+ * file name: an incomplete run; no results; a task count of base
+ * missing; a metric with no samples, with a sample that is not a finite
+ * number >= 0 (> 0 for a primary metric: a rate of nothing is not a
+ * measurement), or with a different number of samples than the others
+ * at its task count; a sample flagged by the run (taken while vmsim was
+ * stopped, or starved of CPU).
+ */
+int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
+		 char *why, size_t len);
+
+/*
+ * What differs between the runs of a and b that changes what is
+ * measured: every run option but the number of samples (iterations,
+ * duration) and the task list (validated on its own), the fault source,
+ * and the machine (kernel, CPU model and count, NUMA nodes). Writes
+ * "mem 33554432 vs 67108864, kernel ..." to out; returns the count.
+ * A key that only one file has (an older format) is not a difference.
+ */
+int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
+		 char *out, size_t len);
 
 /* Print the comparison of files[0] (the base) with the others. */
 void cmp_print(FILE *out, const struct cmp_file *files, int n,

@@ -4,6 +4,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,4 +127,66 @@ int parse_choice(const char *s, const char *const *names, int n)
 		if (!strcmp(s, names[i]))
 			return i;
 	return -EINVAL;
+}
+
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0. Overlong
+ * forms, surrogates and code points above U+10FFFF are not valid. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+char *printable(char *out, size_t len, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t o = 0;
+
+	if (!len)
+		return out;
+	while (*p) {
+		int n = utf8_len(p);
+		bool escape = !n || (n == 1 && (*p < 0x20 || *p == 0x7f)) ||
+			      (n == 2 && p[0] == 0xc2 && p[1] < 0xa0); /* C1 */
+
+		if (escape) {
+			if (o + 4 >= len)
+				break;
+			snprintf(out + o, len - o, "\\x%02x", *p);
+			o += 4;
+			p++;
+			continue;
+		}
+		if (o + (size_t)n >= len)
+			break;
+		memcpy(out + o, p, (size_t)n);
+		o += (size_t)n;
+		p += n;
+	}
+	out[o] = 0;
+	return out;
 }

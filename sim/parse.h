@@ -18,4 +18,10 @@ int parse_tasks(const char *s, int ncpus, int limit, int *out, int cap,
 /* The index of s among names[0..n-1], or -EINVAL. */
 int parse_choice(const char *s, const char *const *names, int n);
 
+/* s as it may be shown on a terminal: control characters and bytes that
+ * are not valid UTF-8 become \xNN, so that a value echoed in a message
+ * cannot move the cursor, change colours or end the line. Returns out
+ * (always terminated; truncated to len). */
+char *printable(char *out, size_t len, const char *s);
+
 #endif

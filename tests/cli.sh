@@ -187,7 +187,7 @@ data=$(dirname "$0")/data/compare
 	ok || fail "compare --format json"
 "$VMSIM" compare --test mannwhitney --format markdown "$data/base.json" "$data/same.json" |
 	grep -q '^| Hmean | faults/sec-1 |' && ok || fail "compare --format markdown"
-expect_usage_error "notjson.json: cannot read it as JSON" compare "$data/base.json" "$data/notjson.json"
+expect_usage_error "notjson.json: not JSON: " compare "$data/base.json" "$data/notjson.json"
 expect_usage_error "not a vmsim result" compare "$data/base.json" "$data/notvmsim.json"
 expect_usage_error "is not an array of numbers" compare "$data/base.json" "$data/badsamples.json"
 expect_usage_error "does not match 'pft'" compare "$data/base.json" "$data/otherworkload.json"
@@ -198,7 +198,7 @@ expect_usage_error "at least one" compare
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['complete']=False; json.dump(r,open(sys.argv[2],'w'))" \
 	"$data/base.json" "$tmp/partial.json"
 "$VMSIM" compare "$data/base.json" "$tmp/partial.json" 2>&1 >/dev/null |
-	grep -q "partial.json is incomplete" && ok || fail "compare notes an incomplete file"
+	grep -q "partial.json: an incomplete run" && ok || fail "compare notes an incomplete file"
 
 # The significance rules on issue 10's example: a 2% difference with
 # sd 1.58 over 5 samples each is marked only by mmtests' old t-test.

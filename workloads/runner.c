@@ -253,8 +253,13 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 
 				ret = r ? r : ret;
 			}
-			if (!ret)
-				ret = add_samples(c, pts[s], &it, err, errlen);
+			/* A loop workload's whole seconds before an interrupt
+			 * are measurements like any others: kept. */
+			if (!ret || (ret == -EINTR && c->wl->loop && it.nrates)) {
+				int r = add_samples(c, pts[s], &it, err, errlen);
+
+				ret = r ? r : ret;
+			}
 		}
 	}
 	if (c->progress)
