@@ -15,11 +15,13 @@
 #include <getopt.h>
 #include <liburing.h>
 #include <math.h>
+#include <pthread.h>
 #include <numa.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -116,10 +118,36 @@ static void usage(FILE *f)
 
 static int bad(const char *fmt, const char *val)
 {
+	char shown[256];
+
 	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, val);
+	fprintf(stderr, fmt, printable(shown, sizeof(shown), val));
 	fprintf(stderr, " (see 'vmsim --help')\n");
 	return EXIT_USAGE;
+}
+
+/*
+ * getopt's complaint as one line of ours (opterr is 0, and the option
+ * strings start with ':' so that a missing value is told apart).
+ */
+static int bad_option(char **argv, int opt, const struct option *opts)
+{
+	char name[64], shown[80];
+	const char *arg = argv[optind - 1];
+	int matches = 0;
+
+	if (optopt > 0 && optopt < 256 && arg[0] == '-' && arg[1] != '-')
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	printable(shown, sizeof(shown), name);
+	if (opt == ':')
+		return bad("option '%s' needs a value", shown);
+	for (int i = 0; name[0] == '-' && name[1] == '-' && opts[i].name; i++)
+		matches += !strncmp(opts[i].name, name + 2, strlen(name + 2));
+	if (matches > 1)
+		return bad("ambiguous option '%s': give more of its name", shown);
+	return bad("unknown option '%s'", shown);
 }
 
 static void print_summary(const struct res_file *r, const struct run_cfg *c,
@@ -243,10 +271,12 @@ static int pick(const char *what, const char *arg, const char *const *names,
 		int n)
 {
 	int i = parse_choice(arg, names, n);
+	char shown[256];
 
 	if (i >= 0)
 		return i;
-	fprintf(stderr, "%s: unknown %s '%s': want ", prog, what, arg);
+	fprintf(stderr, "%s: unknown %s '%s': want ", prog, what,
+		printable(shown, sizeof(shown), arg));
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "%s%s", names[i], i == n - 1 ? "" :
 			i == n - 2 ? " or " : ", ");
@@ -421,7 +451,116 @@ static size_t mem_available(void)
  * sharing an mm map and unmap at once; a region larger than the arena;
  * more memory touched than the machine has available.
  */
-static int check_limits(const struct run_cfg *c, int max_tasks)
+/* Bytes of address space this process maps now. */
+static size_t vm_size_now(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long pages = 0;
+
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * `ulimit -v` and `ulimit -d` against what a run maps: in each process that
+ * holds simulated mms (threads mode: one per scheme, all alive at once;
+ * processes mode: one per task process), their reservations, a stack per
+ * thread, what is mapped already, and room for the allocator and
+ * libraries. Checked here so that the answer is a usage error naming the
+ * limit, not "Cannot allocate memory" (or liburcu aborting) mid-run.
+ */
+#define AS_SLACK (128UL << 20)
+
+static int check_address_space(const struct run_cfg *c, int most)
+{
+	struct rlimit rl;
+	pthread_attr_t attr;
+	size_t stack = 8UL << 20, per_mm, need, base, fit;
+	int nmm = c->processes ? 1 : c->nlocks;
+	int tasks = c->processes ? 1 : most + (c->wo.writers > 0 ? c->wo.writers : 0);
+	int handlers = c->mm.source != FAULT_SRC_UFFD ? 0 :
+		       c->mm.nhandlers ? c->mm.nhandlers : tasks;
+	int threads = nmm * (1 + tasks + handlers) + 4;
+	char hint[96] = "raise the limit";
+
+	const char *which = "ulimit -v";
+	struct rlimit dl;
+
+	/* RLIMIT_DATA counts private writable mappings (Linux 4.7+): the
+	 * arena, the pools and the stacks, nearly all of it. */
+	if (getrlimit(RLIMIT_AS, &rl))
+		rl.rlim_cur = RLIM_INFINITY;
+	if (!getrlimit(RLIMIT_DATA, &dl) && dl.rlim_cur < rl.rlim_cur) {
+		rl = dl;
+		which = "ulimit -d";
+	}
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	if (!pthread_getattr_default_np(&attr)) {
+		pthread_attr_getstacksize(&attr, &stack);
+		pthread_attr_destroy(&attr);
+	}
+	per_mm = sim_mm_reserve_bytes(&c->mm);
+	base = vm_size_now() + (size_t)threads * stack + AS_SLACK;
+	need = base + (size_t)nmm * per_mm;
+	if (need <= rl.rlim_cur)
+		return 0;
+	/* The largest arena that fits: the rest of an mm scales with it by
+	 * 1/4096 (its page map). */
+	fit = rl.rlim_cur > base + (size_t)nmm * (per_mm - c->mm.arena_size -
+		(c->mm.arena_size >> SIM_PAGE_SHIFT)) ?
+	      (rl.rlim_cur - base) / (size_t)nmm -
+	      (per_mm - c->mm.arena_size - (c->mm.arena_size >> SIM_PAGE_SHIFT)) : 0;
+	fit = fit / 4097 * 4096 & ~((1UL << 20) - 1);
+	if (fit >= 1UL << 20)
+		snprintf(hint, sizeof(hint), "give --arena %zuM or less, or raise "
+			 "the limit", fit >> 20);
+	fprintf(stderr, "%s: the run needs about %zu MiB of address space per "
+		"process (--arena %zu MiB%s, %d threads), more than %s "
+		"allows (%llu MiB): %s\n", prog, need >> 20,
+		c->mm.arena_size >> 20, nmm > 1 ? " for each scheme" : "", threads,
+		which, (unsigned long long)(rl.rlim_cur >> 20), hint);
+	return -1;
+}
+
+/* --mem against what the workload needs of it, per task. */
+static int check_mem(const struct run_cfg *c, int most, bool mem_given)
+{
+	/* Threads share one region unless the workload maps --mem per
+	 * task (loop); a task process has --mem to itself. */
+	int share = c->processes || c->wl->loop ? 1 : most;
+	size_t want = c->wl->min_mem * (size_t)share;
+
+	if (!c->wl->min_mem) {
+		if (mem_given) {
+			fprintf(stderr, "%s: --mem does not apply to workload '%s'\n",
+				prog, c->wl->name);
+			return -1;
+		}
+		return 0;
+	}
+	if (c->wo.mem < want && share > 1) {
+		fprintf(stderr, "%s: --mem %zuK is too small for %s with %d tasks "
+			"sharing it: want at least %zuK (%zuK per task)\n", prog,
+			c->wo.mem >> 10, c->wl->name, share, want >> 10,
+			c->wl->min_mem >> 10);
+		return -1;
+	}
+	if (c->wo.mem < want) {
+		fprintf(stderr, "%s: --mem %zuK is too small for %s: want at least "
+			"%zuK%s\n", prog, c->wo.mem >> 10, c->wl->name, want >> 10,
+			c->processes || c->wl->loop ? " per task" : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int check_limits(const struct run_cfg *c, int max_tasks,
+			bool mem_given)
 {
 	int most = 0;
 	size_t need, avail = mem_available();
@@ -458,7 +597,9 @@ static int check_limits(const struct run_cfg *c, int max_tasks)
 			need >> 20, avail >> 20);
 		return -1;
 	}
-	return 0;
+	if (check_mem(c, most, mem_given))
+		return -1;
+	return check_address_space(c, most);
 }
 
 /* "rwsem,range": each a known scheme, none twice. Prints the error. */
@@ -466,6 +607,9 @@ static int parse_locks(const char *arg, struct run_cfg *c)
 {
 	char buf[256], *save = NULL, *tok;
 
+	if (parse_list_check(arg))
+		return bad("bad lock scheme list '%s': want names separated by "
+			   "commas, none empty, such as rwsem,pervma", arg);
 	snprintf(buf, sizeof(buf), "%s", arg);
 	c->nlocks = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -599,7 +743,7 @@ static int cmd_run(int argc, char **argv)
 	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
 	struct res_target tgt[RUNNER_MAX_SCHEMES];
 	int ntgt = 0;
-	bool stopped, measured = false;
+	bool stopped, measured = false, mem_given;
 	const char *json = NULL;
 	bool force = false, quiet = false, zap_given = false, brief = false;
 	int max_tasks = 256;
@@ -625,7 +769,7 @@ static int cmd_run(int argc, char **argv)
 	};
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, "l:w:t:i:m:o:fqh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":l:w:t:i:m:o:fqh", opts, NULL)) != -1) {
 		int taken = set_int_opt(ints, sizeof(ints) / sizeof(ints[0]), opt,
 					optarg);
 
@@ -648,11 +792,29 @@ static int cmd_run(int argc, char **argv)
 					RUNNER_MAX_TASKLIST, &c.ntasklist))
 				return bad("bad task list '%s': want counts from 1 to 1024 "
 					   "such as 1,2,4 or 1-8 or max", optarg);
+			{
+				long t[RUNNER_MAX_TASKLIST];
+				int d;
+
+				for (int i = 0; i < c.ntasklist; i++)
+					t[i] = c.tasks[i];
+				d = parse_first_duplicate(t, c.ntasklist);
+				if (d >= 0) {
+					fprintf(stderr, "%s: bad task list '%s': %d tasks "
+						"given twice (see 'vmsim --help')\n", prog,
+						printable(err, sizeof(err), optarg),
+						c.tasks[d]);
+					return EXIT_USAGE;
+				}
+			}
 			break;
 		case 'm':
 			if (parse_size(optarg, &c.wo.mem))
 				return bad("bad size '%s' for --mem: want a number with "
 					   "an optional K, M, G or T suffix", optarg);
+			if (c.wo.mem % SIM_PAGE_SIZE)
+				return bad("bad size '%s' for --mem: want a multiple "
+					   "of 4K", optarg);
 			break;
 		case OPT_ARENA:
 			if (parse_size(optarg, &c.mm.arena_size) ||
@@ -720,7 +882,7 @@ static int cmd_run(int argc, char **argv)
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return 0;
 		default:
-			return bad("%s", "bad option");
+			return bad_option(argv, opt, opts);
 		}
 	}
 	if (optind < argc)
@@ -729,9 +891,10 @@ static int cmd_run(int argc, char **argv)
 		return bad("--writers does not apply to workload '%s'", c.wl->name);
 	if (c.wo.writers < 0)
 		c.wo.writers = c.wl->background ? 1 : 0;
+	mem_given = c.wo.mem != 0;
 	if (!c.wo.mem)
 		c.wo.mem = c.wl->default_mem ? c.wl->default_mem : 64UL << 20;
-	if (check_limits(&c, max_tasks))
+	if (check_limits(&c, max_tasks, mem_given))
 		return EXIT_USAGE;
 	if (!c.wo.iterations)
 		c.wo.iterations = c.wl->loop ? 1 : 5;
@@ -972,7 +1135,7 @@ static int cmd_compare(int argc, char **argv)
 	char err[256], *end;
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_FORMAT: {           /* in enum cmp_format order */
 			int i = pick("format", optarg, NAMES("text", "markdown",
@@ -1030,7 +1193,7 @@ static int cmd_compare(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return bad("%s", "bad option");
+			return bad_option(argv, opt, opts);
 		}
 	}
 	n = argc - optind;
@@ -1109,11 +1272,15 @@ static int cmd_bench(int argc, char **argv)
 	argc--;          /* from here argv[0] is "tree" */
 	argv++;
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		char *save = NULL, *tok, buf[256];
 
 		switch (opt) {
 		case 'n':
+			if (parse_list_check(optarg))
+				return bad("bad VMA count list '%s': want numbers "
+					   "separated by commas, none empty, such as "
+					   "1000,65530", optarg);
 			snprintf(buf, sizeof(buf), "%s", optarg);
 			nsizes = 0;
 			for (tok = strtok_r(buf, ",", &save); tok;
@@ -1124,10 +1291,11 @@ static int cmd_bench(int argc, char **argv)
 					return bad("bad VMA count list '%s': want numbers "
 						   "from 1 to 10000000 such as 1000,65530",
 						   optarg);
+				for (int i = 0; i < nsizes; i++)
+					if (sizes[i] == (size_t)v)
+						return bad("VMA count %s given twice", tok);
 				sizes[nsizes++] = (size_t)v;
 			}
-			if (!nsizes)
-				return bad("bad VMA count list '%s'", optarg);
 			break;
 		case 'k':
 			if (parse_long(optarg, 1000, 1000000000, &lookups))
@@ -1137,7 +1305,7 @@ static int cmd_bench(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return bad("%s", "bad option");
+			return bad_option(argv, opt, opts);
 		}
 	}
 	if (optind < argc)
@@ -1158,10 +1326,9 @@ int vmsim_cli(int argc, char **argv)
 {
 	const char *cmd;
 
-	if (argc < 2) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	opterr = 0;      /* getopt's complaints are ours: bad_option() */
+	if (argc < 2)
+		return bad("%s", "no command: want run, list, compare, check or bench");
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
@@ -1173,6 +1340,8 @@ int vmsim_cli(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if ((!strcmp(cmd, "list") || !strcmp(cmd, "check")) && argc > 2)
+		return bad("unexpected argument '%s'", argv[2]);
 	if (!strcmp(cmd, "list"))
 		return cmd_list();
 	if (!strcmp(cmd, "check"))

@@ -264,6 +264,29 @@ static int sim_mm_map_arena(struct sim_mm *mm)
 	return 0;
 }
 
+/* Room for the live VMAs and for those waiting for a grace period;
+ * the tree's nodes likewise. */
+static size_t max_nodes(size_t max_map_count)
+{
+	return max_map_count + 65536;
+}
+
+static size_t max_vmas(size_t max_map_count)
+{
+	return 4 * max_map_count + 65536;
+}
+
+size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg)
+{
+	size_t maps = cfg->max_map_count ? cfg->max_map_count :
+		      SIM_DEFAULT_MAX_MAP_COUNT;
+
+	return cfg->arena_size + (cfg->arena_size >> SIM_PAGE_SHIFT) +
+	       vma_tree_reserve_bytes(max_nodes(maps)) +
+	       objpool_reserve_bytes(sizeof(struct sim_vma),
+				     _Alignof(struct sim_vma), max_vmas(maps));
+}
+
 int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 {
 	struct lock_env env;
@@ -282,16 +305,14 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		mm->cfg.max_map_count = SIM_DEFAULT_MAX_MAP_COUNT;
 	mm->uffd = -1;
 	mm->pidfd = -1;
-	/* Room for the live VMAs and for those waiting for a grace period;
-	 * the tree's nodes likewise. */
-	ret = vma_tree_init_cap(&mm->tree, mm->cfg.max_map_count + 65536);
+	ret = vma_tree_init_cap(&mm->tree, max_nodes(mm->cfg.max_map_count));
 	if (ret) {
 		free(mm);
 		return ret;
 	}
 	ret = objpool_init(&mm->vmas, sizeof(struct sim_vma),
 			   _Alignof(struct sim_vma),
-			   4 * mm->cfg.max_map_count + 65536);
+			   max_vmas(mm->cfg.max_map_count));
 	if (!ret)
 		ret = sim_mm_map_arena(mm);
 	if (ret)

@@ -97,6 +97,11 @@ struct sim_mm {
 #define SIM_DEFAULT_ARENA (16UL << 30)
 #define SIM_DEFAULT_MAX_MAP_COUNT 65530
 
+/* The address space sim_mm_create() reserves for cfg (the arena, its
+ * page map, the VMA and tree-node pools), so that a run can be checked
+ * against `ulimit -v` before it starts. */
+size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg);
+
 /* Create an mm: arena, lock, and in uffd mode the fd and handler pool.
  * Returns 0 and *out or -errno (-EPERM etc. from userfaultfd). */
 int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out);

@@ -8,14 +8,24 @@
 #include "locks/rcu.h"
 #include "uffd/host.h"
 
+static size_t objpool_objsize(size_t size, size_t align)
+{
+	if (size < sizeof(void *))
+		size = sizeof(void *);
+	return (size + align - 1) & ~(align - 1);
+}
+
+size_t objpool_reserve_bytes(size_t size, size_t align, size_t cap)
+{
+	return objpool_objsize(size, align) * cap;
+}
+
 int objpool_init(struct objpool *p, size_t size, size_t align, size_t cap)
 {
 	void *base;
 
 	memset(p, 0, sizeof(*p));
-	if (size < sizeof(void *))
-		size = sizeof(void *);
-	p->objsize = (size + align - 1) & ~(align - 1);
+	p->objsize = objpool_objsize(size, align);
 	p->cap = cap;
 	base = host_mmap(NULL, p->objsize * cap, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -31,6 +31,8 @@ struct objpool {
 /* Reserve room for cap objects of size bytes aligned to align (a power
  * of two). Returns 0 or -errno. */
 int objpool_init(struct objpool *p, size_t size, size_t align, size_t cap);
+/* The address space objpool_init() reserves for these objects. */
+size_t objpool_reserve_bytes(size_t size, size_t align, size_t cap);
 /* Release the region. Every object must be free (or abandoned). */
 void objpool_destroy(struct objpool *p);
 /* A zeroed object, or NULL when the pool is exhausted. */

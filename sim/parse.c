@@ -84,13 +84,34 @@ static int parse_one_task(const char *s, size_t len, int ncpus, int limit,
 	return 0;
 }
 
+int parse_list_check(const char *s)
+{
+	size_t n;
+
+	if (!s || !*s)
+		return -EINVAL;
+	n = strlen(s);
+	if (s[0] == ',' || s[n - 1] == ',' || strstr(s, ",,"))
+		return -EINVAL;
+	return 0;
+}
+
+int parse_first_duplicate(const long *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		for (int j = 0; j < i; j++)
+			if (v[i] == v[j])
+				return i;
+	return -1;
+}
+
 int parse_tasks(const char *s, int ncpus, int limit, int *out, int cap,
 		int *n)
 {
 	const char *p = s;
 
 	*n = 0;
-	if (!s || !*s)
+	if (parse_list_check(s))
 		return -EINVAL;
 	for (;;) {
 		size_t len = strcspn(p, ",");

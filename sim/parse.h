@@ -10,6 +10,14 @@
 int parse_size(const char *s, size_t *out);
 /* A decimal integer in [min, max]. */
 int parse_long(const char *s, long min, long max, long *out);
+/* The rule of every comma-separated list option (--lock, --tasks, bench
+ * --vmas): at least one element, and no empty one (no leading, trailing
+ * or doubled comma): 0 or -EINVAL. An element given twice is refused by
+ * each option, after expanding ranges and "max". */
+int parse_list_check(const char *s);
+/* Index of the first element of v[0..n-1] equal to an earlier one, or
+ * -1. */
+int parse_first_duplicate(const long *v, int n);
 /* "1,2,4", "1-8", "max", or a mix ("1,4-8"): task counts in [1, limit],
  * ascending order kept as given; at most cap entries. "max" is ncpus. */
 int parse_tasks(const char *s, int ncpus, int limit, int *out, int cap,

@@ -552,6 +552,12 @@ void vma_tree_retire(struct vma_tree *t, struct sim_rcu_head *h,
 	vt_pending_add(t, h, fn);
 }
 
+size_t vma_tree_reserve_bytes(size_t max_nodes)
+{
+	return objpool_reserve_bytes(sizeof(struct vt_node),
+				     _Alignof(struct vt_node), max_nodes);
+}
+
 int vma_tree_init_cap(struct vma_tree *t, size_t max_nodes)
 {
 	int ret;

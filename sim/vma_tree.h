@@ -52,6 +52,8 @@ struct vma_tree {
  * (about 4 million VMAs); _cap says how many. */
 int vma_tree_init(struct vma_tree *t);
 int vma_tree_init_cap(struct vma_tree *t, size_t max_nodes);
+/* The address space vma_tree_init_cap() reserves for max_nodes. */
+size_t vma_tree_reserve_bytes(size_t max_nodes);
 /* Waits for queued RCU callbacks, then frees every node, and every VMA
  * through free_vma (may be NULL). No reader or writer may be active. */
 void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *));

@@ -137,6 +137,7 @@ const struct workload fault_vs_mmap_workload = {
 	.name = "fault_vs_mmap",
 	.desc = "T tasks fault+zap their own VMAs while --writers tasks mmap/mprotect/munmap others",
 	.default_mem = 16UL << 20,
+	.min_mem = FVM_VMA_PAGES * SIM_PAGE_SIZE,
 	.concurrent_writes = true,
 	.touches_mem = true,
 	.nmetrics = 3,

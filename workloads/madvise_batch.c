@@ -113,6 +113,7 @@ const struct workload madvise_batch_workload = {
 	.name = "madvise_batch",
 	.desc = "populate --mem (256M), MADV_DONTNEED it in 4K ranges, vlen 1..1024 per call",
 	.default_mem = 256UL << 20,
+	.min_mem = SIM_PAGE_SIZE,
 	.touches_mem = true,
 	.nmetrics = MB_SIZES,
 	.metrics = {

@@ -17,6 +17,7 @@ const struct workload mmap1_workload = {
 	.desc = "will-it-scale mmap1: loop mmap + munmap of --mem (128M) anon, no touching",
 	.loop = true,
 	.default_mem = 128UL << 20,
+	.min_mem = SIM_PAGE_SIZE,
 	.concurrent_writes = true,
 	.nmetrics = 2,
 	.metrics = {

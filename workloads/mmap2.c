@@ -18,6 +18,7 @@ const struct workload mmap2_workload = {
 	.desc = "will-it-scale mmap2: loop mmap + munmap of a --mem (128M) simulated file",
 	.loop = true,
 	.default_mem = 128UL << 20,
+	.min_mem = SIM_PAGE_SIZE,
 	.concurrent_writes = true,
 	.nmetrics = 2,
 	.metrics = {

@@ -18,6 +18,7 @@ const struct workload page_fault1_workload = {
 	.desc = "will-it-scale page_fault1: loop mmap --mem (128M) anon, write each page, munmap",
 	.loop = true,
 	.default_mem = 128UL << 20,
+	.min_mem = SIM_PAGE_SIZE,
 	.concurrent_writes = true,
 	.touches_mem = true,
 	.nmetrics = 2,

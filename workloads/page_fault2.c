@@ -20,6 +20,7 @@ const struct workload page_fault2_workload = {
 	.desc = "will-it-scale page_fault2: page_fault1 on a private mapping of a simulated file",
 	.loop = true,
 	.default_mem = 128UL << 20,
+	.min_mem = SIM_PAGE_SIZE,
 	.concurrent_writes = true,
 	.touches_mem = true,
 	.nmetrics = 2,

@@ -25,6 +25,7 @@ const struct workload page_fault3_workload = {
 	.desc = "will-it-scale page_fault3: page_fault1 on a shared mapping of a simulated file",
 	.loop = true,
 	.default_mem = 128UL << 20,
+	.min_mem = SIM_PAGE_SIZE,
 	.concurrent_writes = true,
 	.touches_mem = true,
 	.nmetrics = 2,

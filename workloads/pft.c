@@ -87,6 +87,7 @@ const struct workload pft_workload = {
 	.name = "pft",
 	.desc = "mmtests pft: T tasks write one byte per page of an even slice of --mem",
 	.default_mem = 64UL << 20,
+	.min_mem = SIM_PAGE_SIZE,
 	.touches_mem = true,
 	.nmetrics = 5,
 	.metrics = {

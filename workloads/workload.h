@@ -87,6 +87,9 @@ struct workload {
 	 * are timed per --iteration. */
 	bool loop;
 	size_t default_mem;              /* --mem when not given */
+	/* --mem a task needs at least (0: the workload has no use for
+	 * --mem, and refuses it). */
+	size_t min_mem;
 	/* Tasks map and unmap concurrently: not for a scheme without
 	 * exclusion (none) when several tasks share an mm. */
 	bool concurrent_writes;
