@@ -173,7 +173,20 @@ static void print_summary(const struct res_file *r, const struct run_cfg *c,
 
 			printf(" %18.4f", isnan(v) ? 0.0 : v);
 		}
+		if (res_point_nflagged(p))
+			printf("  [%d of %d samples flagged]", res_point_nflagged(p),
+			       p->nsamples);
 		printf("\n");
+	}
+	/* Samples that are not measurements, said where the numbers are. */
+	for (int i = 0; i < r->npoints; i++) {
+		const struct res_point *p = &r->points[i];
+
+		for (int k = 0; k < p->nsamples; k++)
+			if (p->flag[k])
+				printf("flagged: tasks %d, sample %d (wall %.2f s): %s\n",
+				       p->tasks, k + 1, p->wall[k],
+				       res_flag_reason(p->flag[k]));
 	}
 	for (int i = 0; i < r->npoints && !brief; i++) {
 		const struct res_point *p = &r->points[i];
@@ -943,7 +956,7 @@ static int cmd_run(int argc, char **argv)
 		/* A task count that the stop left without a sample is not
 		 * a row of zeros: only what was measured is shown and kept. */
 		while (r[i].npoints && !r[i].points[r[i].npoints - 1].nsamples)
-			r[i].npoints--;
+			res_point_free(&r[i].points[--r[i].npoints]);
 		if (!r[i].complete)
 			snprintf(r[i].stopped, sizeof(r[i].stopped), "%s",
 				 ret ? err : "stopped");

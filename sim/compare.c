@@ -371,6 +371,22 @@ static int validate_point(const struct cmp_file *f, json_object *p,
 	json_object *fl;
 	size_t want = 0;
 
+	/* What the run itself knew was wrong comes first: it says why. */
+	if (json_object_object_get_ex(p, "flagged", &fl) &&
+	    json_object_is_type(fl, json_type_array) &&
+	    json_object_array_length(fl)) {
+		json_object *e = json_object_array_get_idx(fl, 0), *i, *r;
+		char reason[256];
+
+		printable(reason, sizeof(reason),
+			  json_object_object_get_ex(e, "reason", &r) ?
+			  json_object_get_string(r) : "");
+		snprintf(why, len, "tasks %d: %zu flagged sample(s); sample %d: %s",
+			 tasks, json_object_array_length(fl),
+			 json_object_object_get_ex(e, "sample", &i) ?
+			 json_object_get_int(i) : 0, reason);
+		return -EINVAL;
+	}
 	for (int m = 0; m < f->nmetrics; m++) {
 		const struct cmp_metric *mt = &f->metrics[m];
 		double *x;
@@ -397,19 +413,6 @@ static int validate_point(const struct cmp_file *f, json_object *p,
 			return -EINVAL;
 		}
 		want = n;
-	}
-	if (json_object_object_get_ex(p, "flagged", &fl) &&
-	    json_object_is_type(fl, json_type_array) &&
-	    json_object_array_length(fl)) {
-		json_object *e = json_object_array_get_idx(fl, 0), *i, *r;
-
-		snprintf(why, len, "tasks %d: %zu sample(s) flagged, the first "
-			 "(%d) %s", tasks, json_object_array_length(fl),
-			 json_object_object_get_ex(e, "sample", &i) ?
-			 json_object_get_int(i) : 0,
-			 json_object_object_get_ex(e, "reason", &r) ?
-			 json_object_get_string(r) : "");
-		return -EINVAL;
 	}
 	return 0;
 }

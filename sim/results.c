@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <numa.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,15 +17,60 @@ int res_point_reserve(struct res_point *p, int n)
 	/* All metrics grow together; sample index = nsamples of metric 0. */
 	if (n <= p->cap)
 		return 0;
-	for (int i = 0; i < RES_MAX_METRICS; i++) {
-		double *a = realloc(p->samples[i], sizeof(double) * (size_t)n);
+	for (int i = 0; i < RES_MAX_METRICS + 2; i++) {
+		double **arr = i < RES_MAX_METRICS ? &p->samples[i] :
+			       i == RES_MAX_METRICS ? &p->wall : &p->cpu;
+		double *a = realloc(*arr, sizeof(double) * (size_t)n);
 
 		if (!a)
 			return -ENOMEM;
-		p->samples[i] = a;
+		*arr = a;
+	}
+	{
+		unsigned char *f = realloc(p->flag, (size_t)n);
+
+		if (!f)
+			return -ENOMEM;
+		p->flag = f;
 	}
 	p->cap = n;
 	return 0;
+}
+
+void res_point_note(struct res_point *p, double wall, double cpu,
+		    enum res_flag flag)
+{
+	if (p->nsamples >= p->cap)
+		return;                  /* res_point_add() failed before */
+	p->wall[p->nsamples] = wall;
+	p->cpu[p->nsamples] = cpu;
+	p->flag[p->nsamples] = (unsigned char)flag;
+}
+
+int res_point_nflagged(const struct res_point *p)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->nsamples; i++)
+		n += p->flag[i] != RES_FLAG_NONE;
+	return n;
+}
+
+const char *res_flag_reason(enum res_flag f)
+{
+	switch (f) {
+	case RES_FLAG_STOPPED:
+		return "vmsim was stopped (SIGSTOP or SIGTSTP) while it was taken";
+	case RES_FLAG_STARVED:
+		return "its wall time is over 3x the median while its CPU time per "
+		       "second is under a third of the median's: its tasks were "
+		       "not running (stopped or starved)";
+	case RES_FLAG_OVERSLEPT:
+		return "its sampling interval lasted over 1.5x --interval: vmsim "
+		       "was stopped or starved";
+	default:
+		return "";
+	}
 }
 
 int res_point_add(struct res_point *p, int m, double v)
@@ -87,11 +133,20 @@ void res_counters_add(struct res_counters *a, const struct res_counters *b)
 		a->ncounters = b->ncounters;
 }
 
+void res_point_free(struct res_point *p)
+{
+	for (int m = 0; m < RES_MAX_METRICS; m++)
+		free(p->samples[m]);
+	free(p->wall);
+	free(p->cpu);
+	free(p->flag);
+	memset(p, 0, sizeof(*p));
+}
+
 void res_file_free(struct res_file *r)
 {
 	for (int i = 0; i < r->npoints; i++)
-		for (int m = 0; m < RES_MAX_METRICS; m++)
-			free(r->points[i].samples[m]);
+		res_point_free(&r->points[i]);
 	free(r->points);
 	r->points = NULL;
 	r->npoints = 0;
@@ -178,6 +233,25 @@ static json_object *point_json(const struct res_file *r,
 		JADD(s, r->metrics[m].name, a);
 	}
 	JADD(o, "samples", s);
+	if (res_point_nflagged(p)) {
+		json_object *fl = json_object_new_array();
+
+		for (int i = 0; i < p->nsamples; i++) {
+			json_object *e;
+
+			if (p->flag[i] == RES_FLAG_NONE)
+				continue;
+			e = json_object_new_object();
+			JADD(e, "sample", json_object_new_int(i + 1));
+			JADD(e, "reason", json_object_new_string(
+				res_flag_reason(p->flag[i])));
+			JADD(e, "wall_s", json_object_new_double(p->wall[i]));
+			if (isfinite(p->cpu[i]))
+				JADD(e, "cpu_s", json_object_new_double(p->cpu[i]));
+			json_object_array_add(fl, e);
+		}
+		JADD(o, "flagged", fl);
+	}
 	JADD(o, "touches", JU64(p->touches));
 	JADD(o, "segv", JU64(p->segv));
 	f = json_object_new_object();

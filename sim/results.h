@@ -49,12 +49,29 @@ struct res_counters {
 	uint64_t counters[LOCK_MAX_COUNTERS];
 };
 
+/*
+ * Why a sample is not a measurement. Such a sample is kept (it is what
+ * happened) but flagged in the table and the result file, and the
+ * regression gate refuses a file that has one.
+ */
+enum res_flag {
+	RES_FLAG_NONE,
+	RES_FLAG_STOPPED,                /* vmsim was stopped (SIGSTOP/SIGTSTP) */
+	RES_FLAG_STARVED,                /* wall far above, CPU far below, the rest */
+	RES_FLAG_OVERSLEPT,              /* a sampling interval ran far long */
+};
+const char *res_flag_reason(enum res_flag f);
+
 /* Everything measured at one task count. */
 struct res_point {
 	int tasks;
 	int nsamples;                    /* samples per metric */
 	int cap;
 	double *samples[RES_MAX_METRICS];
+	/* Per sample: its wall time and its tasks' CPU time (s; NaN where
+	 * not measured), and its enum res_flag. */
+	double *wall, *cpu;
+	unsigned char *flag;
 	uint64_t touches;                /* pages the workload touched */
 	uint64_t segv;                   /* simulated SIGSEGVs */
 	struct res_counters c;
@@ -82,10 +99,17 @@ struct res_file {
 int res_point_reserve(struct res_point *p, int n);
 /* Append a sample of metric m to p; returns 0 or -ENOMEM. */
 int res_point_add(struct res_point *p, int m, double v);
+/* The wall time, CPU time and flag of the sample being added (call
+ * before nsamples is incremented, after res_point_add). */
+void res_point_note(struct res_point *p, double wall, double cpu,
+		    enum res_flag flag);
+/* Samples of p that are flagged. */
+int res_point_nflagged(const struct res_point *p);
 /* The mm's counters and lock statistics. */
 void res_counters_collect(struct res_counters *c, struct sim_mm *mm);
 /* a += b */
 void res_counters_add(struct res_counters *a, const struct res_counters *b);
+void res_point_free(struct res_point *p);
 void res_file_free(struct res_file *r);
 
 /* The whole result as a JSON object (caller puts it). sim/resfile.h

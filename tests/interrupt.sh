@@ -8,6 +8,7 @@
 #   interrupt.sh path/to/vmsim [ROUNDS]
 # One round is every workload in both modes (16 runs); ROUNDS=7 gives the
 # 100+ runs quoted in the README. -i 1000: no run ends by itself.
+# Then a run stopped and continued, whose sample must be flagged.
 set -u
 VMSIM=${1:?usage: interrupt.sh path/to/vmsim [rounds]}
 rounds=${2:-1}
@@ -58,6 +59,29 @@ PY
 			rm -f "$tmp"/r$n-*.json
 		done
 	done
+done
+# A run stopped (SIGSTOP) and continued: the sample that holds the stop
+# is flagged in the table and the file, and the gate refuses the file.
+for w in pft page_fault1; do
+	for try in 1 2; do
+		"$VMSIM" run -w $w -t 1 -i 8 -m 32M --duration 4 -q \
+			--json "$tmp/stop-$w.json" --force >"$tmp/out" 2>"$tmp/err" &
+		pid=$!
+		sleep 1.5
+		kill -STOP $pid; sleep 2; kill -CONT $pid
+		wait $pid
+		rc=$?
+		grep -q "samples flagged" "$tmp/out" && break
+	done
+	if [ $rc -eq 0 ] && grep -q "^flagged: tasks 1, sample .*stopped" "$tmp/out" &&
+	   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['results'][0]['flagged'][0]['wall_s'] > 1.5" "$tmp/stop-$w.json" &&
+	   ! "$VMSIM" compare --fail-on-regression "$tmp/stop-$w.json" "$tmp/stop-$w.json" >/dev/null 2>"$tmp/err" &&
+	   grep -q "flagged" "$tmp/err"; then
+		passes=$((passes + 1))
+	else
+		echo "FAIL: SIGSTOP during $w: exit $rc"; cat "$tmp/out" "$tmp/err"
+		fails=$((fails + 1))
+	fi
 done
 echo "interrupt: $passes passed, $fails failed ($n runs)"
 [ $fails -eq 0 ]

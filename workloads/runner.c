@@ -11,6 +11,8 @@
 #include "workloads/runner.h"
 
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +47,17 @@ int runner_interrupted(void)
 void runner_clear_interrupt(void)
 {
 	atomic_store(atomic_load(&interrupt_word), 0);
+}
+
+/* SIGCONTs received: a sample during which this changes was taken while
+ * vmsim was stopped (SIGSTOP, or Ctrl-Z's SIGTSTP), and its wall time
+ * holds the stop. */
+static _Atomic unsigned long conts;
+
+static void on_cont(int sig)
+{
+	(void)sig;
+	atomic_fetch_add(&conts, 1);
 }
 
 static uint64_t now_ns(void)
@@ -98,6 +111,8 @@ static int sample_loop(const struct run_cfg *c, struct group *g,
 	tprev = (double)now_ns() / 1e9;
 	prev = group_ops(g);
 	for (int s = 0; s < total; s++) {
+		unsigned long c0 = atomic_load(&conts);
+
 		next.tv_nsec += (long)c->wo.interval_ms * 1000000L;
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
@@ -109,8 +124,14 @@ static int sample_loop(const struct run_cfg *c, struct group *g,
 			return ret;
 		cur = group_ops(g);
 		t = (double)now_ns() / 1e9;
-		if (s >= c->wo.warmup)
+		if (s >= c->wo.warmup) {
+			it->rate_wall[it->nrates] = t - tprev;
+			it->rate_flag[it->nrates] =
+				atomic_load(&conts) != c0 ? RES_FLAG_STOPPED :
+				t - tprev > 1.5e-3 * c->wo.interval_ms ?
+				RES_FLAG_OVERSLEPT : RES_FLAG_NONE;
 			it->rates[it->nrates++] = (double)(cur - prev) / (t - tprev);
+		}
 		prev = cur;
 		tprev = t;
 	}
@@ -123,11 +144,14 @@ static int run_iteration(const struct run_cfg *c, struct group *g,
 			 size_t errlen)
 {
 	struct host_vmstat v0, v1;
-	double *rates = it->rates;
+	struct wl_iter keep = *it;
+	unsigned long c0 = atomic_load(&conts);
 	int ret, ret2;
 
 	memset(it, 0, sizeof(*it));
-	it->rates = rates;
+	it->rates = keep.rates;
+	it->rate_wall = keep.rate_wall;
+	it->rate_flag = keep.rate_flag;
 	host_vmstat_read(&v0);
 	ret = group_start(g, err, errlen);
 	if (ret)
@@ -139,11 +163,13 @@ static int run_iteration(const struct run_cfg *c, struct group *g,
 	ret2 = group_finish(g, it, p, ret ? NULL : err, ret ? 0 : errlen);
 	host_vmstat_read(&v1);
 	host_vmstat_add_delta(&p->vmstat, &v0, &v1);
+	it->stopped = atomic_load(&conts) != c0;
 	return ret ? ret : ret2;
 }
 
 static int add_sample(const struct run_cfg *c, struct res_point *p,
-		      const struct wl_iter *it, char *err, size_t errlen)
+		      const struct wl_iter *it, double wall, double cpu,
+		      enum res_flag flag, char *err, size_t errlen)
 {
 	double v[RES_MAX_METRICS];
 	int ret = 0;
@@ -155,6 +181,7 @@ static int add_sample(const struct run_cfg *c, struct res_point *p,
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
+	res_point_note(p, wall, cpu, flag);
 	p->nsamples++;
 	return 0;
 }
@@ -167,15 +194,59 @@ static int add_samples(const struct run_cfg *c, struct res_point *p,
 	int ret = 0;
 
 	if (!c->wl->loop)
-		return add_sample(c, p, it, err, errlen);
+		return add_sample(c, p, it, it->elapsed, it->cpu + it->handler,
+				  it->stopped ? RES_FLAG_STOPPED : RES_FLAG_NONE,
+				  err, errlen);
 	for (int i = 0; i < it->nrates && !ret; i++) {
 		struct wl_iter one = *it;
 
 		one.ops = (uint64_t)it->rates[i];
 		one.elapsed = 1.0;
-		ret = add_sample(c, p, &one, err, errlen);
+		ret = add_sample(c, p, &one, it->rate_wall[i], NAN,
+				 (enum res_flag)it->rate_flag[i], err, errlen);
 	}
 	return ret;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *x, int n)
+{
+	qsort(x, (size_t)n, sizeof(*x), cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/*
+ * A timed iteration whose wall time is far above the others' while the
+ * CPU its tasks (and handlers) got per second of it is far below theirs
+ * did not measure the scheme: its tasks were not running — stopped
+ * (SIGSTOP to a task process) or starved by something else on the
+ * machine. Needs three samples to know what "the others" are.
+ */
+static void flag_starved(struct res_point *p)
+{
+	int n = p->nsamples;
+	double *w, *f, mw, mf;
+
+	if (n < 3 || !(w = malloc(2 * sizeof(double) * (size_t)n)))
+		return;
+	f = w + n;
+	for (int i = 0; i < n; i++) {
+		w[i] = p->wall[i];
+		f[i] = p->wall[i] > 0 ? p->cpu[i] / p->wall[i] : 0;
+	}
+	mw = median(w, n);
+	mf = median(f, n);
+	for (int i = 0; i < n; i++)
+		if (p->flag[i] == RES_FLAG_NONE && p->wall[i] > 3 * mw &&
+		    p->wall[i] > 0 && p->cpu[i] / p->wall[i] < mf / 3)
+			p->flag[i] = RES_FLAG_STARVED;
+	free(w);
 }
 
 /* The progress line: shown once a run has taken 2 s, on a terminal. */
@@ -222,7 +293,12 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 	int ret = 0, per_iter = c->wl->loop ? c->wo.duration : 1;
 
 	it.rates = calloc((size_t)c->wo.duration, sizeof(double));
-	if (!it.rates) {
+	it.rate_wall = calloc((size_t)c->wo.duration, sizeof(double));
+	it.rate_flag = calloc((size_t)c->wo.duration, 1);
+	if (!it.rates || !it.rate_wall || !it.rate_flag) {
+		free(it.rates);
+		free(it.rate_wall);
+		free(it.rate_flag);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -264,9 +340,14 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 	}
 	if (c->progress)
 		fprintf(stderr, "\r\033[K");
-	for (int k = 0; k < c->nlocks; k++)
+	for (int k = 0; k < c->nlocks; k++) {
 		group_destroy(g[k], pts[k]);
+		if (!c->wl->loop)
+			flag_starved(pts[k]);
+	}
 	free(it.rates);
+	free(it.rate_wall);
+	free(it.rate_flag);
 	return ret;
 }
 
@@ -307,7 +388,11 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 
 	struct progress pg = { now_ns(), 0,
 			       c->ntasklist * c->wo.iterations * c->nlocks };
+	struct sigaction sa = { .sa_handler = on_cont, .sa_flags = SA_RESTART },
+			 old_cont;
 
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCONT, &sa, &old_cont);
 	for (int i = 0; i < c->ntasklist && !ret; i++) {
 		for (int s = 0; s < c->nlocks; s++) {
 			pts[s] = &outs[s].points[i];
@@ -315,6 +400,7 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 		}
 		ret = run_point(c, c->tasks[i], pts, word, &pg, err, errlen);
 	}
+	sigaction(SIGCONT, &old_cont, NULL);
 	for (int s = 0; s < c->nlocks && !ret; s++)
 		outs[s].complete = true;
 	atomic_store(&interrupt_idle, atomic_load(word));

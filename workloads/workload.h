@@ -72,9 +72,12 @@ struct wl_iter {
 	uint64_t ops, touches, segv;     /* summed over foreground tasks */
 	uint64_t bg_ops;                 /* summed over background tasks */
 	double phase[RES_MAX_METRICS];   /* slowest task's time per phase */
-	/* Loop workloads: one ops/sec value per --duration second. */
+	/* Loop workloads: one ops/sec value per --duration second, with
+	 * the interval's real length and its enum res_flag. */
 	int nrates;
-	double *rates;
+	double *rates, *rate_wall;
+	unsigned char *rate_flag;
+	bool stopped;                    /* vmsim was stopped meanwhile */
 };
 
 struct workload {
