@@ -7,19 +7,60 @@
 #     mprotects and unmaps others; each scheme's lock statistics, then
 #     the full comparison;
 #  2. pft (mmtests' page fault test) with no writers: the mean rows only
-#     (the schemes' fast paths cost the same; none is the simulator's own
-#     overhead).
-# In each run the schemes are interleaved iteration by iteration.
+#     (none is the simulator's own overhead).
+# In each run the schemes are interleaved iteration by iteration. After
+# each table, one sentence per primary metric says which differences its
+# own significance markers (Welch, alpha 0.05) call real, and which are
+# within the run's noise — read from `vmsim compare --format json`, so
+# that the words never claim more than the numbers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
 mkdir -p results/demo
-./build/vmsim run --workload fault_vs_mmap \
-	--lock rwsem,range,range-full,pervma --tasks 1 --writers 1 \
-	--iterations 5 --mem 16M --json results/demo/fault_vs_mmap.json \
-	--force --quiet
+
+# summarize WORKLOAD RESULT.json... : the findings of the comparison.
+summarize() {
+	local workload=$1; shift
+	./build/vmsim compare --format json "$@" 2>/dev/null |
+	python3 - "$workload" "$1" <<'PY'
+import json, sys
+workload, first = sys.argv[1], sys.argv[2]
+cmp = json.load(sys.stdin)
+primary = {m for m, d in json.load(open(first))["metrics"].items() if d.get("primary")}
+labels = [c["label"] for c in cmp["columns"]]
+for row in cmp["rows"]:
+    if row["section"] != "metric" or row["stat"] not in ("Hmean", "Amean"):
+        continue
+    metric, tasks = row["key"].rsplit("-", 1)
+    if metric not in primary:
+        continue
+    real, noise = [], []
+    for label, d, sig in zip(labels[1:], row["diff_pct"][1:], row["significant"][1:]):
+        if d is None:
+            noise.append(f"{label} (n/a)")
+        elif sig:
+            real.append(f"{label} {d:+.1f}%")
+        else:
+            noise.append(f"{label} {d:+.1f}%")
+    said = f"{workload}, {metric} at {tasks} task{'s' if tasks != '1' else ''} against {labels[0]}: "
+    said += ("significantly different: " + ", ".join(real)) if real else "no significant difference"
+    if noise:
+        said += ("; within this run's noise: " if real else " (") + ", ".join(noise) + ("" if real else ")")
+    print(said + ".")
+PY
+}
+
+schemes="rwsem range range-full pervma"
+./build/vmsim run --workload fault_vs_mmap --lock "${schemes// /,}" \
+	--tasks 1 --writers 1 --iterations 5 --mem 16M \
+	--json results/demo/fault_vs_mmap.json --force --quiet
 echo
-./build/vmsim run --workload pft --lock rwsem,range,range-full,pervma,none \
+summarize fault_vs_mmap $(for s in $schemes; do echo results/demo/fault_vs_mmap-$s.json; done)
+echo
+schemes="rwsem range range-full pervma none"
+./build/vmsim run --workload pft --lock "${schemes// /,}" \
 	--tasks 1,2 --iterations 3 --mem 16M --json results/demo/pft.json \
 	--force --quiet --brief | grep -E '^(vmsim|  |$|Hmean|Amean|\*x|  +rwsem)'
+echo
+summarize pft $(for s in $schemes; do echo results/demo/pft-$s.json; done)

@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # Draw one metric against the task count, one line per result file
-# (scheme), with min-max error bars, as a PNG (gnuplot).
+# (scheme), with min-max error bars, as a PNG (gnuplot). Each scheme's
+# points are shifted a little sideways so that the bars do not overlap.
 #
 #   scripts/plot.sh [-m METRIC] [-o OUT.png] RESULT.json [RESULT.json ...]
 #
-# METRIC defaults to the first metric of the first file (e.g. faults/sec).
+# METRIC defaults to the first metric of the first file (e.g. faults/sec);
+# OUT.png to the first file's name with .png (beside it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-metric= png=plot.png
+metric= png=
 while getopts "m:o:h" opt; do
 	case $opt in
 	m) metric=$OPTARG ;;
 	o) png=$OPTARG ;;
-	*) sed -n '2,7p' "$0"; exit 2 ;;
+	*) sed -n '2,10p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -ge 1 ] || { echo "plot.sh: give at least one result file" >&2; exit 2; }
+png=${png:-${1%.json}.png}
 command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot is not installed (scripts/install-deps.sh)" >&2; exit 2; }
 vmsim=${VMSIM:-$here/build/vmsim}
 data=$(mktemp)
@@ -35,7 +38,9 @@ set key top left box opaque Left reverse width 1
 set grid
 set xtics 1
 set offsets 0.3, 0.3, 0, 0
-plot for [i=0:$((nsets - 1))] "$data" index i using 1:2:3:4 \
+# Scheme i at x + (i - (n-1)/2) * 0.06: side by side around each count.
+dx(i) = (i - ($nsets - 1) / 2.0) * 0.06
+plot for [i=0:$((nsets - 1))] "$data" index i using (\$1 + dx(i)):2:3:4 \
 	with yerrorlines lw 2 pt 7 title columnheader(1)
 GP
 echo "plot.sh: wrote $png" >&2

@@ -5,17 +5,22 @@
 #   scripts/sweep.sh [-w WORKLOAD] [-s "rwsem range range-full pervma"]
 #                    [-t TASKS] [-o DIR] [-- extra 'vmsim run' options]
 #
-# Writes DIR/<scheme>.json and DIR/compare.txt, and prints the comparison.
+# TASKS defaults to 1 to the number of CPUs (at least 1,2), so that the
+# plot has a line, not a point. Writes DIR/<scheme>.json and
+# DIR/compare.txt, prints the comparison, and (with gnuplot) draws
+# DIR/plot.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-workload=pft schemes="rwsem range range-full pervma" tasks=max out=
+ncpu=$(nproc)
+workload=pft schemes="rwsem range range-full pervma" out=
+tasks=$([ "$ncpu" -ge 2 ] && echo "1-$ncpu" || echo "1,2")
 while getopts "w:s:t:o:h" opt; do
 	case $opt in
 	w) workload=$OPTARG ;;
 	s) schemes=$OPTARG ;;
 	t) tasks=$OPTARG ;;
 	o) out=$OPTARG ;;
-	*) sed -n '2,9p' "$0"; exit 2 ;;
+	*) sed -n '2,12p' "$0"; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -31,4 +36,7 @@ for s in $schemes; do
 	files+=("$out/$s.json")
 done
 "$vmsim" compare "${files[@]}" | tee "$out/compare.txt"
+if command -v gnuplot >/dev/null; then
+	VMSIM=$vmsim scripts/plot.sh -o "$out/plot.png" "${files[@]}"
+fi
 echo "sweep: results in $out" >&2

@@ -61,9 +61,11 @@ static void usage(FILE *f)
 "  -w, --workload NAME      workload (default pft)\n"
 "  -t, --tasks LIST         task counts: 1,2,4 | 1-8 | max (default 1-CPUs)\n"
 "  -i, --iterations N       runs per task count (default 5; loop workloads 1)\n"
-"  -m, --mem SIZE           region size, K/M/G suffixes (default: the\n"
-"                           workload's: pft 64M, page_fault* and mmap* 128M\n"
-"                           per task, madvise_batch 256M, fault_vs_mmap 16M)\n"
+"  -m, --mem SIZE           region size, K/M/G/T suffixes, a multiple of 4K\n"
+"                           (default: the workload's: pft 64M, page_fault*\n"
+"                           and mmap* 128M per task, madvise_batch 256M,\n"
+"                           fault_vs_mmap 16M); threads share it, split among\n"
+"                           them; in --mode processes each task has its own\n"
 "      --duration N         loop workloads: samples kept (default 5)\n"
 "      --warmup N           loop workloads: samples discarded first (default 1)\n"
 "      --interval MS        loop workloads: sample length (default 1000 ms)\n"
@@ -89,7 +91,7 @@ static void usage(FILE *f)
 "      --max-map-count N    like vm.max_map_count (default 65530)\n"
 "  -o, --json FILE          write the result to FILE (several schemes:\n"
 "                           FILE-<scheme>.json)\n"
-"  -f, --force              overwrite FILE if it exists\n"
+"  -f, --force              replace FILE if it is a vmsim result\n"
 "      --brief              no lock statistics (several schemes: only the\n"
 "                           comparison table)\n"
 "  -q, --quiet              no progress line\n"
@@ -112,6 +114,14 @@ static void usage(FILE *f)
 "                           samples) or was run with other options\n"
 "      --allow-mismatch     gate runs made with different options anyway\n"
 "      --metric NAME        the metric for --format gnuplot (default: first)\n"
+"\n"
+"exit status: 0 done; 1 the run failed, its result could not go where asked\n"
+"  (it went elsewhere, and stderr says where), or the gate found a regression;\n"
+"  2 bad input (one line on stderr says which value and why), or a file the\n"
+"  gate cannot trust; 3 the run was aborted (a fault nobody answered, a task\n"
+"  process died); 128+N stopped by signal N (SIGINT, SIGTERM): what was\n"
+"  measured is printed and written, complete: false. A repeat of the signal\n"
+"  within a second is ignored; a later one exits within a second.\n"
 "\n"
 "  -h, --help               this help;  -V, --version  the version\n");
 }
@@ -250,7 +260,8 @@ static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 		json_object_array_add(t, json_object_new_int(c->tasks[i]));
 	json_object_object_add(o, "tasks", t);
 	json_object_object_add(o, "iterations", json_object_new_int(c->wo.iterations));
-	json_object_object_add(o, "mem", json_object_new_int64((int64_t)c->wo.mem));
+	if (c->wl->min_mem)              /* only where the workload uses it */
+		json_object_object_add(o, "mem", json_object_new_int64((int64_t)c->wo.mem));
 	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
 	json_object_object_add(o, "handlers", json_object_new_int(nhandlers_opt));
 	json_object_object_add(o, "wait", json_object_new_string(
@@ -670,9 +681,15 @@ static void print_banner(const struct run_cfg *c)
 	else if (c->mm.source == FAULT_SRC_UFFD)
 		printf(" (%s wait, one handler per task)",
 		       uffd_wait_mode_name(c->mm.wait));
-	printf(",\n  %s mode%s, mem %zu MiB, %d iterations", c->processes ?
-	       "processes" : "threads", c->pin ? " (pinned)" : "",
-	       c->wo.mem >> 20, c->wo.iterations);
+	printf(",\n  %s mode%s", c->processes ? "processes" : "threads",
+	       c->pin ? " (pinned)" : "");
+	if (c->wl->min_mem && c->wo.mem % (1UL << 20))
+		printf(", mem %zu KiB", c->wo.mem >> 10);
+	else if (c->wl->min_mem)
+		printf(", mem %zu MiB", c->wo.mem >> 20);
+	if (c->wl->min_mem && (c->processes || c->wl->loop))
+		printf(" per task");
+	printf(", %d iterations", c->wo.iterations);
 	if (c->wl->background)
 		printf(", %d writer%s", c->wo.writers, c->wo.writers == 1 ? "" : "s");
 	if (c->nlocks > 1)
@@ -938,8 +955,10 @@ static int cmd_run(int argc, char **argv)
 
 		result_path(path, sizeof(path), json, c.nlocks > 1 ?
 			    c.locks[ntgt]->name : NULL);
-		if (res_target_open(&tgt[ntgt], path, force, err, sizeof(err))) {
-			fprintf(stderr, "%s: %s\n", prog, err);
+		char terr[PATH_MAX + 256];
+
+		if (res_target_open(&tgt[ntgt], path, force, terr, sizeof(terr))) {
+			fprintf(stderr, "%s: %s\n", prog, terr);
 			ret = EXIT_USAGE;
 			goto out_targets;
 		}
@@ -991,7 +1010,8 @@ static int cmd_run(int argc, char **argv)
 		if (wret)
 			fprintf(stderr, "%s: %s\n", prog, note);
 		if (wret >= 0)
-			printf("%sresult written to %s%s\n", i ? "" : "\n", where,
+			printf("%sresult written to %s%s\n", i ? "" : "\n",
+			       printable(note, sizeof(note), where),
 			       r[i].complete ? "" : " (incomplete)");
 		if (wret && !ret)
 			ret = wret < 0 ? wret : -EEXIST;

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/parse.h"
+
 #define RES_MAX_BYTES (1L << 30)     /* larger than any result vmsim writes */
 
 static int tmp_seq;
@@ -103,6 +105,7 @@ static void remove_stale_tmps(const char *dir)
 int res_target_open(struct res_target *t, const char *path, bool force,
 		    char *err, size_t errlen)
 {
+	char dir[PATH_MAX];
 	struct stat st;
 
 	memset(t, 0, sizeof(*t));
@@ -118,38 +121,39 @@ int res_target_open(struct res_target *t, const char *path, bool force,
 		return -ENAMETOOLONG;
 	}
 	snprintf(t->path, sizeof(t->path), "%s", path);
+	printable(t->shown, sizeof(t->shown), path);
 	split_dir(path, t->dir, sizeof(t->dir));
 	if (lstat(path, &st) == 0) {
 		if (!S_ISREG(st.st_mode)) {
 			snprintf(err, errlen, "'%s' is %s, not a place for a result "
-				 "file (give a regular file or a new name)", path,
+				 "file (give a regular file or a new name)", t->shown,
 				 file_kind(st.st_mode));
 			return -EINVAL;
 		}
 		if (!force) {
 			snprintf(err, errlen, "result file '%s' exists (use --force "
-				 "to overwrite)", path);
+				 "to overwrite)", t->shown);
 			return -EEXIST;
 		}
 		if (!is_vmsim_result(path)) {
 			snprintf(err, errlen, "'%s' is not a vmsim result: --force "
-				 "replaces only result files", path);
+				 "replaces only result files", t->shown);
 			return -EINVAL;
 		}
 	} else if (errno != ENOENT) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot write '%s': %s", t->shown, strerror(errno));
 		return -errno;
 	}
 	if (stat(t->dir, &st) < 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "cannot write '%s': directory '%s': %s", path,
-			 t->dir, strerror(e));
+		snprintf(err, errlen, "cannot write '%s': directory '%s': %s", t->shown,
+			 printable(dir, sizeof(dir), t->dir), strerror(e));
 		return -e;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "cannot write '%s': '%s' is not a directory",
-			 path, t->dir);
+			 t->shown, printable(dir, sizeof(dir), t->dir));
 		return -ENOTDIR;
 	}
 	remove_stale_tmps(t->dir);
@@ -159,7 +163,7 @@ int res_target_open(struct res_target *t, const char *path, bool force,
 	if (t->fd < 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(e));
+		snprintf(err, errlen, "cannot write '%s': %s", t->shown, strerror(e));
 		t->tmp[0] = 0;
 		return -e;
 	}
@@ -196,7 +200,7 @@ static void fresh_name(char *out, size_t len, const char *path, int k)
 static int publish_beside(struct res_target *t, const char *why, char *where,
 			  size_t wlen, char *note, size_t nlen)
 {
-	char alt[PATH_MAX + 16];
+	char alt[PATH_MAX + 16], shown[PATH_MAX + 16];
 
 	for (int k = 2; k < 1000; k++) {
 		fresh_name(alt, sizeof(alt), t->path, k);
@@ -205,7 +209,7 @@ static int publish_beside(struct res_target *t, const char *why, char *where,
 			t->tmp[0] = 0;
 			snprintf(where, wlen, "%s", alt);
 			snprintf(note, nlen, "'%s' %s; the result is in '%s'",
-				 t->path, why, alt);
+				 t->shown, why, printable(shown, sizeof(shown), alt));
 			return 1;
 		}
 		if (errno != EEXIST)
@@ -268,7 +272,7 @@ static int publish_fallback(struct res_target *t, const struct res_file *r,
 		if (!e) {
 			snprintf(where, wlen, "%s", alt);
 			snprintf(note, nlen, "cannot write '%s': %s; the result is "
-				 "in '%s'", t->path, strerror(-why), alt);
+				 "in '%s'", t->shown, strerror(-why), alt);
 			return 2;
 		}
 		unlink(alt);
@@ -276,7 +280,7 @@ static int publish_fallback(struct res_target *t, const struct res_file *r,
 	/* Last resort: standard output, so that nothing is lost. */
 	where[0] = 0;
 	snprintf(note, nlen, "cannot write '%s' (%s) nor a file in %s (%s); "
-		 "the result follows on standard output", t->path, strerror(-why),
+		 "the result follows on standard output", t->shown, strerror(-why),
 		 dir, strerror(e));
 	fwrite(s, 1, n, stdout);
 	fflush(stdout);

@@ -34,6 +34,7 @@
 
 struct res_target {
 	char path[PATH_MAX];             /* where the user asked */
+	char shown[PATH_MAX];            /* path, printable (sim/parse.h) */
 	char dir[PATH_MAX];              /* its directory */
 	char tmp[PATH_MAX + 32];         /* our temporary file there */
 	int fd;                          /* open on tmp, or -1 */

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Runs every row of bad_inputs.tsv: vmsim must exit with the row's status
+# within 60 s, print no control character, and (for a refusal, exit 2)
+# say exactly one line on stderr that holds the row's fragment.
+#   bad_inputs.sh path/to/vmsim TABLE.tsv DATA_DIR [SANITIZER]
+# Rows with a ulimit set-up are skipped under a sanitizer (its shadow
+# memory cannot live under `ulimit -v`).
+set -u
+VMSIM=${1:?usage: bad_inputs.sh vmsim table.tsv data_dir [sanitizer]}
+table=${2:?table}
+data=${3:?data dir}
+sanitizer=${4:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0 skipped=0
+
+# Fixtures.
+ln -s text.txt "$tmp/link.json"
+ln -s nowhere.json "$tmp/dangling.json"
+mkfifo "$tmp/fifo"
+echo "notes, not a result" >"$tmp/text.txt"
+cp "$data/base.json" "$tmp/result.json"
+: >"$tmp/empty.json"
+head -c 300 "$data/base.json" >"$tmp/trunc.json"
+{ cat "$data/base.json"; echo '{}'; } >"$tmp/trailing.json"
+long=$(printf 'x%.0s' $(seq 300))
+python3 - "$data/base.json" "$tmp" <<'PY'
+import json, sys
+base, out = sys.argv[1], sys.argv[2]
+def make(name, change):
+    r = json.load(open(base))
+    change(r)
+    json.dump(r, open(f"{out}/{name}", "w"), allow_nan=True)
+s0 = lambda r: r["results"][0]["samples"]
+def setv(metric, i, v):
+    def f(r): s0(r)[metric][i] = v
+    return f
+make("nan.json", setv("faults/sec", 1, float("nan")))
+make("inf.json", setv("faults/sec", 1, float("inf")))
+make("ninf.json", setv("faults/sec", 1, float("-inf")))
+make("negative.json", setv("elapsed", 0, -0.5))
+make("zero.json", setv("faults/sec", 0, 0))
+make("nosamples.json", lambda r: s0(r).update({"faults/sec": []}))
+make("ragged.json", lambda r: s0(r)["faults/sec"].pop())
+make("noresults.json", lambda r: r.update(results=[]))
+make("nometric.json", lambda r: r["results"][1]["samples"].pop("faults/sec"))
+make("undeclared.json", lambda r: r["metrics"].pop("faults/sec"))
+make("notasks.json", lambda r: r["results"].pop())
+make("incomplete.json", lambda r: r.update(complete=False, stopped="interrupted by signal 2"))
+make("flagged.json", lambda r: r["results"][0].update(flagged=[{"sample": 3,
+     "reason": "vmsim was stopped (SIGSTOP or SIGTSTP) while it was taken", "wall_s": 9.5}]))
+make("mismatch.json", lambda r: r["options"].update(mem=33554432, wait="busy"))
+make("otherkernel.json", lambda r: r["meta"].update(kernel="6.1.0"))
+make("synthetic.json", lambda r: r.update(fault_source="synthetic"))
+PY
+
+n=0
+while IFS=$'\t' read -r want frag setup args; do
+	case $want in ''|'#'*) continue ;; esac
+	n=$((n + 1))
+	frag=${frag//@TMP@/$tmp}
+	frag=${frag//@DATA@/$data}
+	args=${args//@TMP@/$tmp}
+	args=${args//@DATA@/$data}
+	args=${args//@LONG@/$long}
+	[ "$setup" = - ] && setup=:
+	if [ -n "$sanitizer" ] && [[ $setup == ulimit* ]]; then
+		skipped=$((skipped + 1)); continue
+	fi
+	( eval "$setup" && eval "exec timeout 60 \"\$VMSIM\" $args" ) \
+		</dev/null >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	what="row $n: vmsim $args"
+	if [ $rc -ne "$want" ]; then
+		echo "FAIL: $what: exit $rc, want $want"; cat "$tmp/err"
+		fails=$((fails + 1)); continue
+	fi
+	if [ "$want" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+		echo "FAIL: $what: want one line on stderr, got:"; cat "$tmp/err"
+		fails=$((fails + 1)); continue
+	fi
+	if ! grep -qF -- "$frag" "$tmp/err"; then
+		echo "FAIL: $what: stderr lacks '$frag': $(cat "$tmp/err")"
+		fails=$((fails + 1)); continue
+	fi
+	if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$tmp/err" "$tmp/out"; then
+		echo "FAIL: $what: a control character on the terminal"
+		fails=$((fails + 1)); continue
+	fi
+	passes=$((passes + 1))
+done <"$table"
+
+# Nothing the rows touched was changed, and nothing was left behind.
+[ "$(readlink "$tmp/link.json")" = text.txt ] &&
+	[ "$(cat "$tmp/text.txt")" = "notes, not a result" ] &&
+	[ ! -e "$tmp/nowhere.json" ] && [ -p "$tmp/fifo" ] && [ -c /dev/null ] &&
+	cmp -s "$data/base.json" "$tmp/result.json" &&
+	! ls "$tmp"/.vmsim-* >/dev/null 2>&1 &&
+	passes=$((passes + 1)) || {
+		echo "FAIL: a refused --json target was changed, or a temporary file left"
+		ls -la "$tmp"; fails=$((fails + 1)); }
+echo "bad_inputs: $passes passed, $fails failed, $skipped skipped ($n rows)"
+[ $fails -eq 0 ]
