@@ -61,22 +61,23 @@ PY
 	done
 done
 # A run stopped (SIGSTOP) and continued: the sample that holds the stop
-# is flagged in the table and the file, and the gate refuses the file.
+# is flagged in the table and the file (the gate's refusal of a flagged
+# file is a row of bad_inputs.tsv). Interrupted afterwards, to be short.
 for w in pft page_fault1; do
 	for try in 1 2; do
-		"$VMSIM" run -w $w -t 1 -i 8 -m 32M --duration 4 -q \
+		"$VMSIM" run -w $w -t 1 -i 1000 -m 8M --duration 100 --warmup 0 -q \
 			--json "$tmp/stop-$w.json" --force >"$tmp/out" 2>"$tmp/err" &
 		pid=$!
-		sleep 1.5
+		sleep 1
 		kill -STOP $pid; sleep 2; kill -CONT $pid
+		sleep 1.5
+		kill -INT $pid
 		wait $pid
 		rc=$?
 		grep -q "samples flagged" "$tmp/out" && break
 	done
-	if [ $rc -eq 0 ] && grep -q "^flagged: tasks 1, sample .*stopped" "$tmp/out" &&
-	   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['results'][0]['flagged'][0]['wall_s'] > 1.5" "$tmp/stop-$w.json" &&
-	   ! "$VMSIM" compare --fail-on-regression "$tmp/stop-$w.json" "$tmp/stop-$w.json" >/dev/null 2>"$tmp/err" &&
-	   grep -q "flagged" "$tmp/err"; then
+	if [ $rc -eq 130 ] && grep -q "^flagged: tasks 1, sample .*stopped" "$tmp/out" &&
+	   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['results'][0]['flagged'][0]['wall_s'] > 1.5" "$tmp/stop-$w.json"; then
 		passes=$((passes + 1))
 	else
 		echo "FAIL: SIGSTOP during $w: exit $rc"; cat "$tmp/out" "$tmp/err"
