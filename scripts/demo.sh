@@ -20,10 +20,7 @@ scripts/build.sh
 mkdir -p results/demo
 
 # summarize WORKLOAD RESULT.json... : the findings of the comparison.
-summarize() {
-	local workload=$1; shift
-	./build/vmsim compare --format json "$@" 2>/dev/null |
-	python3 - "$workload" "$1" <<'PY'
+read -r -d '' findings <<'PY' || true
 import json, sys
 workload, first = sys.argv[1], sys.argv[2]
 cmp = json.load(sys.stdin)
@@ -49,6 +46,10 @@ for row in cmp["rows"]:
         said += ("; within this run's noise: " if real else " (") + ", ".join(noise) + ("" if real else ")")
     print(said + ".")
 PY
+summarize() {
+	local workload=$1; shift
+	./build/vmsim compare --format json "$@" 2>/dev/null |
+		python3 -c "$findings" "$workload" "$1"
 }
 
 schemes="rwsem range range-full pervma"
