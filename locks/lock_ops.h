@@ -39,7 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "locks/lockstat.h"
+#include "sync/lockstat.h"
 
 #define LOCK_MAX_CLASSES 4
 #define LOCK_MAX_COUNTERS 16

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "sim/compare.h"
-#include "sim/stats.h"
+#include "report/compare.h"
+#include "report/stats.h"
 
 #ifndef DATA_DIR
 #define DATA_DIR "."

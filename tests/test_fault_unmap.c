@@ -25,8 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/fault.h"
-#include "sim/mm.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
 #include "workloads/runner.h"
 #include <signal.h>
 

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "locks/lock_ops.h"
-#include "locks/rw_semaphore.h"
+#include "sync/rw_semaphore.h"
 
 #define NPAGES   64
 #define PG       4096UL

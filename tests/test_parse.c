@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "sim/parse.h"
+#include "util/parse.h"
 
 START_TEST(test_size)
 {

@@ -15,8 +15,8 @@
 #include "tests/check_util.h"
 #include <errno.h>
 
-#include "sim/fault.h"
-#include "sim/mm.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
 #include "uffd/host.h"
 
 #define P SIM_PAGE_SIZE

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/fault.h"
-#include "sim/mm.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
 
 #define P SIM_PAGE_SIZE
 #define NPAGES 512

@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/mm.h"
-#include "locks/rcu.h"
+#include "mm/mm.h"
+#include "sync/rcu.h"
 
 #define NP     1024                      /* pages in the arena */
 #define P      SIM_PAGE_SIZE

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "sim/fault.h"
-#include "sim/mm.h"
-#include "locks/rcu.h"
-#include "sim/vma_tree.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
+#include "sync/rcu.h"
+#include "mm/vma_tree.h"
 
 #define P SIM_PAGE_SIZE
 

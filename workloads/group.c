@@ -34,8 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "locks/futex.h"
-#include "locks/rcu.h"
+#include "sync/futex.h"
+#include "sync/rcu.h"
 #include "uffd/host.h"
 #include "workloads/watchdog.h"
 

@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 
-#include "sim/results.h"
+#include "report/results.h"
 #include "workloads/workload.h"
 
 #define RUNNER_MAX_TASKLIST 64

@@ -25,9 +25,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "sim/fault.h"
-#include "sim/mm.h"
-#include "sim/results.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
+#include "report/results.h"
 
 /* Options a workload may read (from the command line). */
 struct wl_opts {

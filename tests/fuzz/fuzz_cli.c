@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/cli.h"
+#include "cli/cli.h"
 
 #define MAX_ARGS 64
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "sim/parse.h"
+#include "util/parse.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "locks/rcu.h"
+#include "sync/rcu.h"
 
 #include <pthread.h>
 #include <stddef.h>

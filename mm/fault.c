@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "sim/fault.h"
+#include "mm/fault.h"
 
-#include "locks/rcu.h"
+#include "sync/rcu.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -22,7 +22,7 @@
  * munmap and brk shrink zap under the downgraded lock, as the kernel
  * does after mmap_write_downgrade().
  */
-#include "sim/vma.h"
+#include "mm/vma.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -31,9 +31,9 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
-#include "sim/fault.h"
-#include "sim/mm.h"
-#include "locks/rcu.h"
+#include "mm/fault.h"
+#include "mm/mm.h"
+#include "sync/rcu.h"
 #include "uffd/host.h"
 
 unsigned long sim_prot_to_flags(int prot)

@@ -50,7 +50,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "locks/futex.h"
+#include "sync/futex.h"
 #include "locks/lock_ops.h"
 
 struct rl_node {

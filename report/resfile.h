@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sim/results.h"
+#include "report/results.h"
 
 struct res_target {
 	char path[PATH_MAX];             /* where the user asked */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "sim/resfile.h"
+#include "report/resfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sim/parse.h"
+#include "util/parse.h"
 
 #define RES_MAX_BYTES (1L << 30)     /* larger than any result vmsim writes */
 

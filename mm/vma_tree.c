@@ -40,7 +40,7 @@
  * immutable; summaries equal what is below them; every non-root node has
  * >= 1 slot (>= VT_MIN after erase rebalancing when it has a sibling).
  */
-#include "sim/vma_tree.h"
+#include "mm/vma_tree.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -48,7 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "locks/rcu.h"
+#include "sync/rcu.h"
 
 #define VT_SLOTS 15                      /* + 1 spare = 16: 2 cache lines */
 #define VT_MIN   (VT_SLOTS / 4)

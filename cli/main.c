@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 
-#include "sim/cli.h"
+#include "cli/cli.h"
 #include "uffd/host.h"
 
 int main(int argc, char **argv)

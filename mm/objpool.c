@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#include "sim/objpool.h"
+#include "mm/objpool.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "locks/rcu.h"
+#include "sync/rcu.h"
 #include "uffd/host.h"
 
 static size_t objpool_objsize(size_t size, size_t align)

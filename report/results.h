@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "locks/lock_ops.h"
-#include "sim/mm.h"
+#include "mm/mm.h"
 #include "uffd/host.h"
 #include "uffd/resolve.h"
 

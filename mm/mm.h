@@ -24,9 +24,9 @@
 #include <stdint.h>
 
 #include "locks/lock_ops.h"
-#include "sim/objpool.h"
-#include "sim/vma.h"
-#include "sim/vma_tree.h"
+#include "mm/objpool.h"
+#include "mm/vma.h"
+#include "mm/vma_tree.h"
 #include "uffd/pool.h"
 #include "uffd/uffd.h"
 

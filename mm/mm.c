@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "sim/mm.h"
+#include "mm/mm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "locks/rcu.h"
-#include "sim/fault.h"
+#include "sync/rcu.h"
+#include "mm/fault.h"
 #include "uffd/host.h"
 
 #ifndef SYS_pidfd_open

@@ -36,7 +36,7 @@
 #include <stdatomic.h>
 
 #include "locks/lock_ops.h"
-#include "locks/rcu.h"
+#include "sync/rcu.h"
 
 struct objpool;
 

@@ -59,11 +59,11 @@
  *    WAITERS; a new waiter sets WAITERS (or sees it set) under wait_lock
  *    and re-examines `count` before sleeping (both RMWs on one word).
  */
-#include "locks/rw_semaphore.h"
+#include "sync/rw_semaphore.h"
 
 #include <errno.h>
 
-#include "locks/futex.h"
+#include "sync/futex.h"
 
 #define RWSEM_WRITER_LOCKED    (1L << 0)
 #define RWSEM_FLAG_WAITERS     (1L << 1)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "sim/results.h"
+#include "report/results.h"
 
 #include <errno.h>
 #include <fcntl.h>

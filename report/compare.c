@@ -13,7 +13,7 @@
  * the harmonic mean, as current mmtests prints them. Lock statistics and
  * the scheme's event counters follow, side by side.
  */
-#include "sim/compare.h"
+#include "report/compare.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,9 +24,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sim/parse.h"
-#include "sim/results.h"
-#include "sim/stats.h"
+#include "util/parse.h"
+#include "report/results.h"
+#include "report/stats.h"
 
 #define CMP_MAX_FILES 32
 #define CMP_MAX_BYTES (256 << 20)         /* a result is kilobytes */

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "locks/lockstat.h"
+#include "sync/lockstat.h"
 
 struct rwsem_waiter;
 

@@ -27,14 +27,14 @@
 #include <unistd.h>
 
 #include "locks/lock_ops.h"
-#include "sim/bench.h"
-#include "sim/compare.h"
-#include "sim/parse.h"
-#include "sim/resfile.h"
-#include "sim/results.h"
-#include "sim/stats.h"
+#include "cli/bench.h"
+#include "report/compare.h"
+#include "util/parse.h"
+#include "report/resfile.h"
+#include "report/results.h"
+#include "report/stats.h"
 #include "uffd/uffd.h"
-#include "sim/cli.h"
+#include "cli/cli.h"
 #include "workloads/runner.h"
 
 #define EXIT_USAGE 2

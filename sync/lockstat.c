@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "locks/lockstat.h"
+#include "sync/lockstat.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "sim/stats.h"
+#include "report/stats.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>

@@ -23,7 +23,7 @@
 #include <linux/userfaultfd.h>
 #include <stdbool.h>
 
-#include "sim/mm.h"
+#include "mm/mm.h"
 #include "uffd/pool.h"
 #include "uffd/resolve.h"
 

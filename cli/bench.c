@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-#include "sim/bench.h"
+#include "cli/bench.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "locks/rcu.h"
-#include "sim/vma_tree.h"
+#include "sync/rcu.h"
+#include "mm/vma_tree.h"
 
 #define BENCH_BASE (1UL << 40)
 #define BENCH_REPS 3

@@ -27,9 +27,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#include "locks/rcu.h"
-#include "sim/objpool.h"
-#include "sim/vma.h"
+#include "sync/rcu.h"
+#include "mm/objpool.h"
+#include "mm/vma.h"
 
 struct vt_node;
 
