@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "faults/sources.h"
 #include "locks/lock_ops.h"
 #include "cli/bench.h"
 #include "report/compare.h"
@@ -204,7 +205,7 @@ static void print_summary(const struct res_file *r, const struct run_cfg *c,
 		printf("\ntasks %d: %d samples, %llu pages touched, %llu SIGSEGV\n",
 		       p->tasks, p->nsamples, (unsigned long long)p->touches,
 		       (unsigned long long)p->segv);
-		if (c->mm.source == FAULT_SRC_UFFD)
+		if (c->mm.source == &uffd_fault_source)
 			printf("  uffd: %llu messages in %llu reads; copy %llu, "
 			       "zeropage %llu, unprotect %llu, wake %llu, refused "
 			       "%llu, errors %llu\n",
@@ -265,8 +266,8 @@ static json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
 	json_object_object_add(o, "handlers", json_object_new_int(nhandlers_opt));
 	json_object_object_add(o, "wait", json_object_new_string(
-		uffd_wait_mode_name(c->mm.wait)));
-	json_object_object_add(o, "batch", json_object_new_int(c->mm.batch));
+		uffd_wait_mode_name(c->mm.src.wait)));
+	json_object_object_add(o, "batch", json_object_new_int(c->mm.src.batch));
 	json_object_object_add(o, "writers", json_object_new_int(c->wo.writers));
 	json_object_object_add(o, "mode", json_object_new_string(
 		c->processes ? "processes" : "threads"));
@@ -506,8 +507,8 @@ static int check_address_space(const struct run_cfg *c, int most)
 	size_t stack = 8UL << 20, per_mm, need, base, fit;
 	int nmm = c->processes ? 1 : c->nlocks;
 	int tasks = c->processes ? 1 : most + (c->wo.writers > 0 ? c->wo.writers : 0);
-	int handlers = c->mm.source != FAULT_SRC_UFFD ? 0 :
-		       c->mm.nhandlers ? c->mm.nhandlers : tasks;
+	int handlers = c->mm.source != &uffd_fault_source ? 0 :
+		       c->mm.src.nhandlers ? c->mm.src.nhandlers : tasks;
 	int threads = nmm * (1 + tasks + handlers) + 4;
 	char hint[96] = "raise the limit";
 
@@ -674,13 +675,13 @@ static void print_banner(const struct run_cfg *c)
 	for (int i = 0; i < c->nlocks; i++)
 		printf("%s%s", i ? "," : "", c->locks[i]->name);
 	printf(", fault source %s",
-	       c->mm.source == FAULT_SRC_UFFD ? "uffd" : "synthetic");
-	if (c->mm.source == FAULT_SRC_UFFD && c->mm.nhandlers)
-		printf(" (%s wait, %d handlers)", uffd_wait_mode_name(c->mm.wait),
-		       c->mm.nhandlers);
-	else if (c->mm.source == FAULT_SRC_UFFD)
+	       c->mm.source == &uffd_fault_source ? "uffd" : "synthetic");
+	if (c->mm.source == &uffd_fault_source && c->mm.src.nhandlers)
+		printf(" (%s wait, %d handlers)", uffd_wait_mode_name(c->mm.src.wait),
+		       c->mm.src.nhandlers);
+	else if (c->mm.source == &uffd_fault_source)
 		printf(" (%s wait, one handler per task)",
-		       uffd_wait_mode_name(c->mm.wait));
+		       uffd_wait_mode_name(c->mm.src.wait));
 	printf(",\n  %s mode%s", c->processes ? "processes" : "threads",
 	       c->pin ? " (pinned)" : "");
 	if (c->wl->min_mem && c->wo.mem % (1UL << 20))
@@ -762,8 +763,8 @@ static int cmd_run(int argc, char **argv)
 	struct run_cfg c = {
 		.wl = &pft_workload,
 		.mm = { .lock = &rwsem_lock_ops, .arena_size = SIM_DEFAULT_ARENA,
-			.source = FAULT_SRC_UFFD, .wait = UFFD_WAIT_BLOCK,
-			.batch = 16 },
+			.source = &uffd_fault_source,
+			.src = { .wait = UFFD_WAIT_BLOCK, .batch = 16 } },
 		.fault_timeout = 10,
 		.wo = { .iterations = 0, .writers = -1, .duration = 5, .warmup = 1,
 			.cycles = 20000, .interval_ms = 1000 },
@@ -789,8 +790,8 @@ static int cmd_run(int argc, char **argv)
 	/* The options that take a bounded integer. */
 	const struct int_opt ints[] = {
 		{ 'i', 1, 1000000, "iteration count", &c.wo.iterations },
-		{ OPT_HANDLERS, 1, 1024, "handler count", &c.mm.nhandlers },
-		{ OPT_BATCH, 1, 64, "batch", &c.mm.batch },
+		{ OPT_HANDLERS, 1, 1024, "handler count", &c.mm.src.nhandlers },
+		{ OPT_BATCH, 1, 64, "batch", &c.mm.src.batch },
 		{ OPT_DURATION, 1, 3600, "duration (samples)", &c.wo.duration },
 		{ OPT_WARMUP, 0, 3600, "warmup (samples)", &c.wo.warmup },
 		{ OPT_MAX_TASKS, 1, MAX_TASKS_LIMIT, "--max-tasks", &max_tasks },
@@ -853,15 +854,15 @@ static int cmd_run(int argc, char **argv)
 					   "of 4K", optarg);
 			break;
 		case OPT_WAIT:
-			if (uffd_wait_mode_parse(optarg, &c.mm.wait))
+			if (uffd_wait_mode_parse(optarg, &c.mm.src.wait))
 				return bad("unknown wait mode '%s': want block, poll, "
 					   "busy or uring", optarg);
 			break;
-		case OPT_SOURCE:             /* in enum fault_source order */
+		case OPT_SOURCE:
 			if ((k = pick("fault source", optarg,
 				      NAMES("uffd", "synthetic"))) < 0)
 				return EXIT_USAGE;
-			c.mm.source = (enum fault_source)k;
+			c.mm.source = fault_source_find(optarg);
 			break;
 		case OPT_MODE:
 			if ((k = pick("mode", optarg,
@@ -963,7 +964,10 @@ static int cmd_run(int argc, char **argv)
 			goto out_targets;
 		}
 	}
-	if (c.mm.source == FAULT_SRC_UFFD && uffd_preflight()) {
+	/* The watchdog's test hook (README: "a fault nobody answers"). */
+	if (getenv("VMSIM_TEST_STALL_FAULT"))
+		c.mm.src.test_stall_at = atol(getenv("VMSIM_TEST_STALL_FAULT"));
+	if (c.mm.source == &uffd_fault_source && uffd_preflight()) {
 		ret = 1;
 		goto out_targets;
 	}
@@ -979,7 +983,7 @@ static int cmd_run(int argc, char **argv)
 		if (!r[i].complete)
 			snprintf(r[i].stopped, sizeof(r[i].stopped), "%s",
 				 ret ? err : "stopped");
-		r[i].options = options_json(&c, c.mm.nhandlers);
+		r[i].options = options_json(&c, c.mm.src.nhandlers);
 		measured |= r[i].npoints > 0;
 	}
 	if (ret)

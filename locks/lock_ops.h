@@ -36,6 +36,7 @@
 #ifndef VMSIM_LOCK_OPS_H
 #define VMSIM_LOCK_OPS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -149,7 +150,15 @@ struct lock_inst {
 	struct lock_env env;
 	int nclasses;
 	struct lockstat_class *classes[LOCK_MAX_CLASSES];
+	/* Faults whose attempt the scheme turned into a retry (validation
+	 * failed): counted by the fault path, reported as fault_retry. */
+	_Atomic uint64_t fault_retries;
 };
+
+static inline void lock_inst_count_retry(struct lock_inst *l)
+{
+	atomic_fetch_add_explicit(&l->fault_retries, 1, memory_order_relaxed);
+}
 
 /* Registry (schemes.c) */
 #define LOCK_SCHEME(id, name) extern const struct lock_ops id##_lock_ops;

@@ -13,38 +13,25 @@
  * A refused access is answered, still under the lock, with a signal to
  * the faulting thread (uffd) or -EFAULT (synthetic).
  *
- * Workloads touch memory only through sim_touch(), which does a real
- * access in uffd mode and a present check plus sim_handle_fault() in
- * synthetic mode.
+ * Workloads touch memory only through sim_touch(), which the fault
+ * source implements (mm/fault_source.h).
  */
 #ifndef VMSIM_FAULT_H
 #define VMSIM_FAULT_H
 
-#include <linux/userfaultfd.h>
+#include <errno.h>
 #include <stdbool.h>
 
+#include "mm/fault_source.h"
 #include "mm/mm.h"
-#include "uffd/pool.h"
-#include "uffd/resolve.h"
-
-#define FAULT_FLAG_WRITE 0x1
-#define FAULT_FLAG_WP    0x2             /* a write to a write-protected page */
-
-/* Where a uffd fault came from: its descriptor, the faulting thread, the
- * handler's counters. NULL for a synthetic fault. */
-struct sim_fault_src {
-	int fd;
-	pid_t tid;
-	struct uffd_counters *c;
-};
 
 /*
- * Handle a fault at addr. Returns 0 when resolved, -EFAULT when the
- * access was refused (the thread was signalled; synthetic: the caller
- * reports it).
+ * Handle a fault at addr; ctx is the source's, passed back to its
+ * resolve/refuse/wake. Returns 0 when resolved, -EFAULT when the access
+ * was refused (answered through the source's refuse).
  */
 int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
-		     const struct sim_fault_src *src);
+		     void *ctx);
 
 /*
  * MAP_POPULATE: place every page of the VMAs in [start, end) now, as
@@ -58,21 +45,18 @@ int sim_populate(struct sim_mm *mm, unsigned long start, unsigned long end);
  * pool's watchdog state). */
 uffd_phase_t *sim_fault_phase(void);
 
-/* The uffd pool's callback: arg is the sim_mm. */
-void sim_uffd_fault(void *arg, int fd, const struct uffd_msg *msg,
-		    struct uffd_counters *c);
-
 /*
  * Touch the byte at addr: write val if write, else read it into *val.
  * Returns 0, or -EFAULT when the simulated mm refused the access (the
  * caller counts a simulated SIGSEGV).
  */
-int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
-	      unsigned char *val);
-
-/* Install the handler that turns a refused access in sim_touch() (the
- * refusal signal) into -EFAULT. Idempotent; returns 0 or -errno. */
-int sim_fault_init_signals(void);
+static inline int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
+			    unsigned char *val)
+{
+	if (addr < mm->base || addr >= mm->end)
+		return -EFAULT;
+	return mm->src->ops->touch(mm->src, addr, write, val);
+}
 
 /* Contents of simulated file `file` at byte offset off (8-byte pattern). */
 static inline uint64_t sim_file_word(int file, unsigned long off)

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "sync/rcu.h"
-#include "mm/fault.h"
 #include "uffd/host.h"
 
 #ifndef SYS_pidfd_open
@@ -32,183 +31,43 @@ static bool lookup_for_lock(void *arg, unsigned long addr, struct lock_vma *out)
 	return true;
 }
 
-unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
-				 unsigned char state)
-{
-	size_t pg = (addr - mm->base) >> SIM_PAGE_SHIFT;
-	unsigned char old = atomic_load_explicit(&mm->present[pg],
-						 memory_order_relaxed);
-
-	/* Keep the generation, set the state. Release: pairs with the
-	 * acquire load in sim_touch(); in synthetic mode the page's contents
-	 * are in place before a touch sees it present. */
-	while (!atomic_compare_exchange_weak_explicit(&mm->present[pg], &old,
-			(unsigned char)((old & ~SIM_PRESENT_STATE) | state),
-			memory_order_acq_rel, memory_order_relaxed))
-		;
-	old &= SIM_PRESENT_STATE;
-	if (!old)
-		atomic_fetch_add_explicit(&mm->faults[lockstat_slot_id()].resident,
-					  1, memory_order_relaxed);
-	return old;
-}
-
-/*
- * Zap: forget the pages (state 0, next generation), throw the real pages
- * away, and forget them again — so that a synthetic fault that placed a
- * page between the first two steps does not leave it marked present on
- * a zapped page. A synthetic touch that overlapped any of it sees the
- * page's byte change and retries (sim_touch()).
- */
+/* The source acts on the real pages; the write side (or the read-range
+ * side that zaps) is held. */
 void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end)
 {
-	sim_mm_forget(mm, start, end);
-	host_madvise((void *)start, end - start, MADV_DONTNEED);
-	if (mm->uffd < 0)
-		sim_mm_forget(mm, start, end);
+	mm->src->ops->zap(mm->src, start, end);
 }
 
 void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end)
 {
-	size_t first = (start - mm->base) >> SIM_PAGE_SHIFT;
-	size_t n = (end - start) >> SIM_PAGE_SHIFT;
-	int64_t gone = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		_Atomic unsigned char *b = &mm->present[first + i];
-		unsigned char old = atomic_load_explicit(b, memory_order_relaxed);
-
-		/* Release/acquire: a touch that reads the new byte after its
-		 * access knows the access may have raced the zap. */
-		while (!atomic_compare_exchange_weak_explicit(b, &old,
-				(unsigned char)((old & ~SIM_PRESENT_STATE) +
-						SIM_PRESENT_GEN),
-				memory_order_acq_rel, memory_order_relaxed))
-			;
-		if (old & SIM_PRESENT_STATE)
-			gone++;
-	}
-	atomic_fetch_sub_explicit(&mm->faults[lockstat_slot_id()].resident, gone,
-				  memory_order_relaxed);
-}
-
-/* Synthetic: pages mapped writable become mapped read-only, so the next
- * write faults (and is refused). The byte changes, so a touch that was
- * writing across the change retries. */
-static void present_write_protect(struct sim_mm *mm, unsigned long start,
-				  unsigned long end)
-{
-	size_t first = (start - mm->base) >> SIM_PAGE_SHIFT;
-	size_t n = (end - start) >> SIM_PAGE_SHIFT;
-
-	for (size_t i = 0; i < n; i++) {
-		_Atomic unsigned char *b = &mm->present[first + i];
-		unsigned char old = atomic_load_explicit(b, memory_order_relaxed);
-
-		while ((old & SIM_PRESENT_STATE) == 2 &&
-		       !atomic_compare_exchange_weak_explicit(b, &old,
-				(unsigned char)((old & ~SIM_PRESENT_STATE) | 1),
-				memory_order_acq_rel, memory_order_relaxed))
-			;
-	}
+	mm->src->ops->forget(mm->src, start, end);
 }
 
 void sim_mm_protect(struct sim_mm *mm, unsigned long start, unsigned long end,
 		    unsigned long vm_flags)
 {
-	if (!(vm_flags & VM_ACCESS_FLAGS)) {
-		sim_mm_zap(mm, start, end);
-		return;
-	}
-	if (mm->uffd < 0) {
-		if (!(vm_flags & VM_WRITE))
-			present_write_protect(mm, start, end);
-		return;                  /* writable: the next write faults */
-	}
-	/* change_protection(MM_CP_UFFD_WP): present pages only; absent ones
-	 * fault as MISSING and are checked against the VMA then. */
-	uffd_writeprotect(mm->uffd, start, end - start, !(vm_flags & VM_WRITE),
-			  false);
+	mm->src->ops->protect(mm->src, start, end, vm_flags);
 }
 
 uint64_t sim_mm_resident(const struct sim_mm *mm)
 {
-	int64_t r = 0;
-
-	for (int s = 0; s < LOCKSTAT_SLOTS; s++)
-		r += atomic_load_explicit(&mm->faults[s].resident,
-					  memory_order_relaxed);
-	return r > 0 ? (uint64_t)r : 0;
+	return mm->src->ops->resident(mm->src);
 }
 
 /*
- * --numa: local binds the arena to this thread's node and keeps the
- * handlers on that node's CPUs (unless --pin chose CPUs); interleave
- * spreads the arena over every node. No-ops without NUMA support.
+ * --numa: local binds the arena to this thread's node (the uffd source
+ * keeps the handlers on that node's CPUs); interleave spreads the arena
+ * over every node. No-ops without NUMA support.
  */
-static int numa_cpus[1024];
-
-static int sim_mm_place(struct sim_mm *mm, struct uffd_pool_cfg *pc)
+static void sim_mm_place(struct sim_mm *mm)
 {
-	struct bitmask *cpus;
-	int node, n = 0;
-
 	if (mm->cfg.numa == SIM_NUMA_DEFAULT || numa_available() < 0)
-		return 0;
-	if (mm->cfg.numa == SIM_NUMA_INTERLEAVE) {
+		return;
+	if (mm->cfg.numa == SIM_NUMA_INTERLEAVE)
 		numa_interleave_memory((void *)mm->base, mm->end - mm->base,
 				       numa_all_nodes_ptr);
-		return 0;
-	}
-	numa_setlocal_memory((void *)mm->base, mm->end - mm->base);
-	if (!pc || pc->ncpus)
-		return 0;
-	node = numa_node_of_cpu(sched_getcpu());
-	cpus = numa_allocate_cpumask();
-	if (!cpus)
-		return -ENOMEM;
-	if (node >= 0 && !numa_node_to_cpus(node, cpus))
-		for (unsigned i = 0; i < cpus->size && n < 1024; i++)
-			if (numa_bitmask_isbitset(cpus, i))
-				numa_cpus[n++] = (int)i;
-	numa_free_cpumask(cpus);
-	pc->cpus = numa_cpus;
-	pc->ncpus = n;
-	return 0;
-}
-
-static int sim_mm_start_uffd(struct sim_mm *mm)
-{
-	struct uffd_pool_cfg pc;
-	int fd, ret;
-
-	fd = uffd_open(0, &mm->uinfo.via_dev, NULL);
-	if (fd < 0)
-		return fd;
-	mm->uffd = fd;
-	ret = uffd_api(fd, SIM_UFFD_FEATURES, &mm->uinfo);
-	if (ret)
-		return ret;
-	if ((mm->uinfo.features & SIM_UFFD_FEATURES) != SIM_UFFD_FEATURES)
-		return -EOPNOTSUPP;      /* anonymous WP needs Linux 5.7 */
-	ret = uffd_register(fd, (void *)mm->base, mm->end - mm->base,
-			    UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP,
-			    NULL);
-	if (ret)
-		return ret;
-	pc = (struct uffd_pool_cfg){
-		.fd = fd,
-		.nhandlers = mm->cfg.nhandlers > 0 ? mm->cfg.nhandlers : 1,
-		.wait = mm->cfg.wait,
-		.batch = mm->cfg.batch > 0 ? mm->cfg.batch : 16,
-		.fn = sim_uffd_fault,
-		.arg = mm,
-		.cpus = mm->cfg.cpus,
-		.ncpus = mm->cfg.ncpus,
-		.phase_of_thread = sim_fault_phase,
-	};
-	ret = sim_mm_place(mm, &pc);
-	return ret ? ret : uffd_pool_start(&pc, &mm->pool);
+	else
+		numa_setlocal_memory((void *)mm->base, mm->end - mm->base);
 }
 
 /*
@@ -244,8 +103,8 @@ bool sim_process_madvise_self_ok(void)
 	return ok;
 }
 
-/* The arena and the present map: the only real mappings of an mm, made
- * once, here. */
+/* The arena: the only real mapping of an mm (with the source's page
+ * map), made once, here. */
 static int sim_mm_map_arena(struct sim_mm *mm)
 {
 	void *p = host_mmap(NULL, mm->cfg.arena_size, PROT_READ | PROT_WRITE,
@@ -255,12 +114,6 @@ static int sim_mm_map_arena(struct sim_mm *mm)
 		return -errno;
 	mm->base = (unsigned long)p;
 	mm->end = mm->base + mm->cfg.arena_size;
-	p = host_mmap(NULL, mm->cfg.arena_size >> SIM_PAGE_SHIFT,
-		      PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	mm->present = p;
 	return 0;
 }
 
@@ -293,7 +146,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	struct sim_mm *mm;
 	int ret;
 
-	if (!cfg->lock || cfg->arena_size < SIM_PAGE_SIZE ||
+	if (!cfg->lock || !cfg->source || cfg->arena_size < SIM_PAGE_SIZE ||
 	    cfg->arena_size % SIM_PAGE_SIZE)
 		return -EINVAL;
 	mm = aligned_alloc(64, sizeof(*mm));
@@ -303,7 +156,6 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	mm->cfg = *cfg;
 	if (!mm->cfg.max_map_count)
 		mm->cfg.max_map_count = SIM_DEFAULT_MAX_MAP_COUNT;
-	mm->uffd = -1;
 	mm->pidfd = -1;
 	ret = vma_tree_init_cap(&mm->tree, max_nodes(mm->cfg.max_map_count));
 	if (ret) {
@@ -327,12 +179,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	ret = cfg->lock->create(&env, &mm->lock);
 	if (ret)
 		goto err;
-	if (cfg->source == FAULT_SRC_SYNTHETIC)
-		ret = sim_mm_place(mm, NULL);
-	else
-		ret = sim_mm_start_uffd(mm);
-	if (!ret)
-		ret = sim_fault_init_signals();
+	sim_mm_place(mm);
+	ret = cfg->source->create(mm, &cfg->src, &mm->src);
 	if (ret)
 		goto err;
 	probe_process_madvise(mm);
@@ -347,19 +195,16 @@ err:
 
 void sim_mm_stop_handlers(struct sim_mm *mm)
 {
-	if (mm->pool) {
-		uffd_pool_stop(mm->pool, &mm->uffd_final);
-		mm->pool = NULL;
-	}
+	if (mm->src)
+		mm->src->ops->stop(mm->src);
 }
 
 void sim_mm_destroy(struct sim_mm *mm)
 {
 	if (!mm)
 		return;
-	sim_mm_stop_handlers(mm);
-	if (mm->uffd >= 0)
-		close(mm->uffd);
+	if (mm->src)
+		mm->src->ops->destroy(mm->src);
 	if (mm->pidfd >= 0)
 		close(mm->pidfd);
 	/* Waits for RCU callbacks, which free into our pools. */
@@ -367,8 +212,6 @@ void sim_mm_destroy(struct sim_mm *mm)
 	objpool_destroy(&mm->vmas);
 	if (mm->lock)
 		mm->lock->ops->destroy(mm->lock);
-	if (mm->present)
-		host_munmap((void *)mm->present, mm->cfg.arena_size >> SIM_PAGE_SHIFT);
 	if (mm->base)
 		host_munmap((void *)mm->base, mm->end - mm->base);
 	free(mm);

@@ -24,13 +24,10 @@
 #include <stdint.h>
 
 #include "locks/lock_ops.h"
+#include "mm/fault_source.h"
 #include "mm/objpool.h"
 #include "mm/vma.h"
 #include "mm/vma_tree.h"
-#include "uffd/pool.h"
-#include "uffd/uffd.h"
-
-enum fault_source { FAULT_SRC_UFFD, FAULT_SRC_SYNTHETIC };
 
 /* --numa: where the arena's memory and the handlers go (libnuma). */
 enum sim_numa {
@@ -51,20 +48,15 @@ enum sim_fault_kind {
 
 struct sim_fault_slot {
 	_Atomic uint64_t n[SIM_FAULT_NKINDS];
-	_Atomic int64_t resident;        /* pages placed minus pages zapped */
 } __attribute__((aligned(64)));
 
 struct sim_mm_cfg {
 	const struct lock_ops *lock;
 	size_t arena_size;               /* bytes of simulated address space */
-	enum fault_source source;
-	int nhandlers;                   /* uffd handler threads */
-	enum uffd_wait_mode wait;
-	int batch;                       /* uffd messages per read */
+	const struct fault_source_ops *source;   /* faults/sources.h */
+	struct fault_source_cfg src;
 	size_t max_map_count;            /* like vm.max_map_count */
 	enum sim_numa numa;
-	const int *cpus;                 /* pin handler i to cpus[i % ncpus]; */
-	int ncpus;                       /* read only by sim_mm_create. 0: no */
 };
 
 struct sim_mm {
@@ -73,18 +65,9 @@ struct sim_mm {
 	struct vma_tree tree;
 	struct lock_inst *lock;
 	struct objpool vmas;             /* where VMAs come from */
-	int uffd;                        /* -1 in synthetic mode */
+	struct fault_source *src;        /* where faults come from */
 	int pidfd;                       /* for process_madvise on ourselves */
 	bool process_madvise_ok;         /* it zaps our own pages (6.13+) */
-	struct uffd_info uinfo;
-	struct uffd_pool *pool;
-	struct uffd_counters uffd_final; /* filled when the pool stops */
-	/* Per arena page: bits 0-1 the state (0 not present, 1 mapped for
-	 * read, 2 mapped writable), bits 2-7 a generation that every zap of
-	 * the page advances. Drives synthetic faults (a touch that saw the
-	 * byte change under it retries); counts resident pages in both
-	 * modes. */
-	_Atomic unsigned char *present;
 	struct sim_fault_slot faults[LOCKSTAT_SLOTS];
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */
@@ -102,12 +85,13 @@ struct sim_mm {
  * against `ulimit -v` before it starts. */
 size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg);
 
-/* Create an mm: arena, lock, and in uffd mode the fd and handler pool.
- * Returns 0 and *out or -errno (-EPERM etc. from userfaultfd). */
+/* Create an mm: arena, lock, fault source (cfg->source: in uffd mode the
+ * fd and handler pool). Returns 0 and *out or -errno (-EPERM etc. from
+ * userfaultfd). */
 int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out);
 /* Stop handlers, unmap the arena, free every VMA. Safe on NULL. */
 void sim_mm_destroy(struct sim_mm *mm);
-/* Stop the handler pool now (counters land in mm->uffd_final). */
+/* Stop the fault source's handlers now (their counters are final). */
 void sim_mm_stop_handlers(struct sim_mm *mm);
 
 /* Can this kernel process_madvise(MADV_DONTNEED) our own pages? (6.13+) */
@@ -115,15 +99,16 @@ bool sim_process_madvise_self_ok(void);
 
 /* Sum of the per-slot fault counters. */
 void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS]);
+/* The fault source's handler counters (exact once stopped). */
+static inline struct uffd_counters sim_mm_handler_counters(const struct sim_mm *mm)
+{
+	struct uffd_counters c;
+
+	mm->src->ops->counters(mm->src, &c);
+	return c;
+}
 /* Resident pages (placed by faults, not yet zapped). */
 uint64_t sim_mm_resident(const struct sim_mm *mm);
-#define SIM_PRESENT_STATE 3             /* the state bits of a present byte */
-#define SIM_PRESENT_GEN   4             /* one zap generation */
-
-/* Mark page at addr present in state (1 read, 2 write); counts it
- * resident if it was not. Returns the previous state. */
-unsigned char sim_mm_set_present(struct sim_mm *mm, unsigned long addr,
-				 unsigned char state);
 /* Zap the real pages of [start, end) and forget them. */
 void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end);
 /* Make the pages of [start, end) obey vm_flags' access bits (a changed
@@ -131,8 +116,6 @@ void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end);
  * read-only write-protects them, writable lifts that. */
 void sim_mm_protect(struct sim_mm *mm, unsigned long start, unsigned long end,
 		    unsigned long vm_flags);
-/* The userfaultfd features vmsim needs (UFFD_FEATURE_*). */
-#define SIM_UFFD_FEATURES (UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_PAGEFAULT_FLAG_WP)
 /* Forget the pages of [start, end) (their real zap is done by the caller,
  * e.g. one process_madvise for many ranges). */
 void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end);

@@ -93,7 +93,7 @@ void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 					       memory_order_relaxed);
 	c->resident_pages = sim_mm_resident(mm);
 	c->populated = atomic_load_explicit(&mm->populated, memory_order_relaxed);
-	c->uffd = mm->uffd_final;
+	mm->src->ops->counters(mm->src, &c->uffd);
 	for (int i = 0; i < l->nclasses && i < LOCK_MAX_CLASSES; i++) {
 		struct res_lockclass *rc = &c->classes[i];
 

@@ -16,6 +16,7 @@
  * interrupted: the run stops, reports -EINTR and an incomplete result,
  * and every message read was a fault handled.
  */
+#include "faults/sources.h"
 #include "tests/check_util.h"
 #include <errno.h>
 #include <pthread.h>
@@ -101,11 +102,11 @@ static void *protector(void *arg)
 	return NULL;
 }
 
-static void race_scheme(const struct lock_ops *ops, enum fault_source src)
+static void race_scheme(const struct lock_ops *ops, const struct fault_source_ops *src)
 {
 	struct sim_mm_cfg cfg = {
 		.lock = ops, .arena_size = 1024 * P, .source = src,
-		.nhandlers = 2,
+		.src.nhandlers = 2,
 	};
 	struct race r = { 0 };
 	pthread_t t[3];
@@ -143,7 +144,7 @@ static void race_scheme(const struct lock_ops *ops, enum fault_source src)
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
 		handled += f[k];
 	printf("%-10s %-9s touches ok %ld, refused %ld; faults handled %lu "
-	       "(novma %lu)\n", ops->name, src == FAULT_SRC_UFFD ? "uffd" :
+	       "(novma %lu)\n", ops->name, src == &uffd_fault_source ? "uffd" :
 	       "synthetic", atomic_load(&r.ok), atomic_load(&r.refused),
 	       (unsigned long)handled, (unsigned long)f[SIM_FAULT_NOVMA]);
 	ck_assert_int_gt(atomic_load(&r.ok), 100);
@@ -151,8 +152,8 @@ static void race_scheme(const struct lock_ops *ops, enum fault_source src)
 		      atomic_load(&r.bad));
 	/* Every message is one fault handled, answered exactly once (no
 	 * access is refused by the host: protection is the simulator's). */
-	if (src == FAULT_SRC_UFFD) {
-		const struct uffd_counters *u = &r.mm->uffd_final;
+	if (src == &uffd_fault_source) {
+		const struct uffd_counters uc = sim_mm_handler_counters(r.mm), *u = &uc;
 
 		ck_assert_uint_eq(u->messages, u->copies + u->zeropages +
 				  u->unprotects + u->wakes + u->refused);
@@ -183,7 +184,7 @@ START_TEST(test_race_uffd)
 {
 	if (!lock_schemes[_i]->excludes)
 		return;
-	race_scheme(lock_schemes[_i], FAULT_SRC_UFFD);
+	race_scheme(lock_schemes[_i], &uffd_fault_source);
 }
 END_TEST
 
@@ -191,7 +192,7 @@ START_TEST(test_race_synthetic)
 {
 	if (!lock_schemes[_i]->excludes)
 		return;
-	race_scheme(lock_schemes[_i], FAULT_SRC_SYNTHETIC);
+	race_scheme(lock_schemes[_i], &synthetic_fault_source);
 }
 END_TEST
 
@@ -207,8 +208,8 @@ START_TEST(test_interrupt)
 	const struct lock_ops *ops = lock_schemes[_i];
 	struct run_cfg c = {
 		.wl = &fault_vs_mmap_workload,
-		.mm = { .arena_size = 1UL << 30, .source = FAULT_SRC_UFFD,
-			.wait = UFFD_WAIT_BLOCK, .batch = 16 },
+		.mm = { .arena_size = 1UL << 30, .source = &uffd_fault_source,
+			.src.wait = UFFD_WAIT_BLOCK, .src.batch = 16 },
 		.locks = { ops }, .nlocks = 1,
 		.tasks = { 2 }, .ntasklist = 1,
 		.wo = { .mem = 4UL << 20, .iterations = 1000, .writers = 1 },

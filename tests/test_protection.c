@@ -12,6 +12,7 @@
  *  - a touch of an unmapped page is refused and counted as "no VMA".
  * The counts are exact: the test knows every fault it causes.
  */
+#include "faults/sources.h"
 #include "tests/check_util.h"
 #include <errno.h>
 
@@ -21,17 +22,17 @@
 
 #define P SIM_PAGE_SIZE
 
-static struct sim_mm *mk_mm(const struct lock_ops *ops, enum fault_source src)
+static struct sim_mm *mk_mm(const struct lock_ops *ops, const struct fault_source_ops *src)
 {
 	struct sim_mm_cfg cfg = { .lock = ops, .arena_size = 4096 * P,
-				  .source = src, .nhandlers = 1 };
+				  .source = src, .src.nhandlers = 1 };
 	struct sim_mm *mm;
 
 	ck_assert_int_eq(sim_mm_create(&cfg, &mm), 0);
 	return mm;
 }
 
-static void protection(const struct lock_ops *ops, enum fault_source src)
+static void protection(const struct lock_ops *ops, const struct fault_source_ops *src)
 {
 	struct sim_mm *mm = mk_mm(ops, src);
 	uint64_t f[SIM_FAULT_NKINDS], h0[HOST_NCALLS], h1[HOST_NCALLS];
@@ -87,20 +88,20 @@ static void protection(const struct lock_ops *ops, enum fault_source src)
 	sim_mm_fault_counts(mm, f);
 	ck_assert_uint_eq(f[SIM_FAULT_PROT], 4);
 	ck_assert_uint_eq(f[SIM_FAULT_NOVMA], 1);
-	if (src == FAULT_SRC_UFFD)
-		ck_assert_uint_eq(mm->uffd_final.refused, 5);
+	if (src == &uffd_fault_source)
+		ck_assert_uint_eq(sim_mm_handler_counters(mm).refused, 5);
 	sim_mm_destroy(mm);
 }
 
 START_TEST(test_protection_uffd)
 {
-	protection(lock_schemes[_i], FAULT_SRC_UFFD);
+	protection(lock_schemes[_i], &uffd_fault_source);
 }
 END_TEST
 
 START_TEST(test_protection_synthetic)
 {
-	protection(lock_schemes[_i], FAULT_SRC_SYNTHETIC);
+	protection(lock_schemes[_i], &synthetic_fault_source);
 }
 END_TEST
 

@@ -8,6 +8,7 @@
  * that munmap really zaps, and that shutdown leaves no thread or fd.
  * Skips (77) only when userfaultfd is truly unavailable.
  */
+#include "faults/sources.h"
 #include "tests/check_util.h"
 #include <dirent.h>
 #include <errno.h>
@@ -43,8 +44,8 @@ static struct sim_mm *mk(enum uffd_wait_mode wait, int handlers)
 {
 	struct sim_mm_cfg cfg = {
 		.lock = &rwsem_lock_ops, .arena_size = 4096 * P,
-		.source = FAULT_SRC_UFFD, .nhandlers = handlers, .wait = wait,
-		.batch = 8,
+		.source = &uffd_fault_source, .src.nhandlers = handlers, .src.wait = wait,
+		.src.batch = 8,
 	};
 	struct sim_mm *mm;
 	int ret = sim_mm_create(&cfg, &mm);
@@ -104,10 +105,10 @@ static void contents_roundtrip(enum uffd_wait_mode wait)
 	}
 	sim_mm_stop_handlers(mm);
 	/* Every first touch was a fault answered through userfaultfd. */
-	ck_assert_uint_eq(mm->uffd_final.copies, NPAGES);
-	ck_assert_uint_eq(mm->uffd_final.messages, NPAGES);
-	ck_assert_uint_eq(mm->uffd_final.refused, 0);
-	ck_assert_uint_eq(mm->uffd_final.errors, 0);
+	ck_assert_uint_eq(sim_mm_handler_counters(mm).copies, NPAGES);
+	ck_assert_uint_eq(sim_mm_handler_counters(mm).messages, NPAGES);
+	ck_assert_uint_eq(sim_mm_handler_counters(mm).refused, 0);
+	ck_assert_uint_eq(sim_mm_handler_counters(mm).errors, 0);
 	sim_mm_destroy(mm);
 }
 
@@ -144,8 +145,8 @@ START_TEST(test_read_zero_and_file)
 	/* A read-only VMA's pages are mapped write-protected (so that a
 	 * write faults although the host VMA is writable): a copy, not the
 	 * zero page. */
-	ck_assert_uint_eq(mm->uffd_final.zeropages, 0);
-	ck_assert_uint_eq(mm->uffd_final.copies, 5);
+	ck_assert_uint_eq(sim_mm_handler_counters(mm).zeropages, 0);
+	ck_assert_uint_eq(sim_mm_handler_counters(mm).copies, 5);
 	sim_mm_destroy(mm);
 }
 END_TEST
@@ -174,7 +175,7 @@ START_TEST(test_refused_access)
 	sim_mm_fault_counts(mm, f);
 	ck_assert_uint_eq(f[SIM_FAULT_NOVMA], 1);
 	ck_assert_uint_eq(f[SIM_FAULT_PROT], 1);
-	ck_assert_uint_eq(mm->uffd_final.refused, 2);
+	ck_assert_uint_eq(sim_mm_handler_counters(mm).refused, 2);
 	sim_mm_destroy(mm);
 }
 END_TEST

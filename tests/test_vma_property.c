@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "faults/sources.h"
 #include "mm/mm.h"
 #include "sync/rcu.h"
 
@@ -337,7 +338,7 @@ int main(void)
 	static struct model m;
 	struct sim_mm_cfg cfg = {
 		.lock = &rwsem_lock_ops, .arena_size = NP * P,
-		.source = FAULT_SRC_SYNTHETIC,
+		.source = &synthetic_fault_source,
 	};
 	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE, PROT_NONE,
 				     PROT_READ | PROT_EXEC };

@@ -6,6 +6,7 @@
  * errors, merging, munmap splitting, mprotect split/merge with real
  * protection, madvise, brk, max_map_count.
  */
+#include "faults/sources.h"
 #include "tests/check_util.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -197,11 +198,11 @@ START_TEST(test_txn_abort_and_atomic_publish)
 }
 END_TEST
 
-static struct sim_mm *mk_mm(size_t pages, enum fault_source src)
+static struct sim_mm *mk_mm(size_t pages, const struct fault_source_ops *src)
 {
 	struct sim_mm_cfg cfg = {
 		.lock = &rwsem_lock_ops, .arena_size = pages * P,
-		.source = src, .nhandlers = 1,
+		.source = src, .src.nhandlers = 1,
 	};
 	struct sim_mm *mm;
 
@@ -218,7 +219,7 @@ static struct sim_vma *at(struct sim_mm *mm, unsigned long addr)
 
 START_TEST(test_mmap_munmap)
 {
-	struct sim_mm *mm = mk_mm(1024, FAULT_SRC_SYNTHETIC);
+	struct sim_mm *mm = mk_mm(1024, &synthetic_fault_source);
 	unsigned long a, b, c;
 	struct sim_vma *v;
 
@@ -262,7 +263,7 @@ END_TEST
 
 START_TEST(test_merge_rules)
 {
-	struct sim_mm *mm = mk_mm(1024, FAULT_SRC_SYNTHETIC);
+	struct sim_mm *mm = mk_mm(1024, &synthetic_fault_source);
 	unsigned long a, b, f1, f2;
 
 	/* Adjacent anonymous RW mappings merge. */
@@ -293,7 +294,7 @@ END_TEST
 
 START_TEST(test_mprotect)
 {
-	struct sim_mm *mm = mk_mm(1024, FAULT_SRC_UFFD);
+	struct sim_mm *mm = mk_mm(1024, &uffd_fault_source);
 	uint64_t f[SIM_FAULT_NKINDS];
 	unsigned long a;
 	unsigned char v = 7;
@@ -331,7 +332,7 @@ END_TEST
  * appear although the real protection forbids writing them. */
 START_TEST(test_synthetic_readonly)
 {
-	struct sim_mm *mm = mk_mm(1024, FAULT_SRC_SYNTHETIC);
+	struct sim_mm *mm = mk_mm(1024, &synthetic_fault_source);
 	unsigned long a, f;
 	unsigned char v = 9;
 	uint64_t got;
@@ -355,7 +356,7 @@ END_TEST
 
 START_TEST(test_madvise_and_batch)
 {
-	struct sim_mm *mm = mk_mm(1024, FAULT_SRC_SYNTHETIC);
+	struct sim_mm *mm = mk_mm(1024, &synthetic_fault_source);
 	unsigned long a;
 	unsigned char v = 5;
 	struct iovec iov[3];
@@ -399,7 +400,7 @@ END_TEST
 
 START_TEST(test_brk)
 {
-	struct sim_mm *mm = mk_mm(1024, FAULT_SRC_SYNTHETIC);
+	struct sim_mm *mm = mk_mm(1024, &synthetic_fault_source);
 	unsigned long b0 = mm->brk, b, x;
 	unsigned char v = 1;
 
@@ -429,7 +430,7 @@ START_TEST(test_max_map_count)
 {
 	struct sim_mm_cfg cfg = {
 		.lock = &rwsem_lock_ops, .arena_size = 1024 * P,
-		.source = FAULT_SRC_SYNTHETIC, .max_map_count = 4,
+		.source = &synthetic_fault_source, .max_map_count = 4,
 	};
 	struct sim_mm *mm;
 	unsigned long a;

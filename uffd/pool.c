@@ -238,8 +238,7 @@ int uffd_pool_start(const struct uffd_pool_cfg *cfg, struct uffd_pool **out)
 		return -ENOMEM;
 	p->cfg = *cfg;
 	p->stop_efd = -1;
-	if (getenv("VMSIM_TEST_STALL_FAULT"))
-		p->stall_at = atol(getenv("VMSIM_TEST_STALL_FAULT"));
+	p->stall_at = cfg->stall_at;
 	p->h = aligned_alloc(64, sizeof(*p->h) * (size_t)cfg->nhandlers);
 	if (!p->h) {
 		ret = -ENOMEM;

@@ -49,6 +49,9 @@ struct uffd_pool_cfg {
 	/* Optional: the calling thread's "what am I doing" variable, which
 	 * fn keeps up to date; read by uffd_pool_state() users. */
 	uffd_phase_t *(*phase_of_thread)(void);
+	/* Test hook: the handler of fault number stall_at (counted from 1
+	 * over the pool) stalls forever, for the watchdog's tests. 0: no. */
+	long stall_at;
 };
 
 struct uffd_pool;

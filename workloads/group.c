@@ -224,18 +224,18 @@ static int agent_start_mm(struct agent *a, char *err, size_t errlen)
 	int cpus[256], nc = ncpus() < 256 ? ncpus() : 256, ret;
 
 	mc.lock = a->g->lock;
-	if (!mc.nhandlers)
-		mc.nhandlers = c->processes ? 1 : a->g->nfg;
+	if (!mc.src.nhandlers)
+		mc.src.nhandlers = c->processes ? 1 : a->g->nfg;
 	for (int i = 0; i < nc; i++)
 		cpus[i] = i;
 	/* Pinned: a process's handler on its task's CPU; the shared mm's
 	 * handlers spread over all CPUs, as the tasks are. */
 	if (c->pin && c->processes) {
-		mc.cpus = &cpus[a->id % nc];
-		mc.ncpus = 1;
+		mc.src.cpus = &cpus[a->id % nc];
+		mc.src.ncpus = 1;
 	} else if (c->pin) {
-		mc.cpus = cpus;
-		mc.ncpus = nc;
+		mc.src.cpus = cpus;
+		mc.src.ncpus = nc;
 	}
 	ret = sim_mm_create(&mc, &a->mm);
 	if (ret)
@@ -348,8 +348,7 @@ static void agent_iterate(struct agent *a)
 		a->mine[k]->cpu_ns = a->mine[k]->t_start = a->mine[k]->t_end = 0;
 	}
 	host_counts(h0);
-	if (a->mm->pool)
-		hcpu = uffd_pool_cpu_ns(a->mm->pool);
+	hcpu = a->mm->src->ops->handler_cpu_ns(a->mm->src);
 	atomic_store(&a->r->arm, iter);
 	wake_all(&a->r->arm);
 	for (int f; (f = atomic_load(&a->r->finished)) < a->nmine;)
@@ -357,7 +356,7 @@ static void agent_iterate(struct agent *a)
 	host_counts(h1);
 	for (int i = 0; i < HOST_NCALLS; i++)
 		a->r->host[i] = h1[i] - h0[i];
-	a->r->handler_ns = a->mm->pool ? uffd_pool_cpu_ns(a->mm->pool) - hcpu : 0;
+	a->r->handler_ns = a->mm->src->ops->handler_cpu_ns(a->mm->src) - hcpu;
 	if (c->wl->teardown)
 		c->wl->teardown(a->mm, &c->wo, shared);
 	bump(&g->shm->done);

@@ -363,8 +363,7 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 
 		out->workload = c->wl->name;
 		out->scheme = c->locks[s]->name;
-		out->fault_source = c->mm.source == FAULT_SRC_UFFD ? "uffd"
-								   : "synthetic";
+		out->fault_source = c->mm.source->name;
 		out->nmetrics = c->wl->nmetrics;
 		memcpy(out->metrics, c->wl->metrics, sizeof(out->metrics));
 		out->complete = false;

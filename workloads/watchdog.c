@@ -34,14 +34,14 @@ static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
 {
 	unsigned long addr = atomic_load_explicit(&t->touch_addr,
 						  memory_order_relaxed);
-	struct sim_mm *mm = w->mm;
-	struct uffd_counters dummy = { 0 };
+	struct fault_source *src = w->mm->src;
+	int nh = src->ops->nhandlers(src);
 
 	fprintf(stderr, "vmsim: watchdog: the fault at %#lx (task %d) has not "
 		"been resolved after %.1f s\n", addr, t->id,
 		(double)(now - since) / 1e9);
-	for (int h = 0; mm->pool && h < uffd_pool_size(mm->pool); h++) {
-		const struct uffd_handler_state *st = uffd_pool_state(mm->pool, h);
+	for (int h = 0; h < nh; h++) {
+		const struct uffd_handler_state *st = src->ops->handler_state(src, h);
 		unsigned long busy = atomic_load(&st->addr);
 		uffd_phase_t *ph = atomic_load_explicit(&st->phase,
 							memory_order_acquire);
@@ -58,14 +58,13 @@ static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
 			fprintf(stderr, "vmsim: watchdog:   handler %d: idle, "
 				"waiting for messages\n", h);
 	}
-	if (!mm->pool) {
+	/* Answer the fault ourselves so the task can leave it. */
+	if (src->ops->abandon(src, atomic_load(&t->tid), addr)) {
 		fprintf(stderr, "vmsim: watchdog:   (synthetic faults: the task "
 			"itself is stuck in the fault path)\n");
 		fprintf(stderr, "vmsim: watchdog: stopping the run\n");
 		return;
 	}
-	/* Answer the fault ourselves so the task can leave it. */
-	uffd_refuse(atomic_load(&t->tid), addr, &dummy);
 	fprintf(stderr, "vmsim: watchdog: refused the fault; stopping the run\n");
 }
 

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+#include "faults/present.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "mm/fault.h"
+#include "uffd/host.h"
+
+const uint64_t fault_zero_page[FAULT_ZERO_PAGES * SIM_PAGE_SIZE / 8]
+	__attribute__((aligned(4096)));
+static _Thread_local uint64_t fill_buf[SIM_PAGE_SIZE / 8]
+	__attribute__((aligned(4096)));
+
+int present_init(struct present_map *p, unsigned long base, size_t bytes)
+{
+	void *m = host_mmap(NULL, bytes >> SIM_PAGE_SHIFT, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (m == MAP_FAILED)
+		return -errno;
+	p->b = m;
+	p->base = base;
+	p->npages = bytes >> SIM_PAGE_SHIFT;
+	return 0;
+}
+
+void present_destroy(struct present_map *p)
+{
+	if (p->b)
+		host_munmap((void *)p->b, p->npages);
+	p->b = NULL;
+}
+
+unsigned char present_set(struct present_map *p, unsigned long addr,
+			  unsigned char state)
+{
+	_Atomic unsigned char *b = present_byte(p, addr);
+	unsigned char old = atomic_load_explicit(b, memory_order_relaxed);
+
+	/* Keep the generation, set the state. Release: pairs with the
+	 * acquire load of a synthetic touch; the page's contents are in
+	 * place before a touch sees it present. */
+	while (!atomic_compare_exchange_weak_explicit(b, &old,
+			(unsigned char)((old & ~PRESENT_STATE) | state),
+			memory_order_acq_rel, memory_order_relaxed))
+		;
+	old &= PRESENT_STATE;
+	if (!old)
+		atomic_fetch_add_explicit(&p->slot[lockstat_slot_id()].resident,
+					  1, memory_order_relaxed);
+	return old;
+}
+
+void present_forget(struct present_map *p, unsigned long start,
+		    unsigned long end)
+{
+	int64_t gone = 0;
+
+	for (unsigned long a = start; a < end; a += SIM_PAGE_SIZE) {
+		_Atomic unsigned char *b = present_byte(p, a);
+		unsigned char old = atomic_load_explicit(b, memory_order_relaxed);
+
+		/* Release/acquire: a touch that reads the new byte after its
+		 * access knows the access may have raced the zap. */
+		while (!atomic_compare_exchange_weak_explicit(b, &old,
+				(unsigned char)((old & ~PRESENT_STATE) + PRESENT_GEN),
+				memory_order_acq_rel, memory_order_relaxed))
+			;
+		if (old & PRESENT_STATE)
+			gone++;
+	}
+	atomic_fetch_sub_explicit(&p->slot[lockstat_slot_id()].resident, gone,
+				  memory_order_relaxed);
+}
+
+void present_write_protect(struct present_map *p, unsigned long start,
+			   unsigned long end)
+{
+	for (unsigned long a = start; a < end; a += SIM_PAGE_SIZE) {
+		_Atomic unsigned char *b = present_byte(p, a);
+		unsigned char old = atomic_load_explicit(b, memory_order_relaxed);
+
+		while ((old & PRESENT_STATE) == 2 &&
+		       !atomic_compare_exchange_weak_explicit(b, &old,
+				(unsigned char)((old & ~PRESENT_STATE) | 1),
+				memory_order_acq_rel, memory_order_relaxed))
+			;
+	}
+}
+
+uint64_t present_resident(const struct present_map *p)
+{
+	int64_t r = 0;
+
+	for (int s = 0; s < LOCKSTAT_SLOTS; s++)
+		r += atomic_load_explicit(&p->slot[s].resident,
+					  memory_order_relaxed);
+	return r > 0 ? (uint64_t)r : 0;
+}
+
+const void *fault_file_page(const struct sim_vma *v, unsigned long addr)
+{
+	unsigned long off = ((addr - v->vm_start) >> SIM_PAGE_SHIFT) + v->vm_pgoff;
+
+	off <<= SIM_PAGE_SHIFT;
+	for (size_t i = 0; i < SIM_PAGE_SIZE / 8; i++)
+		fill_buf[i] = sim_file_word(v->vm_file, off + i * 8);
+	return fill_buf;
+}

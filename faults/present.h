@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * present — what both fault sources keep per arena page, and the page
+ * contents they place.
+ *
+ * One byte a page: bits 0-1 the state (0 not present, 1 mapped for read,
+ * 2 mapped writable), bits 2-7 a generation every zap of the page
+ * advances. The synthetic source decides faults by it (a touch that saw
+ * the byte change under it retries); both sources count resident pages
+ * by it.
+ */
+#ifndef VMSIM_PRESENT_H
+#define VMSIM_PRESENT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mm/mm.h"
+#include "sync/lockstat.h"
+
+#define PRESENT_STATE 3                  /* the state bits of a byte */
+#define PRESENT_GEN   4                  /* one zap generation */
+
+struct present_slot {
+	_Atomic int64_t resident;        /* pages placed minus pages zapped */
+} __attribute__((aligned(64)));
+
+struct present_map {
+	_Atomic unsigned char *b;
+	unsigned long base;
+	size_t npages;
+	struct present_slot slot[LOCKSTAT_SLOTS];
+};
+
+/* Maps one byte per page of [base, base + bytes). 0 or -errno. */
+int present_init(struct present_map *p, unsigned long base, size_t bytes);
+void present_destroy(struct present_map *p);
+
+static inline _Atomic unsigned char *present_byte(struct present_map *p,
+						  unsigned long addr)
+{
+	return &p->b[(addr - p->base) >> SIM_PAGE_SHIFT];
+}
+
+/* Mark the page at addr present in state (1 read, 2 write), keeping its
+ * generation; counts it resident if it was not. Returns the old state. */
+unsigned char present_set(struct present_map *p, unsigned long addr,
+			  unsigned char state);
+/* Pages of [start, end): state 0, next generation. */
+void present_forget(struct present_map *p, unsigned long start,
+		    unsigned long end);
+/* Pages of [start, end) mapped writable become mapped for read. */
+void present_write_protect(struct present_map *p, unsigned long start,
+			   unsigned long end);
+uint64_t present_resident(const struct present_map *p);
+
+/* The contents of the file page that backs addr in v, in a per-thread
+ * buffer; a page of zeroes (and its size in pages). */
+const void *fault_file_page(const struct sim_vma *v, unsigned long addr);
+#define FAULT_ZERO_PAGES 16
+extern const uint64_t fault_zero_page[FAULT_ZERO_PAGES * SIM_PAGE_SIZE / 8];
+
+#endif

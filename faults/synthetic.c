@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The synthetic fault source: no userfaultfd. A touch checks the present
+ * map and, where the page is missing (or mapped only for reading, for a
+ * write), runs the fault path on the touching thread; the resolve places
+ * the real page under the fault's lock. What the kernel's own fault costs
+ * is left out, so the lock is a larger share of what is measured.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "faults/present.h"
+#include "faults/sources.h"
+#include "mm/fault.h"
+#include "uffd/host.h"
+
+struct syn_source {
+	struct fault_source base;
+	struct present_map present;
+};
+
+static struct syn_source *syn(const struct fault_source *s)
+{
+	return (struct syn_source *)s;
+}
+
+static int syn_create(struct sim_mm *mm, const struct fault_source_cfg *cfg,
+		      struct fault_source **out)
+{
+	struct syn_source *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	s->base = (struct fault_source){ &synthetic_fault_source, mm };
+	ret = present_init(&s->present, mm->base, mm->end - mm->base);
+	if (ret) {
+		free(s);
+		return ret;
+	}
+	*out = &s->base;
+	return 0;
+}
+
+static void syn_stop(struct fault_source *s)
+{
+}
+
+static void syn_destroy(struct fault_source *s)
+{
+	present_destroy(&syn(s)->present);
+	free(s);
+}
+
+/* Populate the real page here, under the lock, then mark it (the page's
+ * contents are in place before anyone sees it present). */
+static int syn_resolve(struct fault_source *s, const struct sim_vma *v,
+		       unsigned long addr, unsigned flags, void *ctx)
+{
+	struct present_map *p = &syn(s)->present;
+	unsigned char state = (flags & FAULT_FLAG_WRITE) ? 2 : 1;
+	bool fresh = !(atomic_load_explicit(present_byte(p, addr),
+					    memory_order_relaxed) & PRESENT_STATE);
+
+	/* A new page gets its contents here, as the kernel zeroes a new
+	 * anonymous page or reads a file page: whatever the real arena page
+	 * held before (a write that raced an munmap) must not show. */
+	if (fresh)
+		memcpy((void *)addr, v->vm_file != SIM_FILE_NONE ?
+		       fault_file_page(v, addr) : (const void *)fault_zero_page,
+		       SIM_PAGE_SIZE);
+	else if (state == 2)
+		*(volatile char *)addr = *(volatile char *)addr;
+	else
+		(void)*(volatile char *)addr;
+	present_set(p, addr, state);
+	return 0;
+}
+
+static void syn_refuse(struct fault_source *s, unsigned long addr, void *ctx)
+{
+}
+
+static void syn_wake(struct fault_source *s, unsigned long addr, void *ctx)
+{
+}
+
+/* n fresh zero pages at a from the kernel, unless some are present
+ * already (then -EEXIST and the caller goes page by page): drop what a
+ * racing write may have left, then MADV_POPULATE_WRITE. */
+static int populate_fresh(struct present_map *p, unsigned long a,
+			  unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		if (atomic_load_explicit(present_byte(p, a + (i << SIM_PAGE_SHIFT)),
+					 memory_order_relaxed) & PRESENT_STATE)
+			return -EEXIST;
+	if (host_madvise((void *)a, n << SIM_PAGE_SHIFT, MADV_DONTNEED) ||
+	    host_madvise((void *)a, n << SIM_PAGE_SHIFT, MADV_POPULATE_WRITE))
+		return -errno;
+	return 0;
+}
+
+static int syn_populate(struct fault_source *s, const struct sim_vma *v,
+			unsigned long start, unsigned long end)
+{
+	struct present_map *p = &syn(s)->present;
+	unsigned flags = (v->vm_flags & VM_WRITE) ? FAULT_FLAG_WRITE : 0;
+
+	while (start < end) {
+		unsigned long n = (end - start) >> SIM_PAGE_SHIFT;
+
+		if (n > FAULT_ZERO_PAGES)
+			n = FAULT_ZERO_PAGES;
+		if (v->vm_file != SIM_FILE_NONE || populate_fresh(p, start, n)) {
+			for (unsigned long i = 0; i < n; i++)
+				syn_resolve(s, v, start + (i << SIM_PAGE_SHIFT),
+					    flags, NULL);
+		}
+		for (unsigned long i = 0; i < n; i++)
+			present_set(p, start + (i << SIM_PAGE_SHIFT),
+				    flags ? 2 : 1);
+		start += n << SIM_PAGE_SHIFT;
+	}
+	return 0;
+}
+
+/*
+ * Forget the pages (state 0, next generation), throw the real pages away,
+ * and forget them again — so that a fault that placed a page between the
+ * first two steps does not leave it marked present on a zapped page. A
+ * touch that overlapped any of it sees the page's byte change and
+ * retries (syn_touch()).
+ */
+static void syn_zap(struct fault_source *s, unsigned long start,
+		    unsigned long end)
+{
+	present_forget(&syn(s)->present, start, end);
+	host_madvise((void *)start, end - start, MADV_DONTNEED);
+	present_forget(&syn(s)->present, start, end);
+}
+
+static void syn_forget(struct fault_source *s, unsigned long start,
+		       unsigned long end)
+{
+	present_forget(&syn(s)->present, start, end);
+}
+
+/* Read-only: pages mapped writable become mapped for read, so the next
+ * write faults (and is refused); writable: the next write faults. */
+static void syn_protect(struct fault_source *s, unsigned long start,
+			unsigned long end, unsigned long vm_flags)
+{
+	if (!(vm_flags & VM_ACCESS_FLAGS))
+		syn_zap(s, start, end);
+	else if (!(vm_flags & VM_WRITE))
+		present_write_protect(&syn(s)->present, start, end);
+}
+
+/*
+ * A page the present map does not have (or has only for reading, for a
+ * write) is a fault, handled here on the faulting thread. The check and
+ * the access are two steps, and a zap of this page between them would
+ * let the access see a page the mm no longer has: the access counts only
+ * if the page's byte (state and zap generation) is unchanged after it,
+ * so each touch is ordered wholly before or after each zap of its page,
+ * as a real access is ordered with the TLB flush.
+ */
+static int syn_touch(struct fault_source *s, unsigned long addr, bool write,
+		     unsigned char *val)
+{
+	_Atomic unsigned char *b = present_byte(&syn(s)->present, addr);
+	unsigned need = write ? 2 : 1;
+
+	for (;;) {
+		/* Acquire: pairs with the CASes of present_set and forget. */
+		unsigned char seen = atomic_load_explicit(b, memory_order_acquire);
+
+		if ((seen & PRESENT_STATE) < need) {
+			if (sim_handle_fault(s->mm, addr,
+					     write ? FAULT_FLAG_WRITE : 0, NULL))
+				return -EFAULT;
+			continue;        /* look at the placed page again */
+		}
+		if (write)
+			*(volatile unsigned char *)addr = *val;
+		else
+			*val = *(volatile unsigned char *)addr;
+		/* Full fence: the access (a load or a store) is done before
+		 * the byte is read again (a store could otherwise pass it). */
+		atomic_thread_fence(memory_order_seq_cst);
+		if (atomic_load_explicit(b, memory_order_relaxed) == seen)
+			return 0;
+	}
+}
+
+static uint64_t syn_resident(const struct fault_source *s)
+{
+	return present_resident(&syn(s)->present);
+}
+
+static int syn_nhandlers(const struct fault_source *s)
+{
+	return 0;
+}
+
+static const struct uffd_handler_state *syn_handler_state(
+	const struct fault_source *s, int i)
+{
+	return NULL;
+}
+
+static uint64_t syn_handler_cpu_ns(const struct fault_source *s)
+{
+	return 0;
+}
+
+static void syn_counters(const struct fault_source *s, struct uffd_counters *out)
+{
+	memset(out, 0, sizeof(*out));
+}
+
+static int syn_abandon(struct fault_source *s, pid_t tid, unsigned long addr)
+{
+	return -ENOTSUP;
+}
+
+const struct fault_source_ops synthetic_fault_source = {
+	.name = "synthetic",
+	.create = syn_create,
+	.stop = syn_stop,
+	.destroy = syn_destroy,
+	.touch = syn_touch,
+	.resolve = syn_resolve,
+	.refuse = syn_refuse,
+	.wake = syn_wake,
+	.populate = syn_populate,
+	.zap = syn_zap,
+	.forget = syn_forget,
+	.protect = syn_protect,
+	.resident = syn_resident,
+	.nhandlers = syn_nhandlers,
+	.handler_state = syn_handler_state,
+	.handler_cpu_ns = syn_handler_cpu_ns,
+	.counters = syn_counters,
+	.abandon = syn_abandon,
+};

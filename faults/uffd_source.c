@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The userfaultfd fault source: the arena is registered for MISSING and
+ * WP faults on one userfaultfd, a pool of handler threads reads it, and
+ * each fault runs the mm's fault path on a handler, which answers it with
+ * UFFDIO_COPY/ZEROPAGE/WRITEPROTECT (resolved) or a signal to the
+ * faulting thread (refused). Touches are real accesses; a refused one
+ * comes back through the signal's handler as -EFAULT.
+ */
+#include <errno.h>
+#include <numa.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "faults/present.h"
+#include "faults/sources.h"
+#include "mm/fault.h"
+#include "uffd/host.h"
+#include "uffd/uffd.h"
+
+struct uffd_source {
+	struct fault_source base;
+	struct present_map present;
+	int fd;
+	struct uffd_info info;
+	struct uffd_pool *pool;
+	struct uffd_counters final;      /* filled when the pool stops */
+	int *node_cpus;                  /* --numa local: this node's CPUs */
+};
+
+/* What a handler passes through the fault path. */
+struct uffd_fault_ctx {
+	int fd;
+	pid_t tid;
+	struct uffd_counters *c;
+};
+
+static struct uffd_source *us(const struct fault_source *s)
+{
+	return (struct uffd_source *)s;
+}
+
+/*
+ * Place the page without waking the faulting thread: it is woken after
+ * the lock is dropped (uf_wake). A page of a VMA that may not be written
+ * is mapped write-protected, so that a later write faults (the host VMA
+ * itself is always writable).
+ */
+static int uf_resolve(struct fault_source *s, const struct sim_vma *v,
+		      unsigned long addr, unsigned flags, void *arg)
+{
+	struct uffd_fault_ctx *ctx = arg;
+	bool ro = !(v->vm_flags & VM_WRITE);
+	bool file = v->vm_file != SIM_FILE_NONE;
+	int ret;
+
+	if (flags & FAULT_FLAG_WP) {
+		/* The VMA allows the write now: lift the protection. */
+		ctx->c->unprotects++;
+		ret = uffd_writeprotect(ctx->fd, addr, SIM_PAGE_SIZE, false, true);
+	} else if (file || (flags & FAULT_FLAG_WRITE) || ro) {
+		ret = uffd_resolve_copy(ctx->fd, addr, file ?
+					fault_file_page(v, addr) : fault_zero_page,
+					SIM_PAGE_SIZE, true, ro, ctx->c);
+	} else {
+		ret = uffd_resolve_zeropage(ctx->fd, addr, SIM_PAGE_SIZE, true,
+					    ctx->c);
+	}
+	if (!ret)
+		present_set(&us(s)->present, addr,
+			    !ro && ((flags & FAULT_FLAG_WRITE) || file) ? 2 : 1);
+	return ret;
+}
+
+/* A refused access must still be answered, or the thread hangs. */
+static void uf_refuse(struct fault_source *s, unsigned long addr, void *arg)
+{
+	struct uffd_fault_ctx *ctx = arg;
+
+	uffd_refuse(ctx->tid, addr, ctx->c);
+}
+
+/*
+ * Wake the faulting thread only now. A kernel fault holds mmap_lock (or
+ * the VMA lock) across the page-table update, not across waking anybody;
+ * letting UFFDIO_COPY wake the thread inside the lock would charge a
+ * cross-CPU wake-up to every fault's lock hold time.
+ */
+static void uf_wake(struct fault_source *s, unsigned long addr, void *arg)
+{
+	struct uffd_fault_ctx *ctx = arg;
+
+	uffd_wake(ctx->fd, addr, SIM_PAGE_SIZE);
+}
+
+/* The pool's callback: one fault message through the mm's fault path. */
+static void uf_fault(void *arg, int fd, const struct uffd_msg *msg,
+		     struct uffd_counters *c)
+{
+	struct uffd_source *s = arg;
+	struct uffd_fault_ctx ctx = { fd, (pid_t)msg->arg.pagefault.feat.ptid, c };
+	unsigned flags = 0;
+
+	if (msg->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE)
+		flags |= FAULT_FLAG_WRITE;
+	if (msg->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP)
+		flags |= FAULT_FLAG_WP | FAULT_FLAG_WRITE;
+	sim_handle_fault(s->base.mm, msg->arg.pagefault.address, flags, &ctx);
+}
+
+/* Anonymous memory in chunks of one UFFDIO_COPY (write-protected where
+ * the VMA is read-only); file pages, and any chunk a fault got into
+ * first, page by page. */
+static int uf_populate(struct fault_source *s, const struct sim_vma *v,
+		       unsigned long start, unsigned long end)
+{
+	struct uffd_source *u = us(s);
+	bool w = v->vm_flags & VM_WRITE, file = v->vm_file != SIM_FILE_NONE;
+	struct uffd_counters c = { 0 };
+	int ret = 0;
+
+	while (start < end && !ret) {
+		unsigned long n = (end - start) >> SIM_PAGE_SHIFT;
+
+		if (n > FAULT_ZERO_PAGES)
+			n = FAULT_ZERO_PAGES;
+		if (file || uffd_resolve_copy(u->fd, start, fault_zero_page,
+					      n << SIM_PAGE_SHIFT, false, !w, &c)) {
+			for (unsigned long i = 0; i < n && !ret; i++) {
+				unsigned long a = start + (i << SIM_PAGE_SHIFT);
+
+				ret = uffd_resolve_copy(u->fd, a, file ?
+					fault_file_page(v, a) : fault_zero_page,
+					SIM_PAGE_SIZE, false, !w, &c);
+			}
+		}
+		for (unsigned long i = 0; i < n; i++)
+			present_set(&u->present, start + (i << SIM_PAGE_SHIFT),
+				    w ? 2 : 1);
+		start += n << SIM_PAGE_SHIFT;
+	}
+	return ret;
+}
+
+static void uf_forget(struct fault_source *s, unsigned long start,
+		      unsigned long end)
+{
+	present_forget(&us(s)->present, start, end);
+}
+
+static void uf_zap(struct fault_source *s, unsigned long start,
+		   unsigned long end)
+{
+	present_forget(&us(s)->present, start, end);
+	host_madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+/* No access zaps the pages; otherwise change_protection(MM_CP_UFFD_WP):
+ * present pages only, absent ones fault as MISSING and are checked
+ * against the VMA then. */
+static void uf_protect(struct fault_source *s, unsigned long start,
+		       unsigned long end, unsigned long vm_flags)
+{
+	if (!(vm_flags & VM_ACCESS_FLAGS)) {
+		uf_zap(s, start, end);
+		return;
+	}
+	uffd_writeprotect(us(s)->fd, start, end - start, !(vm_flags & VM_WRITE),
+			  false);
+}
+
+/* --- the touching thread: a real access, a refusal by signal ------------- */
+
+static _Thread_local sigjmp_buf *touch_jb;
+static _Thread_local unsigned long touch_page;   /* the touch's page */
+
+static void touch_signal_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code == SI_QUEUE) {
+		/* A refusal (from a handler or the watchdog) of the access to
+		 * the page it names: leave that touch. A refusal of an access
+		 * that is already over (the same access faulted twice) is
+		 * dropped. */
+		if (touch_jb && ((unsigned long)si->si_value.sival_ptr &
+				 SIM_PAGE_MASK) == touch_page)
+			siglongjmp(*touch_jb, 1);
+		return;
+	}
+	/* A real bus error; die of it. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* The refusal signal's handler is the process's; installed once, by the
+ * first uffd source. */
+static int init_signals(void)
+{
+	static _Atomic int done;
+	struct sigaction sa;
+
+	if (atomic_load(&done))
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = touch_signal_handler;
+	/* NODEFER: we leave the handler by siglongjmp from a jmp_buf saved
+	 * without the signal mask, so the signal must not stay blocked. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(UFFD_REFUSE_SIGNAL, &sa, NULL) < 0)
+		return -errno;
+	atomic_store(&done, 1);
+	return 0;
+}
+
+static int uf_touch(struct fault_source *s, unsigned long addr, bool write,
+		    unsigned char *val)
+{
+	sigjmp_buf jb;
+
+	/* No mask save: sigsetjmp(jb, 0) costs no system call. */
+	if (sigsetjmp(jb, 0)) {
+		sigset_t set;
+
+		touch_jb = NULL;
+		/* We left the handler by longjmp: make sure the signal is not
+		 * left blocked (SA_NODEFER is not honoured by every runtime,
+		 * e.g. TSan's signal wrapper). Rare path: a syscall is fine. */
+		sigemptyset(&set);
+		sigaddset(&set, UFFD_REFUSE_SIGNAL);
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		return -EFAULT;
+	}
+	touch_page = addr & SIM_PAGE_MASK;
+	touch_jb = &jb;
+	if (write)
+		*(volatile unsigned char *)addr = *val;
+	else
+		*val = *(volatile unsigned char *)addr;
+	touch_jb = NULL;
+	return 0;
+}
+
+/* --- set-up -------------------------------------------------------------- */
+
+/* --numa local without --pin: the handlers on this node's CPUs. */
+static int node_cpus(struct uffd_source *u, struct uffd_pool_cfg *pc)
+{
+	struct bitmask *cpus;
+	int node, n = 0;
+
+	if (numa_available() < 0)
+		return 0;
+	node = numa_node_of_cpu(sched_getcpu());
+	cpus = numa_allocate_cpumask();
+	u->node_cpus = calloc(cpus ? cpus->size : 1, sizeof(int));
+	if (!cpus || !u->node_cpus) {
+		if (cpus)
+			numa_free_cpumask(cpus);
+		return -ENOMEM;
+	}
+	if (node >= 0 && !numa_node_to_cpus(node, cpus))
+		for (unsigned i = 0; i < cpus->size; i++)
+			if (numa_bitmask_isbitset(cpus, i))
+				u->node_cpus[n++] = (int)i;
+	numa_free_cpumask(cpus);
+	pc->cpus = u->node_cpus;
+	pc->ncpus = n;
+	return 0;
+}
+
+static int uf_start(struct uffd_source *u, const struct fault_source_cfg *cfg)
+{
+	struct sim_mm *mm = u->base.mm;
+	struct uffd_pool_cfg pc;
+	int ret;
+
+	u->fd = uffd_open(0, &u->info.via_dev, NULL);
+	if (u->fd < 0)
+		return u->fd;
+	ret = uffd_api(u->fd, SIM_UFFD_FEATURES, &u->info);
+	if (ret)
+		return ret;
+	if ((u->info.features & SIM_UFFD_FEATURES) != SIM_UFFD_FEATURES)
+		return -EOPNOTSUPP;      /* anonymous WP needs Linux 5.7 */
+	ret = uffd_register(u->fd, (void *)mm->base, mm->end - mm->base,
+			    UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP,
+			    NULL);
+	if (ret)
+		return ret;
+	pc = (struct uffd_pool_cfg){
+		.fd = u->fd,
+		.nhandlers = cfg->nhandlers > 0 ? cfg->nhandlers : 1,
+		.wait = cfg->wait,
+		.batch = cfg->batch > 0 ? cfg->batch : 16,
+		.fn = uf_fault,
+		.arg = u,
+		.cpus = cfg->cpus,
+		.ncpus = cfg->ncpus,
+		.phase_of_thread = sim_fault_phase,
+		.stall_at = cfg->test_stall_at,
+	};
+	if (cfg->local && !cfg->ncpus && (ret = node_cpus(u, &pc)))
+		return ret;
+	ret = init_signals();
+	return ret ? ret : uffd_pool_start(&pc, &u->pool);
+}
+
+static void uf_stop(struct fault_source *s)
+{
+	struct uffd_source *u = us(s);
+
+	if (u->pool) {
+		uffd_pool_stop(u->pool, &u->final);
+		u->pool = NULL;
+	}
+}
+
+static void uf_destroy(struct fault_source *s)
+{
+	struct uffd_source *u = us(s);
+
+	uf_stop(s);
+	if (u->fd >= 0)
+		close(u->fd);
+	present_destroy(&u->present);
+	free(u->node_cpus);
+	free(u);
+}
+
+static int uf_create(struct sim_mm *mm, const struct fault_source_cfg *cfg,
+		     struct fault_source **out)
+{
+	struct uffd_source *u = calloc(1, sizeof(*u));
+	int ret;
+
+	if (!u)
+		return -ENOMEM;
+	u->base = (struct fault_source){ &uffd_fault_source, mm };
+	u->fd = -1;
+	ret = present_init(&u->present, mm->base, mm->end - mm->base);
+	if (!ret)
+		ret = uf_start(u, cfg);
+	if (ret) {
+		uf_destroy(&u->base);
+		return ret;
+	}
+	*out = &u->base;
+	return 0;
+}
+
+static uint64_t uf_resident(const struct fault_source *s)
+{
+	return present_resident(&us(s)->present);
+}
+
+static int uf_nhandlers(const struct fault_source *s)
+{
+	return us(s)->pool ? uffd_pool_size(us(s)->pool) : 0;
+}
+
+static const struct uffd_handler_state *uf_handler_state(
+	const struct fault_source *s, int i)
+{
+	return uffd_pool_state(us(s)->pool, i);
+}
+
+static uint64_t uf_handler_cpu_ns(const struct fault_source *s)
+{
+	return us(s)->pool ? uffd_pool_cpu_ns(us(s)->pool) : 0;
+}
+
+static void uf_counters(const struct fault_source *s, struct uffd_counters *out)
+{
+	*out = us(s)->final;
+}
+
+static int uf_abandon(struct fault_source *s, pid_t tid, unsigned long addr)
+{
+	struct uffd_counters dummy = { 0 };
+
+	return uffd_refuse(tid, addr, &dummy);
+}
+
+const struct fault_source_ops uffd_fault_source = {
+	.name = "uffd",
+	.create = uf_create,
+	.stop = uf_stop,
+	.destroy = uf_destroy,
+	.touch = uf_touch,
+	.resolve = uf_resolve,
+	.refuse = uf_refuse,
+	.wake = uf_wake,
+	.populate = uf_populate,
+	.zap = uf_zap,
+	.forget = uf_forget,
+	.protect = uf_protect,
+	.resident = uf_resident,
+	.nhandlers = uf_nhandlers,
+	.handler_state = uf_handler_state,
+	.handler_cpu_ns = uf_handler_cpu_ns,
+	.counters = uf_counters,
+	.abandon = uf_abandon,
+};

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fault_source — where an mm's page faults come from and how a page gets
+ * placed: the one interface the two sources (faults/uffd.c: real faults
+ * delivered by userfaultfd to a handler pool; faults/synthetic.c: a
+ * present-map check on the touching thread) implement.
+ *
+ * The mm decides (the VMA, the access check, the lock); the source acts
+ * on the real memory. Every call that changes pages is made under the
+ * lock the mm operation holds. A source owns what only it needs: the
+ * userfaultfd and its handler threads, the refusal signal's handler, the
+ * map of which pages are present.
+ */
+#ifndef VMSIM_FAULT_SOURCE_H
+#define VMSIM_FAULT_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "uffd/pool.h"
+#include "uffd/resolve.h"
+
+struct sim_mm;
+struct sim_vma;
+
+#define FAULT_FLAG_WRITE 0x1
+#define FAULT_FLAG_WP    0x2             /* a write to a write-protected page */
+
+/* What a source is created with (the uffd source's handler pool). */
+struct fault_source_cfg {
+	int nhandlers;                   /* uffd handler threads */
+	enum uffd_wait_mode wait;
+	int batch;                       /* uffd messages per read */
+	const int *cpus;                 /* pin handler i to cpus[i % ncpus]; */
+	int ncpus;                       /* read only at creation. 0: no */
+	bool local;                      /* --numa local: handlers on this node */
+	long test_stall_at;              /* tests: the handler of this fault
+					  * stalls (VMSIM_TEST_STALL_FAULT) */
+};
+
+struct fault_source {
+	const struct fault_source_ops *ops;
+	struct sim_mm *mm;
+};
+
+struct fault_source_ops {
+	const char *name;                /* "uffd", "synthetic" */
+	/* Returns 0 and *out, or -errno. The arena is mapped. */
+	int (*create)(struct sim_mm *mm, const struct fault_source_cfg *cfg,
+		      struct fault_source **out);
+	/* Stop delivering faults (handlers joined); idempotent. */
+	void (*stop)(struct fault_source *s);
+	void (*destroy)(struct fault_source *s);
+
+	/* A task's access to addr (a real one in uffd mode); 0 or -EFAULT
+	 * when the mm refused it. */
+	int (*touch)(struct fault_source *s, unsigned long addr, bool write,
+		     unsigned char *val);
+	/* The fault path, lock held. ctx is what the source passed to
+	 * sim_handle_fault(). resolve places the page (0 or -errno); refuse
+	 * answers a refused access; wake, called after the lock is dropped,
+	 * lets the faulting thread go. */
+	int (*resolve)(struct fault_source *s, const struct sim_vma *v,
+		       unsigned long addr, unsigned flags, void *ctx);
+	void (*refuse)(struct fault_source *s, unsigned long addr, void *ctx);
+	void (*wake)(struct fault_source *s, unsigned long addr, void *ctx);
+
+	/* MAP_POPULATE / MADV_POPULATE_WRITE of [start, end) in v. */
+	int (*populate)(struct fault_source *s, const struct sim_vma *v,
+			unsigned long start, unsigned long end);
+	/* Throw the pages of [start, end) away; forget: they are gone
+	 * already (one process_madvise for many ranges), update the state. */
+	void (*zap)(struct fault_source *s, unsigned long start, unsigned long end);
+	void (*forget)(struct fault_source *s, unsigned long start,
+		       unsigned long end);
+	/* Make [start, end) obey vm_flags' access bits (write side held). */
+	void (*protect)(struct fault_source *s, unsigned long start,
+			unsigned long end, unsigned long vm_flags);
+	/* Pages placed and not zapped. */
+	uint64_t (*resident)(const struct fault_source *s);
+
+	/* The handler threads (none for synthetic): their count, state,
+	 * CPU time, and their counters (exact once stopped). */
+	int (*nhandlers)(const struct fault_source *s);
+	const struct uffd_handler_state *(*handler_state)(
+		const struct fault_source *s, int i);
+	uint64_t (*handler_cpu_ns)(const struct fault_source *s);
+	void (*counters)(const struct fault_source *s, struct uffd_counters *out);
+	/* The watchdog: answer task tid's fault at addr that nobody answers
+	 * (refuse it), so the task can leave it. -ENOTSUP where the task
+	 * is itself in the fault path (synthetic). */
+	int (*abandon)(struct fault_source *s, pid_t tid, unsigned long addr);
+};
+
+#endif
