@@ -5,11 +5,12 @@
 
 #include <stdbool.h>
 
+struct cli_ctx;
+
 /* Run the command line; returns the exit code. */
 int vmsim_cli(int argc, char **argv);
-
-/* Validate only: `run`, `bench` and `check` stop before doing anything
- * (for fuzzing the parser). */
-extern bool vmsim_cli_dry_run;
+/* The same in a given context (the fuzzer: ctx->dry_run, validation
+ * only). */
+int vmsim_cli_ctx(int argc, char **argv, const struct cli_ctx *ctx);
 
 #endif

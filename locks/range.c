@@ -74,6 +74,9 @@ struct range_lock {
 	unsigned seed;
 	bool full;                       /* range-full */
 	struct lockstat_class *cls;
+	/* Acquisitions that queued behind a conflicting range (counted at
+	 * arrival, under the tree lock; a test waits for it). */
+	_Atomic uint64_t queued;
 };
 
 #define to_rl(l) ((struct range_lock *)(l))
@@ -241,6 +244,8 @@ static void rl_lock(struct range_lock *r, unsigned long start,
 	queued = rl_visit(r->root, n, 0, false);
 	atomic_init(&n->blocking, queued);
 	r->root = rl_insert(r->root, n);
+	if (queued)
+		atomic_fetch_add_explicit(&r->queued, 1, memory_order_relaxed);
 	rl_spin_unlock(r);
 	/* Acquire: pairs with the release decrement in rl_visit(). */
 	while ((b = atomic_load_explicit(&n->blocking, memory_order_acquire)))
@@ -349,6 +354,14 @@ static void rl_write_downgrade(struct lock_inst *l, struct lock_handle *h)
 }
 
 /* range and range-full differ only in which ranges they lock. */
+static int rl_counters(struct lock_inst *l, const char **names,
+		       uint64_t *values)
+{
+	names[0] = "range_queued";
+	values[0] = atomic_load_explicit(&to_rl(l)->queued, memory_order_relaxed);
+	return 1;
+}
+
 #define RANGE_LOCK_OPS						\
 	.excludes = true,					\
 	.destroy = rl_destroy,					\
@@ -358,7 +371,8 @@ static void rl_write_downgrade(struct lock_inst *l, struct lock_handle *h)
 	.write_end = rl_end,					\
 	.write_downgrade = rl_write_downgrade,			\
 	.read_range_begin = rl_read_range_begin,		\
-	.read_range_end = rl_end
+	.read_range_end = rl_end,				\
+	.counters = rl_counters
 
 const struct lock_ops range_lock_ops = {
 	.name = "range",

@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -501,6 +502,23 @@ END_TEST
 
 /* --- range lock: FIFO among conflicting requests -------------------------- */
 
+/* The range lock's count of acquisitions that queued behind a conflict:
+ * reaching n means the n-th conflicting request is in the queue. */
+static void wait_queued(struct lock_inst *l, uint64_t n)
+{
+	const char *names[LOCK_MAX_COUNTERS];
+	uint64_t v[LOCK_MAX_COUNTERS];
+
+	for (;;) {
+		int k = l->ops->counters(l, names, v);
+
+		for (int i = 0; i < k; i++)
+			if (!strcmp(names[i], "range_queued") && v[i] >= n)
+				return;
+		sched_yield();
+	}
+}
+
 struct req {
 	struct lock_inst *l;
 	unsigned long start, end;
@@ -543,10 +561,12 @@ START_TEST(test_range_fifo)
 	while (!atomic_load(&a.held))
 		usleep(1000);
 	pthread_create(&tb, NULL, req_thread, &b);     /* waits for a */
-	usleep(50000);
+	wait_queued(l, 1);
 	pthread_create(&tc, NULL, req_thread, &c);     /* behind b, not a */
+	wait_queued(l, 2);
 	pthread_create(&td, NULL, req_thread, &d);     /* conflicts with nobody */
-	usleep(50000);
+	while (!atomic_load(&d.held))
+		sched_yield();
 	ck_assert_int_eq(atomic_load(&b.held), 0);
 	ck_assert_int_eq(atomic_load(&c.held), 0);     /* FIFO: no overtaking b */
 	ck_assert_int_eq(atomic_load(&d.held), 1);     /* disjoint: runs at once */
@@ -583,8 +603,9 @@ START_TEST(test_range_downgrade)
 	r.l = w.l = l;
 	l->ops->write_begin(l, BASE, BASE + 10 * PG, &h);
 	pthread_create(&tr, NULL, req_thread, &r);
+	wait_queued(l, 1);                           /* r, then w, queued */
 	pthread_create(&tw, NULL, req_thread, &w);
-	usleep(20000);
+	wait_queued(l, 2);
 	ck_assert_int_eq(atomic_load(&r.held), 0);
 	l->ops->write_downgrade(l, &h);
 	while (!atomic_load(&r.held))

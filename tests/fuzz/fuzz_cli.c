@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cmd.h"
 
 #define MAX_ARGS 64
 
@@ -34,8 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p = nl ? nl + 1 : NULL;
 	}
 	argv[argc] = NULL;
-	vmsim_cli_dry_run = true;
-	vmsim_cli(argc, argv);
+	static const struct cli_ctx ctx = { .dry_run = true };
+
+	vmsim_cli_ctx(argc, argv, &ctx);
 	free(buf);
 	return 0;
 }

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the commands share: the program's name, exit statuses, the
+ * one-line complaints about bad input, and the context a command runs in
+ * (instead of process-wide flags).
+ */
+#ifndef VMSIM_CMD_H
+#define VMSIM_CMD_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define EXIT_USAGE 2
+#define MAX_TASKS_LIMIT 1024
+
+static const char *const prog = "vmsim";
+
+/* What a command runs with. */
+struct cli_ctx {
+	bool dry_run;            /* validate only: stop before doing anything
+				  * (for fuzzing the parser) */
+};
+
+void usage(FILE *f);
+/* One line "vmsim: <fmt with val>" (val made printable); EXIT_USAGE. */
+int bad(const char *fmt, const char *val);
+/* getopt's complaint as one line of ours; EXIT_USAGE. */
+int bad_option(char **argv, int opt, const struct option *opts);
+/* arg as one of names: its index, or -1 after one line. */
+int pick(const char *what, const char *arg, const char *const *names, int n);
+#define NAMES(...) (const char *const[]){ __VA_ARGS__ }, \
+	(int)(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *))
+
+struct int_opt {
+	int id;
+	long lo, hi;
+	const char *what;
+	int *dst;
+};
+
+/* If opt is one of ints, parse arg into it: 1 taken, 0 not an integer
+ * option, -1 bad value (said in one line). */
+int set_int_opt(const struct int_opt *ints, size_t n, int opt, const char *arg);
+
+/* The commands, one file each (cli/cmd_*.c). */
+int cmd_run(int argc, char **argv, const struct cli_ctx *ctx);
+int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx);
+int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx);
+int cmd_list(void);
+int cmd_check(void);
+
+#endif

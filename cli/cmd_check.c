@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* vmsim check: what this machine offers (userfaultfd, io_uring, NUMA). */
+#include <liburing.h>
+#include <numa.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/run.h"
+#include "uffd/uffd.h"
+
+static void check_uffd(void)
+{
+	struct uffd_info info = { 0 };
+	int dev_err, fd, ret, sysctl = unprivileged_uffd_sysctl();
+	bool via_dev;
+
+	fd = uffd_open(0, &via_dev, &dev_err);
+	if (fd < 0) {
+		printf("userfaultfd:   NOT available: userfaultfd(2): %s; "
+		       "/dev/userfaultfd: %s\n", strerror(-fd),
+		       dev_err ? strerror(dev_err) : "ioctl refused");
+		printf("               vm.unprivileged_userfaultfd = %d; remedies: "
+		       "sysctl vm.unprivileged_userfaultfd=1, access to "
+		       "/dev/userfaultfd, or --fault-source synthetic\n", sysctl);
+		return;
+	}
+	ret = uffd_api(fd, ~0ull, &info);
+	if (ret) {
+		printf("userfaultfd:   opened but UFFDIO_API failed: %s\n",
+		       strerror(-ret));
+		close(fd);
+		return;
+	}
+	close(fd);
+	printf("userfaultfd:   available (via %s)\n",
+	       via_dev ? "/dev/userfaultfd" : "the userfaultfd syscall");
+	printf("uffd features:");
+	for (int b = 0; b < 64; b++)
+		if (info.features & (1ull << b)) {
+			const char *n = uffd_feature_name(b);
+
+			if (n)
+				printf(" %s", n);
+			else
+				printf(" bit%d", b);
+		}
+	printf("\n");
+	printf("UFFDIO_POISON: %s\n", (info.features & UFFD_FEATURE_POISON) ?
+	       "yes (bad accesses get SIGBUS)" :
+	       "no (needs Linux 6.6; use --fault-source synthetic)");
+}
+
+int cmd_check(void)
+{
+	struct io_uring ring;
+	struct utsname u;
+	int ret;
+
+	uname(&u);
+	printf("kernel:        %s %s\n", u.release, u.machine);
+	check_uffd();
+	ret = io_uring_queue_init(4, &ring, 0);
+	if (ret == 0) {
+		io_uring_queue_exit(&ring);
+		printf("io_uring:      available\n");
+	} else {
+		printf("io_uring:      not available: %s\n", strerror(-ret));
+	}
+	printf("CPUs:          %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
+	printf("NUMA nodes:    %d\n",
+	       numa_available() < 0 ? 1 : numa_num_configured_nodes());
+	return 0;
+}

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/* vmsim run: a workload under one or more lock schemes, interleaved. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/run.h"
+#include "faults/sources.h"
+#include "report/resfile.h"
+#include "util/parse.h"
+
+/* "rwsem,range": each a known scheme, none twice. Prints the error. */
+static int parse_locks(const char *arg, struct run_cfg *c)
+{
+	char buf[256], *save = NULL, *tok;
+
+	if (parse_list_check(arg))
+		return bad("bad lock scheme list '%s': want names separated by "
+			   "commas, none empty, such as rwsem,pervma", arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
+	c->nlocks = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct lock_ops *l = lock_scheme_find(tok);
+
+		if (!l)
+			return bad("unknown lock scheme '%s'", tok);
+		for (int i = 0; i < c->nlocks; i++)
+			if (c->locks[i] == l)
+				return bad("lock scheme '%s' given twice", tok);
+		if (c->nlocks == RUNNER_MAX_SCHEMES)
+			return bad("too many lock schemes at '%s'", tok);
+		c->locks[c->nlocks++] = l;
+	}
+	if (!c->nlocks)
+		return bad("no lock scheme in '%s'", arg);
+	return 0;
+}
+
+enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
+       OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
+       OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
+       OPT_NUMA, OPT_BRIEF };
+
+static const struct option run_opts[] = {
+	{ "lock", required_argument, NULL, 'l' },
+	{ "workload", required_argument, NULL, 'w' },
+	{ "tasks", required_argument, NULL, 't' },
+	{ "iterations", required_argument, NULL, 'i' },
+	{ "mem", required_argument, NULL, 'm' },
+	{ "arena", required_argument, NULL, OPT_ARENA },
+	{ "handlers", required_argument, NULL, OPT_HANDLERS },
+	{ "wait", required_argument, NULL, OPT_WAIT },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "fault-source", required_argument, NULL, OPT_SOURCE },
+	{ "writers", required_argument, NULL, OPT_WRITERS },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "pin", no_argument, NULL, OPT_PIN },
+	{ "numa", required_argument, NULL, OPT_NUMA },
+	{ "brief", no_argument, NULL, OPT_BRIEF },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "cycles", required_argument, NULL, OPT_CYCLES },
+	{ "zap", required_argument, NULL, OPT_ZAP },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "fault-timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "max-map-count", required_argument, NULL, OPT_MAX_MAP },
+	{ "json", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/* A run's command line, as parsed. */
+struct run_args {
+	struct run_cfg c;
+	const char *json;
+	bool force, quiet, brief, zap_given, mem_given, help;
+	int max_tasks;
+	int ncpus;
+};
+
+/* -t: counts from 1 to MAX_TASKS_LIMIT, none twice. */
+static int run_tasks_opt(struct run_args *a, const char *arg)
+{
+	struct run_cfg *c = &a->c;
+	long t[RUNNER_MAX_TASKLIST];
+	char err[256];
+	int d;
+
+	if (parse_tasks(arg, a->ncpus, MAX_TASKS_LIMIT, c->tasks,
+			RUNNER_MAX_TASKLIST, &c->ntasklist))
+		return bad("bad task list '%s': want counts from 1 to 1024 "
+			   "such as 1,2,4 or 1-8 or max", arg);
+	for (int i = 0; i < c->ntasklist; i++)
+		t[i] = c->tasks[i];
+	d = parse_first_duplicate(t, c->ntasklist);
+	if (d < 0)
+		return 0;
+	fprintf(stderr, "%s: bad task list '%s': %d tasks given twice (see "
+		"'vmsim --help')\n", prog, printable(err, sizeof(err), arg),
+		c->tasks[d]);
+	return EXIT_USAGE;
+}
+
+/* The options that say what is simulated: 0, EXIT_USAGE, or -1 when opt
+ * is not one of them. */
+static int run_sim_opt(struct run_args *a, int opt, const char *arg)
+{
+	struct run_cfg *c = &a->c;
+	long v;
+	int k;
+
+	switch (opt) {
+	case 'l':
+		return parse_locks(arg, c) ? EXIT_USAGE : 0;
+	case 'w':
+		c->wl = workload_find(arg);
+		return c->wl ? 0 : bad("unknown workload '%s'", arg);
+	case 't':
+		return run_tasks_opt(a, arg);
+	case 'm':
+		if (parse_size(arg, &c->wo.mem))
+			return bad("bad size '%s' for --mem: want a number with "
+				   "an optional K, M, G or T suffix", arg);
+		if (c->wo.mem % SIM_PAGE_SIZE)
+			return bad("bad size '%s' for --mem: want a multiple "
+				   "of 4K", arg);
+		return 0;
+	case OPT_ARENA:
+		if (parse_size(arg, &c->mm.arena_size) ||
+		    c->mm.arena_size % SIM_PAGE_SIZE)
+			return bad("bad size '%s' for --arena: want a multiple "
+				   "of 4K", arg);
+		return 0;
+	case OPT_MAX_MAP:
+		if (parse_long(arg, 1, 100000000, &v))
+			return bad("bad --max-map-count '%s': want 1 or more", arg);
+		c->mm.max_map_count = (size_t)v;
+		return 0;
+	case OPT_CYCLES:
+		if (parse_long(arg, 1, 100000000, &v))
+			return bad("bad cycle count '%s': want 1 or more", arg);
+		c->wo.cycles = v;
+		return 0;
+	case OPT_ZAP:
+		if ((k = pick("zap mode", arg,
+			      NAMES("process_madvise", "madvise"))) < 0)
+			return EXIT_USAGE;
+		c->wo.zap_per_range = k == 1;
+		a->zap_given = true;
+		return 0;
+	}
+	return -1;
+}
+
+/* The options that say how it runs on this machine, and the output. */
+static int run_host_opt(struct run_args *a, int opt, const char *arg)
+{
+	struct run_cfg *c = &a->c;
+	char *end;
+	int k;
+
+	switch (opt) {
+	case OPT_WAIT:
+		if (uffd_wait_mode_parse(arg, &c->mm.src.wait))
+			return bad("unknown wait mode '%s': want block, poll, "
+				   "busy or uring", arg);
+		return 0;
+	case OPT_SOURCE:
+		if (pick("fault source", arg, NAMES("uffd", "synthetic")) < 0)
+			return EXIT_USAGE;
+		c->mm.source = fault_source_find(arg);
+		return 0;
+	case OPT_MODE:
+		if ((k = pick("mode", arg, NAMES("threads", "processes"))) < 0)
+			return EXIT_USAGE;
+		c->processes = k == 1;
+		return 0;
+	case OPT_NUMA:               /* enum sim_numa order, after default */
+		if ((k = pick("NUMA policy", arg, NAMES("local", "interleave"))) < 0)
+			return EXIT_USAGE;
+		c->mm.numa = (enum sim_numa)(SIM_NUMA_LOCAL + k);
+		c->mm.src.local = c->mm.numa == SIM_NUMA_LOCAL;
+		return 0;
+	case OPT_TIMEOUT:
+		c->fault_timeout = strtod(arg, &end);
+		if (*end || !(c->fault_timeout >= 0 && c->fault_timeout <= 3600))
+			return bad("bad fault timeout '%s': want 0 (off) to "
+				   "3600 seconds", arg);
+		return 0;
+	case OPT_PIN: c->pin = true; return 0;
+	case OPT_BRIEF: a->brief = true; return 0;
+	case 'o': a->json = arg; return 0;
+	case 'f': a->force = true; return 0;
+	case 'q': a->quiet = true; return 0;
+	}
+	return -1;
+}
+
+/* After the options: what follows from the workload, and the limits. */
+static int run_settle(struct run_args *a)
+{
+	struct run_cfg *c = &a->c;
+
+	if (c->wo.writers >= 0 && !c->wl->background)
+		return bad("--writers does not apply to workload '%s'", c->wl->name);
+	if (c->wo.writers < 0)
+		c->wo.writers = c->wl->background ? 1 : 0;
+	a->mem_given = c->wo.mem != 0;
+	if (!c->wo.mem)
+		c->wo.mem = c->wl->default_mem ? c->wl->default_mem : 64UL << 20;
+	if (check_limits(c, a->max_tasks, a->mem_given))
+		return EXIT_USAGE;
+	if (!c->wo.iterations)
+		c->wo.iterations = c->wl->loop ? 1 : 5;
+	if (c->wl == &madvise_batch_workload && !c->wo.zap_per_range &&
+	    !sim_process_madvise_self_ok()) {
+		if (a->zap_given) {
+			fprintf(stderr, "%s: --zap process_madvise needs "
+				"process_madvise(MADV_DONTNEED) on oneself (Linux "
+				"6.13+); use --zap madvise\n", prog);
+			return EXIT_USAGE;
+		}
+		fprintf(stderr, "%s: this kernel cannot process_madvise itself: "
+			"zapping with one madvise per range\n", prog);
+		c->wo.zap_per_range = true;
+	}
+	c->progress = !a->quiet && isatty(STDERR_FILENO);
+	c->mm.lock = c->locks[0];
+	/* The watchdog's test hook (README: "a fault nobody answers"). */
+	if (getenv("VMSIM_TEST_STALL_FAULT"))
+		c->mm.src.test_stall_at = atol(getenv("VMSIM_TEST_STALL_FAULT"));
+	return 0;
+}
+
+static int run_parse(int argc, char **argv, struct run_args *a)
+{
+	struct run_cfg *c = &a->c;
+	const struct int_opt ints[] = {
+		{ 'i', 1, 1000000, "iteration count", &c->wo.iterations },
+		{ OPT_HANDLERS, 1, 1024, "handler count", &c->mm.src.nhandlers },
+		{ OPT_BATCH, 1, 64, "batch", &c->mm.src.batch },
+		{ OPT_DURATION, 1, 3600, "duration (samples)", &c->wo.duration },
+		{ OPT_WARMUP, 0, 3600, "warmup (samples)", &c->wo.warmup },
+		{ OPT_MAX_TASKS, 1, MAX_TASKS_LIMIT, "--max-tasks", &a->max_tasks },
+		{ OPT_INTERVAL, 10, 60000, "interval (ms)", &c->wo.interval_ms },
+		{ OPT_WRITERS, 0, 64, "writer count", &c->wo.writers },
+	};
+	int opt, ret;
+
+	optind = 0;      /* 0: glibc re-initialises getopt fully */
+	while ((opt = getopt_long(argc, argv, ":l:w:t:i:m:o:fqh", run_opts,
+				  NULL)) != -1) {
+		ret = set_int_opt(ints, sizeof(ints) / sizeof(ints[0]), opt, optarg);
+		if (ret < 0)
+			return EXIT_USAGE;
+		if (ret)
+			continue;
+		if (opt == 'h') {
+			a->help = true;
+			return 0;
+		}
+		ret = run_sim_opt(a, opt, optarg);
+		if (ret < 0)
+			ret = run_host_opt(a, opt, optarg);
+		if (ret < 0)
+			return bad_option(argv, opt, run_opts);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	return run_settle(a);
+}
+
+/* Every result file checked and claimed before anything runs. */
+static int run_claim(const struct run_args *a, struct res_target *tgt,
+		     int *ntgt)
+{
+	const struct run_cfg *c = &a->c;
+
+	for (; a->json && *ntgt < c->nlocks; (*ntgt)++) {
+		char path[PATH_MAX], terr[PATH_MAX + 256];
+
+		result_path(path, sizeof(path), a->json, c->nlocks > 1 ?
+			    c->locks[*ntgt]->name : NULL);
+		if (res_target_open(&tgt[*ntgt], path, a->force, terr,
+				    sizeof(terr))) {
+			fprintf(stderr, "%s: %s\n", prog, terr);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* What the run measured: trimmed, labelled, told, printed. */
+static void run_show(const struct run_args *a, struct res_file *r, int ret,
+		     const char *err, bool stopped)
+{
+	const struct run_cfg *c = &a->c;
+	bool measured = false;
+
+	for (int i = 0; i < c->nlocks; i++) {
+		/* A task count that the stop left without a sample is not
+		 * a row of zeros: only what was measured is shown and kept. */
+		while (r[i].npoints && !r[i].points[r[i].npoints - 1].nsamples)
+			res_point_free(&r[i].points[--r[i].npoints]);
+		if (!r[i].complete)
+			snprintf(r[i].stopped, sizeof(r[i].stopped), "%s",
+				 ret ? err : "stopped");
+		r[i].options = options_json(c, c->mm.src.nhandlers);
+		measured |= r[i].npoints > 0;
+	}
+	if (ret)
+		fprintf(stderr, "%s: %s%s%s\n", prog, ret == -EINTR ? "" :
+			stopped ? "run aborted: " : "run failed: ", err,
+			!stopped ? "" : measured ? "; writing what was measured" :
+			"; no sample was complete");
+	for (int i = 0; i < c->nlocks; i++) {
+		/* --brief with several schemes: only the comparison. */
+		if (!r[i].npoints || (a->brief && c->nlocks > 1))
+			continue;
+		if (c->nlocks > 1)
+			printf("\n== %s ==", r[i].scheme);
+		print_summary(&r[i], c, a->brief);
+	}
+	if (c->nlocks > 1 && measured)
+		print_comparison(r, c->nlocks);
+}
+
+/* Write the claimed files; a failure is said and becomes the status. */
+static int run_publish(struct res_target *tgt, int ntgt, struct res_file *r,
+		       bool stopped, int ret)
+{
+	for (int i = 0; i < ntgt; i++) {
+		char where[PATH_MAX + 64], note[PATH_MAX + 256];
+		int wret;
+
+		/* An interrupted run's file is written even when empty: it
+		 * says the run stopped, and why. */
+		if (!r[i].npoints && !stopped)
+			continue;
+		wret = res_target_publish(&tgt[i], &r[i], where, sizeof(where),
+					  note, sizeof(note));
+		if (wret)
+			fprintf(stderr, "%s: %s\n", prog, note);
+		if (wret >= 0)
+			printf("%sresult written to %s%s\n", i ? "" : "\n",
+			       printable(note, sizeof(note), where),
+			       r[i].complete ? "" : " (incomplete)");
+		if (wret && !ret)
+			ret = wret < 0 ? wret : -EEXIST;
+	}
+	return ret;
+}
+
+/* 128 + the signal for an interrupt, 3 for an aborted run (a fault
+ * nobody answered, a task process that died), 2 usage, 1 failure. */
+static int run_status(int ret)
+{
+	if (ret == -EINTR)
+		return 128 + (run_first_signal() ? run_first_signal() :
+			      runner_interrupted());
+	if (ret == -ETIMEDOUT || ret == -ECHILD)
+		return 3;
+	if (ret == EXIT_USAGE)
+		return EXIT_USAGE;
+	return ret ? 1 : 0;
+}
+
+int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	struct run_args a = {
+		.c = {
+			.wl = &pft_workload,
+			.mm = { .lock = &rwsem_lock_ops,
+				.arena_size = SIM_DEFAULT_ARENA,
+				.source = &uffd_fault_source,
+				.src = { .wait = UFFD_WAIT_BLOCK, .batch = 16 } },
+			.fault_timeout = 10,
+			.wo = { .iterations = 0, .writers = -1, .duration = 5,
+				.warmup = 1, .cycles = 20000, .interval_ms = 1000 },
+			.locks = { &rwsem_lock_ops },
+			.nlocks = 1,
+		},
+		.max_tasks = 256,
+		.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
+	};
+	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
+	struct res_target tgt[RUNNER_MAX_SCHEMES];
+	int ntgt = 0, ret;
+	char err[256] = "";
+	bool stopped;
+
+	if (a.ncpus < 1)
+		a.ncpus = 1;
+	for (int i = 0; i < a.ncpus && i < RUNNER_MAX_TASKLIST; i++)
+		a.c.tasks[a.c.ntasklist++] = i + 1;
+	ret = run_parse(argc, argv, &a);
+	if (a.help)
+		usage(stdout);
+	if (ret || a.help || ctx->dry_run)
+		return ret;
+	/* From here an interrupt is a request to stop and keep what was
+	 * measured (caught before the result files are claimed, so that
+	 * their temporary files are removed). */
+	install_interrupts();
+	ret = run_claim(&a, tgt, &ntgt);
+	if (!ret && a.c.mm.source == &uffd_fault_source && uffd_preflight())
+		ret = 1;
+	if (!ret) {
+		print_banner(&a.c);
+		ret = runner_run(&a.c, r, err, sizeof(err));
+		stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD;
+		run_show(&a, r, ret, err, stopped);
+		ret = run_publish(tgt, ntgt, r, stopped, ret);
+	}
+	for (int i = 0; i < ntgt; i++)
+		res_target_close(&tgt[i]);
+	for (int i = 0; i < a.c.nlocks; i++)
+		res_file_free(&r[i]);
+	return run_status(ret);
+}

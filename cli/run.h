@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* vmsim run's helpers: its checks and interrupts (cli/run_guard.c), its
+ * output (cli/run_print.c). */
+#ifndef VMSIM_RUN_H
+#define VMSIM_RUN_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report/results.h"
+#include "workloads/runner.h"
+
+/* From here SIGINT/SIGTERM stop the run (see run_guard.c). */
+void install_interrupts(void);
+/* The first interrupting signal, or 0. */
+int run_first_signal(void);
+/* vm.unprivileged_userfaultfd, or -1 if it cannot be read. */
+int unprivileged_uffd_sysctl(void);
+/* Can this run have userfaultfd with UFFDIO_POISON? 0, or 1 after one
+ * line saying why not. */
+int uffd_preflight(void);
+/* The run's memory, tasks and address space against this machine's
+ * limits: 0, or non-zero after one line. */
+int check_limits(const struct run_cfg *c, int max_tasks, bool mem_given);
+
+void print_banner(const struct run_cfg *c);
+void print_summary(const struct res_file *r, const struct run_cfg *c,
+		   bool brief);
+/* Several schemes in one run: the comparison table. */
+void print_comparison(struct res_file *r, int n);
+json_object *options_json(const struct run_cfg *c, int nhandlers_opt);
+/* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
+void result_path(char *out, size_t len, const char *json, const char *scheme);
+
+#endif

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a run checks before it starts (userfaultfd, memory, address-space
+ * limits) and how it is stopped (interrupts).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/run.h"
+#include "faults/sources.h"
+#include "uffd/uffd.h"
+
+/*
+ * Interrupts. The first SIGINT or SIGTERM stops the run: the iteration
+ * under way is dropped, and what was measured is printed and written
+ * (complete: false). Another one within INTERRUPT_ECHO_NS of the first is
+ * the same interrupt delivered twice — coreutils timeout(1) signals its
+ * child and then its whole process group, and a terminal's Ctrl-C reaches
+ * every process of the foreground group — and is ignored. A later one is
+ * a person who does not want to wait: vmsim still writes what was
+ * measured if that takes under a second (SIGALRM then exits), and a
+ * third exits at once. The exit status is always 128 + the first signal.
+ */
+#define INTERRUPT_ECHO_NS 1000000000LL
+
+static volatile sig_atomic_t first_signal, hurried;
+static struct timespec first_signal_at;
+
+static void say(const char *msg)
+{
+	ssize_t ignored = write(STDERR_FILENO, msg, strlen(msg));
+
+	(void)ignored;
+}
+
+static void on_interrupt(int sig)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);    /* async-signal-safe */
+	if (!first_signal) {
+		first_signal_at = now;
+		first_signal = sig;
+		runner_interrupt(sig);
+		return;
+	}
+	if ((now.tv_sec - first_signal_at.tv_sec) * 1000000000LL +
+	    (now.tv_nsec - first_signal_at.tv_nsec) < INTERRUPT_ECHO_NS)
+		return;
+	if (hurried)
+		_exit(128 + first_signal);
+	hurried = 1;
+	say("vmsim: interrupted again: writing what was measured, exiting "
+	    "within a second\n");
+	alarm(1);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	say("vmsim: could not finish writing within a second; exiting\n");
+	_exit(128 + first_signal);
+}
+
+void install_interrupts(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+}
+
+
+int run_first_signal(void)
+{
+	return first_signal;
+}
+
+/* vm.unprivileged_userfaultfd, or -1 if it cannot be read. */
+int unprivileged_uffd_sysctl(void)
+{
+	FILE *f = fopen("/proc/sys/vm/unprivileged_userfaultfd", "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * Before a uffd run: can we have userfaultfd, with UFFDIO_POISON? One
+ * line saying exactly why not and what to do, at once.
+ */
+int uffd_preflight(void)
+{
+	struct uffd_info info = { 0 };
+	int dev_err, sysctl = unprivileged_uffd_sysctl(), fd;
+	bool via_dev;
+
+	fd = uffd_open(0, &via_dev, &dev_err);
+	if (fd < 0) {
+		fprintf(stderr, "%s: userfaultfd is not available: userfaultfd(2): "
+			"%s (vm.unprivileged_userfaultfd = %d), /dev/userfaultfd: %s; "
+			"remedies: 'sysctl vm.unprivileged_userfaultfd=1', read-write "
+			"access to /dev/userfaultfd, or --fault-source synthetic\n",
+			prog, strerror(-fd), sysctl,
+			dev_err ? strerror(dev_err) : "refused");
+		return 1;
+	}
+	if (uffd_api(fd, UFFD_FEATURE_POISON, &info) ||
+	    !(info.features & UFFD_FEATURE_POISON)) {
+		close(fd);
+		fprintf(stderr, "%s: this kernel's userfaultfd lacks UFFDIO_POISON "
+			"(Linux 6.6+), which vmsim needs to refuse bad accesses; "
+			"use --fault-source synthetic\n", prog);
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Bytes of memory available now (MemAvailable), or 0 if unknown. */
+static size_t mem_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	size_t kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %zu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb << 10;
+}
+
+/*
+ * Refuse, with one line, what would end in an OOM kill or a useless run:
+ * more tasks than --max-tasks; a scheme without exclusion where tasks
+ * sharing an mm map and unmap at once; a region larger than the arena;
+ * more memory touched than the machine has available.
+ */
+/* Bytes of address space this process maps now. */
+static size_t vm_size_now(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long pages = 0;
+
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * `ulimit -v` and `ulimit -d` against what a run maps: in each process that
+ * holds simulated mms (threads mode: one per scheme, all alive at once;
+ * processes mode: one per task process), their reservations, a stack per
+ * thread, what is mapped already, and room for the allocator and
+ * libraries. Checked here so that the answer is a usage error naming the
+ * limit, not "Cannot allocate memory" (or liburcu aborting) mid-run.
+ */
+#define AS_SLACK (128UL << 20)
+
+static int check_address_space(const struct run_cfg *c, int most)
+{
+	struct rlimit rl;
+	pthread_attr_t attr;
+	size_t stack = 8UL << 20, per_mm, need, base, fit;
+	int nmm = c->processes ? 1 : c->nlocks;
+	int tasks = c->processes ? 1 : most + (c->wo.writers > 0 ? c->wo.writers : 0);
+	int handlers = c->mm.source != &uffd_fault_source ? 0 :
+		       c->mm.src.nhandlers ? c->mm.src.nhandlers : tasks;
+	int threads = nmm * (1 + tasks + handlers) + 4;
+	char hint[96] = "raise the limit";
+
+	const char *which = "ulimit -v";
+	struct rlimit dl;
+
+	/* RLIMIT_DATA counts private writable mappings (Linux 4.7+): the
+	 * arena, the pools and the stacks, nearly all of it. */
+	if (getrlimit(RLIMIT_AS, &rl))
+		rl.rlim_cur = RLIM_INFINITY;
+	if (!getrlimit(RLIMIT_DATA, &dl) && dl.rlim_cur < rl.rlim_cur) {
+		rl = dl;
+		which = "ulimit -d";
+	}
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	if (!pthread_getattr_default_np(&attr)) {
+		pthread_attr_getstacksize(&attr, &stack);
+		pthread_attr_destroy(&attr);
+	}
+	per_mm = sim_mm_reserve_bytes(&c->mm);
+	base = vm_size_now() + (size_t)threads * stack + AS_SLACK;
+	need = base + (size_t)nmm * per_mm;
+	if (need <= rl.rlim_cur)
+		return 0;
+	/* The largest arena that fits: the rest of an mm scales with it by
+	 * 1/4096 (its page map). */
+	fit = rl.rlim_cur > base + (size_t)nmm * (per_mm - c->mm.arena_size -
+		(c->mm.arena_size >> SIM_PAGE_SHIFT)) ?
+	      (rl.rlim_cur - base) / (size_t)nmm -
+	      (per_mm - c->mm.arena_size - (c->mm.arena_size >> SIM_PAGE_SHIFT)) : 0;
+	fit = fit / 4097 * 4096 & ~((1UL << 20) - 1);
+	if (fit >= 1UL << 20)
+		snprintf(hint, sizeof(hint), "give --arena %zuM or less, or raise "
+			 "the limit", fit >> 20);
+	fprintf(stderr, "%s: the run needs about %zu MiB of address space per "
+		"process (--arena %zu MiB%s, %d threads), more than %s "
+		"allows (%llu MiB): %s\n", prog, need >> 20,
+		c->mm.arena_size >> 20, nmm > 1 ? " for each scheme" : "", threads,
+		which, (unsigned long long)(rl.rlim_cur >> 20), hint);
+	return -1;
+}
+
+/* --mem against what the workload needs of it, per task. */
+static int check_mem(const struct run_cfg *c, int most, bool mem_given)
+{
+	/* Threads share one region unless the workload maps --mem per
+	 * task (loop); a task process has --mem to itself. */
+	int share = c->processes || c->wl->loop ? 1 : most;
+	size_t want = c->wl->min_mem * (size_t)share;
+
+	if (!c->wl->min_mem) {
+		if (mem_given) {
+			fprintf(stderr, "%s: --mem does not apply to workload '%s'\n",
+				prog, c->wl->name);
+			return -1;
+		}
+		return 0;
+	}
+	if (c->wo.mem < want && share > 1) {
+		fprintf(stderr, "%s: --mem %zuK is too small for %s with %d tasks "
+			"sharing it: want at least %zuK (%zuK per task)\n", prog,
+			c->wo.mem >> 10, c->wl->name, share, want >> 10,
+			c->wl->min_mem >> 10);
+		return -1;
+	}
+	if (c->wo.mem < want) {
+		fprintf(stderr, "%s: --mem %zuK is too small for %s: want at least "
+			"%zuK%s\n", prog, c->wo.mem >> 10, c->wl->name, want >> 10,
+			c->processes || c->wl->loop ? " per task" : "");
+		return -1;
+	}
+	return 0;
+}
+
+int check_limits(const struct run_cfg *c, int max_tasks,
+			bool mem_given)
+{
+	int most = 0;
+	size_t need, avail = mem_available();
+
+	for (int k = 0; k < c->ntasklist; k++)
+		most = c->tasks[k] > most ? c->tasks[k] : most;
+	if (most > max_tasks) {
+		fprintf(stderr, "%s: %d tasks is more than --max-tasks (%d)\n",
+			prog, most, max_tasks);
+		return -1;
+	}
+	for (int i = 0; i < c->nlocks; i++)
+		if (!c->locks[i]->excludes && c->wl->concurrent_writes &&
+		    !c->processes && (most > 1 || c->wo.writers > 0)) {
+			fprintf(stderr, "%s: lock scheme '%s' has no exclusion, and "
+				"%s changes the address space from several tasks at "
+				"once: use one task, --mode processes, or another "
+				"scheme\n", prog, c->locks[i]->name, c->wl->name);
+			return -1;
+		}
+	/* Loop workloads map --mem per task; threads share one arena. */
+	need = c->wl->loop ? c->wo.mem * (size_t)most : c->wo.mem;
+	if ((c->processes ? c->wo.mem : need) > c->mm.arena_size) {
+		fprintf(stderr, "%s: --mem %zu MiB%s does not fit the arena "
+			"(%zu MiB): raise --arena\n", prog, c->wo.mem >> 20,
+			c->wl->loop && !c->processes ? " per task" : "",
+			c->mm.arena_size >> 20);
+		return -1;
+	}
+	if (avail && c->wl->touches_mem && need > avail) {
+		fprintf(stderr, "%s: --mem %zu MiB%s would touch %zu MiB, more "
+			"than the %zu MiB of memory available\n", prog,
+			c->wo.mem >> 20, c->wl->loop ? " per task" : "",
+			need >> 20, avail >> 20);
+		return -1;
+	}
+	if (check_mem(c, most, mem_given))
+		return -1;
+	return check_address_space(c, most);
+}
+

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/* What a run prints (banner, summary, comparison) and records of its
+ * options. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/run.h"
+#include "faults/sources.h"
+#include "report/compare.h"
+#include "report/stats.h"
+
+void print_summary(const struct res_file *r, const struct run_cfg *c,
+			  bool brief)
+{
+	printf("\n%-6s", "tasks");
+	for (int m = 0; m < r->nmetrics; m++) {
+		char h[48];
+
+		snprintf(h, sizeof(h), "%s %s", r->metrics[m].higher_better ?
+			 "Hmean" : "Amean", r->metrics[m].name);
+		printf(" %18s", h);
+	}
+	printf("\n");
+	for (int i = 0; i < r->npoints; i++) {
+		const struct res_point *p = &r->points[i];
+
+		printf("%-6d", p->tasks);
+		for (int m = 0; m < r->nmetrics; m++) {
+			double v = r->metrics[m].higher_better ?
+				stats_hmean(p->samples[m], (size_t)p->nsamples) :
+				stats_amean(p->samples[m], (size_t)p->nsamples);
+
+			printf(" %18.4f", isnan(v) ? 0.0 : v);
+		}
+		if (res_point_nflagged(p))
+			printf("  [%d of %d samples flagged]", res_point_nflagged(p),
+			       p->nsamples);
+		printf("\n");
+	}
+	/* Samples that are not measurements, said where the numbers are. */
+	for (int i = 0; i < r->npoints; i++) {
+		const struct res_point *p = &r->points[i];
+
+		for (int k = 0; k < p->nsamples; k++)
+			if (p->flag[k])
+				printf("flagged: tasks %d, sample %d (wall %.2f s): %s\n",
+				       p->tasks, k + 1, p->wall[k],
+				       res_flag_reason(p->flag[k]));
+	}
+	for (int i = 0; i < r->npoints && !brief; i++) {
+		const struct res_point *p = &r->points[i];
+
+		printf("\ntasks %d: %d samples, %llu pages touched, %llu SIGSEGV\n",
+		       p->tasks, p->nsamples, (unsigned long long)p->touches,
+		       (unsigned long long)p->segv);
+		if (c->mm.source == &uffd_fault_source)
+			printf("  uffd: %llu messages in %llu reads; copy %llu, "
+			       "zeropage %llu, unprotect %llu, wake %llu, refused "
+			       "%llu, errors %llu\n",
+			       (unsigned long long)p->c.uffd.messages,
+			       (unsigned long long)p->c.uffd.reads,
+			       (unsigned long long)p->c.uffd.copies,
+			       (unsigned long long)p->c.uffd.zeropages,
+			       (unsigned long long)p->c.uffd.unprotects,
+			       (unsigned long long)p->c.uffd.wakes,
+			       (unsigned long long)p->c.uffd.refused,
+			       (unsigned long long)p->c.uffd.errors);
+		printf("  host (timed phase): mmap %llu, munmap %llu, mprotect "
+		       "%llu, mremap %llu, brk %llu, madvise %llu\n",
+		       (unsigned long long)p->host_calls[HOST_MMAP],
+		       (unsigned long long)p->host_calls[HOST_MUNMAP],
+		       (unsigned long long)p->host_calls[HOST_MPROTECT],
+		       (unsigned long long)p->host_calls[HOST_MREMAP],
+		       (unsigned long long)p->host_calls[HOST_BRK],
+		       (unsigned long long)p->host_calls[HOST_MADVISE]);
+		for (int k = 0; k < p->c.ncounters; k++)
+			printf("%s%s %llu%s", k ? "" : "  ", p->c.counter_names[k],
+			       (unsigned long long)p->c.counters[k],
+			       k + 1 < p->c.ncounters ? ", " : "\n");
+		printf("  %-12s %-5s %12s %12s %12s %12s %12s %12s\n",
+		       "lock class", "side", "acquired", "contended", "wait-total",
+		       "wait-max", "hold-avg", "hold-max");
+		for (int k = 0; k < p->c.nclasses; k++)
+			for (int s = 0; s < LS_NSIDES; s++) {
+				const struct lockstat_totals *t =
+					&p->c.classes[k].side[s];
+
+				if (!t->acquisitions)
+					continue;
+				printf("  %-12s %-5s %12llu %12llu %10.3fms %10.3fus "
+				       "%10.3fus %10.3fus\n", p->c.classes[k].name,
+				       s == LS_READ ? "read" : "write",
+				       (unsigned long long)t->acquisitions,
+				       (unsigned long long)t->contentions,
+				       (double)t->wait_total / 1e6,
+				       (double)t->wait_max / 1e3,
+				       (double)t->hold_total / 1e3 /
+				       (double)t->acquisitions,
+				       (double)t->hold_max / 1e3);
+			}
+	}
+}
+
+json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
+{
+	json_object *o = json_object_new_object(), *t = json_object_new_array();
+
+	for (int i = 0; i < c->ntasklist; i++)
+		json_object_array_add(t, json_object_new_int(c->tasks[i]));
+	json_object_object_add(o, "tasks", t);
+	json_object_object_add(o, "iterations", json_object_new_int(c->wo.iterations));
+	if (c->wl->min_mem)              /* only where the workload uses it */
+		json_object_object_add(o, "mem", json_object_new_int64((int64_t)c->wo.mem));
+	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
+	json_object_object_add(o, "handlers", json_object_new_int(nhandlers_opt));
+	json_object_object_add(o, "wait", json_object_new_string(
+		uffd_wait_mode_name(c->mm.src.wait)));
+	json_object_object_add(o, "batch", json_object_new_int(c->mm.src.batch));
+	json_object_object_add(o, "writers", json_object_new_int(c->wo.writers));
+	json_object_object_add(o, "mode", json_object_new_string(
+		c->processes ? "processes" : "threads"));
+	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
+	json_object_object_add(o, "numa", json_object_new_string(
+		c->mm.numa == SIM_NUMA_LOCAL ? "local" :
+		c->mm.numa == SIM_NUMA_INTERLEAVE ? "interleave" : "default"));
+	if (c->wl->loop) {
+		json_object_object_add(o, "warmup", json_object_new_int(c->wo.warmup));
+		json_object_object_add(o, "duration", json_object_new_int(c->wo.duration));
+		json_object_object_add(o, "interval_ms", json_object_new_int(c->wo.interval_ms));
+	}
+	if (c->wl == &mmap_stress_workload)
+		json_object_object_add(o, "cycles", json_object_new_int64(c->wo.cycles));
+	if (c->wl == &madvise_batch_workload)
+		json_object_object_add(o, "zap", json_object_new_string(
+			c->wo.zap_per_range ? "madvise" : "process_madvise"));
+	return o;
+}
+
+/* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
+void result_path(char *out, size_t len, const char *json,
+			const char *scheme)
+{
+	size_t n = strlen(json);
+
+	if (!scheme) {
+		snprintf(out, len, "%s", json);
+		return;
+	}
+	if (n > 5 && !strcmp(json + n - 5, ".json"))
+		n -= 5;
+	snprintf(out, len, "%.*s-%s.json", (int)n, json, scheme);
+}
+
+void print_banner(const struct run_cfg *c)
+{
+	printf("vmsim %s: workload %s, lock ", VMSIM_VERSION, c->wl->name);
+	for (int i = 0; i < c->nlocks; i++)
+		printf("%s%s", i ? "," : "", c->locks[i]->name);
+	printf(", fault source %s",
+	       c->mm.source == &uffd_fault_source ? "uffd" : "synthetic");
+	if (c->mm.source == &uffd_fault_source && c->mm.src.nhandlers)
+		printf(" (%s wait, %d handlers)", uffd_wait_mode_name(c->mm.src.wait),
+		       c->mm.src.nhandlers);
+	else if (c->mm.source == &uffd_fault_source)
+		printf(" (%s wait, one handler per task)",
+		       uffd_wait_mode_name(c->mm.src.wait));
+	printf(",\n  %s mode%s", c->processes ? "processes" : "threads",
+	       c->pin ? " (pinned)" : "");
+	if (c->wl->min_mem && c->wo.mem % (1UL << 20))
+		printf(", mem %zu KiB", c->wo.mem >> 10);
+	else if (c->wl->min_mem)
+		printf(", mem %zu MiB", c->wo.mem >> 20);
+	if (c->wl->min_mem && (c->processes || c->wl->loop))
+		printf(" per task");
+	printf(", %d iterations", c->wo.iterations);
+	if (c->wl->background)
+		printf(", %d writer%s", c->wo.writers, c->wo.writers == 1 ? "" : "s");
+	if (c->nlocks > 1)
+		printf(";\n  schemes interleaved iteration by iteration");
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Several schemes in one run: the comparison table, rwsem-first order as
+ * given (the first is the base). */
+void print_comparison(struct res_file *r, int n)
+{
+	struct cmp_file f[RUNNER_MAX_SCHEMES];
+	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH };
+	char err[256];
+	int ok = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (cmp_from_json(res_to_json(&r[i]), r[i].scheme, &f[ok], err,
+				  sizeof(err)))
+			break;
+		ok++;
+	}
+	if (ok == n) {
+		printf("\n");
+		cmp_print(stdout, f, n, &o);
+	}
+	for (int i = 0; i < ok; i++)
+		cmp_file_free(&f[i]);
+}
