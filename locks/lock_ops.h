@@ -81,6 +81,13 @@ struct lock_env {
 	 * Called inside an RCU read-side section.
 	 */
 	bool (*vma_lookup)(void *arg, unsigned long addr, struct lock_vma *out);
+	/*
+	 * For schemes that lock an mmap's range before it is placed: where
+	 * a mapping of len bytes with this hint would go, found in the
+	 * published tree without any lock (0 and *out, or -errno).
+	 */
+	int (*mmap_guess)(void *arg, unsigned long hint, unsigned long len,
+			  unsigned long *out);
 	void *arg;
 };
 
@@ -97,8 +104,9 @@ struct lock_handle {
 struct lock_ops {
 	const char *name;
 	const char *desc;                /* one line, for `vmsim list` */
-	bool ranged;                     /* write_begin uses [start, end) */
-	bool excludes;                   /* provides exclusion (all but none) */
+	bool excludes;                   /* provides exclusion (all but none):
+					  * the CLI refuses to run a workload
+					  * whose writers need it without */
 
 	/* Returns 0 and *out, or -errno. */
 	int (*create)(const struct lock_env *env, struct lock_inst **out);
@@ -117,6 +125,18 @@ struct lock_ops {
 	void (*write_begin)(struct lock_inst *l, unsigned long start,
 			    unsigned long end, struct lock_handle *h);
 	void (*write_end)(struct lock_inst *l, struct lock_handle *h);
+	/*
+	 * The write side for an mmap whose address is not fixed, so not
+	 * known before the lock is held. NULL: write_begin over the whole
+	 * space, and the mm places the mapping under it. Otherwise the
+	 * scheme locks where it expects the mapping (env->mmap_guess) and
+	 * returns that address in *guess; the mm places the mapping under
+	 * the lock, and if it did not land at *guess, ends the write side
+	 * and calls again (a range-locked mmap's revalidation).
+	 */
+	void (*write_begin_unplaced)(struct lock_inst *l, unsigned long hint,
+				     unsigned long len, struct lock_handle *h,
+				     unsigned long *guess);
 	/* The write side becomes the read side of the same range; end it
 	 * with read_range_end. */
 	void (*write_downgrade)(struct lock_inst *l, struct lock_handle *h);

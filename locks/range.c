@@ -341,6 +341,22 @@ static void rl_write_begin(struct lock_inst *l, unsigned long start,
 	rl_lock(to_rl(l), start, end, true, h);
 }
 
+/* Lock where the mapping is expected; the mm revalidates under it. If
+ * there is no room, lock everything and let the mm find out. */
+static void rl_write_begin_unplaced(struct lock_inst *l, unsigned long hint,
+				    unsigned long len, struct lock_handle *h,
+				    unsigned long *guess)
+{
+	const struct lock_env *env = &l->env;
+
+	if (env->mmap_guess(env->arg, hint, len, guess)) {
+		*guess = 0;
+		rl_lock(to_rl(l), env->space_start, env->space_end, true, h);
+		return;
+	}
+	rl_lock(to_rl(l), *guess, *guess + len, true, h);
+}
+
 static void rl_read_range_begin(struct lock_inst *l, unsigned long start,
 				unsigned long end, unsigned flags,
 				struct lock_handle *h)
@@ -377,15 +393,14 @@ static int rl_counters(struct lock_inst *l, const char **names,
 const struct lock_ops range_lock_ops = {
 	.name = "range",
 	.desc = "range rwlock (interval tree, FIFO): faults lock their page, writers their range; finer than Bueso's RFC (an upper bound)",
-	.ranged = true,
 	.create = range_create,
+	.write_begin_unplaced = rl_write_begin_unplaced,
 	RANGE_LOCK_OPS,
 };
 
 const struct lock_ops range_full_lock_ops = {
 	.name = "range-full",
 	.desc = "the range lock with every operation taking the full range, as Bueso's RFC converted mmap_sem",
-	.ranged = false,
 	.create = range_full_create,
 	RANGE_LOCK_OPS,
 };

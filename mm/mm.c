@@ -174,7 +174,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	atomic_init(&mm->brk, mm->base);
 	env = (struct lock_env){
 		.space_start = mm->base, .space_end = mm->end,
-		.vma_lookup = lookup_for_lock, .arg = mm,
+		.vma_lookup = lookup_for_lock, .mmap_guess = sim_mmap_guess,
+		.arg = mm,
 	};
 	ret = cfg->lock->create(&env, &mm->lock);
 	if (ret)

@@ -358,10 +358,12 @@ static int mmap_place(struct vma_txn *x, unsigned long addr, size_t len,
 }
 
 /* The same choice made without any lock in the published tree: a range-
- * locked mmap locks what this finds, then revalidates with mmap_place(). */
-static int mmap_guess(struct sim_mm *mm, unsigned long addr, size_t len,
-		      unsigned long *out)
+ * locked mmap locks what this finds, then revalidates with mmap_place().
+ * The scheme calls it (lock_env.mmap_guess). */
+int sim_mmap_guess(void *arg, unsigned long addr, unsigned long len,
+		   unsigned long *out)
 {
+	struct sim_mm *mm = arg;
 	int ret = 0;
 
 	addr &= SIM_PAGE_MASK;
@@ -394,27 +396,24 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 	len = page_align(len);
 	vflags = sim_prot_to_flags(prot) | ((flags & MAP_SHARED) ? VM_SHARED : 0);
 
+	if (fixed && (addr & ~SIM_PAGE_MASK))
+		return -EINVAL;
+	if (fixed && !range_ok(mm, addr, len))
+		return -ENOMEM;
 	for (;;) {
-		unsigned long lo = mm->base, hi = mm->end, guess = 0;
+		unsigned long guess = 0;
 
-		if (ops->ranged && fixed) {
-			if (addr & ~SIM_PAGE_MASK)
-				return -EINVAL;
-			if (!range_ok(mm, addr, len))
-				return -ENOMEM;
-			lo = addr;
-			hi = addr + len;
-		} else if (ops->ranged) {
-			ret = mmap_guess(mm, addr, len, &guess);
-			if (ret)
-				return ret;
-			lo = guess;
-			hi = guess + len;
-		}
-		ops->write_begin(mm->lock, lo, hi, &h);
+		/* The scheme chooses what to lock for a mapping not yet
+		 * placed (lock_ops.h: write_begin_unplaced). */
+		if (fixed)
+			ops->write_begin(mm->lock, addr, addr + len, &h);
+		else if (ops->write_begin_unplaced)
+			ops->write_begin_unplaced(mm->lock, addr, len, &h, &guess);
+		else
+			ops->write_begin(mm->lock, mm->base, mm->end, &h);
 		txn_begin(&x, mm);
 		ret = mmap_place(&x, addr, len, flags, &start);
-		if (ret || !ops->ranged || fixed || start == guess)
+		if (ret || fixed || !guess || start == guess)
 			break;
 		/* Taken between the guess and the lock: look again. */
 		txn_end(&x, -EAGAIN);
@@ -700,12 +699,9 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 			return -ENOMEM;
 		lo = page_align(oldbrk < newbrk ? oldbrk : newbrk);
 		hi = page_align(oldbrk < newbrk ? newbrk : oldbrk);
-		/* The range scheme locks the heap's changing part (at least
-		 * the page the break is in). */
-		if (ops->ranged)
-			ops->write_begin(mm->lock, lo, lo < hi ? hi : lo + SIM_PAGE_SIZE, &h);
-		else
-			ops->write_begin(mm->lock, mm->base, mm->end, &h);
+		/* The heap's changing part (at least the page the break is
+		 * in); a scheme without ranges takes its whole write side. */
+		ops->write_begin(mm->lock, lo, lo < hi ? hi : lo + SIM_PAGE_SIZE, &h);
 		txn_begin(&x, mm);
 		if (atomic_load(&mm->brk) == oldbrk)
 			break;

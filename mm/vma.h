@@ -117,4 +117,9 @@ unsigned long sim_prot_to_flags(int prot);
 /* Free a VMA now (to its pool, or free() when it has none). */
 void sim_vma_free(void *v);
 
+/* Where an mmap of len bytes with this hint would go, found in the
+ * published tree without any lock (lock_env.mmap_guess; arg is the mm). */
+int sim_mmap_guess(void *arg, unsigned long hint, unsigned long len,
+		   unsigned long *out);
+
 #endif
