@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "faults/sources.h"
+#include "tests/recording_scheme.h"
 #include "mm/mm.h"
 #include "sync/rcu.h"
 
@@ -329,15 +330,12 @@ static size_t rnd_len(void)
 	return l;
 }
 
-int main(void)
+/* nops random operations on vmsim under ops and on the model. */
+static int run(const struct lock_ops *ops, long nops, unsigned long seed)
 {
-	const char *e = getenv("VMSIM_PROPERTY_OPS");
-	const char *se = getenv("VMSIM_PROPERTY_SEED");
-	long nops = e ? atol(e) : 1000000;
-	unsigned long seed = se ? strtoul(se, NULL, 0) : 1;
 	static struct model m;
 	struct sim_mm_cfg cfg = {
-		.lock = &rwsem_lock_ops, .arena_size = NP * P,
+		.lock = ops, .arena_size = NP * P,
 		.source = &synthetic_fault_source,
 	};
 	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE, PROT_NONE,
@@ -351,6 +349,9 @@ int main(void)
 		fprintf(stderr, "cannot create mm\n");
 		return 1;
 	}
+	memset(&m, 0, sizeof(m));
+	if (ops == &recording_lock_ops)
+		recording_attach(mm->lock, mm);
 	m.base = mm->base;
 	m.start_brk = m.brk = mm->brk;
 	for (long step = 0; step < nops; step++) {
@@ -417,10 +418,38 @@ int main(void)
 			return 1;
 		}
 	}
-	printf("property: %ld ops (mmap %ld, munmap %ld, mprotect %ld, madvise %ld, "
-	       "brk %ld; %ld errors), seed %lu: model and vmsim agree\n", nops,
-	       counts[0] + counts[1], counts[2], counts[3], counts[4], counts[5],
-	       errs, seed);
+	printf("property %-10s %ld ops (mmap %ld, munmap %ld, mprotect %ld, "
+	       "madvise %ld, brk %ld; %ld errors), seed %lu: model and vmsim "
+	       "agree\n", ops->name, nops, counts[0] + counts[1], counts[2],
+	       counts[3], counts[4], counts[5], errs, seed);
+	if (ops == &recording_lock_ops) {
+		long sections, breaches;
+
+		recording_result(mm->lock, &sections, &breaches, why, sizeof(why));
+		printf("recording: %ld write sections, %ld VMAs changed without "
+		       "vma_start_write%s%s\n", sections, breaches,
+		       breaches ? ": first: " : "", why);
+		if (!sections || breaches) {
+			sim_mm_destroy(mm);
+			return 1;
+		}
+	}
 	sim_mm_destroy(mm);
 	return 0;
+}
+
+/* Every scheme against the model (the ranged mmap's guess and revalidate
+ * included), and the recording scheme's check of vma_start_write. */
+int main(void)
+{
+	const char *e = getenv("VMSIM_PROPERTY_OPS");
+	const char *se = getenv("VMSIM_PROPERTY_SEED");
+	long nops = e ? atol(e) : 250000;
+	unsigned long seed = se ? strtoul(se, NULL, 0) : 1;
+	int fails = 0;
+
+	for (int i = 0; i < lock_nschemes; i++)
+		fails += run(lock_schemes[i], nops, seed) != 0;
+	fails += run(&recording_lock_ops, nops, seed) != 0;
+	return fails ? 1 : 0;
 }
