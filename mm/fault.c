@@ -59,24 +59,29 @@ static int fault_locked(struct sim_mm *mm, struct sim_vma *v,
 			unsigned flags, void *ctx)
 {
 	const struct lock_ops *ops = mm->lock->ops;
-	unsigned need;
+	enum sim_fault_kind kind;
+	unsigned need = 0;
 
 	if (!v)
 		v = vma_tree_find(&mm->tree, addr);
 	if (!v || v->vm_start > addr) {
-		sim_mm_count_fault(mm, SIM_FAULT_NOVMA);
-		return -EFAULT;
+		kind = SIM_FAULT_NOVMA;
+	} else if (!vma_allows(v, flags)) {
+		kind = SIM_FAULT_PROT;
+	} else {
+		kind = fault_kind(v, flags);
+		need = fault_needs(v, flags);
 	}
-	if (!vma_allows(v, flags)) {
-		sim_mm_count_fault(mm, SIM_FAULT_PROT);
-		return -EFAULT;
-	}
-	need = fault_needs(v, flags);
+	/* Nothing that cannot be undone — the resolve, or the refusal —
+	 * before the scheme says what was seen still holds (a speculative
+	 * lookup may have seen a layout a writer is changing). */
 	if (ops->fault_validate && ops->fault_validate(mm->lock, h, need))
 		return -EAGAIN;
+	sim_mm_count_fault(mm, kind);
+	if (kind == SIM_FAULT_NOVMA || kind == SIM_FAULT_PROT)
+		return -EFAULT;
 	if (need)
 		atomic_store_explicit(&v->anon_vma, true, memory_order_relaxed);
-	sim_mm_count_fault(mm, fault_kind(v, flags));
 	return mm->src->ops->resolve(mm->src, v, addr, flags, ctx);
 }
 

@@ -105,6 +105,12 @@ void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 						      : LOCK_MAX_CLASSES;
 	if (l->ops->counters)
 		c->ncounters = l->ops->counters(l, c->counter_names, c->counters);
+	/* The validate/retry contract: attempts the scheme sent back. */
+	if (l->ops->fault_validate && c->ncounters < LOCK_MAX_COUNTERS) {
+		c->counter_names[c->ncounters] = "fault_retry";
+		c->counters[c->ncounters++] = atomic_load_explicit(
+			&l->fault_retries, memory_order_relaxed);
+	}
 }
 
 void res_counters_add(struct res_counters *a, const struct res_counters *b)

@@ -2,7 +2,8 @@
 # The workload matrix at tiny sizes: every workload under every scheme,
 # in threads and processes modes, with both fault sources. Each run of a
 # workload takes all schemes at once (interleaved); every result file
-# must be complete and hold samples for each documented metric.
+# must be complete, hold samples for each documented metric, and show
+# work done (every sample of the primary metric above zero).
 set -u
 VMSIM=${1:?usage: smoke.sh path/to/vmsim}
 tmp=$(mktemp -d)
@@ -44,6 +45,9 @@ for l in locks:
     for p in r["results"]:
         for m in r["metrics"]:
             assert len(p["samples"][m]) >= 1, (l, m)
+        # work was done: every sample of the primary metric is positive
+        m0 = next(k for k, v in r["metrics"].items() if v["primary"])
+        assert all(v > 0 for v in p["samples"][m0]), (l, m0, p["samples"][m0])
         assert p["segv"] == 0, (l, p["segv"])
 PY
 			then passes=$((passes + 1))

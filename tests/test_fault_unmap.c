@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The bounded stress test, for every scheme that excludes (and both fault
+ * The bounded stress test, for every scheme (and both fault
  * sources): two threads keep touching pages of an anonymous VMA (each its
  * own bytes) and reading a file-backed one, while a third keeps unmapping
  * them and mapping them again in place and a fourth flips part of the
@@ -148,8 +148,12 @@ static void race_scheme(const struct lock_ops *ops, const struct fault_source_op
 	       "synthetic", atomic_load(&r.ok), atomic_load(&r.refused),
 	       (unsigned long)handled, (unsigned long)f[SIM_FAULT_NOVMA]);
 	ck_assert_int_gt(atomic_load(&r.ok), 100);
-	ck_assert_msg(atomic_load(&r.bad) == 0, "%ld wrong bytes read",
-		      atomic_load(&r.bad));
+	/* Without exclusion (none) a fault may place a page a racing munmap
+	 * then misses, and a read may see it: the bytes are not checked,
+	 * everything else is (every fault answered once, nothing hangs). */
+	if (ops->excludes)
+		ck_assert_msg(atomic_load(&r.bad) == 0, "%ld wrong bytes read",
+			      atomic_load(&r.bad));
 	/* Every message is one fault handled, answered exactly once (no
 	 * access is refused by the host: protection is the simulator's). */
 	if (src == &uffd_fault_source) {
@@ -182,16 +186,12 @@ static void race_scheme(const struct lock_ops *ops, const struct fault_source_op
 
 START_TEST(test_race_uffd)
 {
-	if (!lock_schemes[_i]->excludes)
-		return;
 	race_scheme(lock_schemes[_i], &uffd_fault_source);
 }
 END_TEST
 
 START_TEST(test_race_synthetic)
 {
-	if (!lock_schemes[_i]->excludes)
-		return;
 	race_scheme(lock_schemes[_i], &synthetic_fault_source);
 }
 END_TEST
@@ -222,8 +222,6 @@ START_TEST(test_interrupt)
 	char err[256];
 	int ret;
 
-	if (!ops->excludes)
-		return;
 	runner_clear_interrupt();
 	alarm(60);
 	pthread_create(&t, NULL, interrupter, NULL);
