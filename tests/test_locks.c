@@ -51,6 +51,13 @@ static void hold_read(struct validator *v, int lo, int hi)
 	for (int p = lo; p < hi; p++)
 		if (atomic_load(&v->writers[p]))
 			atomic_fetch_add(&v->violations, 1);
+	/* Hold a while, as a resolve does: a writer that does not wait for
+	 * committing readers (spf without its PTL pass) is caught here. */
+	for (int i = 0; i < 200; i++)
+		__asm__ __volatile__("" ::: "memory");
+	for (int p = lo; p < hi; p++)
+		if (atomic_load(&v->writers[p]))
+			atomic_fetch_add(&v->violations, 1);
 	for (int p = lo; p < hi; p++)
 		atomic_fetch_sub(&v->readers[p], 1);
 	atomic_fetch_add(&v->reads, 1);
