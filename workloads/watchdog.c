@@ -88,8 +88,11 @@ static void *wd_main(void *arg)
 
 			if (!since || now - (since - 1) <= (uint64_t)(w->timeout * 1e9))
 				continue;
-			wd_report(w, w->tasks[i], now, since - 1);
+			/* The run is marked aborted before the fault is
+			 * refused: the task that leaves it with an error must
+			 * find the run already stopping. */
 			atomic_compare_exchange_strong(w->interrupt, &zero, -1);
+			wd_report(w, w->tasks[i], now, since - 1);
 			fired = now;
 		}
 		/* 100 ms: a wake-up that may preempt a task holding a lock

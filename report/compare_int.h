@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the three parts of compare share (compare_load.c: reading and
+ * checking files; compare_stats.c: the statistics of a row and the
+ * regression gate; compare.c: the tables). Not for use outside report/.
+ */
+#ifndef VMSIM_COMPARE_INT_H
+#define VMSIM_COMPARE_INT_H
+
+#include <stddef.h>
+
+#include "report/compare.h"
+
+#define CMP_MAX_FILES 32
+#define CMP_MAX_BYTES (256 << 20)         /* a result is kilobytes */
+#define CMP_COL 25                       /* %14.4f + " ( 123.45%)" */
+
+enum stat_id { ST_MIN, ST_MEAN, ST_STDDEV, ST_COV, ST_MAX, ST_B50, ST_B95,
+	       ST_B99, ST_N };
+
+json_object *point_of(const struct cmp_file *f, int tasks);
+/* Samples of metric at tasks in f (malloc'ed into *out; NULL if none). */
+size_t samples_of(const struct cmp_file *f, const char *metric, int tasks,
+		  double **out);
+const struct cmp_metric *metric_of(const struct cmp_file *f, const char *name);
+/* Is every sample of x a measurement of m (finite, > 0 if primary)? */
+bool samples_ok(const struct cmp_metric *m, const double *x, size_t n);
+/* The task counts of the base file, in its order. */
+int base_tasks(const struct cmp_file *b, int *tasks, int max);
+
+const char *stat_name(enum stat_id st, bool higher);
+double stat_value(enum stat_id st, const double *x, size_t n, bool higher);
+/* Difference from the base, positive = better; NaN when undefined. */
+double pct_diff(double base, double v, bool higher);
+
+#endif

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* compare: the statistics of a row, significance, the regression gate. */
+#include "report/compare_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/parse.h"
+#include "report/results.h"
+#include "report/stats.h"
+
+/* --- statistics per row ------------------------------------------------------ */
+
+const char *stat_name(enum stat_id st, bool higher)
+{
+	static const char *const hi[ST_N] = { "Min", "Hmean", "HStddev",
+		"HCoeffVar", "Max", "BHmean-50", "BHmean-95", "BHmean-99" };
+	static const char *const lo[ST_N] = { "Min", "Amean", "Stddev",
+		"CoeffVar", "Max", "BAmean-50", "BAmean-95", "BAmean-99" };
+
+	return higher ? hi[st] : lo[st];
+}
+
+double stat_value(enum stat_id st, const double *x, size_t n,
+			 bool higher)
+{
+	if (!n)
+		return NAN;
+	switch (st) {
+	case ST_MIN: return stats_min(x, n);
+	case ST_MEAN: return higher ? stats_hmean(x, n) : stats_amean(x, n);
+	case ST_STDDEV: return higher ? stats_hstddev(x, n) : stats_stddev(x, n);
+	case ST_COV: return higher ? stats_hcoeffvar(x, n) : stats_coeffvar(x, n);
+	case ST_MAX: return stats_max(x, n);
+	case ST_B50: return stats_best_mean(x, n, 50, higher);
+	case ST_B95: return stats_best_mean(x, n, 95, higher);
+	case ST_B99: return stats_best_mean(x, n, 99, higher);
+	default: return NAN;
+	}
+}
+
+/* Difference from the base, positive = better; NaN when undefined. */
+double pct_diff(double base, double v, bool higher)
+{
+	if (!isfinite(base) || !isfinite(v) || base == 0)
+		return NAN;
+	if (v == base)
+		return 0;                /* exactly, not -0.00 by rounding */
+	return higher ? 100.0 * v / base - 100.0 : 100.0 - 100.0 * v / base;
+}
+
+const char *cmp_test_name(enum cmp_test t)
+{
+	static const char *const names[] = { "welch", "mannwhitney",
+					     "mmtests-ttest", "mmtests-ci" };
+
+	return names[t];
+}
+
+double cmp_alpha(const struct cmp_opts *o)
+{
+	if (o->test == CMP_MMTESTS_CI)
+		return NAN;
+	if (o->alpha > 0)
+		return o->alpha;
+	return o->test == CMP_MMTESTS_TTEST ? 0.10 : 0.05;
+}
+
+int cmp_significant(const struct cmp_opts *o, const double *a, size_t na,
+		    const double *b, size_t nb, bool higher, double *p)
+{
+	double ma, mb, sa, sb;
+
+	*p = NAN;
+	if (!na || !nb)
+		return -1;
+	ma = stat_value(ST_MEAN, a, na, higher);
+	mb = stat_value(ST_MEAN, b, nb, higher);
+	switch (o->test) {
+	case CMP_WELCH:
+		*p = stats_welch_p(a, na, b, nb);
+		break;
+	case CMP_MANNWHITNEY:
+		*p = stats_mannwhitney_p(a, na, b, nb);
+		break;
+	case CMP_MMTESTS_TTEST:
+		*p = stats_student_p(ma, stats_stddev(a, na), na, mb,
+				     stats_stddev(b, nb), nb);
+		break;
+	case CMP_MMTESTS_CI:
+		sa = stat_value(ST_STDDEV, a, na, higher);
+		sb = stat_value(ST_STDDEV, b, nb, higher);
+		if (na < 2 || nb < 2 || isnan(ma) || isnan(mb) || isnan(sa) ||
+		    isnan(sb))
+			return -1;
+		return fabs(mb - ma) > 1.96 * (sa + sb);
+	}
+	if (isnan(*p))
+		return -1;
+	return *p < cmp_alpha(o);
+}
+
+int cmp_regressions(FILE *msg, const struct cmp_file *files, int n,
+		    const struct cmp_opts *o, double pct)
+{
+	int tasks[256], nt = base_tasks(&files[0], tasks, 256), found = 0;
+
+	for (int m = 0; m < files[0].nmetrics; m++) {
+		const struct cmp_metric *mt = &files[0].metrics[m];
+
+		if (!mt->primary)
+			continue;
+		for (int t = 0; t < nt; t++) {
+			double *b;
+			size_t nb = samples_of(&files[0], mt->name, tasks[t], &b);
+			double bm = stat_value(ST_MEAN, b, nb, mt->higher);
+
+			for (int i = 1; i < n; i++) {
+				double *x, d, p;
+				size_t nx = samples_of(&files[i], mt->name, tasks[t], &x);
+
+				d = pct_diff(bm, stat_value(ST_MEAN, x, nx, mt->higher),
+					     mt->higher);
+				if (isfinite(d) && d < -pct &&
+				    cmp_significant(o, b, nb, x, nx, mt->higher, &p) == 1) {
+					fprintf(msg, "regression: %s-%d in %s (%s) is "
+						"%.2f%% worse than %s (%s", mt->name,
+						tasks[t], files[i].shown, files[i].label,
+						-d, files[0].shown, cmp_test_name(o->test));
+					if (!isnan(p))
+						fprintf(msg, ", p = %.3g", p);
+					fprintf(msg, ")\n");
+					found++;
+				}
+				free(x);
+			}
+			free(b);
+		}
+	}
+	return found;
+}
+
