@@ -47,88 +47,133 @@ static int compare_check(const struct cmp_file *files, int n, bool gate,
 	return 0;
 }
 
+static const struct option compare_opts[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "test", required_argument, NULL, OPT_TEST },
+	{ "significance", required_argument, NULL, OPT_SIGNIFICANCE },
+	{ "alpha", required_argument, NULL, OPT_ALPHA },
+	{ "fail-on-regression", optional_argument, NULL, OPT_FAIL },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/* compare's command line, as parsed. */
+struct compare_args {
+	struct cmp_opts o;
+	const char *labels[64];
+	int nlabels;
+	bool fail, allow_mismatch, help;
+	double pct;
+};
+
+/* One option: 0, or the exit status of a bad one. */
+static int compare_opt(struct compare_args *a, int opt, char **argv)
+{
+	char *end;
+	int i;
+
+	switch (opt) {
+	case OPT_FORMAT:             /* in enum cmp_format order */
+		i = pick("format", optarg, NAMES("text", "markdown", "csv",
+						 "json", "gnuplot"));
+		if (i < 0)
+			return EXIT_USAGE;
+		a->o.format = (enum cmp_format)i;
+		return 0;
+	case OPT_LABEL:
+		if (a->nlabels == 64)
+			return bad("too many labels at '%s'", optarg);
+		a->labels[a->nlabels++] = optarg;
+		return 0;
+	case OPT_TEST:               /* in enum cmp_test order */
+	case OPT_SIGNIFICANCE:
+		i = opt == OPT_TEST ?
+			pick("test", optarg, NAMES("welch", "mannwhitney")) :
+			pick("significance rule", optarg, NAMES("welch",
+			     "mannwhitney", "mmtests-ttest", "mmtests-ci"));
+		if (i < 0)
+			return EXIT_USAGE;
+		a->o.test = (enum cmp_test)i;
+		return 0;
+	case OPT_ALPHA:
+		a->o.alpha = strtod(optarg, &end);
+		if (*end || !(a->o.alpha > 0 && a->o.alpha < 1))
+			return bad("bad alpha '%s': want a number between 0 and 1",
+				   optarg);
+		return 0;
+	case OPT_FAIL:
+		a->fail = true;
+		if (optarg) {
+			a->pct = strtod(optarg, &end);
+			if (*end || !(a->pct >= 0 && a->pct < 1000))
+				return bad("bad regression threshold '%s': want a "
+					   "percentage such as 5", optarg);
+		}
+		return 0;
+	case OPT_METRIC: a->o.metric = optarg; return 0;
+	case OPT_ALLOW_MISMATCH: a->allow_mismatch = true; return 0;
+	case 'h': a->help = true; return 0;
+	}
+	return bad_option(argv, opt, compare_opts);
+}
+
+/* Load every file (one workload, labels applied): 0 or EXIT_USAGE. */
+static int compare_load(const struct compare_args *a, char **paths, int n,
+			struct cmp_file *files)
+{
+	char err[256], shown[256];
+
+	for (int i = 0; i < n; i++) {
+		printable(shown, sizeof(shown), paths[i]);
+		if (cmp_load(paths[i], &files[i], err, sizeof(err))) {
+			fprintf(stderr, "%s: %s: %s\n", prog, shown, err);
+			return EXIT_USAGE;
+		}
+		if (i && strcmp(files[i].workload, files[0].workload)) {
+			fprintf(stderr, "%s: %s: workload '%s' does not match '%s' "
+				"of %s\n", prog, shown, files[i].workload_shown,
+				files[0].workload_shown, files[0].shown);
+			return EXIT_USAGE;
+		}
+		if (a->nlabels)
+			printable(files[i].label, sizeof(files[i].label),
+				  a->labels[i]);
+	}
+	return 0;
+}
+
+/* --metric names a metric of the base: 0 or EXIT_USAGE. */
+static int compare_metric_check(const struct cmp_file *base, const char *metric)
+{
+	char m[64];
+
+	if (!metric)
+		return 0;
+	for (int k = 0; k < base->nmetrics; k++)
+		if (!strcmp(base->metrics[k].name, metric))
+			return 0;
+	fprintf(stderr, "%s: %s has no metric '%s'\n", prog, base->shown,
+		printable(m, sizeof(m), metric));
+	return EXIT_USAGE;
+}
+
 int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "label", required_argument, NULL, OPT_LABEL },
-		{ "test", required_argument, NULL, OPT_TEST },
-		{ "significance", required_argument, NULL, OPT_SIGNIFICANCE },
-		{ "alpha", required_argument, NULL, OPT_ALPHA },
-		{ "fail-on-regression", optional_argument, NULL, OPT_FAIL },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH };
-	const char *labels[64];
+	struct compare_args a = { .o = { .format = CMP_TEXT, .test = CMP_WELCH } };
 	struct cmp_file *files;
-	int nlabels = 0, opt, n, ret = 0;
-	bool fail = false, allow_mismatch = false;
-	double pct = 0;
-	char err[256], *end;
+	int opt, n, ret = 0;
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_FORMAT: {           /* in enum cmp_format order */
-			int i = pick("format", optarg, NAMES("text", "markdown",
-				     "csv", "json", "gnuplot"));
-
-			if (i < 0)
-				return EXIT_USAGE;
-			o.format = (enum cmp_format)i;
-			break;
-		}
-		case OPT_LABEL:
-			if (nlabels == 64)
-				return bad("too many labels at '%s'", optarg);
-			labels[nlabels++] = optarg;
-			break;
-		case OPT_TEST: {             /* in enum cmp_test order */
-			int i = pick("test", optarg, NAMES("welch", "mannwhitney"));
-
-			if (i < 0)
-				return EXIT_USAGE;
-			o.test = (enum cmp_test)i;
-			break;
-		}
-		case OPT_SIGNIFICANCE: {     /* in enum cmp_test order */
-			int i = pick("significance rule", optarg, NAMES("welch",
-				     "mannwhitney", "mmtests-ttest", "mmtests-ci"));
-
-			if (i < 0)
-				return EXIT_USAGE;
-			o.test = (enum cmp_test)i;
-			break;
-		}
-		case OPT_ALPHA:
-			o.alpha = strtod(optarg, &end);
-			if (*end || !(o.alpha > 0 && o.alpha < 1))
-				return bad("bad alpha '%s': want a number between 0 and 1",
-					   optarg);
-			break;
-		case OPT_FAIL:
-			fail = true;
-			if (optarg) {
-				pct = strtod(optarg, &end);
-				if (*end || !(pct >= 0 && pct < 1000))
-					return bad("bad regression threshold '%s': want a "
-						   "percentage such as 5", optarg);
-			}
-			break;
-		case OPT_METRIC:
-			o.metric = optarg;
-			break;
-		case OPT_ALLOW_MISMATCH:
-			allow_mismatch = true;
-			break;
-		case 'h':
+	while ((opt = getopt_long(argc, argv, ":h", compare_opts, NULL)) != -1) {
+		ret = compare_opt(&a, opt, argv);
+		if (ret)
+			return ret;
+		if (a.help) {
 			usage(stdout);
 			return 0;
-		default:
-			return bad_option(argv, opt, opts);
 		}
 	}
 	n = argc - optind;
@@ -136,51 +181,22 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 		return bad("%s", "compare needs at least one result file");
 	if (n > 32)
 		return bad("too many files (%s): at most 32", argv[optind + 32]);
-	if (nlabels && nlabels != n) {
+	if (a.nlabels && a.nlabels != n) {
 		fprintf(stderr, "%s: %d labels for %d files: give one --label per "
-			"file\n", prog, nlabels, n);
+			"file\n", prog, a.nlabels, n);
 		return EXIT_USAGE;
 	}
 	files = calloc((size_t)n, sizeof(*files));
 	if (!files)
 		return 1;
-	for (int i = 0; i < n && !ret; i++) {
-		const char *path = argv[optind + i];
-
-		char shown[256];
-
-		printable(shown, sizeof(shown), path);
-		if (cmp_load(path, &files[i], err, sizeof(err))) {
-			fprintf(stderr, "%s: %s: %s\n", prog, shown, err);
-			ret = EXIT_USAGE;
-		} else if (i && strcmp(files[i].workload, files[0].workload)) {
-			fprintf(stderr, "%s: %s: workload '%s' does not match '%s' "
-				"of %s\n", prog, shown,
-				files[i].workload_shown, files[0].workload_shown,
-				files[0].shown);
-			ret = EXIT_USAGE;
-		} else if (nlabels) {
-			printable(files[i].label, sizeof(files[i].label), labels[i]);
-		}
-	}
+	ret = compare_load(&a, argv + optind, n, files);
 	if (!ret)
-		ret = compare_check(files, n, fail, allow_mismatch);
-	if (!ret && o.metric) {
-		bool found = false;
-
-		for (int m = 0; m < files[0].nmetrics; m++)
-			found |= !strcmp(files[0].metrics[m].name, o.metric);
-		if (!found) {
-			char m[64];
-
-			fprintf(stderr, "%s: %s has no metric '%s'\n", prog,
-				files[0].shown, printable(m, sizeof(m), o.metric));
-			ret = EXIT_USAGE;
-		}
-	}
+		ret = compare_check(files, n, a.fail, a.allow_mismatch);
+	if (!ret)
+		ret = compare_metric_check(&files[0], a.o.metric);
 	if (!ret) {
-		cmp_print(stdout, files, n, &o);
-		if (fail && cmp_regressions(stderr, files, n, &o, pct))
+		cmp_print(stdout, files, n, &a.o);
+		if (a.fail && cmp_regressions(stderr, files, n, &a.o, a.pct))
 			ret = 1;
 	}
 	for (int i = 0; i < n; i++)
@@ -188,4 +204,3 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 	free(files);
 	return ret;
 }
-

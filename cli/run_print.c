@@ -11,6 +11,30 @@
 #include "report/compare.h"
 #include "report/stats.h"
 
+/* One task count's lock classes, as /proc/lock_stat shows them. */
+static void print_lockstat(const struct res_point *p)
+{
+	printf("  %-12s %-5s %12s %12s %12s %12s %12s %12s\n",
+	       "lock class", "side", "acquired", "contended", "wait-total",
+	       "wait-max", "hold-avg", "hold-max");
+	for (int k = 0; k < p->c.nclasses; k++)
+		for (int s = 0; s < LS_NSIDES; s++) {
+			const struct lockstat_totals *t = &p->c.classes[k].side[s];
+
+			if (!t->acquisitions)
+				continue;
+			printf("  %-12s %-5s %12llu %12llu %10.3fms %10.3fus "
+			       "%10.3fus %10.3fus\n", p->c.classes[k].name,
+			       s == LS_READ ? "read" : "write",
+			       (unsigned long long)t->acquisitions,
+			       (unsigned long long)t->contentions,
+			       (double)t->wait_total / 1e6,
+			       (double)t->wait_max / 1e3,
+			       (double)t->hold_total / 1e3 / (double)t->acquisitions,
+			       (double)t->hold_max / 1e3);
+		}
+}
+
 void print_summary(const struct res_file *r, const struct run_cfg *c,
 			  bool brief)
 {
@@ -79,27 +103,7 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 			printf("%s%s %llu%s", k ? "" : "  ", p->c.counter_names[k],
 			       (unsigned long long)p->c.counters[k],
 			       k + 1 < p->c.ncounters ? ", " : "\n");
-		printf("  %-12s %-5s %12s %12s %12s %12s %12s %12s\n",
-		       "lock class", "side", "acquired", "contended", "wait-total",
-		       "wait-max", "hold-avg", "hold-max");
-		for (int k = 0; k < p->c.nclasses; k++)
-			for (int s = 0; s < LS_NSIDES; s++) {
-				const struct lockstat_totals *t =
-					&p->c.classes[k].side[s];
-
-				if (!t->acquisitions)
-					continue;
-				printf("  %-12s %-5s %12llu %12llu %10.3fms %10.3fus "
-				       "%10.3fus %10.3fus\n", p->c.classes[k].name,
-				       s == LS_READ ? "read" : "write",
-				       (unsigned long long)t->acquisitions,
-				       (unsigned long long)t->contentions,
-				       (double)t->wait_total / 1e6,
-				       (double)t->wait_max / 1e3,
-				       (double)t->hold_total / 1e3 /
-				       (double)t->acquisitions,
-				       (double)t->hold_max / 1e3);
-			}
+		print_lockstat(p);
 	}
 }
 

@@ -344,15 +344,17 @@ static int uf_create(struct sim_mm *mm, const struct fault_source_cfg *cfg,
 		return -ENOMEM;
 	u->base = (struct fault_source){ &uffd_fault_source, mm };
 	u->fd = -1;
+	/* Published before the handlers start: they read it (through the
+	 * mm) from their first fault, with no other order to rely on. */
+	*out = &u->base;
 	ret = present_init(&u->present, mm->base, mm->end - mm->base);
 	if (!ret)
 		ret = uf_start(u, cfg);
 	if (ret) {
+		*out = NULL;
 		uf_destroy(&u->base);
-		return ret;
 	}
-	*out = &u->base;
-	return 0;
+	return ret;
 }
 
 static uint64_t uf_resident(const struct fault_source *s)

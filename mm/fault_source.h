@@ -46,7 +46,8 @@ struct fault_source {
 
 struct fault_source_ops {
 	const char *name;                /* "uffd", "synthetic" */
-	/* Returns 0 and *out, or -errno. The arena is mapped. */
+	/* Returns 0 and *out, or -errno. The arena is mapped; *out is the
+	 * mm's own pointer, set before any fault can arrive. */
 	int (*create)(struct sim_mm *mm, const struct fault_source_cfg *cfg,
 		      struct fault_source **out);
 	/* Stop delivering faults (handlers joined); idempotent. */
