@@ -1,29 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Address-space operations on the simulated mm, with the kernel's
- * semantics and errno values (mm/mmap.c, mm/vma.c, mm/mprotect.c,
- * mm/madvise.c). Each runs under the scheme's write side (madvise: the
- * read-range side) and, for VMA changes, inside one VMA-tree
- * transaction, so lock-free readers see it all or not at all.
- *
- * VMAs are immutable once in the tree: a split, a merge or a protection
- * change builds new VMAs, swaps them in, and retires the old ones (freed
- * by an RCU callback, as vm_area_free() does). Merging keeps the
- * invariant that no two
- * adjacent VMAs are compatible (same flags, same backing, contiguous
- * offsets), which is what the kernel's vma_merge achieves for anonymous
- * and file mappings that share an anon_vma / file.
- *
- * Every operation checks what can fail before changing anything, or
- * aborts its transaction: a failed call leaves the mm as it was.
- *
- * The host kernel's VMA layout never changes here: protection is made
- * real by sim_mm_protect() (userfaultfd write-protection, zaps), and
- * munmap and brk shrink zap under the downgraded lock, as the kernel
- * does after mmap_write_downgrade().
+ * The address-space operations — munmap, mmap, mprotect, madvise, brk —
+ * each under the scheme's lock and inside one VMA-tree transaction
+ * (mm/vma_txn.c has the transactions and the file's longer story).
  */
-#include "mm/vma.h"
-
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -32,266 +12,9 @@
 #include <sys/uio.h>
 
 #include "mm/fault.h"
-#include "mm/mm.h"
+#include "mm/vma_txn.h"
 #include "sync/rcu.h"
 #include "uffd/host.h"
-
-unsigned long sim_prot_to_flags(int prot)
-{
-	unsigned long f = 0;
-
-	if (prot & PROT_READ)
-		f |= VM_READ;
-	if (prot & PROT_WRITE)
-		f |= VM_WRITE;
-	if (prot & PROT_EXEC)
-		f |= VM_EXEC;
-	return f;
-}
-
-void sim_vma_free(void *p)
-{
-	struct sim_vma *v = p;
-
-	if (v->pool)
-		objpool_free(v->pool, v);
-	else
-		free(v);
-}
-
-static void vma_free_rcu(struct sim_rcu_head *h)
-{
-	sim_vma_free((char *)h - offsetof(struct sim_vma, rcu));
-}
-
-static unsigned long vma_pages(const struct sim_vma *v)
-{
-	return (v->vm_end - v->vm_start) >> SIM_PAGE_SHIFT;
-}
-
-/* Can a (below) and b (above, adjacent) be one VMA? */
-static bool vma_compatible(const struct sim_vma *a, const struct sim_vma *b)
-{
-	return a->vm_end == b->vm_start && a->vm_flags == b->vm_flags &&
-	       a->vm_file == b->vm_file &&
-	       a->vm_pgoff + vma_pages(a) == b->vm_pgoff;
-}
-
-static bool vma_anon(const struct sim_vma *v)
-{
-	return atomic_load_explicit(&v->anon_vma, memory_order_relaxed);
-}
-
-/* --- one transaction on the tree, remembering new VMAs for abort ------- */
-
-struct vma_txn {
-	struct sim_mm *mm;
-	struct sim_vma *added;           /* VMAs created by this operation */
-	struct sim_vma *removed;         /* to detach once published */
-};
-
-static void txn_begin(struct vma_txn *x, struct sim_mm *mm)
-{
-	*x = (struct vma_txn){ .mm = mm };
-	vma_tree_begin(&mm->tree);
-}
-
-static void txn_end(struct vma_txn *x, int ret)
-{
-	struct lock_inst *l = x->mm->lock;
-
-	if (ret) {
-		vma_tree_abort(&x->mm->tree);
-		for (struct sim_vma *v = x->added, *n; v; v = n) {
-			n = v->txn_added;
-			sim_vma_free(v);
-		}
-		return;
-	}
-	vma_tree_publish(&x->mm->tree);
-	/* Published: a reader that still finds a removed VMA through an old
-	 * version must see it detached. Before _end(), which hands what this
-	 * transaction retired to RCU. */
-	for (struct sim_vma *v = x->removed; l->ops->vma_mark_detached && v;
-	     v = v->txn_removed)
-		l->ops->vma_mark_detached(l, &v->vm_lock);
-	vma_tree_end(&x->mm->tree);
-}
-
-static struct sim_vma *vma_alloc(struct sim_mm *mm)
-{
-	struct sim_vma *v = objpool_alloc_reclaim(&mm->vmas);
-
-	if (v)
-		v->pool = &mm->vmas;
-	return v;
-}
-
-static struct sim_vma *txn_new(struct vma_txn *x, unsigned long start,
-			       unsigned long end, unsigned long flags, int file,
-			       unsigned long pgoff, bool anon)
-{
-	struct lock_inst *l = x->mm->lock;
-	struct sim_vma *v = vma_alloc(x->mm);
-
-	if (!v)
-		return NULL;
-	v->txn_added = x->added;
-	x->added = v;
-	v->vm_start = start;
-	v->vm_end = end;
-	v->vm_flags = flags;
-	v->vm_file = file;
-	v->vm_pgoff = pgoff;
-	atomic_init(&v->anon_vma, anon);
-	if (l->ops->vma_init)
-		l->ops->vma_init(l, &v->vm_lock);
-	return v;
-}
-
-/* Take v out of the tree: write-lock it first (its readers drain), and
- * free it after commit and a grace period. */
-static int txn_remove(struct vma_txn *x, struct sim_vma *v)
-{
-	struct lock_inst *l = x->mm->lock;
-	int ret;
-
-	if (l->ops->vma_start_write)
-		l->ops->vma_start_write(l, &v->vm_lock);
-	ret = vma_tree_erase(&x->mm->tree, v);
-	if (ret)
-		return ret;
-	v->txn_removed = x->removed;
-	x->removed = v;
-	vma_tree_retire(&x->mm->tree, &v->rcu, vma_free_rcu);
-	return 0;
-}
-
-/* A copy of v covering only [start, end) (inside v). */
-static struct sim_vma *txn_piece(struct vma_txn *x, const struct sim_vma *v,
-				 unsigned long start, unsigned long end,
-				 unsigned long flags)
-{
-	return txn_new(x, start, end, flags, v->vm_file,
-		       v->vm_pgoff + ((start - v->vm_start) >> SIM_PAGE_SHIFT),
-		       vma_anon(v));
-}
-
-/* Split the VMA containing addr (if it straddles addr) in two. */
-static int txn_split_at(struct vma_txn *x, unsigned long addr)
-{
-	struct sim_vma *v = vma_tree_txn_find(&x->mm->tree, addr), *lo, *hi;
-	int ret;
-
-	if (!v || v->vm_start >= addr)
-		return 0;
-	lo = txn_piece(x, v, v->vm_start, addr, v->vm_flags);
-	hi = lo ? txn_piece(x, v, addr, v->vm_end, v->vm_flags) : NULL;
-	if (!hi)
-		return -ENOMEM;
-	ret = txn_remove(x, v);
-	if (!ret)
-		ret = vma_tree_insert(&x->mm->tree, lo);
-	if (!ret)
-		ret = vma_tree_insert(&x->mm->tree, hi);
-	return ret;
-}
-
-/* Merge every adjacent compatible pair that touches [lo, hi]. */
-static int txn_merge_around(struct vma_txn *x, unsigned long lo,
-			    unsigned long hi)
-{
-	struct vma_tree *t = &x->mm->tree;
-	struct sim_vma *v = vma_tree_txn_prev(t, lo);
-
-	if (!v)
-		v = vma_tree_txn_find(t, lo);
-	while (v && v->vm_start <= hi) {
-		struct sim_vma *n = vma_tree_txn_find(t, v->vm_end), *m;
-		int ret;
-
-		if (!n || !vma_compatible(v, n)) {
-			v = n;
-			continue;
-		}
-		/* One anon_vma serves the merged VMA (the kernel merges when
-		 * either has none or they share one). */
-		m = txn_new(x, v->vm_start, n->vm_end, v->vm_flags, v->vm_file,
-			    v->vm_pgoff, vma_anon(v) || vma_anon(n));
-		if (!m)
-			return -ENOMEM;
-		ret = txn_remove(x, v);
-		if (!ret)
-			ret = txn_remove(x, n);
-		if (!ret)
-			ret = vma_tree_insert(t, m);
-		if (ret)
-			return ret;
-		v = m;
-	}
-	return 0;
-}
-
-/* How many VMAs [start, end) covers, and whether it has a hole. */
-static size_t txn_covered(struct vma_txn *x, unsigned long start,
-			  unsigned long end, bool *hole)
-{
-	struct vma_tree *t = &x->mm->tree;
-	unsigned long at = start;
-	size_t n = 0;
-
-	*hole = false;
-	for (struct sim_vma *v = vma_tree_txn_find(t, start);
-	     v && v->vm_start < end; v = vma_tree_txn_find(t, v->vm_end)) {
-		if (v->vm_start > at)
-			*hole = true;
-		at = v->vm_end;
-		n++;
-	}
-	if (at < end)
-		*hole = true;
-	return n;
-}
-
-/* Remove [start, end) from the tree, splitting VMAs that straddle its
- * ends. *unmapped counts the pages removed. */
-static int txn_unmap(struct vma_txn *x, unsigned long start, unsigned long end,
-		     unsigned long *unmapped)
-{
-	struct sim_mm *mm = x->mm;
-	struct sim_vma *v;
-	int ret = txn_split_at(x, start);
-
-	if (!ret)
-		ret = txn_split_at(x, end);
-	while (!ret && (v = vma_tree_txn_find_intersection(&mm->tree, start, end))) {
-		*unmapped += vma_pages(v);
-		ret = txn_remove(x, v);
-	}
-	return ret;
-}
-
-/* The last check of every operation: one that adds VMAs must not leave
- * more than max_map_count (then the transaction is aborted). One that
- * adds none always may, even if the limit was lowered below the count. */
-static int txn_check_count(struct vma_txn *x)
-{
-	size_t after = vma_tree_txn_count(&x->mm->tree);
-
-	return after > x->mm->cfg.max_map_count &&
-	       after > vma_tree_count(&x->mm->tree) ? -ENOMEM : 0;
-}
-
-static bool range_ok(struct sim_mm *mm, unsigned long start, size_t len)
-{
-	return len && !(start & ~SIM_PAGE_MASK) && start >= mm->base &&
-	       start < mm->end && len <= mm->end - start;
-}
-
-static size_t page_align(size_t len)
-{
-	return (len + SIM_PAGE_SIZE - 1) & SIM_PAGE_MASK;
-}
 
 /* --- munmap ---------------------------------------------------------------- */
 
@@ -305,8 +28,8 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 
 	if (len > mm->end - mm->base)
 		return -EINVAL;
-	len = page_align(len);
-	if (!range_ok(mm, start, len))
+	len = txn_page_align(len);
+	if (!txn_range_ok(mm, start, len))
 		return -EINVAL;
 	end = start + len;
 	ops->write_begin(mm->lock, start, end, &h);
@@ -338,7 +61,7 @@ static int mmap_place(struct vma_txn *x, unsigned long addr, size_t len,
 	if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
 		if (addr & ~SIM_PAGE_MASK)
 			return -EINVAL;
-		if (!range_ok(mm, addr, len))
+		if (!txn_range_ok(mm, addr, len))
 			return -ENOMEM;
 		if ((flags & MAP_FIXED_NOREPLACE) &&
 		    vma_tree_txn_find_intersection(&mm->tree, addr, addr + len))
@@ -348,7 +71,7 @@ static int mmap_place(struct vma_txn *x, unsigned long addr, size_t len,
 	}
 	/* A free, aligned hint is honoured, as in the kernel. */
 	addr &= SIM_PAGE_MASK;
-	if (addr && range_ok(mm, addr, len) &&
+	if (addr && txn_range_ok(mm, addr, len) &&
 	    !vma_tree_txn_find_intersection(&mm->tree, addr, addr + len)) {
 		*out = addr;
 		return 0;
@@ -368,7 +91,7 @@ int sim_mmap_guess(void *arg, unsigned long addr, unsigned long len,
 
 	addr &= SIM_PAGE_MASK;
 	sim_rcu_read_lock();
-	if (addr && range_ok(mm, addr, len) &&
+	if (addr && txn_range_ok(mm, addr, len) &&
 	    !vma_tree_find_intersection(&mm->tree, addr, addr + len))
 		*out = addr;
 	else
@@ -393,12 +116,12 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 		return -EINVAL;
 	if (len > mm->end - mm->base)
 		return -ENOMEM;
-	len = page_align(len);
+	len = txn_page_align(len);
 	vflags = sim_prot_to_flags(prot) | ((flags & MAP_SHARED) ? VM_SHARED : 0);
 
 	if (fixed && (addr & ~SIM_PAGE_MASK))
 		return -EINVAL;
-	if (fixed && !range_ok(mm, addr, len))
+	if (fixed && !txn_range_ok(mm, addr, len))
 		return -ENOMEM;
 	for (;;) {
 		unsigned long guess = 0;
@@ -476,8 +199,8 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 		return -EINVAL;
 	if (!len)
 		return 0;
-	len = page_align(len);
-	if (!range_ok(mm, start, len))
+	len = txn_page_align(len);
+	if (!txn_range_ok(mm, start, len))
 		return -ENOMEM;
 	end = start + len;
 	ops->write_begin(mm->lock, start, end, &h);
@@ -565,7 +288,7 @@ static int madvise_check(struct sim_mm *mm, unsigned long start, size_t len,
 	if ((advice != MADV_DONTNEED && advice != MADV_POPULATE_WRITE) ||
 	    (start & ~SIM_PAGE_MASK))
 		return -EINVAL;
-	if (len && !range_ok(mm, start, page_align(len)))
+	if (len && !txn_range_ok(mm, start, txn_page_align(len)))
 		return -ENOMEM;
 	return 0;
 }
@@ -579,7 +302,7 @@ int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
 
 	if (ret || !len)
 		return ret;
-	len = page_align(len);
+	len = txn_page_align(len);
 	/* MADV_DONTNEED may be served by a per-VMA lock (Linux 6.16);
 	 * MADV_POPULATE_WRITE faults pages in under mmap_read_lock. */
 	ops->read_range_begin(mm->lock, start, start + len,
@@ -606,7 +329,7 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 	}
 	for (i = 0; i < n; i++) {
 		unsigned long s = (unsigned long)iov[i].iov_base;
-		unsigned long e = s + page_align(iov[i].iov_len);
+		unsigned long e = s + txn_page_align(iov[i].iov_len);
 
 		if (iov[i].iov_len && s < lo)
 			lo = s;
@@ -628,7 +351,7 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 
 		*err = madvise_check(mm, s, len, advice);
 		if (!*err && len)
-			*err = madvise_walk(mm, s, s + page_align(len), what);
+			*err = madvise_walk(mm, s, s + txn_page_align(len), what);
 		if (*err)
 			break;
 		done += len;
@@ -641,7 +364,7 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 		for (int k = 0; k < i; k++)
 			madvise_walk(mm, (unsigned long)iov[k].iov_base,
 				     (unsigned long)iov[k].iov_base +
-				     page_align(iov[k].iov_len), MADV_STEP_FORGET);
+				     txn_page_align(iov[k].iov_len), MADV_STEP_FORGET);
 	}
 	ops->read_range_end(mm->lock, &h);
 	return done;
@@ -697,8 +420,8 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 			return 0;
 		if (newbrk < mm->start_brk || newbrk > mm->end)
 			return -ENOMEM;
-		lo = page_align(oldbrk < newbrk ? oldbrk : newbrk);
-		hi = page_align(oldbrk < newbrk ? newbrk : oldbrk);
+		lo = txn_page_align(oldbrk < newbrk ? oldbrk : newbrk);
+		hi = txn_page_align(oldbrk < newbrk ? newbrk : oldbrk);
 		/* The heap's changing part (at least the page the break is
 		 * in); a scheme without ranges takes its whole write side. */
 		ops->write_begin(mm->lock, lo, lo < hi ? hi : lo + SIM_PAGE_SIZE, &h);

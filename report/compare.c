@@ -344,21 +344,6 @@ static void lock_rows(struct printer *pr, int tasks)
 	}
 }
 
-int base_tasks(const struct cmp_file *b, int *tasks, int max)
-{
-	size_t n = json_object_array_length(b->results);
-	int k = 0;
-
-	for (size_t i = 0; i < n && k < max; i++) {
-		json_object *t;
-
-		json_object_object_get_ex(json_object_array_get_idx(b->results, i),
-					  "tasks", &t);
-		tasks[k++] = json_object_get_int(t);
-	}
-	return k;
-}
-
 static void print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 			  const struct cmp_opts *o)
 {

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* What every command uses: the usage text and the one-line complaints. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "util/parse.h"
+
+void usage(FILE *f)
+{
+	fprintf(f,
+"usage: vmsim <command> [options]\n"
+"\n"
+"commands:\n"
+"  run      run a workload under a lock scheme and write a result\n"
+"  list     list the lock schemes and workloads\n"
+"  compare  compare result files: mmtests-style tables, regression gate\n"
+"  check    report what this machine offers (userfaultfd, io_uring, CPUs)\n"
+"  bench tree [--vmas LIST] [--lookups N]\n"
+"           VMA-tree costs at several sizes against a sorted array\n"
+"\n"
+"vmsim run options:\n"
+"  -l, --lock NAME[,NAME]   lock scheme(s) (default rwsem; see 'vmsim list');\n"
+"                           several are run interleaved and compared\n"
+"  -w, --workload NAME      workload (default pft)\n"
+"  -t, --tasks LIST         task counts: 1,2,4 | 1-8 | max (default 1-CPUs)\n"
+"  -i, --iterations N       runs per task count (default 5; loop workloads 1)\n"
+"  -m, --mem SIZE           region size, K/M/G/T suffixes, a multiple of 4K\n"
+"                           (default: the workload's: pft 64M, page_fault*\n"
+"                           and mmap* 128M per task, madvise_batch 256M,\n"
+"                           fault_vs_mmap 16M); threads share it, split among\n"
+"                           them; in --mode processes each task has its own\n"
+"      --duration N         loop workloads: samples kept (default 5)\n"
+"      --warmup N           loop workloads: samples discarded first (default 1)\n"
+"      --interval MS        loop workloads: sample length (default 1000 ms)\n"
+"      --cycles N           mmap_stress: cycles per iteration (default 20000)\n"
+"      --zap MODE           madvise_batch: process_madvise (one call per batch,\n"
+"                           default) | madvise (one call per range)\n"
+"      --writers N          writer tasks for fault_vs_mmap (default 1)\n"
+"      --arena SIZE         simulated address space (default 16G)\n"
+"      --handlers N         uffd handler threads (default: one per task)\n"
+"      --wait MODE          handler wait: block | poll | busy | uring\n"
+"                           (default block)\n"
+"      --batch N            uffd messages per read, 1-64 (default 16)\n"
+"      --fault-source SRC   uffd | synthetic (default uffd)\n"
+"      --mode MODE          threads (one shared mm) | processes (an mm per\n"
+"                           task) (default threads)\n"
+"      --pin                pin tasks (and handlers) to CPUs\n"
+"      --numa POLICY        local (arena and handlers on this node) |\n"
+"                           interleave (arena over all nodes) (default: the\n"
+"                           kernel's)\n"
+"      --fault-timeout S    a fault unanswered this long aborts the run with\n"
+"                           a diagnostic (default 10; 0: off)\n"
+"      --max-tasks N        refuse more tasks than N (default 256)\n"
+"      --max-map-count N    like vm.max_map_count (default 65530)\n"
+"  -o, --json FILE          write the result to FILE (several schemes:\n"
+"                           FILE-<scheme>.json)\n"
+"  -f, --force              replace FILE if it is a vmsim result\n"
+"      --brief              no lock statistics (several schemes: only the\n"
+"                           comparison table)\n"
+"  -q, --quiet              no progress line\n"
+"\n"
+"vmsim compare [options] BASE.json NEW.json [MORE.json ...]\n"
+"      --format FMT         text | markdown | csv | json | gnuplot (default text)\n"
+"      --label NAME         column label, once per file in order (default: scheme)\n"
+"      --significance RULE  the *x.xx%%* marker: welch (Welch's t-test, alpha\n"
+"                           0.05; default) | mannwhitney | mmtests-ttest\n"
+"                           (t-test on the Hmean, n1+n2-2 df, alpha 0.10:\n"
+"                           mmtests 2018 to Nov 2024) | mmtests-ci\n"
+"                           (|diff| > 1.96*(sd_a+sd_b): mmtests since Nov 2024)\n"
+"      --test TEST          the same (welch | mannwhitney), older name\n"
+"      --alpha A            significance level (default: the rule's)\n"
+"      --fail-on-regression[=PCT]\n"
+"                           exit 1 if a primary metric of a later file is\n"
+"                           significantly worse than BASE by more than PCT%%;\n"
+"                           exit 2 if a file is not a valid measurement\n"
+"                           (incomplete, NaN/negative/missing samples, flagged\n"
+"                           samples) or was run with other options\n"
+"      --allow-mismatch     gate runs made with different options anyway\n"
+"      --metric NAME        the metric for --format gnuplot (default: first)\n"
+"\n"
+"exit status: 0 done; 1 the run failed, its result could not go where asked\n"
+"  (it went elsewhere, and stderr says where), or the gate found a regression;\n"
+"  2 bad input (one line on stderr says which value and why), or a file the\n"
+"  gate cannot trust; 3 the run was aborted (a fault nobody answered, a task\n"
+"  process died); 128+N stopped by signal N (SIGINT, SIGTERM): what was\n"
+"  measured is printed and written, complete: false. A repeat of the signal\n"
+"  within a second is ignored; a later one exits within a second.\n"
+"\n"
+"  -h, --help               this help;  -V, --version  the version\n");
+}
+
+int bad(const char *fmt, const char *val)
+{
+	char shown[256];
+
+	fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, fmt, printable(shown, sizeof(shown), val));
+	fprintf(stderr, " (see 'vmsim --help')\n");
+	return EXIT_USAGE;
+}
+
+/*
+ * getopt's complaint as one line of ours (opterr is 0, and the option
+ * strings start with ':' so that a missing value is told apart).
+ */
+int bad_option(char **argv, int opt, const struct option *opts)
+{
+	char name[64], shown[80];
+	const char *arg = argv[optind - 1];
+	int matches = 0;
+
+	if (optopt > 0 && optopt < 256 && arg[0] == '-' && arg[1] != '-')
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	printable(shown, sizeof(shown), name);
+	if (opt == ':')
+		return bad("option '%s' needs a value", shown);
+	for (int i = 0; name[0] == '-' && name[1] == '-' && opts[i].name; i++)
+		matches += !strncmp(opts[i].name, name + 2, strlen(name + 2));
+	if (matches > 1)
+		return bad("ambiguous option '%s': give more of its name", shown);
+	return bad("unknown option '%s'", shown);
+}
+
+/*
+ * arg as one of names: its index, or -1 after one line naming the bad
+ * value and the choices ("unknown WHAT 'x': want a, b or c").
+ */
+int pick(const char *what, const char *arg, const char *const *names,
+		int n)
+{
+	int i = parse_choice(arg, names, n);
+	char shown[256];
+
+	if (i >= 0)
+		return i;
+	fprintf(stderr, "%s: unknown %s '%s': want ", prog, what,
+		printable(shown, sizeof(shown), arg));
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", names[i], i == n - 1 ? "" :
+			i == n - 2 ? " or " : ", ");
+	fprintf(stderr, " (see 'vmsim --help')\n");
+	return -1;
+}
+
+/* If opt is one of ints, parse arg into it: 1 taken, 0 not an integer
+ * option, -1 bad value (said in one line). */
+int set_int_opt(const struct int_opt *ints, size_t n, int opt,
+		       const char *arg)
+{
+	long v;
+
+	for (size_t i = 0; i < n; i++) {
+		if (ints[i].id != opt)
+			continue;
+		if (parse_long(arg, ints[i].lo, ints[i].hi, &v)) {
+			fprintf(stderr, "%s: bad %s '%s': want %ld to %ld (see "
+				"'vmsim --help')\n", prog, ints[i].what, arg,
+				ints[i].lo, ints[i].hi);
+			return -1;
+		}
+		*ints[i].dst = (int)v;
+		return 1;
+	}
+	return 0;
+}
+

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * group — agents and their tasks (see group.h for what they are).
+ *
+ * One iteration, as the runner and the agents see it (all through the
+ * shared block; every wait is a futex on it):
+ *   runner: reset the counters, post ITERATE
+ *   agent:  set up its mm (wl->setup), arm its tasks
+ *   task:   report at the gate (ready++), wait for the gate
+ *   runner: when every task is at the gate, open it (go = iter) — or,
+ *           if some agent's set-up failed, abort it (go = -iter)
+ *   task:   run; then fg_done++ (foreground) and finished++
+ *   runner: sample / wait for fg_done; set stop
+ *   agent:  when all its tasks finished, note the host calls and handler
+ *           CPU of the timed phase, tear down, done++
+ *   runner: when every agent is done, read the tasks' numbers
+ * Set-up and teardown are outside the timed phase; so is everything an
+ * agent does at start (mm, threads) and exit (counters, destroy).
+ */
+#include "workloads/group.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sync/futex.h"
+#include "sync/rcu.h"
+#include "uffd/host.h"
+#include "workloads/watchdog.h"
+#include "workloads/group_int.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+}
+
+static double tv_s(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+int grp_ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+/* Wake everyone waiting on w (seq_cst RMWs before: see each caller). */
+void grp_wake_all(_Atomic int *w)
+{
+	futex_wake_shared(w, INT_MAX);
+}
+
+void grp_bump(_Atomic int *w)
+{
+	atomic_fetch_add(w, 1);
+	grp_wake_all(w);
+}
+
+/* Wait until *w != seen; returns the new value. */
+static int wait_change(_Atomic int *w, int seen)
+{
+	int v;
+
+	while ((v = atomic_load(w)) == seen)
+		futex_wait_shared(w, seen, NULL);
+	return v;
+}
+
+/* --- tasks ----------------------------------------------------------------- */
+
+static void task_run(const struct workload *wl, struct task_slot *s)
+{
+	struct timespec c0, c1;
+	struct rusage r0, r1;
+
+	getrusage(RUSAGE_THREAD, &r0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	s->t_start = now_ns();
+	s->ret = wl->task(&s->t);
+	s->t_end = now_ns();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	getrusage(RUSAGE_THREAD, &r1);
+	s->cpu_ns = ts_ns(&c1) - ts_ns(&c0);
+	s->user = tv_s(&r1.ru_utime) - tv_s(&r0.ru_utime);
+	s->sys = tv_s(&r1.ru_stime) - tv_s(&r0.ru_stime);
+}
+
+/* A task's thread: lives as long as the group, runs one iteration per
+ * arming of its agent. */
+static void *task_main(void *arg)
+{
+	struct task_ctx *x = arg;
+	struct group_shm *shm = x->g->shm;
+	struct task_slot *s = x->s;
+	int armed = 0;
+
+	if (s->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(s->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
+	atomic_store(&s->t.tid, (int)gettid());
+	for (;;) {
+		int iter = wait_change(&x->r->arm, armed), go;
+
+		armed = iter;
+		if (iter < 0)
+			break;
+		grp_bump(&shm->ready);
+		while ((go = atomic_load(&shm->go)) != iter && go != -iter)
+			futex_wait_shared(&shm->go, go, NULL);
+		if (go == iter)
+			task_run(x->g->c->wl, s);
+		if (!s->t.background)
+			grp_bump(&shm->fg_done);
+		grp_bump(&x->r->finished);
+	}
+	return NULL;
+}
+
+/* --- agents ------------------------------------------------------------------ */
+
+static int agent_start_mm(struct agent *a, char *err, size_t errlen)
+{
+	const struct run_cfg *c = a->g->c;
+	struct sim_mm_cfg mc = c->mm;
+	int cpus[256], nc = grp_ncpus() < 256 ? grp_ncpus() : 256, ret;
+
+	mc.lock = a->g->lock;
+	if (!mc.src.nhandlers)
+		mc.src.nhandlers = c->processes ? 1 : a->g->nfg;
+	for (int i = 0; i < nc; i++)
+		cpus[i] = i;
+	/* Pinned: a process's handler on its task's CPU; the shared mm's
+	 * handlers spread over all CPUs, as the tasks are. */
+	if (c->pin && c->processes) {
+		mc.src.cpus = &cpus[a->id % nc];
+		mc.src.ncpus = 1;
+	} else if (c->pin) {
+		mc.src.cpus = cpus;
+		mc.src.ncpus = nc;
+	}
+	ret = sim_mm_create(&mc, &a->mm);
+	if (ret)
+		snprintf(err, errlen, "cannot create the simulated mm: %s",
+			 strerror(-ret));
+	return ret;
+}
+
+static void agent_stop_threads(struct agent *a)
+{
+	if (!a->r)
+		return;
+	atomic_store(&a->r->arm, -1);
+	grp_wake_all(&a->r->arm);
+	for (int i = 0; i < a->nthreads; i++)
+		pthread_join(a->threads[i], NULL);
+	a->nthreads = 0;
+}
+
+static void agent_fini(struct agent *a)
+{
+	agent_stop_threads(a);
+	watchdog_stop(a->wd);
+	if (a->mm) {
+		sim_mm_stop_handlers(a->mm);
+		res_counters_collect(&a->r->final, a->mm);
+		sim_mm_destroy(a->mm);
+	}
+	free(a->mine);
+	free(a->tasks);
+	free(a->ctx);
+	free(a->threads);
+}
+
+static int agent_init(struct agent *a)
+{
+	struct group *g = a->g;
+	int ret;
+
+	ret = agent_start_mm(a, a->r->err, sizeof(a->r->err));
+	if (ret)
+		return ret;
+	for (int i = 0; i < g->ntotal; i++)
+		a->nmine += g->slots[i].agent == a->id;
+	a->mine = calloc((size_t)a->nmine, sizeof(*a->mine));
+	a->tasks = calloc((size_t)a->nmine, sizeof(*a->tasks));
+	a->threads = calloc((size_t)a->nmine, sizeof(*a->threads));
+	a->ctx = calloc((size_t)a->nmine, sizeof(*a->ctx));
+	if (!a->mine || !a->tasks || !a->threads || !a->ctx) {
+		snprintf(a->r->err, sizeof(a->r->err), "out of memory");
+		return -ENOMEM;
+	}
+	for (int i = 0, k = 0; i < g->ntotal; i++) {
+		if (g->slots[i].agent != a->id)
+			continue;
+		g->slots[i].t.mm = a->mm;
+		a->mine[k] = &g->slots[i];
+		a->tasks[k] = &g->slots[i].t;
+		a->ctx[k] = (struct task_ctx){ g, a->r, &g->slots[i] };
+		k++;
+	}
+	for (int k = 0; k < a->nmine; k++) {
+		ret = -pthread_create(&a->threads[k], NULL, task_main, &a->ctx[k]);
+		if (ret) {
+			snprintf(a->r->err, sizeof(a->r->err), "cannot start a "
+				 "task thread: %s", strerror(-ret));
+			return ret;
+		}
+		a->nthreads++;
+	}
+	ret = watchdog_start(&a->wd, g->c->fault_timeout, a->tasks, a->nmine,
+			     a->mm, g->interrupt);
+	if (ret)
+		snprintf(a->r->err, sizeof(a->r->err), "cannot start the "
+			 "watchdog: %s", strerror(-ret));
+	return ret;
+}
+
+static void agent_iterate(struct agent *a)
+{
+	struct group *g = a->g;
+	const struct run_cfg *c = g->c;
+	int iter = atomic_load(&g->shm->iter), ret = 0;
+	uint64_t h0[HOST_NCALLS], h1[HOST_NCALLS], hcpu = 0;
+	void *shared = NULL;
+
+	a->r->ret = 0;
+	atomic_store(&a->r->finished, 0);
+	if (c->wl->setup)
+		ret = c->wl->setup(a->mm, &c->wo, c->processes ? 1 : g->nfg,
+				   &shared);
+	if (ret) {
+		a->r->ret = ret;
+		snprintf(a->r->err, sizeof(a->r->err), "%s setup with %d tasks: "
+			 "%s", c->wl->name, g->nfg, strerror(-ret));
+		/* Its tasks will not come to the gate: stand in for them. */
+		atomic_fetch_add(&g->shm->ready, a->nmine);
+		grp_wake_all(&g->shm->ready);
+		grp_bump(&g->shm->done);
+		return;
+	}
+	for (int k = 0; k < a->nmine; k++) {
+		struct wl_task *t = &a->mine[k]->t;
+
+		t->shared = shared;
+		atomic_store(&t->ops, 0);
+		t->touches = t->segv = 0;
+		memset(t->phase, 0, sizeof(t->phase));
+		a->mine[k]->ret = 0;
+		a->mine[k]->cpu_ns = a->mine[k]->t_start = a->mine[k]->t_end = 0;
+	}
+	host_counts(h0);
+	hcpu = a->mm->src->ops->handler_cpu_ns(a->mm->src);
+	atomic_store(&a->r->arm, iter);
+	grp_wake_all(&a->r->arm);
+	for (int f; (f = atomic_load(&a->r->finished)) < a->nmine;)
+		futex_wait_shared(&a->r->finished, f, NULL);
+	host_counts(h1);
+	for (int i = 0; i < HOST_NCALLS; i++)
+		a->r->host[i] = h1[i] - h0[i];
+	a->r->handler_ns = a->mm->src->ops->handler_cpu_ns(a->mm->src) - hcpu;
+	if (c->wl->teardown)
+		c->wl->teardown(a->mm, &c->wo, shared);
+	grp_bump(&g->shm->done);
+}
+
+static int agent_main(struct group *g, int id)
+{
+	struct agent a = { .g = g, .id = id, .r = &g->rec[id] };
+	int ret = agent_init(&a), seen = 0;
+
+	a.r->ret = ret;
+	atomic_store(&a.r->state, ret ? AGENT_FAILED : AGENT_READY);
+	grp_bump(&g->shm->started);
+	while (!ret) {
+		seen = wait_change(&g->shm->cmd_seq, seen);
+		if (atomic_load(&g->shm->cmd) == CMD_EXIT)
+			break;
+		agent_iterate(&a);
+	}
+	agent_fini(&a);
+	grp_bump(&g->shm->exited);
+	return ret;
+}
+
+void *grp_agent_thread_main(void *arg)
+{
+	agent_main(arg, 0);
+	return NULL;
+}
+
+/* A forked agent: its own host process, ended with its parent. */
+int grp_agent_fork(struct group *g, int id)
+{
+	pid_t parent = getpid(), pid;
+
+	sim_rcu_before_fork();
+	pid = fork();
+	if (pid == 0) {
+		sim_rcu_after_fork_child();
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		/* The runner decides when to stop, for all of us. */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		_exit(agent_main(g, id) ? 1 : 0);
+	}
+	sim_rcu_after_fork_parent();
+	if (pid < 0)
+		return -errno;
+	g->pids[id] = pid;
+	return 0;
+}
