@@ -81,7 +81,8 @@ static const struct option run_opts[] = {
 struct run_args {
 	struct run_cfg c;
 	const char *json;
-	bool force, quiet, brief, zap_given, mem_given, help;
+	bool force, quiet, brief, mem_given, help;
+	unsigned given;                  /* WL_OPT_* on the command line */
 	int max_tasks;
 	int ncpus;
 };
@@ -148,13 +149,14 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 		if (parse_long(arg, 1, 100000000, &v))
 			return bad("bad cycle count '%s': want 1 or more", arg);
 		c->wo.cycles = v;
+		a->given |= WL_OPT_CYCLES;
 		return 0;
 	case OPT_ZAP:
 		if ((k = pick("zap mode", arg,
 			      NAMES("process_madvise", "madvise"))) < 0)
 			return EXIT_USAGE;
 		c->wo.zap_per_range = k == 1;
-		a->zap_given = true;
+		a->given |= WL_OPT_ZAP;
 		return 0;
 	}
 	return -1;
@@ -211,6 +213,10 @@ static int run_settle(struct run_args *a)
 
 	if (c->wo.writers >= 0 && !c->wl->background)
 		return bad("--writers does not apply to workload '%s'", c->wl->name);
+	if (a->given & WL_OPT_CYCLES & ~c->wl->options)
+		return bad("--cycles does not apply to workload '%s'", c->wl->name);
+	if (a->given & WL_OPT_ZAP & ~c->wl->options)
+		return bad("--zap does not apply to workload '%s'", c->wl->name);
 	if (c->wo.writers < 0)
 		c->wo.writers = c->wl->background ? 1 : 0;
 	a->mem_given = c->wo.mem != 0;
@@ -220,17 +226,15 @@ static int run_settle(struct run_args *a)
 		return EXIT_USAGE;
 	if (!c->wo.iterations)
 		c->wo.iterations = c->wl->loop ? 1 : 5;
-	if (c->wl == &madvise_batch_workload && !c->wo.zap_per_range &&
-	    !sim_process_madvise_self_ok()) {
-		if (a->zap_given) {
-			fprintf(stderr, "%s: --zap process_madvise needs "
-				"process_madvise(MADV_DONTNEED) on oneself (Linux "
-				"6.13+); use --zap madvise\n", prog);
+	if (c->wl->prepare) {
+		char msg[256] = "";
+
+		if (c->wl->prepare(&c->wo, a->given, msg, sizeof(msg))) {
+			fprintf(stderr, "%s: %s\n", prog, msg);
 			return EXIT_USAGE;
 		}
-		fprintf(stderr, "%s: this kernel cannot process_madvise itself: "
-			"zapping with one madvise per range\n", prog);
-		c->wo.zap_per_range = true;
+		if (*msg)
+			fprintf(stderr, "%s: %s\n", prog, msg);
 	}
 	c->progress = !a->quiet && isatty(STDERR_FILENO);
 	c->mm.lock = c->locks[0];

@@ -134,9 +134,9 @@ json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 		json_object_object_add(o, "duration", json_object_new_int(c->wo.duration));
 		json_object_object_add(o, "interval_ms", json_object_new_int(c->wo.interval_ms));
 	}
-	if (c->wl == &mmap_stress_workload)
+	if (c->wl->options & WL_OPT_CYCLES)
 		json_object_object_add(o, "cycles", json_object_new_int64(c->wo.cycles));
-	if (c->wl == &madvise_batch_workload)
+	if (c->wl->options & WL_OPT_ZAP)
 		json_object_object_add(o, "zap", json_object_new_string(
 			c->wo.zap_per_range ? "madvise" : "process_madvise"));
 	return o;

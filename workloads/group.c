@@ -83,6 +83,7 @@ static void group_init_slots(struct group *g, int n)
 		s->t.id = c->processes && i < n ? 0 : i;
 		s->t.ntasks = c->processes ? 1 : n;
 		s->t.o = &c->wo;
+		s->t.params = c->wl->params;
 		s->t.background = i >= n;
 		s->t.stop = &g->shm->stop;
 		s->t.interrupt = g->interrupt;

@@ -16,6 +16,8 @@
 #include <sys/uio.h>
 #include <time.h>
 
+#include <stdio.h>
+
 #include "workloads/workload.h"
 
 #define MB_SIZES 11                      /* vlen 1 .. 1024 */
@@ -109,12 +111,32 @@ static void mb_report(const struct wl_iter *it, double *v)
 		v[b] = it->phase[b];
 }
 
+/* --zap process_madvise needs process_madvise(MADV_DONTNEED) on oneself
+ * (Linux 6.13+): refused if asked for, else one madvise per range. */
+static int mb_prepare(struct wl_opts *o, unsigned given, char *msg, size_t len)
+{
+	if (o->zap_per_range || sim_process_madvise_self_ok())
+		return 0;
+	if (given & WL_OPT_ZAP) {
+		snprintf(msg, len, "--zap process_madvise needs "
+			 "process_madvise(MADV_DONTNEED) on oneself (Linux "
+			 "6.13+); use --zap madvise");
+		return -EINVAL;
+	}
+	snprintf(msg, len, "this kernel cannot process_madvise itself: "
+		 "zapping with one madvise per range");
+	o->zap_per_range = true;
+	return 0;
+}
+
 const struct workload madvise_batch_workload = {
 	.name = "madvise_batch",
 	.desc = "populate --mem (256M), MADV_DONTNEED it in 4K ranges, vlen 1..1024 per call",
 	.default_mem = 256UL << 20,
 	.min_mem = SIM_PAGE_SIZE,
 	.touches_mem = true,
+	.options = WL_OPT_ZAP,
+	.prepare = mb_prepare,
 	.nmetrics = MB_SIZES,
 	.metrics = {
 		{ "vlen-1", "s", false, true },

@@ -69,6 +69,7 @@ const struct workload mmap_stress_workload = {
 	.name = "mmap_stress",
 	.desc = "--cycles x (mmap 50 VMAs, fault each, munmap all); mmap and munmap timed",
 	.concurrent_writes = true,
+	.options = WL_OPT_CYCLES,
 	.nmetrics = 3,
 	.metrics = {
 		{ "mmap", "s", false, false },

@@ -46,6 +46,7 @@ struct wl_task {
 	int id, ntasks;
 	const struct wl_opts *o;
 	void *shared;                    /* what setup() returned */
+	const void *params;              /* the workload's params */
 	bool background;                 /* runs until the others finish */
 	const _Atomic int *stop;         /* non-zero: the foreground is done */
 	const _Atomic int *interrupt;    /* non-zero: the run is stopping */
@@ -80,6 +81,12 @@ struct wl_iter {
 	bool stopped;                    /* vmsim was stopped meanwhile */
 };
 
+/* The options a workload declares it reads (beyond --mem, which min_mem
+ * declares, and --writers, which background does); the CLI refuses the
+ * others and records only these in a result's options. */
+#define WL_OPT_CYCLES 0x1                /* --cycles */
+#define WL_OPT_ZAP    0x2                /* --zap */
+
 struct workload {
 	const char *name;
 	const char *desc;                /* one line, for `vmsim list` */
@@ -109,6 +116,16 @@ struct workload {
 			 void *shared);      /* optional */
 	/* values[i] for metrics[i]. */
 	void (*report)(const struct wl_iter *it, double *values);
+	unsigned options;                /* WL_OPT_* */
+	/*
+	 * Optional: settle o for this machine before the run (given: the
+	 * WL_OPT_* the user gave). 0, with perhaps a notice in msg to show;
+	 * or -EINVAL with the reason in msg (one line).
+	 */
+	int (*prepare)(struct wl_opts *o, unsigned given, char *msg, size_t len);
+	/* What one task function needs to know of the workload it runs as
+	 * (wis.c: the will-it-scale test), given to it as t->params. */
+	const void *params;
 };
 
 /* A cheap clock for stamping touches: CLOCK_MONOTONIC_COARSE (vDSO,
