@@ -294,6 +294,17 @@ static int key_union(struct printer *pr, int tasks, const char *field,
 	return n;
 }
 
+/* The lockstat rows: per class and side, what each stat row reads. */
+static const struct {
+	const char *stat, *field;
+	double scale;
+	bool lower_better;
+} lock_stats[] = {
+	{ "acquired", "acquisitions", 1, false },
+	{ "contended", "contentions", 1, true },
+	{ "wait-ms", "wait_ns_total", 1e6, true },
+};
+
 static void lock_rows(struct printer *pr, int tasks)
 {
 	const char *classes[16], *counters[16];
@@ -301,35 +312,18 @@ static void lock_rows(struct printer *pr, int tasks)
 	int nk = key_union(pr, tasks, "scheme_counters", counters, 16);
 	char key[96];
 
-	for (int c = 0; c < nc; c++)
-		for (int side = 0; side < 2; side++) {
-			const char *s = side ? "write" : "read";
+	for (size_t st = 0; st < sizeof(lock_stats) / sizeof(lock_stats[0]); st++)
+		for (int c = 0; c < nc; c++)
+			for (int side = 0; side < 2; side++) {
+				const char *s = side ? "write" : "read";
+				const char *path[4] = { "lockstat", classes[c], s,
+							lock_stats[st].field };
 
-			const char *path[4] = { "lockstat", classes[c], s,
-						"acquisitions" };
-
-			snprintf(key, sizeof(key), "%s-%s", classes[c], s);
-			counter_row(pr, "acquired", key, tasks, path, 1, false);
-		}
-	for (int c = 0; c < nc; c++)
-		for (int side = 0; side < 2; side++) {
-			const char *s = side ? "write" : "read";
-
-			const char *path[4] = { "lockstat", classes[c], s,
-						"contentions" };
-
-			snprintf(key, sizeof(key), "%s-%s", classes[c], s);
-			counter_row(pr, "contended", key, tasks, path, 1, true);
-		}
-	for (int c = 0; c < nc; c++)
-		for (int side = 0; side < 2; side++) {
-			const char *s = side ? "write" : "read";
-			const char *path[4] = { "lockstat", classes[c], s,
-						"wait_ns_total" };
-
-			snprintf(key, sizeof(key), "%s-%s", classes[c], s);
-			counter_row(pr, "wait-ms", key, tasks, path, 1e6, true);
-		}
+				snprintf(key, sizeof(key), "%s-%s", classes[c], s);
+				counter_row(pr, lock_stats[st].stat, key, tasks, path,
+					    lock_stats[st].scale,
+					    lock_stats[st].lower_better);
+			}
 	for (int k = 0; k < nk; k++) {
 		const char *path[4] = { "scheme_counters", counters[k], NULL, NULL };
 
