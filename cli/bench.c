@@ -8,6 +8,7 @@
 
 #include "sync/rcu.h"
 #include "mm/vma_tree.h"
+#include "util/clock.h"
 
 #define BENCH_BASE (1UL << 40)
 #define BENCH_REPS 3
@@ -17,14 +18,6 @@ struct bench_row {
 	int height;
 	double lookup_ns, array_ns, update_ns;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static uint64_t xs(uint64_t *s)
 {
@@ -87,24 +80,24 @@ static int bench_one(size_t n, long lookups, struct bench_row *row)
 	row->height = vma_tree_height(&t);
 	row->lookup_ns = row->array_ns = row->update_ns = 1e18;
 	for (int rep = 0; rep < BENCH_REPS; rep++) {
-		double t0 = now_s(), dt;
+		double t0 = mono_s(), dt;
 
 		sim_rcu_read_lock();
 		for (long i = 0; i < lookups; i++)
 			sink += (uintptr_t)vma_tree_find(&t, addrs[i]);
 		sim_rcu_read_unlock();
-		dt = (now_s() - t0) * 1e9 / (double)lookups;
+		dt = (mono_s() - t0) * 1e9 / (double)lookups;
 		if (dt < row->lookup_ns)
 			row->lookup_ns = dt;
 
-		t0 = now_s();
+		t0 = mono_s();
 		for (long i = 0; i < lookups; i++)
 			sink += array_find(ends, n, addrs[i]);
-		dt = (now_s() - t0) * 1e9 / (double)lookups;
+		dt = (mono_s() - t0) * 1e9 / (double)lookups;
 		if (dt < row->array_ns)
 			row->array_ns = dt;
 
-		t0 = now_s();
+		t0 = mono_s();
 		for (long i = 0; i < lookups / 20; i++) {
 			struct sim_vma *x = &v[xs(&seed) % n];
 
@@ -115,7 +108,7 @@ static int bench_one(size_t n, long lookups, struct bench_row *row)
 			vma_tree_insert(&t, x);
 			vma_tree_commit(&t);
 		}
-		dt = (now_s() - t0) * 1e9 / (double)(lookups / 20);
+		dt = (mono_s() - t0) * 1e9 / (double)(lookups / 20);
 		if (dt < row->update_ns)
 			row->update_ns = dt;
 	}

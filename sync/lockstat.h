@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "util/clock.h"
+
 #define LOCKSTAT_SLOTS 32
 #define LOCKSTAT_HIST  48            /* bucket b: [2^(b-1), 2^b) ns; b=0: 0 ns */
 
@@ -59,10 +61,7 @@ int lockstat_slot_id(void);
 
 static inline uint64_t lockstat_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return mono_ns();
 }
 
 /* Record an acquisition; wait_ns is meaningful only when contended. */

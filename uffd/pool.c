@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "uffd/pool.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,16 +69,6 @@ static bool pool_wait_ready(struct uffd_pool *p)
 	return poll(pfd, 2, -1) >= 0 && !(pfd[1].revents & POLLIN);
 }
 
-/* A diagnostic timestamp on every message: the coarse clock is enough
- * (a tick's resolution) and costs a few ns in the vDSO. */
-static uint64_t pool_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Test hook (VMSIM_TEST_STALL_FAULT=N): the handler of the Nth fault
  * stalls until the pool stops, so that tests can see the watchdog find a
@@ -97,7 +88,7 @@ static void pool_handle(struct uffd_handler *h, const struct uffd_msg *m)
 {
 	struct uffd_pool *p = h->pool;
 
-	atomic_store_explicit(&h->st.since_ns, pool_now(), memory_order_relaxed);
+	atomic_store_explicit(&h->st.since_ns, coarse_ns(), memory_order_relaxed);
 	atomic_store_explicit(&h->st.addr, (unsigned long)m->arg.pagefault.address,
 			      memory_order_relaxed);
 	pool_maybe_stall(p);

@@ -39,19 +39,7 @@
 #include "uffd/host.h"
 #include "workloads/watchdog.h"
 #include "workloads/group_int.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t ts_ns(const struct timespec *ts)
-{
-	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
-}
+#include "util/clock.h"
 
 static double tv_s(const struct timeval *tv)
 {
@@ -96,9 +84,9 @@ static void task_run(const struct workload *wl, struct task_slot *s)
 
 	getrusage(RUSAGE_THREAD, &r0);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-	s->t_start = now_ns();
+	s->t_start = mono_ns();
 	s->ret = wl->task(&s->t);
-	s->t_end = now_ns();
+	s->t_end = mono_ns();
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	getrusage(RUSAGE_THREAD, &r1);
 	s->cpu_ns = ts_ns(&c1) - ts_ns(&c0);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "workloads/workload.h"
+#include "util/clock.h"
 
 #define MB_SIZES 11                      /* vlen 1 .. 1024 */
 
@@ -28,14 +29,6 @@ struct mb_region {
 	size_t len;                      /* slice * tasks */
 	struct iovec *iov;               /* one 4 KiB range per page */
 };
-
-static double mb_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int mb_setup(struct sim_mm *mm, const struct wl_opts *o, int n,
 		    void **shared)
@@ -79,7 +72,7 @@ static int mb_task(struct wl_task *t)
 
 		/* Populate (untimed): every page present again. */
 		ret = sim_do_madvise(t->mm, base, r->slice, MADV_POPULATE_WRITE);
-		t0 = mb_now();
+		t0 = mono_s();
 		for (size_t i = 0; i < npages && !ret; i += vlen) {
 			if (wl_should_stop(t)) {
 				ret = -EINTR;
@@ -90,7 +83,7 @@ static int mb_task(struct wl_task *t)
 			sim_do_madvise_batch(t->mm, &iov[i], (int)k, MADV_DONTNEED,
 					     !t->o->zap_per_range, &ret);
 		}
-		t->phase[b] = mb_now() - t0;
+		t->phase[b] = mono_s() - t0;
 		wl_add_ops(t, npages);
 	}
 	return ret;

@@ -13,16 +13,9 @@
 #include <time.h>
 
 #include "workloads/workload.h"
+#include "util/clock.h"
 
 #define MS_VMAS 50
-
-static double ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int ms_task(struct wl_task *t)
 {
@@ -30,7 +23,7 @@ static int ms_task(struct wl_task *t)
 	unsigned char v = 1;
 
 	for (long c = 0; c < t->o->cycles; c++) {
-		double t0 = ms_now(), t1;
+		double t0 = mono_s(), t1;
 		int ret = 0;
 
 		if (wl_should_stop(t))
@@ -40,17 +33,17 @@ static int ms_task(struct wl_task *t)
 					  PROT_WRITE | (i & 1 ? PROT_EXEC : 0),
 					  MAP_PRIVATE | MAP_ANONYMOUS,
 					  SIM_FILE_NONE, 0, &a[i]);
-		t1 = ms_now();
+		t1 = mono_s();
 		t->phase[0] += t1 - t0;
 		for (int i = 0; i < MS_VMAS && !ret; i++)
 			if (wl_touch(t, a[i], true, &v))
 				ret = -EFAULT;
 		if (ret)
 			return ret;
-		t0 = ms_now();
+		t0 = mono_s();
 		for (int i = 0; i < MS_VMAS && !ret; i++)
 			ret = sim_do_munmap(t->mm, a[i], SIM_PAGE_SIZE);
-		t->phase[1] += ms_now() - t0;
+		t->phase[1] += mono_s() - t0;
 		if (ret)
 			return ret;
 		wl_add_ops(t, 1);

@@ -21,6 +21,7 @@
 
 #include "uffd/host.h"
 #include "workloads/group.h"
+#include "util/clock.h"
 
 /*
  * The run's interrupt word: a signal number, or -1 when the watchdog (or
@@ -58,14 +59,6 @@ static void on_cont(int sig)
 {
 	(void)sig;
 	atomic_fetch_add(&conts, 1);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Sleep until the absolute time next, looking every 20 ms for an
@@ -108,7 +101,7 @@ static int sample_loop(const struct run_cfg *c, struct group *g,
 	double tprev, t;
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	tprev = (double)now_ns() / 1e9;
+	tprev = (double)mono_ns() / 1e9;
 	prev = group_ops(g);
 	for (int s = 0; s < total; s++) {
 		unsigned long c0 = atomic_load(&conts);
@@ -123,7 +116,7 @@ static int sample_loop(const struct run_cfg *c, struct group *g,
 		if (ret || runner_interrupted())
 			return ret;
 		cur = group_ops(g);
-		t = (double)now_ns() / 1e9;
+		t = (double)mono_ns() / 1e9;
 		if (s >= c->wo.warmup) {
 			it->rate_wall[it->nrates] = t - tprev;
 			it->rate_flag[it->nrates] =
@@ -258,7 +251,7 @@ struct progress {
 static void progress_show(const struct run_cfg *c, struct progress *pg,
 			  const char *scheme, int n, int i)
 {
-	double el = (double)(now_ns() - pg->t0) / 1e9, left;
+	double el = (double)(mono_ns() - pg->t0) / 1e9, left;
 
 	if (!c->progress || el < 2.0)
 		return;
@@ -385,7 +378,7 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	atomic_init(word, runner_interrupted());
 	atomic_store(&interrupt_word, word);
 
-	struct progress pg = { now_ns(), 0,
+	struct progress pg = { mono_ns(), 0,
 			       c->ntasklist * c->wo.iterations * c->nlocks };
 	struct sigaction sa = { .sa_handler = on_cont, .sa_flags = SA_RESTART },
 			 old_cont;

@@ -28,6 +28,7 @@
 #include "mm/fault.h"
 #include "mm/mm.h"
 #include "report/results.h"
+#include "util/clock.h"
 
 /* Options a workload may read (from the command line). */
 struct wl_opts {
@@ -132,10 +133,7 @@ struct workload {
  * a few ns, resolution of a tick), in ns. */
 static inline uint64_t wl_coarse_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return coarse_ns();
 }
 
 /* Touch one byte through the simulated mm, counting touches and SIGSEGVs. */
