@@ -57,13 +57,13 @@
 struct lock_inst;
 
 /*
- * Per-VMA lock state, embedded in every simulated VMA; only pervma uses
- * it (Linux 6.15's vm_refcnt + vm_lock_seq). Other schemes leave it be.
+ * Per-VMA lock state, embedded in every simulated VMA and opaque to the
+ * mm: a scheme with per-VMA locks lays out its own state in it (pervma:
+ * vm_refcnt and vm_lock_seq, checked by a _Static_assert there).
  */
+#define LOCK_VMA_STATE_WORDS 2
 struct vma_lock {
-	_Atomic int refcnt;              /* 0 detached, 1 attached, +1 a reader,
-					  * +VMA_LOCK_OFFSET a writer draining */
-	_Atomic unsigned lock_seq;       /* == mm_lock_seq: write-locked */
+	unsigned long state[LOCK_VMA_STATE_WORDS];
 };
 
 /* What a lookup found: the VMA, its lock and its range. */

@@ -71,6 +71,22 @@ struct pervma_lock {
 
 #define to_pv(l) ((struct pervma_lock *)(l))
 
+/* Our layout of a VMA's opaque lock state (struct vma_lock). */
+struct pv_vma {
+	_Atomic int refcnt;              /* 0 detached, 1 attached, +1 a reader,
+					  * +VMA_LOCK_OFFSET a writer draining */
+	_Atomic unsigned lock_seq;       /* == mm_lock_seq: write-locked */
+};
+
+_Static_assert(sizeof(struct pv_vma) <= sizeof(struct vma_lock) &&
+	       _Alignof(struct pv_vma) <= _Alignof(struct vma_lock),
+	       "pervma's VMA state must fit in struct vma_lock");
+
+static struct pv_vma *pvv(struct vma_lock *lk)
+{
+	return (struct pv_vma *)lk;
+}
+
 static void pv_count(struct pervma_lock *pv, int what)
 {
 	atomic_fetch_add_explicit(&pv->slot[lockstat_slot_id()].n[what], 1,
@@ -79,7 +95,7 @@ static void pv_count(struct pervma_lock *pv, int what)
 
 /* --- reader side --------------------------------------------------------- */
 
-static void vma_end_read(struct vma_lock *v)
+static void vma_end_read(struct pv_vma *v)
 {
 	/* Release (seq_cst RMW): the fault's work happens-before the
 	 * writer's change, which waits for this count to drop. */
@@ -89,7 +105,7 @@ static void vma_end_read(struct vma_lock *v)
 		futex_wake(&v->refcnt, 1);
 }
 
-static enum pv_read vma_start_read(struct pervma_lock *pv, struct vma_lock *v)
+static enum pv_read vma_start_read(struct pervma_lock *pv, struct pv_vma *v)
 {
 	unsigned seq = atomic_load_explicit(&pv->mm_lock_seq, memory_order_acquire);
 	int old;
@@ -131,11 +147,11 @@ static void *lock_vma_under_rcu(struct pervma_lock *pv, unsigned long start,
 
 		sim_rcu_read_lock();
 		if (l->env.vma_lookup(l->env.arg, start, &f) && end <= f.end)
-			r = vma_start_read(pv, f.lock);
+			r = vma_start_read(pv, pvv(f.lock));
 		sim_rcu_read_unlock();
 		if (r == PV_READ_OK) {
 			h->taken = PV_TAKEN_VMA;
-			h->obj = f.lock;
+			h->obj = pvv(f.lock);
 			h->t_acquired = lockstat_now();
 			lockstat_acquired(pv->vma_cls, LS_READ, false, 0);
 			return f.vma;
@@ -266,7 +282,7 @@ static void pv_read_range_end(struct lock_inst *l, struct lock_handle *h)
 }
 
 /* Wait until the reference count is exactly want (readers drained). */
-static bool pv_wait_refs(struct vma_lock *v, int want)
+static bool pv_wait_refs(struct pv_vma *v, int want)
 {
 	bool waited = false;
 	int c;
@@ -278,16 +294,19 @@ static bool pv_wait_refs(struct vma_lock *v, int want)
 	return waited;
 }
 
-static void pv_vma_init(struct lock_inst *l, struct vma_lock *v)
+static void pv_vma_init(struct lock_inst *l, struct vma_lock *lk)
 {
+	struct pv_vma *v = pvv(lk);
+
 	/* A new VMA is attached and write-locked until mmap_write_unlock. */
 	atomic_init(&v->refcnt, 1);
 	atomic_init(&v->lock_seq,
 		    atomic_load_explicit(&to_pv(l)->mm_lock_seq, memory_order_relaxed));
 }
 
-static void pv_vma_start_write(struct lock_inst *l, struct vma_lock *v)
+static void pv_vma_start_write(struct lock_inst *l, struct vma_lock *lk)
 {
+	struct pv_vma *v = pvv(lk);
 	struct pervma_lock *pv = to_pv(l);
 	unsigned seq = atomic_load_explicit(&pv->mm_lock_seq, memory_order_relaxed);
 	uint64_t t0, t1;
@@ -307,8 +326,10 @@ static void pv_vma_start_write(struct lock_inst *l, struct vma_lock *v)
 	lockstat_released(pv->vma_cls, LS_WRITE, 0);
 }
 
-static void pv_vma_mark_detached(struct lock_inst *l, struct vma_lock *v)
+static void pv_vma_mark_detached(struct lock_inst *l, struct vma_lock *lk)
 {
+	struct pv_vma *v = pvv(lk);
+
 	/* Write-locked, so no new reader gets in; one that took a reference
 	 * before seeing the lock is about to drop it: wait it out. */
 	if (atomic_fetch_sub(&v->refcnt, 1) == 1)

@@ -50,7 +50,7 @@ struct sim_vma {
 	 * (or populate), under the fault-side lock; kept by splits, merges
 	 * and zaps, as the kernel keeps vma->anon_vma. */
 	_Atomic bool anon_vma;
-	struct vma_lock vm_lock;         /* per-VMA lock state (pervma) */
+	struct vma_lock vm_lock;         /* the scheme's per-VMA state (opaque) */
 	/* Writer-private: links of the transaction that added/removed it,
 	 * and its retirement. */
 	struct sim_vma *txn_added, *txn_removed;
