@@ -52,14 +52,14 @@ summarize() {
 		python3 -c "$findings" "$workload" "$1"
 }
 
-schemes="rwsem range range-full pervma"
+schemes="rwsem range range-full pervma spf"
 ./build/vmsim run --workload fault_vs_mmap --lock "${schemes// /,}" \
 	--tasks 1 --writers 1 --iterations 5 --mem 16M \
 	--json results/demo/fault_vs_mmap.json --force --quiet
 echo
 summarize fault_vs_mmap $(for s in $schemes; do echo results/demo/fault_vs_mmap-$s.json; done)
 echo
-schemes="rwsem range range-full pervma none"
+schemes="rwsem range range-full pervma spf none"
 ./build/vmsim run --workload pft --lock "${schemes// /,}" \
 	--tasks 1,2 --iterations 3 --mem 16M --json results/demo/pft.json \
 	--force --quiet --brief | grep -E '^(vmsim|  |$|Hmean|Amean|\*x|  +rwsem)'
