@@ -444,7 +444,7 @@ int main(void)
 {
 	const char *e = getenv("VMSIM_PROPERTY_OPS");
 	const char *se = getenv("VMSIM_PROPERTY_SEED");
-	long nops = e ? atol(e) : 250000;
+	long nops = e ? atol(e) : 150000;
 	unsigned long seed = se ? strtoul(se, NULL, 0) : 1;
 	int fails = 0;
 
