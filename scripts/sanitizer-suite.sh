@@ -16,7 +16,7 @@ cmake -S "$src" -B "$dir" -DVMSIM_SANITIZE="$kind" -DVMSIM_WERROR=ON \
 cmake --build "$dir" -j"$(nproc)" >/dev/null
 cd "$dir"
 if [ "$kind" = thread ]; then
-	VMSIM_PROPERTY_OPS=20000 ctest --output-on-failure \
+	VMSIM_PROPERTY_OPS=5000 ctest --output-on-failure \
 		-R 'test_locks|test_uffd|test_vma_concurrency|test_vma_property|test_fault_unmap'
 else
 	ctest --output-on-failure

@@ -16,9 +16,9 @@ for w in $workloads; do
 	pft) args="-m 1M -i 1" ;;
 	fault_vs_mmap) args="-m 1M -i 1 --writers 1" ;;
 	mmap_stress) args="--cycles 10 -i 1" ;;
-	brk1) args="--duration 2 --warmup 0 --interval 50" ;;  # no --mem
+	brk1) args="--duration 1 --warmup 0 --interval 50" ;;  # no --mem
 	madvise_batch) args="-m 1M -i 1" ;;
-	*) args="-m 256K --duration 2 --warmup 0 --interval 50" ;;
+	*) args="-m 256K --duration 1 --warmup 0 --interval 50" ;;
 	esac
 	for mode in threads processes; do
 		for src in uffd synthetic; do
