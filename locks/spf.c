@@ -27,7 +27,8 @@
  *   a fault that validated before the bump has committed before the
  *   writer changes a page table (the kernel's writers take those PTLs to
  *   zap or change protection; taking them at the start gives the same
- *   order). mmap_write_unlock and mmap_write_downgrade make it even.
+ *   order). An mmap into a gap takes none: it changes no page.
+ *   mmap_write_unlock and mmap_write_downgrade make it even.
  *
  * Invariants: a fault commits only under a PTL, having seen an even
  * mmap_seq that is still current, so no address-space change overlapped
@@ -268,6 +269,20 @@ static void spf_write_begin(struct lock_inst *l, unsigned long start,
 	ptl_barrier(s, start, end);
 }
 
+/* An mmap not yet placed goes into a gap: no VMA, so no page the writer
+ * could change and no PTL to take (the kernel's mmap of a new range takes
+ * none). The mm places it under the write side over the whole space. */
+static void spf_write_begin_unplaced(struct lock_inst *l, unsigned long hint,
+				     unsigned long len, struct lock_handle *h,
+				     unsigned long *guess)
+{
+	struct spf_lock *s = to_spf(l);
+
+	h->t_acquired = sim_down_write(&s->mmap_lock);
+	atomic_fetch_add_explicit(&s->mmap_seq, 1, memory_order_seq_cst);
+	*guess = 0;
+}
+
 /* Even again: release, after every change of the write section. */
 static void seq_write_end(struct spf_lock *s)
 {
@@ -326,6 +341,7 @@ const struct lock_ops spf_lock_ops = {
 	.fault_validate = spf_fault_validate,
 	.fault_end = spf_fault_end,
 	.write_begin = spf_write_begin,
+	.write_begin_unplaced = spf_write_begin_unplaced,
 	.write_end = spf_write_end,
 	.write_downgrade = spf_write_downgrade,
 	.read_range_begin = spf_read_range_begin,
