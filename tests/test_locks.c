@@ -646,7 +646,7 @@ START_TEST(test_range_full_is_global)
 	while (!atomic_load(&a.held))
 		usleep(1000);
 	pthread_create(&td, NULL, req_thread, &d);
-	usleep(50000);
+	wait_queued(l, 1);                           /* d conflicts with a */
 	ck_assert_int_eq(atomic_load(&d.held), 0);
 	atomic_store(&a.release, 1);
 	while (!atomic_load(&d.held))
