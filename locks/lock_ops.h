@@ -104,6 +104,11 @@ struct lock_handle {
 struct lock_ops {
 	const char *name;
 	const char *desc;                /* one line, for `vmsim list` */
+	/* Every write side excludes every other (one mm-wide writer at a
+	 * time): the VMA tree then takes no lock of its own, as the maple
+	 * tree under mmap_lock; schemes whose writers of disjoint ranges run
+	 * at once (range) leave the tree its own mutex. */
+	bool serialises_writers;
 	bool excludes;                   /* provides exclusion (all but none):
 					  * the CLI refuses to run a workload
 					  * whose writers need it without */

@@ -395,6 +395,7 @@ const struct lock_ops pervma_lock_ops = {
 	.name = "pervma",
 	.desc = "per-VMA locks (Linux 6.15 vm_refcnt): RCU lookup + VMA read lock, mm rwsem fallback",
 	.excludes = true,
+	.serialises_writers = true,
 	.create = pv_create,
 	.destroy = pv_destroy,
 	.fault_begin = pv_fault_begin,

@@ -107,6 +107,7 @@ const struct lock_ops rwsem_lock_ops = {
 	.name = "rwsem",
 	.desc = "global mmap_lock rwsem: faults read, mmap/munmap/mprotect/brk write (kernel fairness)",
 	.excludes = true,
+	.serialises_writers = true,
 	.create = rwsem_create,
 	.destroy = rwsem_destroy,
 	.fault_begin = rwsem_fault_begin,

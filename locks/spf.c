@@ -335,6 +335,7 @@ const struct lock_ops spf_lock_ops = {
 	.name = "spf",
 	.desc = "speculative page faults (Dufour/Lespinasse): faults look up under RCU with no mm lock and commit under the PTL if mmap_seq is unchanged, else retry under mmap_lock",
 	.excludes = true,
+	.serialises_writers = true,
 	.create = spf_create,
 	.destroy = spf_destroy,
 	.fault_begin = spf_fault_begin,

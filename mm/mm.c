@@ -162,6 +162,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		free(mm);
 		return ret;
 	}
+	/* The scheme's policy: who serialises the tree's writers. */
+	vma_tree_set_external_lock(&mm->tree, cfg->lock->serialises_writers);
 	ret = objpool_init(&mm->vmas, sizeof(struct sim_vma),
 			   _Alignof(struct sim_vma),
 			   max_vmas(mm->cfg.max_map_count));

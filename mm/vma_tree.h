@@ -25,6 +25,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sync/rcu.h"
@@ -36,7 +37,10 @@ struct vt_node;
 struct vma_tree {
 	_Atomic(struct vt_node *) root;  /* published: what readers see */
 	_Atomic size_t count;            /* VMAs in the published tree */
-	pthread_mutex_t lock;            /* serialises transactions */
+	pthread_mutex_t lock;            /* serialises transactions, unless */
+	bool external_lock;              /* the caller's lock does (set once,
+					  * before use: the maple tree's
+					  * MT_FLAGS_LOCK_EXTERN) */
 	/* Writer state, under lock. */
 	struct vt_node *wroot;           /* the transaction's tree */
 	size_t wcount;
@@ -130,5 +134,12 @@ int vma_tree_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
 
 /* Height of the published tree (for tests and benchmarks). */
 int vma_tree_height(struct vma_tree *t);
+
+/* Writers are serialised by a lock of the caller's (the scheme's write
+ * side): the tree takes no mutex of its own. Set before any writer. */
+static inline void vma_tree_set_external_lock(struct vma_tree *t, bool on)
+{
+	t->external_lock = on;
+}
 
 #endif

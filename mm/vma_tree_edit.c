@@ -229,7 +229,8 @@ int vma_tree_init(struct vma_tree *t)
 
 void vma_tree_begin(struct vma_tree *t)
 {
-	pthread_mutex_lock(&t->lock);
+	if (!t->external_lock)
+		pthread_mutex_lock(&t->lock);
 	t->wroot = atomic_load_explicit(&t->root, memory_order_relaxed);
 	t->wcount = atomic_load_explicit(&t->count, memory_order_relaxed);
 	t->pending = NULL;
@@ -258,7 +259,8 @@ void vma_tree_end(struct vma_tree *t)
 		sim_call_rcu(h, h->fn);
 		h = next;
 	}
-	pthread_mutex_unlock(&t->lock);
+	if (!t->external_lock)
+		pthread_mutex_unlock(&t->lock);
 }
 
 void vma_tree_commit(struct vma_tree *t)
@@ -288,7 +290,8 @@ void vma_tree_abort(struct vma_tree *t)
 		t->height++;
 	t->pending = NULL;               /* nothing was replaced after all */
 	t->gen++;
-	pthread_mutex_unlock(&t->lock);
+	if (!t->external_lock)
+		pthread_mutex_unlock(&t->lock);
 }
 
 static void vt_free_all(struct vma_tree *t, struct vt_node *n,

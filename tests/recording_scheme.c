@@ -209,6 +209,7 @@ const struct lock_ops recording_lock_ops = {
 	.name = "recording",
 	.desc = "tests: rwsem that checks every changed VMA was write-started",
 	.excludes = true,
+	.serialises_writers = true,
 	.create = rec_create,
 	.destroy = rec_destroy,
 	.fault_begin = rec_fault_begin,
