@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "locks/lock_ops.h"
 #include "uffd/uffd.h"
 
 /* Run s, printing as mode; the exit code for ctest. */
@@ -35,6 +36,37 @@ static inline void skip_without_uffd(void)
 		exit(77);
 	}
 	close(fd);
+}
+
+/* The scheme's event counter called name, or 0 if it has none. */
+static inline uint64_t scheme_counter(struct lock_inst *l, const char *name)
+{
+	const char *names[LOCK_MAX_COUNTERS];
+	uint64_t v[LOCK_MAX_COUNTERS];
+	int n = l->ops->counters ? l->ops->counters(l, names, v) : 0;
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return v[i];
+	return 0;
+}
+
+/* The scheme's attempts, as its counters tell them: every fault once as
+ * a success or a failure (pervma: abort or retry; spf: abort or
+ * abort_anon); *retried gets those sent back to be retried. 0 for a
+ * scheme with no such counters. */
+static inline uint64_t scheme_attempts(struct lock_inst *l, uint64_t *ok,
+				       uint64_t *retried)
+{
+	if (scheme_counter(l, "spf_success") || scheme_counter(l, "spf_abort")) {
+		*ok = scheme_counter(l, "spf_success");
+		*retried = scheme_counter(l, "spf_abort") +
+			   scheme_counter(l, "spf_abort_anon");
+		return *ok + *retried;
+	}
+	*ok = scheme_counter(l, "vma_lock_success");
+	*retried = scheme_counter(l, "vma_lock_retry");
+	return *ok + *retried + scheme_counter(l, "vma_lock_abort");
 }
 
 #endif
