@@ -169,17 +169,25 @@ static int model_munmap(struct model *m, unsigned long s, size_t len)
 	return model_commit(m, &c);
 }
 
+/* mprotect's and madvise's argument checks: -EINVAL, -ENOMEM, 0 for an
+ * empty range (nothing to do), or 1 with *len rounded to pages. */
+static int range_args(const struct model *m, unsigned long s, size_t *len)
+{
+	if (s % P)
+		return -EINVAL;
+	if (!*len)
+		return 0;
+	*len = (*len + P - 1) / P * P;
+	return in_arena(m, s, *len) ? 1 : -ENOMEM;
+}
+
 static int model_mprotect(struct model *m, unsigned long s, size_t len, int prot)
 {
 	static struct model c;
+	int ret = range_args(m, s, &len);
 
-	if (s % P)
-		return -EINVAL;
-	if (!len)
-		return 0;
-	len = (len + P - 1) / P * P;
-	if (!in_arena(m, s, len))
-		return -ENOMEM;
+	if (ret <= 0)
+		return ret;
 	c = *m;
 	for (unsigned long i = pidx(m, s); i < pidx(m, s + len); i++) {
 		if (!c.pg[i].mapped)
@@ -191,13 +199,10 @@ static int model_mprotect(struct model *m, unsigned long s, size_t len, int prot
 
 static int model_madvise(struct model *m, unsigned long s, size_t len)
 {
-	if (s % P)
-		return -EINVAL;
-	if (!len)
-		return 0;
-	len = (len + P - 1) / P * P;
-	if (!in_arena(m, s, len))
-		return -ENOMEM;
+	int ret = range_args(m, s, &len);
+
+	if (ret <= 0)
+		return ret;
 	for (unsigned long i = pidx(m, s); i < pidx(m, s + len); i++)
 		if (!m->pg[i].mapped)
 			return -ENOMEM;
