@@ -2,7 +2,7 @@
 # Run one workload under several lock schemes and task counts into a
 # results folder, then compare them (the first scheme is the base).
 #
-#   scripts/sweep.sh [-w WORKLOAD] [-s "rwsem range range-full pervma"]
+#   scripts/sweep.sh [-w WORKLOAD] [-s "rwsem range range-full pervma spf"]
 #                    [-t TASKS] [-o DIR] [-- extra 'vmsim run' options]
 #
 # TASKS defaults to 1 to the number of CPUs (at least 1,2), so that the
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ncpu=$(nproc)
-workload=pft schemes="rwsem range range-full pervma" out=
+workload=pft schemes="rwsem range range-full pervma spf" out=
 tasks=$([ "$ncpu" -ge 2 ] && echo "1-$ncpu" || echo "1,2")
 while getopts "w:s:t:o:h" opt; do
 	case $opt in
