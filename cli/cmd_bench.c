@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* vmsim bench tree: the VMA tree's lookup and update costs. */
+/* vmsim bench tree (the VMA tree's costs) and vmsim bench fault (a
+ * fault's cost: native, bare userfaultfd, vmsim's paths). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 #include "cli/cmd.h"
 #include "util/parse.h"
 
-int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
+static int bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "vmas", required_argument, NULL, 'n' },
@@ -21,11 +22,6 @@ int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 	int nsizes = 3, opt, ret;
 	long lookups = 2000000;
 
-	if (argc < 2 || strcmp(argv[1], "tree"))
-		return bad("unknown benchmark '%s' (want: vmsim bench tree)",
-			   argc < 2 ? "" : argv[1]);
-	argc--;          /* from here argv[0] is "tree" */
-	argv++;
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		char *save = NULL, *tok, buf[256];
@@ -73,4 +69,81 @@ int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 		return 1;
 	}
 	return 0;
+}
+
+/* --wait LIST: block, poll, busy, uring; none twice. */
+static int bench_waits(const char *arg, enum uffd_wait_mode *w, int *n)
+{
+	char buf[128], *save = NULL, *tok;
+
+	if (parse_list_check(arg))
+		return bad("bad wait mode list '%s': want names separated by "
+			   "commas, none empty, such as block,busy", arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == 4 || uffd_wait_mode_parse(tok, &w[*n]))
+			return bad("unknown wait mode '%s': want block, poll, busy "
+				   "or uring", tok);
+		for (int i = 0; i < *n; i++)
+			if (w[i] == w[*n])
+				return bad("wait mode '%s' given twice", tok);
+		(*n)++;
+	}
+	return 0;
+}
+
+static int bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "mem", required_argument, NULL, 'm' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "wait", required_argument, NULL, 'W' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	enum uffd_wait_mode waits[4] = { UFFD_WAIT_BLOCK, UFFD_WAIT_BUSY };
+	int nwaits = 2, opt, ret;
+	size_t mem = 64UL << 20;
+	long rounds = 3;
+	char err[256];
+
+	optind = 0;      /* 0: glibc re-initialises getopt fully */
+	while ((opt = getopt_long(argc, argv, ":m:h", opts, NULL)) != -1) {
+		if (opt == 'm' && (parse_size(optarg, &mem) || mem % 4096 ||
+				   mem > (16UL << 30)))
+			return bad("bad size '%s' for --mem: want a multiple of 4K "
+				   "up to 16G", optarg);
+		if (opt == 'r' && parse_long(optarg, 1, 16, &rounds))
+			return bad("bad round count '%s': want 1 to 16", optarg);
+		if (opt == 'W' && bench_waits(optarg, waits, &nwaits))
+			return EXIT_USAGE;
+		if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (opt != 'm' && opt != 'r' && opt != 'W')
+			return bad_option(argv, opt, opts);
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (ctx->dry_run)
+		return 0;
+	ret = sim_bench_fault(stdout, mem, (int)rounds, waits, nwaits, err,
+			      sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: bench fault: %s\n", prog, err);
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	if (argc >= 2 && !strcmp(argv[1], "tree"))
+		return bench_tree(argc - 1, argv + 1, ctx);
+	if (argc >= 2 && !strcmp(argv[1], "fault"))
+		return bench_fault(argc - 1, argv + 1, ctx);
+	return bad("unknown benchmark '%s' (want: vmsim bench tree or vmsim "
+		   "bench fault)", argc < 2 ? "" : argv[1]);
 }

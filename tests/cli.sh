@@ -106,6 +106,15 @@ assert r['results'][0]['faults']['anon_write'] == 2*1024
 	grep -q '^lookup ratio 65530/1000 VMAs: [0-9.]*$' "$tmp/bench" &&
 	grep -q '^lookup ratio tree/sorted-array at 65530 VMAs: [0-9.]*$' "$tmp/bench" &&
 	ok || fail "bench tree output: $(cat "$tmp/bench")"
+# The fault benchmark: every case, each uffd and synthetic one with its
+# ratio to its floor.
+"$VMSIM" bench fault --mem 1M --rounds 1 --wait block >"$tmp/bf" 2>&1 &&
+	grep -q '^native  *[0-9]*$' "$tmp/bf" && grep -q '^bare-block  *[0-9]*$' "$tmp/bf" &&
+	[ "$(grep -c '^uffd-block .* [0-9.]*x   (bare-block)$' "$tmp/bf")" -eq \
+	  "$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f' | wc -l)" ] &&
+	[ "$(grep -c '^synthetic .* [0-9.]*x   (native)$' "$tmp/bf")" -eq \
+	  "$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f' | wc -l)" ] &&
+	ok || fail "bench fault output: $(cat "$tmp/bf")"
 expect_usage_error "'frob'" bench frob
 expect_usage_error "'0'" bench tree --vmas 0
 

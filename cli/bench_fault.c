@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmsim bench fault: what one page fault costs on this host, and how much
+ * of it is vmsim's. Every case writes each page of --mem once from one
+ * thread and is timed from the first touch to the last:
+ *
+ *   native            the host kernel's anonymous faults, no userfaultfd
+ *   bare-WAIT         userfaultfd with the smallest handler there is: one
+ *                     thread reading one message at a time (WAIT: block
+ *                     or busy) and answering with UFFDIO_COPY of a zero
+ *                     page — the floor of any uffd fault path
+ *   uffd-WAIT SCHEME  vmsim's own path (handler pool, fault path, lock)
+ *                     with one handler in that wait mode
+ *   synthetic SCHEME  vmsim's fault path on the faulting thread
+ *
+ * The cases run interleaved, round after round (this VM's rate moves
+ * with what the other vCPU does), and each rate is given as the median of
+ * the rounds with its ratio to its floor (native for synthetic, bare-WAIT
+ * for uffd-WAIT), also a median of per-round ratios.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cli/bench.h"
+#include "faults/sources.h"
+#include "mm/fault.h"
+#include "uffd/host.h"
+#include "uffd/resolve.h"
+#include "uffd/uffd.h"
+#include "util/clock.h"
+
+#define BF_MAX_ROUNDS 16
+#define BF_MAX_CASES  32
+
+enum bf_kind { BF_NATIVE, BF_BARE, BF_SIM };
+
+struct bf_case {
+	char name[48];
+	enum bf_kind kind;
+	enum uffd_wait_mode wait;
+	const struct lock_ops *lock;
+	const struct fault_source_ops *src;
+	int base;                        /* index of the floor case, or -1 */
+	double rate[BF_MAX_ROUNDS];
+};
+
+static const uint64_t zero_page[SIM_PAGE_SIZE / 8] __attribute__((aligned(4096)));
+
+/* Write each page of [a, a + len) once; faults per second. */
+static double touch_all(unsigned long a, size_t len)
+{
+	uint64_t t0 = mono_ns();
+
+	for (unsigned long p = a; p < a + len; p += SIM_PAGE_SIZE)
+		*(volatile char *)p = 1;
+	return (double)(len / SIM_PAGE_SIZE) * 1e9 / (double)(mono_ns() - t0);
+}
+
+static int bf_native(size_t len, double *rate)
+{
+	void *a = host_mmap(NULL, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (a == MAP_FAILED)
+		return -errno;
+	*rate = touch_all((unsigned long)a, len);
+	host_munmap(a, len);
+	return 0;
+}
+
+struct bare {
+	int fd;
+	long want;                       /* faults to answer, then leave */
+	bool busy;
+	int err;
+};
+
+/* The smallest handler: one message a read, one UFFDIO_COPY a fault. */
+static void *bare_handler(void *arg)
+{
+	struct bare *b = arg;
+	struct uffd_counters c = { 0 };
+	struct uffd_msg m;
+
+	for (long done = 0; done < b->want;) {
+		ssize_t n = read(b->fd, &m, sizeof(m));
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;        /* busy: spin */
+		if (n != (ssize_t)sizeof(m)) {
+			b->err = n < 0 ? -errno : -EIO;
+			return NULL;
+		}
+		if (m.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		b->err = uffd_resolve_copy(b->fd, m.arg.pagefault.address &
+					   ~(SIM_PAGE_SIZE - 1), zero_page,
+					   SIM_PAGE_SIZE, false, false, &c);
+		if (b->err)
+			return NULL;
+		done++;
+	}
+	return NULL;
+}
+
+static int bf_bare(size_t len, enum uffd_wait_mode wait, double *rate)
+{
+	struct bare b = { .want = (long)(len / SIM_PAGE_SIZE),
+			  .busy = wait == UFFD_WAIT_BUSY };
+	struct uffd_info info;
+	pthread_t th;
+	void *a;
+	int ret;
+
+	b.fd = uffd_open(b.busy ? O_NONBLOCK : 0, NULL, NULL);
+	if (b.fd < 0)
+		return b.fd;
+	a = host_mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ret = a == MAP_FAILED ? -errno : uffd_api(b.fd, 0, &info);
+	if (!ret)
+		ret = uffd_register(b.fd, a, len, UFFDIO_REGISTER_MODE_MISSING, NULL);
+	if (!ret)
+		ret = -pthread_create(&th, NULL, bare_handler, &b);
+	if (!ret) {
+		*rate = touch_all((unsigned long)a, len);
+		pthread_join(th, NULL);
+		ret = b.err;
+	}
+	if (a != MAP_FAILED)
+		host_munmap(a, len);
+	close(b.fd);
+	return ret;
+}
+
+static int bf_sim(const struct bf_case *k, size_t len, double *rate)
+{
+	struct sim_mm_cfg cfg = {
+		.lock = k->lock, .arena_size = 2 * len + (16UL << 20),
+		.source = k->src,
+		.src = { .nhandlers = 1, .wait = k->wait, .batch = 16 },
+	};
+	struct sim_mm *mm;
+	unsigned long a;
+	unsigned char v = 1;
+	uint64_t t0;
+	int ret = sim_mm_create(&cfg, &mm);
+
+	if (ret)
+		return ret;
+	ret = sim_do_mmap(mm, 0, len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, SIM_FILE_NONE, 0, &a);
+	t0 = mono_ns();
+	for (unsigned long p = a; !ret && p < a + len; p += SIM_PAGE_SIZE)
+		ret = sim_touch(mm, p, true, &v);
+	*rate = (double)(len / SIM_PAGE_SIZE) * 1e9 / (double)(mono_ns() - t0);
+	sim_mm_destroy(mm);
+	return ret;
+}
+
+static int bf_run(const struct bf_case *k, size_t len, double *rate)
+{
+	switch (k->kind) {
+	case BF_NATIVE: return bf_native(len, rate);
+	case BF_BARE: return bf_bare(len, k->wait, rate);
+	default: return bf_sim(k, len, rate);
+	}
+}
+
+static int add_case(struct bf_case *c, int *n, enum bf_kind kind,
+		    enum uffd_wait_mode wait, const struct lock_ops *lock,
+		    const struct fault_source_ops *src, int base)
+{
+	struct bf_case *k = &c[*n];
+
+	if (*n == BF_MAX_CASES)
+		return -1;
+	*k = (struct bf_case){ .kind = kind, .wait = wait, .lock = lock,
+			       .src = src, .base = base };
+	if (kind == BF_NATIVE)
+		snprintf(k->name, sizeof(k->name), "native");
+	else if (kind == BF_BARE)
+		snprintf(k->name, sizeof(k->name), "bare-%s",
+			 uffd_wait_mode_name(wait));
+	else if (src == &synthetic_fault_source)
+		snprintf(k->name, sizeof(k->name), "synthetic %s", lock->name);
+	else
+		snprintf(k->name, sizeof(k->name), "uffd-%s %s",
+			 uffd_wait_mode_name(wait), lock->name);
+	return (*n)++;
+}
+
+/* native, then per wait mode its floor and every scheme through uffd,
+ * then every scheme through the synthetic source. */
+static int build_cases(struct bf_case *c, const enum uffd_wait_mode *waits,
+		       int nwaits)
+{
+	int n = 0, native = add_case(c, &n, BF_NATIVE, 0, NULL, NULL, -1);
+
+	for (int w = 0; w < nwaits; w++) {
+		int bare = add_case(c, &n, BF_BARE, waits[w], NULL, NULL, -1);
+
+		for (int s = 0; s < lock_nschemes; s++)
+			if (add_case(c, &n, BF_SIM, waits[w], lock_schemes[s],
+				     &uffd_fault_source, bare) < 0)
+				return -1;
+	}
+	for (int s = 0; s < lock_nschemes; s++)
+		if (add_case(c, &n, BF_SIM, UFFD_WAIT_BLOCK, lock_schemes[s],
+			     &synthetic_fault_source, native) < 0)
+			return -1;
+	return n;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *x, int n)
+{
+	double s[BF_MAX_ROUNDS];
+
+	memcpy(s, x, sizeof(double) * (size_t)n);
+	qsort(s, (size_t)n, sizeof(double), cmp_dbl);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static void print_cases(FILE *out, const struct bf_case *c, int n, int rounds)
+{
+	fprintf(out, "%-22s %14s %10s   %s\n", "case", "faults/s", "ratio",
+		"(to)");
+	for (int i = 0; i < n; i++) {
+		double r[BF_MAX_ROUNDS];
+
+		fprintf(out, "%-22s %14.0f", c[i].name, median(c[i].rate, rounds));
+		if (c[i].base < 0) {
+			fprintf(out, "\n");
+			continue;
+		}
+		for (int k = 0; k < rounds; k++)
+			r[k] = c[i].rate[k] / c[c[i].base].rate[k];
+		fprintf(out, " %9.2fx   (%s)\n", median(r, rounds),
+			c[c[i].base].name);
+	}
+}
+
+int sim_bench_fault(FILE *out, size_t len, int rounds,
+		    const enum uffd_wait_mode *waits, int nwaits, char *err,
+		    size_t errlen)
+{
+	struct bf_case c[BF_MAX_CASES];
+	int n = build_cases(c, waits, nwaits), ret;
+
+	if (n < 0 || rounds < 1 || rounds > BF_MAX_ROUNDS)
+		return -EINVAL;
+	fprintf(out, "vmsim bench fault: %zu pages written once per case, one "
+		"thread; %d interleaved rounds, medians\n\n", len / SIM_PAGE_SIZE,
+		rounds);
+	for (int r = 0; r < rounds; r++)
+		for (int i = 0; i < n; i++) {
+			ret = bf_run(&c[i], len, &c[i].rate[r]);
+			if (ret) {
+				snprintf(err, errlen, "%s: %s", c[i].name,
+					 strerror(-ret));
+				return ret;
+			}
+		}
+	print_cases(out, c, n, rounds);
+	return 0;
+}
