@@ -9,9 +9,7 @@
 #include "cli/cmd.h"
 #include "util/parse.h"
 
-void usage(FILE *f)
-{
-	fprintf(f,
+static const char usage_text[] =
 "usage: vmsim <command> [options]\n"
 "\n"
 "commands:\n"
@@ -95,7 +93,11 @@ void usage(FILE *f)
 "  measured is printed and written, complete: false. A repeat of the signal\n"
 "  within a second is ignored; a later one exits within a second.\n"
 "\n"
-"  -h, --help               this help;  -V, --version  the version\n");
+"  -h, --help               this help;  -V, --version  the version\n";
+
+void usage(FILE *f)
+{
+	fputs(usage_text, f);
 }
 
 int bad(const char *fmt, const char *val)
