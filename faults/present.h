@@ -4,8 +4,9 @@
  * contents they place.
  *
  * One byte a page: bits 0-1 the state (0 not present, 1 mapped for read,
- * 2 mapped writable), bits 2-7 a generation every zap of the page
- * advances. The synthetic source decides faults by it (a touch that saw
+ * 2 mapped writable), bit 2 "dirty" (synthetic: a write that raced a zap
+ * may have left bytes in the real page), bits 3-7 a generation every zap
+ * of the page advances. The synthetic source decides faults by it (a touch that saw
  * the byte change under it retries); both sources count resident pages
  * by it.
  */
@@ -20,7 +21,8 @@
 #include "sync/lockstat.h"
 
 #define PRESENT_STATE 3                  /* the state bits of a byte */
-#define PRESENT_GEN   4                  /* one zap generation */
+#define PRESENT_DIRTY 4                  /* the real page may hold bytes */
+#define PRESENT_GEN   8                  /* one zap generation */
 
 struct present_slot {
 	_Atomic int64_t resident;        /* pages placed minus pages zapped */

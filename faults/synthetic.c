@@ -54,27 +54,37 @@ static void syn_destroy(struct fault_source *s)
 	free(s);
 }
 
-/* Populate the real page here, under the lock, then mark it (the page's
- * contents are in place before anyone sees it present). */
+/*
+ * Place the real page here, under the lock, then mark it (its contents are
+ * in place before anyone sees it present). A new anonymous page is the
+ * kernel's: the arena page was zapped (MADV_DONTNEED) or never touched,
+ * so touching it makes the host allocate a zeroed page (a write) or map
+ * its zero page (a read) inside the fault, as the kernel does — unless a
+ * write that raced the zap left bytes in it (dirty), which are cleared.
+ * A file page gets the file's contents.
+ */
 static int syn_resolve(struct fault_source *s, const struct sim_vma *v,
 		       unsigned long addr, unsigned flags, void *ctx)
 {
 	struct present_map *p = &syn(s)->present;
+	_Atomic unsigned char *b = present_byte(p, addr);
 	unsigned char state = (flags & FAULT_FLAG_WRITE) ? 2 : 1;
-	bool fresh = !(atomic_load_explicit(present_byte(p, addr),
-					    memory_order_relaxed) & PRESENT_STATE);
+	unsigned char seen = atomic_load_explicit(b, memory_order_relaxed);
+	bool fresh = !(seen & PRESENT_STATE);
 
-	/* A new page gets its contents here, as the kernel zeroes a new
-	 * anonymous page or reads a file page: whatever the real arena page
-	 * held before (a write that raced an munmap) must not show. */
-	if (fresh)
-		memcpy((void *)addr, v->vm_file != SIM_FILE_NONE ?
-		       fault_file_page(v, addr) : (const void *)fault_zero_page,
-		       SIM_PAGE_SIZE);
-	else if (state == 2)
+	if (fresh && v->vm_file != SIM_FILE_NONE) {
+		memcpy((void *)addr, fault_file_page(v, addr), SIM_PAGE_SIZE);
+	} else if (fresh && (seen & PRESENT_DIRTY)) {
+		memcpy((void *)addr, fault_zero_page, SIM_PAGE_SIZE);
+		atomic_fetch_and_explicit(b, (unsigned char)~PRESENT_DIRTY,
+					  memory_order_relaxed);
+	} else if (state == 2 && fresh) {
+		*(volatile char *)addr = 0;      /* one host fault: a zeroed page */
+	} else if (state == 2) {
 		*(volatile char *)addr = *(volatile char *)addr;
-	else
+	} else {
 		(void)*(volatile char *)addr;
+	}
 	present_set(p, addr, state);
 	return 0;
 }
@@ -193,6 +203,11 @@ static int syn_touch(struct fault_source *s, unsigned long addr, bool write,
 		atomic_thread_fence(memory_order_seq_cst);
 		if (atomic_load_explicit(b, memory_order_relaxed) == seen)
 			return 0;
+		/* A zap came between: a write may have landed in the page
+		 * after it was thrown away; the next fault clears it. */
+		if (write)
+			atomic_fetch_or_explicit(b, PRESENT_DIRTY,
+						 memory_order_relaxed);
 	}
 }
 
