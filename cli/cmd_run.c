@@ -420,10 +420,14 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!ret && a.c.mm.source == &uffd_fault_source && uffd_preflight())
 		ret = 1;
 	if (!ret) {
+		struct host_busy t0;
+
 		print_banner(&a.c);
+		host_busy_now(&t0);
 		ret = runner_run(&a.c, r, err, sizeof(err));
 		stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD;
 		run_show(&a, r, ret, err, stopped);
+		warn_noise(r, a.c.nlocks, &t0);
 		ret = run_publish(tgt, ntgt, r, stopped, ret);
 	}
 	for (int i = 0; i < ntgt; i++)

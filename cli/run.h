@@ -24,6 +24,16 @@ int uffd_preflight(void);
  * limits: 0, or non-zero after one line. */
 int check_limits(const struct run_cfg *c, int max_tasks, bool mem_given);
 
+/* The machine's busy CPU time and our own, at one moment. */
+struct host_busy {
+	bool ok;
+	double busy, own, wall;          /* seconds */
+};
+void host_busy_now(struct host_busy *b);
+/* After the tables: one line per primary metric whose CoeffVar is over
+ * 10%, and one if other processes kept CPUs busy during the run. */
+void warn_noise(const struct res_file *r, int n, const struct host_busy *t0);
+
 void print_banner(const struct run_cfg *c);
 void print_summary(const struct res_file *r, const struct run_cfg *c,
 		   bool brief);

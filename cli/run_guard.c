@@ -15,7 +15,9 @@
 #include "cli/cmd.h"
 #include "cli/run.h"
 #include "faults/sources.h"
+#include "report/stats.h"
 #include "uffd/uffd.h"
+#include "util/clock.h"
 
 /*
  * Interrupts. The first SIGINT or SIGTERM stops the run: the iteration
@@ -309,3 +311,66 @@ int check_limits(const struct run_cfg *c, int max_tasks,
 	return check_address_space(c, most);
 }
 
+
+/* --- was the machine quiet? ------------------------------------------------ */
+
+/* CPU-seconds the whole machine was busy (all CPUs, /proc/stat), and this
+ * process's own (with its reaped children): their difference is what
+ * others took during a run. */
+void host_busy_now(struct host_busy *b)
+{
+	unsigned long long v[8] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+	struct rusage self, kids;
+
+	b->ok = f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+			    &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+			    &v[7]) == 8 && hz > 0;
+	if (f)
+		fclose(f);
+	/* user nice system idle iowait irq softirq steal: busy is all but
+	 * idle and iowait (steal: the hypervisor gave the CPU away). */
+	b->busy = b->ok ? (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) /
+			  (double)hz : 0;
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	b->own = (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec +
+			  kids.ru_utime.tv_sec + kids.ru_stime.tv_sec) +
+		 (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec +
+			  kids.ru_utime.tv_usec + kids.ru_stime.tv_usec) / 1e6;
+	b->wall = (double)mono_ns() / 1e9;
+}
+
+void warn_noise(const struct res_file *r, int n, const struct host_busy *t0)
+{
+	struct host_busy t1;
+	double others;
+
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < r[i].npoints; k++) {
+			const struct res_point *p = &r[i].points[k];
+
+			for (int m = 0; m < r[i].nmetrics; m++) {
+				double cv;
+
+				if (!r[i].metrics[m].primary || p->nsamples < 2)
+					continue;
+				cv = r[i].metrics[m].higher_better ?
+				     stats_hcoeffvar(p->samples[m], (size_t)p->nsamples) :
+				     stats_coeffvar(p->samples[m], (size_t)p->nsamples);
+				if (cv > 10)
+					printf("warning: %s %s-%d: CoeffVar %.1f%% (over "
+					       "10%%): more iterations, --wait busy or a "
+					       "quieter machine\n", r[i].scheme,
+					       r[i].metrics[m].name, p->tasks, cv);
+			}
+		}
+	host_busy_now(&t1);
+	others = (t1.busy - t0->busy) - (t1.own - t0->own);
+	if (t0->ok && t1.ok && t1.wall > t0->wall &&
+	    others / (t1.wall - t0->wall) > 0.25)
+		printf("warning: other processes kept %.1f CPUs busy on average "
+		       "during the run: its figures may be disturbed\n",
+		       others / (t1.wall - t0->wall));
+}

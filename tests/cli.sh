@@ -106,6 +106,14 @@ assert r['results'][0]['faults']['anon_write'] == 2*1024
 	grep -q '^lookup ratio 65530/1000 VMAs: [0-9.]*$' "$tmp/bench" &&
 	grep -q '^lookup ratio tree/sorted-array at 65530 VMAs: [0-9.]*$' "$tmp/bench" &&
 	ok || fail "bench tree output: $(cat "$tmp/bench")"
+# A busy machine is said under the table.
+sh -c 'while :; do :; done' &
+busy=$!
+"$VMSIM" run -t 1 -i 2 -m 16M -q >"$tmp/busy" 2>&1
+kill $busy; wait $busy 2>/dev/null
+grep -q '^warning: other processes kept [0-9.]* CPUs busy on average during the run' "$tmp/busy" &&
+	ok || fail "no busy-machine warning: $(tail -3 "$tmp/busy")"
+
 # The fault benchmark: every case, each uffd and synthetic one with its
 # ratio to its floor.
 "$VMSIM" bench fault --mem 1M --rounds 1 --wait block >"$tmp/bf" 2>&1 &&
