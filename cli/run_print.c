@@ -91,6 +91,15 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 			       (unsigned long long)p->c.uffd.wakes,
 			       (unsigned long long)p->c.uffd.refused,
 			       (unsigned long long)p->c.uffd.errors);
+		if (p->lat)
+			printf("  touch latency: mean %.1f us, p50 %.1f, p90 %.1f, "
+			       "p99 %.1f, p99.9 %.1f, max %.1f\n",
+			       hist_mean(p->lat) / 1e3,
+			       hist_quantile(p->lat, 0.5) / 1e3,
+			       hist_quantile(p->lat, 0.9) / 1e3,
+			       hist_quantile(p->lat, 0.99) / 1e3,
+			       hist_quantile(p->lat, 0.999) / 1e3,
+			       (double)p->lat->max_ns / 1e3);
 		printf("  host (timed phase): mmap %llu, munmap %llu, mprotect "
 		       "%llu, mremap %llu, brk %llu, madvise %llu\n",
 		       (unsigned long long)p->host_calls[HOST_MMAP],

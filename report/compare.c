@@ -105,6 +105,9 @@ static void emit_text(struct printer *pr, const struct row *r)
 			fprintf(pr->out, "\n");
 		if (!strcmp(r->section, "lock"))
 			fprintf(pr->out, "Lock statistics and counters\n");
+		if (!strcmp(r->section, "latency"))
+			fprintf(pr->out, "Latency of a touch (us: the fault's, when "
+				"it faulted)\n");
 		pr->section = r->section;
 	}
 	fprintf(pr->out, "%-9s %-*s", r->stat, pr->keyw, r->key);
@@ -294,6 +297,34 @@ static int key_union(struct printer *pr, int tasks, const char *field,
 	return n;
 }
 
+/* Every touch's latency (results' latency_ns), in microseconds, lower
+ * is better; rows only where some file has it. */
+static void latency_rows(struct printer *pr, int tasks)
+{
+	static const struct { const char *stat, *field; } pct[] = {
+		{ "Mean", "mean" }, { "Pct-50", "p50" }, { "Pct-90", "p90" },
+		{ "Pct-99", "p99" }, { "Pct-99.9", "p99_9" }, { "Max", "max" },
+	};
+
+	for (size_t k = 0; k < sizeof(pct) / sizeof(pct[0]); k++) {
+		struct row r = { .section = "latency", .stat = pct[k].stat };
+		bool any = false;
+
+		snprintf(r.key, sizeof(r.key), "latency-%d", tasks);
+		for (int i = 0; i < pr->n; i++) {
+			json_object *p = point_of(&pr->files[i], tasks);
+
+			r.v[i] = p ? int_at(p, "latency_ns", pct[k].field, NULL,
+					    NULL) / 1e3 : NAN;
+			any |= isfinite(r.v[i]);
+			r.pct[i] = pct_diff(r.v[0], r.v[i], false);
+			r.sig[i] = -1;
+		}
+		if (any)
+			emit_row(pr, &r);
+	}
+}
+
 /* The lockstat rows: per class and side, what each stat row reads. */
 static const struct {
 	const char *stat, *field;
@@ -335,40 +366,6 @@ static void lock_rows(struct printer *pr, int tasks)
 
 		counter_row(pr, "uffd", "messages", tasks, msgs, 1, false);
 		counter_row(pr, "uffd", "refused", tasks, refused, 1, false);
-	}
-}
-
-static void print_gnuplot(FILE *out, const struct cmp_file *files, int n,
-			  const struct cmp_opts *o)
-{
-	const char *name = o->metric ? o->metric : files[0].metrics[0].name;
-	const struct cmp_metric *m = metric_of(&files[0], name);
-
-	if (!m)
-		return;
-	for (int i = 0; i < n; i++) {
-		size_t np = json_object_array_length(files[i].results);
-
-		fprintf(out, "# %s (%s)\n# metric: %s, %s is better; columns: "
-			"tasks %s min max\n\"%s\"\n", files[i].label, files[i].shown,
-			name, m->higher ? "higher" : "lower",
-			m->higher ? "hmean" : "amean", files[i].label);
-		for (size_t k = 0; k < np; k++) {
-			json_object *t;
-			double *x;
-			size_t nx;
-
-			json_object_object_get_ex(json_object_array_get_idx(
-				files[i].results, k), "tasks", &t);
-			nx = samples_of(&files[i], name, json_object_get_int(t), &x);
-			if (nx)
-				fprintf(out, "%d %.10g %.10g %.10g\n",
-					json_object_get_int(t),
-					stat_value(ST_MEAN, x, nx, m->higher),
-					stats_min(x, nx), stats_max(x, nx));
-			free(x);
-		}
-		fprintf(out, "\n\n");
 	}
 }
 
@@ -459,6 +456,8 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 	for (int m = 0; m < files[0].nmetrics; m++)
 		for (int t = 0; t < nt; t++)
 			metric_rows(&pr, &files[0].metrics[m], tasks[t]);
+	for (int t = 0; t < nt; t++)
+		latency_rows(&pr, tasks[t]);
 	for (int t = 0; t < nt; t++)
 		lock_rows(&pr, tasks[t]);
 	if (o->test != CMP_MMTESTS_CI)

@@ -33,4 +33,8 @@ double stat_value(enum stat_id st, const double *x, size_t n, bool higher);
 /* Difference from the base, positive = better; NaN when undefined. */
 double pct_diff(double base, double v, bool higher);
 
+/* --format gnuplot (compare_stats.c). */
+void print_gnuplot(FILE *out, const struct cmp_file *files, int n,
+		   const struct cmp_opts *o);
+
 #endif

@@ -161,3 +161,38 @@ int cmp_regressions(FILE *msg, const struct cmp_file *files, int n,
 	return found;
 }
 
+/* --format gnuplot: per file, tasks and the mean, min and max of one
+ * metric (the first unless --metric). */
+void print_gnuplot(FILE *out, const struct cmp_file *files, int n,
+			  const struct cmp_opts *o)
+{
+	const char *name = o->metric ? o->metric : files[0].metrics[0].name;
+	const struct cmp_metric *m = metric_of(&files[0], name);
+
+	if (!m)
+		return;
+	for (int i = 0; i < n; i++) {
+		size_t np = json_object_array_length(files[i].results);
+
+		fprintf(out, "# %s (%s)\n# metric: %s, %s is better; columns: "
+			"tasks %s min max\n\"%s\"\n", files[i].label, files[i].shown,
+			name, m->higher ? "higher" : "lower",
+			m->higher ? "hmean" : "amean", files[i].label);
+		for (size_t k = 0; k < np; k++) {
+			json_object *t;
+			double *x;
+			size_t nx;
+
+			json_object_object_get_ex(json_object_array_get_idx(
+				files[i].results, k), "tasks", &t);
+			nx = samples_of(&files[i], name, json_object_get_int(t), &x);
+			if (nx)
+				fprintf(out, "%d %.10g %.10g %.10g\n",
+					json_object_get_int(t),
+					stat_value(ST_MEAN, x, nx, m->higher),
+					stats_min(x, nx), stats_max(x, nx));
+			free(x);
+		}
+		fprintf(out, "\n\n");
+	}
+}

@@ -146,6 +146,7 @@ void res_point_free(struct res_point *p)
 	free(p->wall);
 	free(p->cpu);
 	free(p->flag);
+	free(p->lat);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -187,6 +188,23 @@ static json_object *lockside_json(const struct lockstat_totals *t)
 	JADD(o, "hold_ns_max", JU64(t->hold_max));
 	JADD(o, "wait_hist_log2ns", hist_json(t->wait_hist));
 	JADD(o, "hold_hist_log2ns", hist_json(t->hold_hist));
+	return o;
+}
+
+/* Every touch's latency: percentiles (log-linear histogram, < 1% off). */
+static json_object *latency_json(const struct lat_hist *h)
+{
+	static const struct { const char *key; double q; } pct[] = {
+		{ "p50", 0.50 }, { "p90", 0.90 }, { "p99", 0.99 },
+		{ "p99_9", 0.999 },
+	};
+	json_object *o = json_object_new_object();
+
+	JADD(o, "count", JU64(h->count));
+	JADD(o, "mean", json_object_new_double(hist_mean(h)));
+	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		JADD(o, pct[i].key, json_object_new_double(hist_quantile(h, pct[i].q)));
+	JADD(o, "max", JU64(h->max_ns));
 	return o;
 }
 
@@ -260,6 +278,8 @@ static json_object *point_json(const struct res_file *r,
 	}
 	JADD(o, "touches", JU64(p->touches));
 	JADD(o, "segv", JU64(p->segv));
+	if (p->lat)
+		JADD(o, "latency_ns", latency_json(p->lat));
 	f = json_object_new_object();
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
 		JADD(f, sim_fault_kind_name(k), JU64(p->c.faults[k]));

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "locks/lock_ops.h"
+#include "util/hist.h"
 #include "mm/mm.h"
 #include "uffd/host.h"
 #include "uffd/resolve.h"
@@ -73,6 +74,7 @@ struct res_point {
 	double *wall, *cpu;
 	unsigned char *flag;
 	uint64_t touches;                /* pages the workload touched */
+	struct lat_hist *lat;            /* their latencies; NULL: none */
 	uint64_t segv;                   /* simulated SIGSEGVs */
 	struct res_counters c;
 	/* The host kernel during the timed phases: vmsim's own real memory

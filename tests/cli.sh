@@ -98,6 +98,10 @@ python3 -c "
 import json,sys; r=json.load(open('$tmp/s.json'))
 assert r['fault_source']=='synthetic' and 'uffd' not in r['results'][0]
 assert r['results'][0]['faults']['anon_write'] == 2*1024
+# every touch timed: as many latencies as touches, ordered percentiles
+l = r['results'][0]['latency_ns']
+assert l['count'] == r['results'][0]['touches'] == 2*1024, l
+assert 0 < l['p50'] <= l['p90'] <= l['p99'] <= l['p99_9'] <= l['max'], l
 " && ok || fail "synthetic result"
 
 # The tree benchmark prints its table and both ratio lines (values are

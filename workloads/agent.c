@@ -257,6 +257,8 @@ static void agent_iterate(struct agent *a)
 		t->shared = shared;
 		atomic_store(&t->ops, 0);
 		t->touches = t->segv = 0;
+		t->ns_per_cycle = clock_ns_per_cycle();
+		memset(&t->lat, 0, sizeof(t->lat));
 		memset(t->phase, 0, sizeof(t->phase));
 		a->mine[k]->ret = 0;
 		a->mine[k]->cpu_ns = a->mine[k]->t_start = a->mine[k]->t_end = 0;

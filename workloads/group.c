@@ -282,6 +282,10 @@ int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 				it->phase[m] = s->t.phase[m];
 		it->touches += s->t.touches;
 		it->segv += s->t.segv;
+		if (p && s->t.lat.count && !p->lat)
+			p->lat = calloc(1, sizeof(*p->lat));
+		if (p && p->lat)
+			hist_merge(p->lat, &s->t.lat);
 	}
 	it->elapsed = last > first ? (double)(last - first) / 1e9 : 0;
 	return ret;

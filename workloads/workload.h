@@ -29,6 +29,7 @@
 #include "mm/mm.h"
 #include "report/results.h"
 #include "util/clock.h"
+#include "util/hist.h"
 
 /* Options a workload may read (from the command line). */
 struct wl_opts {
@@ -54,6 +55,8 @@ struct wl_task {
 	_Atomic uint64_t ops;            /* the workload's unit of work; only
 					  * this task writes it (wl_add_ops) */
 	uint64_t touches;                /* pages touched (wl_touch) */
+	double ns_per_cycle;             /* for lat: clock_ns_per_cycle() */
+	struct lat_hist lat;             /* every touch's latency (ns) */
 	uint64_t segv;                   /* touches refused: SIGSEGV */
 	double phase[RES_MAX_METRICS];   /* seconds per timed phase, if any */
 	/* For the runner's watchdog: when the current touch began
@@ -140,13 +143,18 @@ static inline uint64_t wl_coarse_ns(void)
 static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 			   unsigned char *val)
 {
+	uint64_t c0;
 	int ret;
 
 	/* Relaxed: read only by the watchdog, as a diagnostic. */
 	atomic_store_explicit(&t->touch_addr, addr, memory_order_relaxed);
 	atomic_store_explicit(&t->touch_since, wl_coarse_ns() + 1,
 			      memory_order_relaxed);
+	c0 = cycles_now();
 	ret = sim_touch(t->mm, addr, write, val);
+	/* The touch's latency: the fault's, when it faulted (a uffd round
+	 * trip, or the synthetic fault path), a few ns when it did not. */
+	hist_record(&t->lat, cycles_to_ns(cycles_now() - c0, t->ns_per_cycle));
 	atomic_store_explicit(&t->touch_since, 0, memory_order_relaxed);
 	t->touches++;
 	if (ret)
@@ -154,9 +162,6 @@ static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 	return ret;
 }
 
-/* Count n units of work. The runner reads the counter while the task
- * runs; only the task writes it, so a relaxed load and store suffice (no
- * locked instruction on the hot path). */
 static inline void wl_add_ops(struct wl_task *t, uint64_t n)
 {
 	atomic_store_explicit(&t->ops, atomic_load_explicit(&t->ops,
