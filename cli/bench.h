@@ -28,4 +28,19 @@ int sim_bench_fault(FILE *out, size_t len, int rounds,
 		    const enum uffd_wait_mode *waits, int nwaits, char *err,
 		    size_t errlen);
 
+/* The bare uffd loop of bench fault over len bytes in wait mode w:
+ * faults per second. 0 or -errno. */
+int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode w, double *rate);
+/* The median of n values (n <= 1024). */
+double bench_median(const double *x, int n);
+
+/* What this host charges (cli/host_probe.c), in microseconds; 0 where it
+ * could not be measured. */
+struct host_probe {
+	double wake_us;                  /* cross-CPU futex wake-up, one way */
+	double uffd_block_us;            /* bare uffd fault, blocking handler */
+	double uffd_busy_us;             /* bare uffd fault, busy handler */
+};
+void host_probe(struct host_probe *h);
+
 #endif

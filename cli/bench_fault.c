@@ -109,7 +109,7 @@ static void *bare_handler(void *arg)
 	return NULL;
 }
 
-static int bf_bare(size_t len, enum uffd_wait_mode wait, double *rate)
+int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode wait, double *rate)
 {
 	struct bare b = { .want = (long)(len / SIM_PAGE_SIZE),
 			  .busy = wait == UFFD_WAIT_BUSY };
@@ -168,7 +168,7 @@ static int bf_run(const struct bf_case *k, size_t len, double *rate)
 {
 	switch (k->kind) {
 	case BF_NATIVE: return bf_native(len, rate);
-	case BF_BARE: return bf_bare(len, k->wait, rate);
+	case BF_BARE: return sim_bare_uffd_rate(len, k->wait, rate);
 	default: return bf_sim(k, len, rate);
 	}
 }
@@ -225,9 +225,9 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(const double *x, int n)
+double bench_median(const double *x, int n)
 {
-	double s[BF_MAX_ROUNDS];
+	double s[1024];
 
 	memcpy(s, x, sizeof(double) * (size_t)n);
 	qsort(s, (size_t)n, sizeof(double), cmp_dbl);
@@ -241,14 +241,14 @@ static void print_cases(FILE *out, const struct bf_case *c, int n, int rounds)
 	for (int i = 0; i < n; i++) {
 		double r[BF_MAX_ROUNDS];
 
-		fprintf(out, "%-22s %14.0f", c[i].name, median(c[i].rate, rounds));
+		fprintf(out, "%-22s %14.0f", c[i].name, bench_median(c[i].rate, rounds));
 		if (c[i].base < 0) {
 			fprintf(out, "\n");
 			continue;
 		}
 		for (int k = 0; k < rounds; k++)
 			r[k] = c[i].rate[k] / c[c[i].base].rate[k];
-		fprintf(out, " %9.2fx   (%s)\n", median(r, rounds),
+		fprintf(out, " %9.2fx   (%s)\n", bench_median(r, rounds),
 			c[c[i].base].name);
 	}
 }

@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "cli/bench.h"
 #include "cli/cmd.h"
 #include "cli/run.h"
 #include "uffd/uffd.h"
@@ -56,6 +57,7 @@ static void check_uffd(void)
 int cmd_check(void)
 {
 	struct io_uring ring;
+	struct host_probe hp;
 	struct utsname u;
 	int ret;
 
@@ -72,5 +74,13 @@ int cmd_check(void)
 	printf("CPUs:          %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
 	printf("NUMA nodes:    %d\n",
 	       numa_available() < 0 ? 1 : numa_num_configured_nodes());
+	host_probe(&hp);
+	if (hp.wake_us > 0)
+		printf("wake-up:       %.1f us from CPU 0 to CPU 1 (futex ping-pong; "
+		       "an idle vCPU's wake-up is a hypervisor exit)\n", hp.wake_us);
+	if (hp.uffd_block_us > 0)
+		printf("uffd fault:    %.1f us with a blocking handler, %.1f us with "
+		       "a busy one (bare loop, one thread)\n", hp.uffd_block_us,
+		       hp.uffd_busy_us);
 	return 0;
 }

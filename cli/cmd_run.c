@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/bench.h"
 #include "cli/cmd.h"
 #include "cli/run.h"
 #include "faults/sources.h"
@@ -421,10 +422,18 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		ret = 1;
 	if (!ret) {
 		struct host_busy t0;
+		struct host_probe hp;
 
+		/* What the host charges, for the result's meta (untimed). */
+		host_probe(&hp);
 		print_banner(&a.c);
 		host_busy_now(&t0);
 		ret = runner_run(&a.c, r, err, sizeof(err));
+		for (int i = 0; i < a.c.nlocks; i++) {
+			r[i].host_wake_us = hp.wake_us;
+			r[i].host_uffd_block_us = hp.uffd_block_us;
+			r[i].host_uffd_busy_us = hp.uffd_busy_us;
+		}
 		stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD;
 		run_show(&a, r, ret, err, stopped);
 		warn_noise(r, a.c.nlocks, &t0);

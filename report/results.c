@@ -354,6 +354,12 @@ static json_object *meta_json(const struct res_file *r)
 	gmtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	JADD(o, "date", json_object_new_string(buf));
+	if (r->host_wake_us > 0)
+		JADD(o, "wake_us", json_object_new_double(r->host_wake_us));
+	if (r->host_uffd_block_us > 0)
+		JADD(o, "uffd_block_us", json_object_new_double(r->host_uffd_block_us));
+	if (r->host_uffd_busy_us > 0)
+		JADD(o, "uffd_busy_us", json_object_new_double(r->host_uffd_busy_us));
 	return o;
 }
 

@@ -94,6 +94,9 @@ struct res_file {
 	struct res_metric metrics[RES_MAX_METRICS];
 	int npoints;
 	struct res_point *points;
+	/* What the host charged, measured before the run (µs; 0: not
+	 * measured): cross-CPU wake-up, bare uffd fault block / busy. */
+	double host_wake_us, host_uffd_block_us, host_uffd_busy_us;
 };
 
 /* Room for n samples per metric (so a run never grows them mid-way);

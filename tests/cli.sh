@@ -98,6 +98,9 @@ python3 -c "
 import json,sys; r=json.load(open('$tmp/s.json'))
 assert r['fault_source']=='synthetic' and 'uffd' not in r['results'][0]
 assert r['results'][0]['faults']['anon_write'] == 2*1024
+# what the host charged, measured before the run
+m = r['meta']
+assert m['wake_us'] > 0 and m['uffd_block_us'] > 0 and m['uffd_busy_us'] > 0, m
 # every touch timed: as many latencies as touches, ordered percentiles
 l = r['results'][0]['latency_ns']
 assert l['count'] == r['results'][0]['touches'] == 2*1024, l
