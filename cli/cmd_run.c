@@ -45,7 +45,7 @@ static int parse_locks(const char *arg, struct run_cfg *c)
 enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
        OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
-       OPT_NUMA, OPT_BRIEF };
+       OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU };
 
 static const struct option run_opts[] = {
 	{ "lock", required_argument, NULL, 'l' },
@@ -61,6 +61,7 @@ static const struct option run_opts[] = {
 	{ "writers", required_argument, NULL, OPT_WRITERS },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "pin", no_argument, NULL, OPT_PIN },
+	{ "handler-cpu", required_argument, NULL, OPT_HANDLER_CPU },
 	{ "numa", required_argument, NULL, OPT_NUMA },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -82,7 +83,7 @@ static const struct option run_opts[] = {
 struct run_args {
 	struct run_cfg c;
 	const char *json;
-	bool force, quiet, brief, mem_given, help;
+	bool force, quiet, brief, mem_given, help, handler_cpu_given;
 	unsigned given;                  /* WL_OPT_* on the command line */
 	int max_tasks;
 	int ncpus;
@@ -199,6 +200,13 @@ static int run_host_opt(struct run_args *a, int opt, const char *arg)
 				   "3600 seconds", arg);
 		return 0;
 	case OPT_PIN: c->pin = true; return 0;
+	case OPT_HANDLER_CPU:        /* in enum handler_cpu order */
+		if ((k = pick("handler placement", arg,
+			      NAMES("any", "same", "other"))) < 0)
+			return EXIT_USAGE;
+		c->handler_cpu = (enum handler_cpu)k;
+		a->handler_cpu_given = true;
+		return 0;
 	case OPT_BRIEF: a->brief = true; return 0;
 	case 'o': a->json = arg; return 0;
 	case 'f': a->force = true; return 0;
@@ -220,6 +228,12 @@ static int run_settle(struct run_args *a)
 		return bad("--zap does not apply to workload '%s'", c->wl->name);
 	if (c->wo.writers < 0)
 		c->wo.writers = c->wl->background ? 1 : 0;
+	/* --pin alone keeps each handler beside its task, as before;
+	 * placing handlers relative to tasks pins the tasks. */
+	if (c->pin && !a->handler_cpu_given)
+		c->handler_cpu = HANDLER_CPU_SAME;
+	if (c->handler_cpu != HANDLER_CPU_ANY)
+		c->pin = true;
 	a->mem_given = c->wo.mem != 0;
 	if (!c->wo.mem)
 		c->wo.mem = c->wl->default_mem ? c->wl->default_mem : 64UL << 20;

@@ -135,6 +135,9 @@ json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	json_object_object_add(o, "mode", json_object_new_string(
 		c->processes ? "processes" : "threads"));
 	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
+	json_object_object_add(o, "handler_cpu", json_object_new_string(
+		c->handler_cpu == HANDLER_CPU_SAME ? "same" :
+		c->handler_cpu == HANDLER_CPU_OTHER ? "other" : "any"));
 	json_object_object_add(o, "numa", json_object_new_string(
 		c->mm.numa == SIM_NUMA_LOCAL ? "local" :
 		c->mm.numa == SIM_NUMA_INTERLEAVE ? "interleave" : "default"));
@@ -181,6 +184,9 @@ void print_banner(const struct run_cfg *c)
 		       uffd_wait_mode_name(c->mm.src.wait));
 	printf(",\n  %s mode%s", c->processes ? "processes" : "threads",
 	       c->pin ? " (pinned)" : "");
+	if (c->mm.source == &uffd_fault_source && c->handler_cpu != HANDLER_CPU_ANY)
+		printf(", handlers on %s CPU",
+		       c->handler_cpu == HANDLER_CPU_SAME ? "the task's" : "the next");
 	if (c->wl->min_mem && c->wo.mem % (1UL << 20))
 		printf(", mem %zu KiB", c->wo.mem >> 10);
 	else if (c->wl->min_mem)

@@ -113,6 +113,13 @@ assert 0 < l['p50'] <= l['p90'] <= l['p99'] <= l['p99_9'] <= l['max'], l
 	grep -q '^lookup ratio 65530/1000 VMAs: [0-9.]*$' "$tmp/bench" &&
 	grep -q '^lookup ratio tree/sorted-array at 65530 VMAs: [0-9.]*$' "$tmp/bench" &&
 	ok || fail "bench tree output: $(cat "$tmp/bench")"
+# Handler placement is recorded, and pins the tasks.
+"$VMSIM" run -t 1 -i 1 -m 4M --mode processes --handler-cpu other -q \
+	-o "$tmp/hc.json" >/dev/null 2>&1 && python3 -c "
+import json; o=json.load(open('$tmp/hc.json'))['options']
+assert o['handler_cpu'] == 'other' and o['pin'] is True, o
+" && ok || fail "--handler-cpu other"
+
 # A busy machine is said under the table.
 sh -c 'while :; do :; done' &
 busy=$!

@@ -140,14 +140,16 @@ static int agent_start_mm(struct agent *a, char *err, size_t errlen)
 	mc.lock = a->g->lock;
 	if (!mc.src.nhandlers)
 		mc.src.nhandlers = c->processes ? 1 : a->g->nfg;
+	/* Handler i on task i's CPU (same) or the next one (other): a
+	 * process's one handler beside its task; the shared mm's handlers
+	 * spread over all CPUs as its tasks are (any of them may answer any
+	 * task's fault: one uffd). any: wherever the scheduler puts them. */
 	for (int i = 0; i < nc; i++)
-		cpus[i] = i;
-	/* Pinned: a process's handler on its task's CPU; the shared mm's
-	 * handlers spread over all CPUs, as the tasks are. */
-	if (c->pin && c->processes) {
+		cpus[i] = (i + (c->handler_cpu == HANDLER_CPU_OTHER)) % nc;
+	if (c->handler_cpu != HANDLER_CPU_ANY && c->processes) {
 		mc.src.cpus = &cpus[a->id % nc];
 		mc.src.ncpus = 1;
-	} else if (c->pin) {
+	} else if (c->handler_cpu != HANDLER_CPU_ANY) {
 		mc.src.cpus = cpus;
 		mc.src.ncpus = nc;
 	}

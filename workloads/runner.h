@@ -32,7 +32,11 @@ struct run_cfg {
 	int tasks[RUNNER_MAX_TASKLIST];
 	int ntasklist;
 	bool processes;                  /* one mm per task */
-	bool pin;                        /* pin tasks and handlers to CPUs */
+	bool pin;                        /* pin tasks (task i on CPU i % n) */
+	/* Where a task's uffd handler runs, relative to its task (pinned):
+	 * any CPU, the task's own (no cross-CPU wake-up), or the next one. */
+	enum handler_cpu { HANDLER_CPU_ANY, HANDLER_CPU_SAME,
+			   HANDLER_CPU_OTHER } handler_cpu;
 	struct wl_opts wo;
 	bool progress;                   /* progress line on stderr */
 	double fault_timeout;            /* s; a touch taking longer aborts */
