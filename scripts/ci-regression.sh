@@ -34,7 +34,8 @@ except (OSError, ValueError, KeyError, TypeError) as e:
 flags = {"iterations": "--iterations", "mem": "--mem", "arena": "--arena",
          "wait": "--wait", "batch": "--batch", "mode": "--mode",
          "warmup": "--warmup", "duration": "--duration",
-         "interval_ms": "--interval", "cycles": "--cycles", "zap": "--zap"}
+         "interval_ms": "--interval", "cycles": "--cycles", "zap": "--zap",
+         "handler_cpu": "--handler-cpu"}
 for k, flag in flags.items():
     if k in o:
         out += [flag, str(o[k])]
