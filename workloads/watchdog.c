@@ -86,7 +86,11 @@ static void *wd_main(void *arg)
 				&w->tasks[i]->touch_since, memory_order_relaxed);
 			int zero = 0;
 
-			if (!since || now - (since - 1) <= (uint64_t)(w->timeout * 1e9))
+			/* A touch stamped after now was read (the coarse
+			 * clock ticked in between) has only just begun: now -
+			 * since would wrap around and fire. */
+			if (!since || since - 1 >= now ||
+			    now - (since - 1) <= (uint64_t)(w->timeout * 1e9))
 				continue;
 			/* The run is marked aborted before the fault is
 			 * refused: the task that leaves it with an error must
