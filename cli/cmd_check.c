@@ -9,38 +9,33 @@
 
 #include "cli/bench.h"
 #include "cli/cmd.h"
-#include "cli/run.h"
+#include "faults/sources.h"
 #include "uffd/uffd.h"
 
 static void check_uffd(void)
 {
-	struct uffd_info info = { 0 };
-	int dev_err, fd, ret, sysctl = unprivileged_uffd_sysctl();
-	bool via_dev;
+	struct uffd_probe u;
 
-	fd = uffd_open(0, &via_dev, &dev_err);
-	if (fd < 0) {
+	uffd_probe(&u);
+	if (u.open_err) {
 		printf("userfaultfd:   NOT available: userfaultfd(2): %s; "
-		       "/dev/userfaultfd: %s\n", strerror(-fd),
-		       dev_err ? strerror(dev_err) : "ioctl refused");
+		       "/dev/userfaultfd: %s\n", strerror(-u.open_err),
+		       u.dev_err ? strerror(u.dev_err) : "ioctl refused");
 		printf("               vm.unprivileged_userfaultfd = %d; remedies: "
 		       "sysctl vm.unprivileged_userfaultfd=1, access to "
-		       "/dev/userfaultfd, or --fault-source synthetic\n", sysctl);
+		       "/dev/userfaultfd, or --fault-source synthetic\n", u.sysctl);
 		return;
 	}
-	ret = uffd_api(fd, ~0ull, &info);
-	if (ret) {
+	if (u.api_err) {
 		printf("userfaultfd:   opened but UFFDIO_API failed: %s\n",
-		       strerror(-ret));
-		close(fd);
+		       strerror(-u.api_err));
 		return;
 	}
-	close(fd);
 	printf("userfaultfd:   available (via %s)\n",
-	       via_dev ? "/dev/userfaultfd" : "the userfaultfd syscall");
+	       u.info.via_dev ? "/dev/userfaultfd" : "the userfaultfd syscall");
 	printf("uffd features:");
 	for (int b = 0; b < 64; b++)
-		if (info.features & (1ull << b)) {
+		if (u.info.features & (1ull << b)) {
 			const char *n = uffd_feature_name(b);
 
 			if (n)
@@ -49,9 +44,10 @@ static void check_uffd(void)
 				printf(" bit%d", b);
 		}
 	printf("\n");
-	printf("UFFDIO_POISON: %s\n", (info.features & UFFD_FEATURE_POISON) ?
-	       "yes (bad accesses get SIGBUS)" :
-	       "no (needs Linux 6.6; use --fault-source synthetic)");
+	printf("uffd source:   %s\n",
+	       (u.info.features & SIM_UFFD_FEATURES) == SIM_UFFD_FEATURES ?
+	       "yes (thread ids, write-protect faults on anonymous memory)" :
+	       "no (needs Linux 5.7; use --fault-source synthetic)");
 }
 
 int cmd_check(void)

@@ -15,10 +15,8 @@
 void install_interrupts(void);
 /* The first interrupting signal, or 0. */
 int run_first_signal(void);
-/* vm.unprivileged_userfaultfd, or -1 if it cannot be read. */
-int unprivileged_uffd_sysctl(void);
-/* Can this run have userfaultfd with UFFDIO_POISON? 0, or 1 after one
- * line saying why not. */
+/* Can this run have the userfaultfd the uffd source needs? 0, or 1
+ * after one line saying why not. */
 int uffd_preflight(void);
 /* The run's memory, tasks and address space against this machine's
  * limits: 0, or non-zero after one line. */

@@ -92,49 +92,32 @@ int run_first_signal(void)
 	return first_signal;
 }
 
-/* vm.unprivileged_userfaultfd, or -1 if it cannot be read. */
-int unprivileged_uffd_sysctl(void)
-{
-	FILE *f = fopen("/proc/sys/vm/unprivileged_userfaultfd", "r");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 /*
- * Before a uffd run: can we have userfaultfd, with UFFDIO_POISON? One
- * line saying exactly why not and what to do, at once.
+ * Before a uffd run: can we have a userfaultfd with what the uffd source
+ * needs (thread ids, write-protect faults on anonymous memory)? One line
+ * saying exactly why not and what to do, at once.
  */
 int uffd_preflight(void)
 {
-	struct uffd_info info = { 0 };
-	int dev_err, sysctl = unprivileged_uffd_sysctl(), fd;
-	bool via_dev;
+	struct uffd_probe u;
 
-	fd = uffd_open(0, &via_dev, &dev_err);
-	if (fd < 0) {
+	uffd_probe(&u);
+	if (u.open_err) {
 		fprintf(stderr, "%s: userfaultfd is not available: userfaultfd(2): "
 			"%s (vm.unprivileged_userfaultfd = %d), /dev/userfaultfd: %s; "
 			"remedies: 'sysctl vm.unprivileged_userfaultfd=1', read-write "
 			"access to /dev/userfaultfd, or --fault-source synthetic\n",
-			prog, strerror(-fd), sysctl,
-			dev_err ? strerror(dev_err) : "refused");
+			prog, strerror(-u.open_err), u.sysctl,
+			u.dev_err ? strerror(u.dev_err) : "refused");
 		return 1;
 	}
-	if (uffd_api(fd, UFFD_FEATURE_POISON, &info) ||
-	    !(info.features & UFFD_FEATURE_POISON)) {
-		close(fd);
-		fprintf(stderr, "%s: this kernel's userfaultfd lacks UFFDIO_POISON "
-			"(Linux 6.6+), which vmsim needs to refuse bad accesses; "
-			"use --fault-source synthetic\n", prog);
+	if (u.api_err || (u.info.features & SIM_UFFD_FEATURES) != SIM_UFFD_FEATURES) {
+		fprintf(stderr, "%s: this kernel's userfaultfd lacks thread ids or "
+			"write-protect faults on anonymous memory (Linux 5.7+), which "
+			"the uffd fault source needs; use --fault-source synthetic\n",
+			prog);
 		return 1;
 	}
-	close(fd);
 	return 0;
 }
 

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -96,4 +98,32 @@ const char *uffd_feature_name(int bit)
 	if (bit < 0 || bit >= (int)(sizeof(names) / sizeof(names[0])))
 		return NULL;
 	return names[bit];
+}
+
+static int unprivileged_sysctl(void)
+{
+	FILE *f = fopen("/proc/sys/vm/unprivileged_userfaultfd", "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+void uffd_probe(struct uffd_probe *p)
+{
+	int fd;
+
+	memset(p, 0, sizeof(*p));
+	p->sysctl = unprivileged_sysctl();
+	fd = uffd_open(0, &p->info.via_dev, &p->dev_err);
+	if (fd < 0) {
+		p->open_err = fd;
+		return;
+	}
+	p->api_err = uffd_api(fd, ~0ull, &p->info);
+	close(fd);
 }

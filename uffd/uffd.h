@@ -69,6 +69,19 @@ int uffd_register(int fd, void *addr, size_t len, uint64_t mode,
 		  uint64_t *range_ioctls);
 int uffd_unregister(int fd, void *addr, size_t len);
 
+/* What a userfaultfd can be here: how it opened (or why not), and what
+ * UFFDIO_API offered. */
+struct uffd_probe {
+	int open_err;            /* -errno of the syscall, 0 if it opened */
+	int dev_err;             /* errno of /dev/userfaultfd, 0 if none */
+	int api_err;             /* -errno of UFFDIO_API, 0 if it worked */
+	int sysctl;              /* vm.unprivileged_userfaultfd, -1 unknown */
+	struct uffd_info info;
+};
+
+/* Open a userfaultfd, ask for every feature, close it. */
+void uffd_probe(struct uffd_probe *p);
+
 /* Name of feature bit `bit` ("POISON", "MOVE", ...), or NULL. */
 const char *uffd_feature_name(int bit);
 
