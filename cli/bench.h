@@ -31,8 +31,6 @@ int sim_bench_fault(FILE *out, size_t len, int rounds,
 /* The bare uffd loop of bench fault over len bytes in wait mode w:
  * faults per second. 0 or -errno. */
 int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode w, double *rate);
-/* The median of n values (n <= 1024). */
-double bench_median(const double *x, int n);
 
 /* What this host charges (cli/host_probe.c), in microseconds; 0 where it
  * could not be measured. */

@@ -28,8 +28,10 @@
 #include <unistd.h>
 
 #include "cli/bench.h"
+#include "faults/present.h"
 #include "faults/sources.h"
 #include "mm/fault.h"
+#include "report/stats.h"
 #include "uffd/host.h"
 #include "uffd/resolve.h"
 #include "uffd/uffd.h"
@@ -49,8 +51,6 @@ struct bf_case {
 	int base;                        /* index of the floor case, or -1 */
 	double rate[BF_MAX_ROUNDS];
 };
-
-static const uint64_t zero_page[SIM_PAGE_SIZE / 8] __attribute__((aligned(4096)));
 
 /* Write each page of [a, a + len) once; faults per second. */
 static double touch_all(unsigned long a, size_t len)
@@ -100,7 +100,7 @@ static void *bare_handler(void *arg)
 		if (m.event != UFFD_EVENT_PAGEFAULT)
 			continue;
 		b->err = uffd_resolve_copy(b->fd, m.arg.pagefault.address &
-					   ~(SIM_PAGE_SIZE - 1), zero_page,
+					   ~(SIM_PAGE_SIZE - 1), fault_zero_page,
 					   SIM_PAGE_SIZE, false, false, &c);
 		if (b->err)
 			return NULL;
@@ -218,22 +218,6 @@ static int build_cases(struct bf_case *c, const enum uffd_wait_mode *waits,
 	return n;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double bench_median(const double *x, int n)
-{
-	double s[1024];
-
-	memcpy(s, x, sizeof(double) * (size_t)n);
-	qsort(s, (size_t)n, sizeof(double), cmp_dbl);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
 static void print_cases(FILE *out, const struct bf_case *c, int n, int rounds)
 {
 	fprintf(out, "%-22s %14s %10s   %s\n", "case", "faults/s", "ratio",
@@ -241,14 +225,14 @@ static void print_cases(FILE *out, const struct bf_case *c, int n, int rounds)
 	for (int i = 0; i < n; i++) {
 		double r[BF_MAX_ROUNDS];
 
-		fprintf(out, "%-22s %14.0f", c[i].name, bench_median(c[i].rate, rounds));
+		fprintf(out, "%-22s %14.0f", c[i].name, stats_median(c[i].rate, (size_t)rounds));
 		if (c[i].base < 0) {
 			fprintf(out, "\n");
 			continue;
 		}
 		for (int k = 0; k < rounds; k++)
 			r[k] = c[i].rate[k] / c[c[i].base].rate[k];
-		fprintf(out, " %9.2fx   (%s)\n", bench_median(r, rounds),
+		fprintf(out, " %9.2fx   (%s)\n", stats_median(r, (size_t)rounds),
 			c[c[i].base].name);
 	}
 }

@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include "cli/bench.h"
+#include "report/stats.h"
 #include "sync/futex.h"
 #include "util/clock.h"
+#include "util/cpu.h"
 
 #define PINGS 400
 
@@ -24,20 +26,11 @@ struct pingpong {
 	int cpu;
 };
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 static void *partner(void *arg)
 {
 	struct pingpong *p = arg;
 
-	pin(p->cpu);
+	pin_self(p->cpu);
 	for (int i = 0; i < PINGS; i++) {
 		int t;
 
@@ -62,7 +55,7 @@ static double wake_us(void)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return 0;
 	pthread_getaffinity_np(pthread_self(), sizeof(old), &old);
-	pin(0);
+	pin_self(0);
 	if (pthread_create(&th, NULL, partner, &p)) {
 		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 		return 0;
@@ -78,7 +71,7 @@ static double wake_us(void)
 	}
 	pthread_join(th, NULL);
 	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
-	return bench_median(rt, PINGS);
+	return stats_median(rt, PINGS);
 }
 
 void host_probe(struct host_probe *h)

@@ -4,6 +4,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -293,4 +294,17 @@ double stats_mannwhitney_p(const double *a, size_t na, const double *b,
 		return isnan(z) ? NAN : 1.0;
 	pthread_once(&gsl_quiet_once, gsl_quiet);
 	return 2.0 * gsl_cdf_ugaussian_Q(z);
+}
+
+double stats_median(const double *x, size_t n)
+{
+	double *c, m;
+
+	if (!n || !(c = malloc(n * sizeof(*c))))
+		return NAN;
+	memcpy(c, x, n * sizeof(*c));
+	gsl_sort(c, 1, n);
+	m = gsl_stats_median_from_sorted_data(c, 1, n);
+	free(c);
+	return m;
 }

@@ -13,6 +13,8 @@ double stats_hmean(const double *x, size_t n);
 double stats_stddev(const double *x, size_t n);
 double stats_min(const double *x, size_t n);
 double stats_max(const double *x, size_t n);
+/* The median (x is not changed); NaN for n == 0. */
+double stats_median(const double *x, size_t n);
 /* 100 * stddev / arithmetic mean; NaN when the mean is 0. */
 double stats_coeffvar(const double *x, size_t n);
 /*

@@ -75,11 +75,6 @@ unsigned long rwsem_self_token(void)
 	return (unsigned long)&rwsem_self;
 }
 
-uint64_t rwsem_now_ns(void)
-{
-	return lockstat_now();
-}
-
 uint64_t rwsem_stat_now(struct sim_rwsem *s)
 {
 	return s->stat ? lockstat_now() : 0;
@@ -177,7 +172,7 @@ void rwsem_mark_wake(struct sim_rwsem *s, enum wake_type type, struct wake_q *q)
 		adjustment = RWSEM_READER_BIAS;
 		oldcount = atomic_fetch_add(&s->count, adjustment);
 		if (oldcount & RWSEM_WRITER_MASK) {
-			if (rwsem_now_ns() > w->timeout) {
+			if (mono_ns() > w->timeout) {
 				if (!(oldcount & RWSEM_FLAG_HANDOFF)) {
 					adjustment -= RWSEM_FLAG_HANDOFF;
 					rwsem_ev(s, RWSEM_EV_RLOCK_HANDOFF, 1);
@@ -285,7 +280,7 @@ static void down_read_slowpath(struct sim_rwsem *s, long count)
 	}
 queue:
 	w.token = rwsem_self_token();
-	w.timeout = rwsem_now_ns() + RWSEM_WAIT_TIMEOUT_NS;
+	w.timeout = mono_ns() + RWSEM_WAIT_TIMEOUT_NS;
 	pthread_mutex_lock(&s->wait_lock);
 	if (!s->head) {
 		if (!(atomic_load(&s->count) & RWSEM_WRITER_MASK)) {

@@ -52,7 +52,6 @@ struct wake_q {
 
 
 unsigned long rwsem_self_token(void);
-uint64_t rwsem_now_ns(void);
 uint64_t rwsem_stat_now(struct sim_rwsem *s);
 void rwsem_ev(struct sim_rwsem *s, enum rwsem_event e, uint64_t n);
 void rwsem_set_owner(struct sim_rwsem *s);

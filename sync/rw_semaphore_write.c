@@ -49,7 +49,7 @@ static enum rwsem_owner_state spin_on_owner(struct sim_rwsem *s, uint64_t deadli
 
 		if (n != o)
 			return rwsem_owner_state(n);
-		if (!(i & 0xf) && rwsem_now_ns() > deadline)
+		if (!(i & 0xf) && mono_ns() > deadline)
 			return OWNER_NONSPINNABLE;
 		cpu_relax();
 	}
@@ -62,7 +62,7 @@ static uint64_t rspin_threshold(struct sim_rwsem *s)
 
 	if (readers > 30)
 		readers = 30;
-	return rwsem_now_ns() + (uint64_t)(20 + readers) * 1000 / 2;
+	return mono_ns() + (uint64_t)(20 + readers) * 1000 / 2;
 }
 
 /* The OSQ stand-in: one spinner; another waits for it within deadline. */
@@ -75,7 +75,7 @@ static bool osq_lock(struct sim_rwsem *s, uint64_t deadline)
 		    atomic_compare_exchange_weak_explicit(&s->osq, &zero, 1,
 				memory_order_acquire, memory_order_relaxed))
 			return true;
-		if (!(i & 0xf) && rwsem_now_ns() > deadline)
+		if (!(i & 0xf) && mono_ns() > deadline)
 			return false;
 		cpu_relax();
 	}
@@ -83,7 +83,7 @@ static bool osq_lock(struct sim_rwsem *s, uint64_t deadline)
 
 static bool optimistic_spin(struct sim_rwsem *s)
 {
-	uint64_t deadline = rwsem_now_ns() + RWSEM_OWNER_SPIN_NS, rthreshold = 0;
+	uint64_t deadline = mono_ns() + RWSEM_OWNER_SPIN_NS, rthreshold = 0;
 	enum rwsem_owner_state prev = OWNER_NULL;
 	bool taken = false;
 	unsigned loop = 0, iter = 0;
@@ -110,13 +110,13 @@ static bool optimistic_spin(struct sim_rwsem *s)
 					break;
 				rthreshold = rspin_threshold(s);
 				loop = 0;
-			} else if (!(++loop & 0xf) && rwsem_now_ns() > rthreshold) {
+			} else if (!(++loop & 0xf) && mono_ns() > rthreshold) {
 				rwsem_set_nonspinnable(s);
 				rwsem_ev(s, RWSEM_EV_OPT_NOSPIN, 1);
 				break;
 			}
 		}
-		if (st != OWNER_WRITER && !(++iter & 0xf) && rwsem_now_ns() > deadline)
+		if (st != OWNER_WRITER && !(++iter & 0xf) && mono_ns() > deadline)
 			break;           /* stand-in for need_resched() */
 		prev = st;
 		cpu_relax();
@@ -144,7 +144,7 @@ static bool try_write_lock(struct sim_rwsem *s, struct rwsem_waiter *w)
 			return false;
 		n = c;
 		if (c & RWSEM_LOCK_MASK) {
-			if (has_handoff || rwsem_now_ns() <= w->timeout)
+			if (has_handoff || mono_ns() <= w->timeout)
 				return false;
 			n |= RWSEM_FLAG_HANDOFF;
 		} else {
@@ -173,7 +173,7 @@ static void down_write_slowpath(struct sim_rwsem *s)
 	if (optimistic_spin(s))
 		return;
 	w.token = rwsem_self_token();
-	w.timeout = rwsem_now_ns() + RWSEM_WAIT_TIMEOUT_NS;
+	w.timeout = mono_ns() + RWSEM_WAIT_TIMEOUT_NS;
 	pthread_mutex_lock(&s->wait_lock);
 	rwsem_enqueue(s, &w);
 	if (s->head != &w) {
@@ -193,7 +193,7 @@ static void down_write_slowpath(struct sim_rwsem *s)
 		/* After setting HANDOFF, spin on the owner to take the lock
 		 * the moment a running writer drops it. */
 		if (!atomic_load_explicit(&w.handoff_set, memory_order_relaxed) ||
-		    spin_on_owner(s, rwsem_now_ns() + RWSEM_OWNER_SPIN_NS) != OWNER_NULL) {
+		    spin_on_owner(s, mono_ns() + RWSEM_OWNER_SPIN_NS) != OWNER_NULL) {
 			/* Acquire: pairs with the release in rwsem_mark_wake(). */
 			while (!atomic_exchange_explicit(&w.woken, 0,
 							 memory_order_acquire))

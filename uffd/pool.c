@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "uffd/pool.h"
 #include "util/clock.h"
+#include "util/cpu.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -160,13 +161,7 @@ static void *pool_handler_main(void *arg)
 		atomic_store_explicit(&h->st.phase, p->cfg.phase_of_thread(),
 				      memory_order_release);
 
-	if (h->cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(h->cpu, &set);
-		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	}
+	pin_self(h->cpu);
 	if (p->cfg.wait == UFFD_WAIT_URING) {
 		pool_uring_loop(h, want);
 		return NULL;

@@ -40,6 +40,7 @@
 #include "workloads/watchdog.h"
 #include "workloads/group_int.h"
 #include "util/clock.h"
+#include "util/cpu.h"
 
 static double tv_s(const struct timeval *tv)
 {
@@ -103,13 +104,7 @@ static void *task_main(void *arg)
 	struct task_slot *s = x->s;
 	int armed = 0;
 
-	if (s->cpu >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(s->cpu, &set);
-		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	}
+	pin_self(s->cpu);
 	atomic_store(&s->t.tid, (int)gettid());
 	for (;;) {
 		int iter = wait_change(&x->r->arm, armed), go;

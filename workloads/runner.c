@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "report/stats.h"
 #include "uffd/host.h"
 #include "workloads/group.h"
 #include "util/clock.h"
@@ -201,19 +202,6 @@ static int add_samples(const struct run_cfg *c, struct res_point *p,
 	return ret;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof(*x), cmp_double);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
 /*
  * A timed iteration whose wall time is far above the others' while the
  * CPU its tasks (and handlers) got per second of it is far below theirs
@@ -224,22 +212,19 @@ static double median(double *x, int n)
 static void flag_starved(struct res_point *p)
 {
 	int n = p->nsamples;
-	double *w, *f, mw, mf;
+	double *f, mw, mf;
 
-	if (n < 3 || !(w = malloc(2 * sizeof(double) * (size_t)n)))
+	if (n < 3 || !(f = malloc(sizeof(double) * (size_t)n)))
 		return;
-	f = w + n;
-	for (int i = 0; i < n; i++) {
-		w[i] = p->wall[i];
+	for (int i = 0; i < n; i++)
 		f[i] = p->wall[i] > 0 ? p->cpu[i] / p->wall[i] : 0;
-	}
-	mw = median(w, n);
-	mf = median(f, n);
+	mw = stats_median(p->wall, (size_t)n);
+	mf = stats_median(f, (size_t)n);
 	for (int i = 0; i < n; i++)
 		if (p->flag[i] == RES_FLAG_NONE && p->wall[i] > 3 * mw &&
 		    p->wall[i] > 0 && p->cpu[i] / p->wall[i] < mf / 3)
 			p->flag[i] = RES_FLAG_STARVED;
-	free(w);
+	free(f);
 }
 
 /* The progress line: shown once a run has taken 2 s, on a terminal. */
@@ -351,6 +336,9 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	_Atomic int *word;
 	int ret = 0;
 
+	/* The touch clock's rate, measured (10 ms) here, before any agent
+	 * is forked, so that none measures it again. */
+	clock_ns_per_cycle();
 	for (int s = 0; s < c->nlocks; s++) {
 		struct res_file *out = &outs[s];
 

@@ -3,7 +3,7 @@
  * watchdog — a thread beside each agent that every 100 ms looks at the
  * agent's tasks: one that has been inside a touch for longer than
  * --fault-timeout has a fault nobody answered (touches are stamped with
- * wl_coarse_ns(), a clock that needs no one to advance it, so a watchdog
+ * coarse_ns(), a clock that needs no one to advance it, so a watchdog
  * scheduled late cannot mistake a new touch for an old one). It says
  * which address, which task, and what every handler of the mm is doing;
  * refuses the fault itself (uffd: the refusal signal, so the task leaves
@@ -74,7 +74,7 @@ static void *wd_main(void *arg)
 	uint64_t fired = 0;
 
 	while (!atomic_load(&w->stop)) {
-		uint64_t now = wl_coarse_ns();
+		uint64_t now = coarse_ns();
 
 		if (fired && now - fired > 3000000000ull) {
 			fprintf(stderr, "vmsim: watchdog: the run did not stop "

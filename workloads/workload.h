@@ -60,7 +60,7 @@ struct wl_task {
 	uint64_t segv;                   /* touches refused: SIGSEGV */
 	double phase[RES_MAX_METRICS];   /* seconds per timed phase, if any */
 	/* For the runner's watchdog: when the current touch began
-	 * (wl_coarse_ns() + 1; 0 when not touching), where, and who. */
+	 * (coarse_ns() + 1; 0 when not touching), where, and who. */
 	_Atomic uint64_t touch_since;
 	_Atomic unsigned long touch_addr;
 	_Atomic int tid;
@@ -132,13 +132,6 @@ struct workload {
 	const void *params;
 };
 
-/* A cheap clock for stamping touches: CLOCK_MONOTONIC_COARSE (vDSO,
- * a few ns, resolution of a tick), in ns. */
-static inline uint64_t wl_coarse_ns(void)
-{
-	return coarse_ns();
-}
-
 /* Touch one byte through the simulated mm, counting touches and SIGSEGVs. */
 static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 			   unsigned char *val)
@@ -148,7 +141,7 @@ static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 
 	/* Relaxed: read only by the watchdog, as a diagnostic. */
 	atomic_store_explicit(&t->touch_addr, addr, memory_order_relaxed);
-	atomic_store_explicit(&t->touch_since, wl_coarse_ns() + 1,
+	atomic_store_explicit(&t->touch_since, coarse_ns() + 1,
 			      memory_order_relaxed);
 	c0 = cycles_now();
 	ret = sim_touch(t->mm, addr, write, val);
