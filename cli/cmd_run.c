@@ -191,7 +191,6 @@ static int run_host_opt(struct run_args *a, int opt, const char *arg)
 		if ((k = pick("NUMA policy", arg, NAMES("local", "interleave"))) < 0)
 			return EXIT_USAGE;
 		c->mm.numa = (enum sim_numa)(SIM_NUMA_LOCAL + k);
-		c->mm.src.local = c->mm.numa == SIM_NUMA_LOCAL;
 		return 0;
 	case OPT_TIMEOUT:
 		c->fault_timeout = strtod(arg, &end);

@@ -306,7 +306,8 @@ static int uf_start(struct uffd_source *u, const struct fault_source_cfg *cfg)
 		.phase_of_thread = sim_fault_phase,
 		.stall_at = cfg->test_stall_at,
 	};
-	if (cfg->local && !cfg->ncpus && (ret = node_cpus(u, &pc)))
+	if (mm->cfg.numa == SIM_NUMA_LOCAL && !cfg->ncpus &&
+	    (ret = node_cpus(u, &pc)))
 		return ret;
 	ret = init_signals();
 	return ret ? ret : uffd_pool_start(&pc, &u->pool);

@@ -34,7 +34,6 @@ struct fault_source_cfg {
 	int batch;                       /* uffd messages per read */
 	const int *cpus;                 /* pin handler i to cpus[i % ncpus]; */
 	int ncpus;                       /* read only at creation. 0: no */
-	bool local;                      /* --numa local: handlers on this node */
 	long test_stall_at;              /* tests: the handler of this fault
 					  * stalls (VMSIM_TEST_STALL_FAULT) */
 };
