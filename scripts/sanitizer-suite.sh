@@ -17,7 +17,7 @@ cmake --build "$dir" -j"$(nproc)" >/dev/null
 cd "$dir"
 if [ "$kind" = thread ]; then
 	VMSIM_PROPERTY_OPS=5000 ctest --output-on-failure \
-		-R 'test_locks|test_uffd|test_vma_concurrency|test_vma_property|test_fault_unmap'
+		-R 'test_locks|test_rwsem|test_uffd|test_vma_concurrency|test_vma_property|test_fault_unmap'
 else
 	ctest --output-on-failure
 fi

@@ -335,6 +335,75 @@ static size_t rnd_len(void)
 	return l;
 }
 
+/* Operation op (0-5) on vmsim and on the model; vmsim's result, the
+ * model's in *r2, their outputs in *o1 and *o2. */
+static int one_op(struct sim_mm *mm, struct model *m, int op, unsigned long a,
+		  size_t len, unsigned long *o1, unsigned long *o2, int *r2)
+{
+	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE, PROT_NONE,
+				     PROT_READ | PROT_EXEC };
+	int r1 = 0;
+
+	switch (op) {
+	case 0:
+	case 1: {
+		int prot = prots[rnd(4)];
+		int fl = (int)rnd(4);
+		int flags = MAP_PRIVATE | (fl == 1 ? MAP_FIXED :
+			    fl == 2 ? MAP_FIXED_NOREPLACE : 0);
+		int file = rnd(3) ? SIM_FILE_NONE : (int)rnd(3);
+		unsigned long pgoff = rnd(3) ? (a - m->base) / P : rnd(NP);
+
+		if (fl == 3)
+			flags |= MAP_SHARED;
+		if (fl == 0 && rnd(2))
+			a = 0;
+		r1 = sim_do_mmap(mm, a, len, prot, flags, file, pgoff, o1);
+		*r2 = model_mmap(m, a, len, prot, flags, file, pgoff, o2);
+		break;
+	}
+	case 2:
+		r1 = sim_do_munmap(mm, a, len);
+		*r2 = model_munmap(m, a, len);
+		break;
+	case 3: {
+		int prot = prots[rnd(4)];
+
+		r1 = sim_do_mprotect(mm, a, len, prot);
+		*r2 = model_mprotect(m, a, len, prot);
+		break;
+	}
+	case 4:
+		r1 = sim_do_madvise(mm, a, len, MADV_DONTNEED);
+		*r2 = model_madvise(m, a, len);
+		break;
+	case 5: {
+		unsigned long nb = m->start_brk + rnd(40 * P);
+
+		if (rnd(20) == 0)
+			nb = 0;
+		r1 = sim_do_brk(mm, nb, o1);
+		*r2 = model_brk(m, nb, o2);
+		break;
+	}
+	}
+	return r1;
+}
+
+/* The recording scheme's verdict on the run: 0, or 1 if it saw no write
+ * section or a VMA changed without vma_start_write. */
+static int recording_verdict(struct sim_mm *mm)
+{
+	long sections, breaches;
+	char why[256];
+
+	recording_result(mm->lock, &sections, &breaches, why, sizeof(why));
+	printf("recording: %ld write sections, %ld VMAs changed without "
+	       "vma_start_write%s%s\n", sections, breaches,
+	       breaches ? ": first: " : "", why);
+	return !sections || breaches;
+}
+
 /* nops random operations on vmsim under ops and on the model. */
 static int run(const struct lock_ops *ops, long nops, unsigned long seed)
 {
@@ -343,8 +412,6 @@ static int run(const struct lock_ops *ops, long nops, unsigned long seed)
 		.lock = ops, .arena_size = NP * P,
 		.source = &synthetic_fault_source,
 	};
-	static const int prots[] = { PROT_READ, PROT_READ | PROT_WRITE, PROT_NONE,
-				     PROT_READ | PROT_EXEC };
 	long counts[6] = { 0 }, errs = 0;
 	struct sim_mm *mm;
 	char why[256];
@@ -368,49 +435,7 @@ static int run(const struct lock_ops *ops, long nops, unsigned long seed)
 
 		m.max_map_count = mm->cfg.max_map_count = limit;
 		counts[op]++;
-		switch (op) {
-		case 0:
-		case 1: {
-			int prot = prots[rnd(4)];
-			int fl = (int)rnd(4);
-			int flags = MAP_PRIVATE | (fl == 1 ? MAP_FIXED :
-				    fl == 2 ? MAP_FIXED_NOREPLACE : 0);
-			int file = rnd(3) ? SIM_FILE_NONE : (int)rnd(3);
-			unsigned long pgoff = rnd(3) ? (a - m.base) / P : rnd(NP);
-
-			if (fl == 3)
-				flags |= MAP_SHARED;
-			if (fl == 0 && rnd(2))
-				a = 0;
-			r1 = sim_do_mmap(mm, a, len, prot, flags, file, pgoff, &o1);
-			r2 = model_mmap(&m, a, len, prot, flags, file, pgoff, &o2);
-			break;
-		}
-		case 2:
-			r1 = sim_do_munmap(mm, a, len);
-			r2 = model_munmap(&m, a, len);
-			break;
-		case 3: {
-			int prot = prots[rnd(4)];
-
-			r1 = sim_do_mprotect(mm, a, len, prot);
-			r2 = model_mprotect(&m, a, len, prot);
-			break;
-		}
-		case 4:
-			r1 = sim_do_madvise(mm, a, len, MADV_DONTNEED);
-			r2 = model_madvise(&m, a, len);
-			break;
-		case 5: {
-			unsigned long nb = m.start_brk + rnd(40 * P);
-
-			if (rnd(20) == 0)
-				nb = 0;
-			r1 = sim_do_brk(mm, nb, &o1);
-			r2 = model_brk(&m, nb, &o2);
-			break;
-		}
-		}
+		r1 = one_op(mm, &m, op, a, len, &o1, &o2, &r2);
 		if (r1)
 			errs++;
 		if (r1 != r2 || o1 != o2 || check_same(mm, &m, why, sizeof(why))) {
@@ -427,20 +452,9 @@ static int run(const struct lock_ops *ops, long nops, unsigned long seed)
 	       "madvise %ld, brk %ld; %ld errors), seed %lu: model and vmsim "
 	       "agree\n", ops->name, nops, counts[0] + counts[1], counts[2],
 	       counts[3], counts[4], counts[5], errs, seed);
-	if (ops == &recording_lock_ops) {
-		long sections, breaches;
-
-		recording_result(mm->lock, &sections, &breaches, why, sizeof(why));
-		printf("recording: %ld write sections, %ld VMAs changed without "
-		       "vma_start_write%s%s\n", sections, breaches,
-		       breaches ? ": first: " : "", why);
-		if (!sections || breaches) {
-			sim_mm_destroy(mm);
-			return 1;
-		}
-	}
+	errs = ops == &recording_lock_ops ? recording_verdict(mm) : 0;
 	sim_mm_destroy(mm);
-	return 0;
+	return errs ? 1 : 0;
 }
 
 /* Every scheme against the model (the ranged mmap's guess and revalidate
