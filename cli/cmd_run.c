@@ -45,7 +45,7 @@ static int parse_locks(const char *arg, struct run_cfg *c)
 enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
        OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
-       OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU };
+       OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU, OPT_UFFD };
 
 static const struct option run_opts[] = {
 	{ "lock", required_argument, NULL, 'l' },
@@ -62,6 +62,7 @@ static const struct option run_opts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "pin", no_argument, NULL, OPT_PIN },
 	{ "handler-cpu", required_argument, NULL, OPT_HANDLER_CPU },
+	{ "uffd", required_argument, NULL, OPT_UFFD },
 	{ "numa", required_argument, NULL, OPT_NUMA },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -205,6 +206,11 @@ static int run_host_opt(struct run_args *a, int opt, const char *arg)
 			return EXIT_USAGE;
 		c->handler_cpu = (enum handler_cpu)k;
 		a->handler_cpu_given = true;
+		return 0;
+	case OPT_UFFD:               /* enum uffd_split order, after auto */
+		if ((k = pick("uffd split", arg, NAMES("shared", "per-task"))) < 0)
+			return EXIT_USAGE;
+		c->uffd_split = (enum uffd_split)(UFFD_SPLIT_SHARED + k);
 		return 0;
 	case OPT_BRIEF: a->brief = true; return 0;
 	case 'o': a->json = arg; return 0;

@@ -80,9 +80,13 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 		       p->tasks, p->nsamples, (unsigned long long)p->touches,
 		       (unsigned long long)p->segv);
 		if (c->mm.source == &uffd_fault_source)
-			printf("  uffd: %llu messages in %llu reads; copy %llu, "
-			       "zeropage %llu, unprotect %llu, wake %llu, refused "
-			       "%llu, errors %llu\n",
+			printf("  uffd: %llu uffd%s, %llu handler%s; %llu messages in "
+			       "%llu reads; copy %llu, zeropage %llu, unprotect "
+			       "%llu, wake %llu, refused %llu, errors %llu\n",
+			       (unsigned long long)p->c.uffds,
+			       p->c.uffds == 1 ? "" : "s",
+			       (unsigned long long)p->c.handlers,
+			       p->c.handlers == 1 ? "" : "s",
 			       (unsigned long long)p->c.uffd.messages,
 			       (unsigned long long)p->c.uffd.reads,
 			       (unsigned long long)p->c.uffd.copies,
@@ -135,6 +139,9 @@ json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	json_object_object_add(o, "mode", json_object_new_string(
 		c->processes ? "processes" : "threads"));
 	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
+	json_object_object_add(o, "uffd", json_object_new_string(
+		c->uffd_split == UFFD_SPLIT_SHARED ? "shared" :
+		c->uffd_split == UFFD_SPLIT_PER_TASK ? "per-task" : "auto"));
 	json_object_object_add(o, "handler_cpu", json_object_new_string(
 		c->handler_cpu == HANDLER_CPU_SAME ? "same" :
 		c->handler_cpu == HANDLER_CPU_OTHER ? "other" : "any"));
@@ -176,12 +183,21 @@ void print_banner(const struct run_cfg *c)
 		printf("%s%s", i ? "," : "", c->locks[i]->name);
 	printf(", fault source %s",
 	       c->mm.source == &uffd_fault_source ? "uffd" : "synthetic");
-	if (c->mm.source == &uffd_fault_source && c->mm.src.nhandlers)
-		printf(" (%s wait, %d handlers)", uffd_wait_mode_name(c->mm.src.wait),
-		       c->mm.src.nhandlers);
-	else if (c->mm.source == &uffd_fault_source)
-		printf(" (%s wait, one handler per task)",
-		       uffd_wait_mode_name(c->mm.src.wait));
+	if (c->mm.source == &uffd_fault_source) {
+		bool split = !c->processes && c->uffd_split != UFFD_SPLIT_SHARED;
+
+		printf(" (%s wait, ", uffd_wait_mode_name(c->mm.src.wait));
+		if (c->mm.src.nhandlers)
+			printf("%d handler%s%s", c->mm.src.nhandlers,
+			       c->mm.src.nhandlers == 1 ? "" : "s",
+			       split ? " a uffd" : "");
+		else
+			printf("one handler per task");
+		if (split)
+			printf(", one uffd per task%s",
+			       c->uffd_split == UFFD_SPLIT_AUTO ? " beyond 4" : "");
+		printf(")");
+	}
 	printf(",\n  %s mode%s", c->processes ? "processes" : "threads",
 	       c->pin ? " (pinned)" : "");
 	if (c->mm.source == &uffd_fault_source && c->handler_cpu != HANDLER_CPU_ANY)

@@ -12,6 +12,11 @@ const uint64_t fault_zero_page[FAULT_ZERO_PAGES * SIM_PAGE_SIZE / 8]
 static _Thread_local uint64_t fill_buf[SIM_PAGE_SIZE / 8]
 	__attribute__((aligned(4096)));
 
+static struct present_slot *mine(struct present_map *p)
+{
+	return slot_mine(&p->slots);
+}
+
 int present_init(struct present_map *p, unsigned long base, size_t bytes)
 {
 	void *m = host_mmap(NULL, bytes >> SIM_PAGE_SHIFT, PROT_READ | PROT_WRITE,
@@ -19,6 +24,10 @@ int present_init(struct present_map *p, unsigned long base, size_t bytes)
 
 	if (m == MAP_FAILED)
 		return -errno;
+	if (slot_array_init(&p->slots, sizeof(struct present_slot))) {
+		host_munmap(m, bytes >> SIM_PAGE_SHIFT);
+		return -ENOMEM;
+	}
 	p->b = m;
 	p->base = base;
 	p->npages = bytes >> SIM_PAGE_SHIFT;
@@ -30,6 +39,7 @@ void present_destroy(struct present_map *p)
 	if (p->b)
 		host_munmap((void *)p->b, p->npages);
 	p->b = NULL;
+	slot_array_destroy(&p->slots);
 }
 
 unsigned char present_set(struct present_map *p, unsigned long addr,
@@ -47,8 +57,8 @@ unsigned char present_set(struct present_map *p, unsigned long addr,
 		;
 	old &= PRESENT_STATE;
 	if (!old)
-		atomic_fetch_add_explicit(&p->slot[lockstat_slot_id()].resident,
-					  1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&mine(p)->resident, 1,
+					  memory_order_relaxed);
 	return old;
 }
 
@@ -70,7 +80,7 @@ void present_forget(struct present_map *p, unsigned long start,
 		if (old & PRESENT_STATE)
 			gone++;
 	}
-	atomic_fetch_sub_explicit(&p->slot[lockstat_slot_id()].resident, gone,
+	atomic_fetch_sub_explicit(&mine(p)->resident, gone,
 				  memory_order_relaxed);
 }
 
@@ -93,8 +103,9 @@ uint64_t present_resident(const struct present_map *p)
 {
 	int64_t r = 0;
 
-	for (int s = 0; s < LOCKSTAT_SLOTS; s++)
-		r += atomic_load_explicit(&p->slot[s].resident,
+	for (int s = 0; s < p->slots.n; s++)
+		r += atomic_load_explicit(
+			&((struct present_slot *)slot_at(&p->slots, s))->resident,
 					  memory_order_relaxed);
 	return r > 0 ? (uint64_t)r : 0;
 }

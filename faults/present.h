@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "mm/mm.h"
-#include "sync/lockstat.h"
+#include "sync/slots.h"
 
 #define PRESENT_STATE 3                  /* the state bits of a byte */
 #define PRESENT_DIRTY 4                  /* the real page may hold bytes */
@@ -32,7 +32,7 @@ struct present_map {
 	_Atomic unsigned char *b;
 	unsigned long base;
 	size_t npages;
-	struct present_slot slot[LOCKSTAT_SLOTS];
+	struct slot_array slots;         /* struct present_slot */
 };
 
 /* Maps one byte per page of [base, base + bytes). 0 or -errno. */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The userfaultfd fault source: the arena is registered for MISSING and
- * WP faults on one userfaultfd, a pool of handler threads reads it, and
+ * WP faults on one userfaultfd — or, per task (cfg.nuffds > 1), on one
+ * for each task, the arena dealt out to them in 2 MiB stripes, so that
+ * no one uffd's wait queues carry every task's faults — a pool of
+ * handler threads reads each, and
  * each fault runs the mm's fault path on a handler, which answers it with
  * UFFDIO_COPY/ZEROPAGE/WRITEPROTECT (resolved) or a signal to the
  * faulting thread (refused). Touches are real accesses; a refused one
@@ -19,18 +22,30 @@
 #include <unistd.h>
 
 #include "faults/present.h"
+#include "faults/uffd_touch.h"
 #include "faults/sources.h"
 #include "mm/fault.h"
 #include "uffd/host.h"
 #include "uffd/uffd.h"
 
+#define UFFD_STRIPE (2UL << 20)          /* per-task uffds: the arena's deal */
+#define UFFD_CHAN_MAX_HANDLERS 16
+
+/* One userfaultfd and the handlers that read it. */
+struct uffd_chan {
+	int fd;
+	struct uffd_pool *pool;
+	struct uffd_counters final;      /* filled when the pool stops */
+	int cpus[UFFD_CHAN_MAX_HANDLERS];     /* where its handlers go */
+};
+
 struct uffd_source {
 	struct fault_source base;
 	struct present_map present;
-	int fd;
+	int nchan;
+	struct uffd_chan *chan;
+	int nhandlers;                   /* started, over all channels */
 	struct uffd_info info;
-	struct uffd_pool *pool;
-	struct uffd_counters final;      /* filled when the pool stops */
 	int *node_cpus;                  /* --numa local: this node's CPUs */
 };
 
@@ -130,12 +145,15 @@ static int uf_populate(struct fault_source *s, const struct sim_vma *v,
 
 		if (n > FAULT_ZERO_PAGES)
 			n = FAULT_ZERO_PAGES;
-		if (file || uffd_resolve_copy(u->fd, start, fault_zero_page,
+		/* One copy never spans two stripes: they are two host VMAs. */
+		if (n > (UFFD_STRIPE - (start & (UFFD_STRIPE - 1))) >> SIM_PAGE_SHIFT)
+			n = (UFFD_STRIPE - (start & (UFFD_STRIPE - 1))) >> SIM_PAGE_SHIFT;
+		if (file || uffd_resolve_copy(u->chan[0].fd, start, fault_zero_page,
 					      n << SIM_PAGE_SHIFT, false, !w, &c)) {
 			for (unsigned long i = 0; i < n && !ret; i++) {
 				unsigned long a = start + (i << SIM_PAGE_SHIFT);
 
-				ret = uffd_resolve_copy(u->fd, a, file ?
+				ret = uffd_resolve_copy(u->chan[0].fd, a, file ?
 					fault_file_page(v, a) : fault_zero_page,
 					SIM_PAGE_SIZE, false, !w, &c);
 			}
@@ -171,80 +189,8 @@ static void uf_protect(struct fault_source *s, unsigned long start,
 		uf_zap(s, start, end);
 		return;
 	}
-	uffd_writeprotect(us(s)->fd, start, end - start, !(vm_flags & VM_WRITE),
+	uffd_writeprotect(us(s)->chan[0].fd, start, end - start, !(vm_flags & VM_WRITE),
 			  false);
-}
-
-/* --- the touching thread: a real access, a refusal by signal ------------- */
-
-static _Thread_local sigjmp_buf *touch_jb;
-static _Thread_local unsigned long touch_page;   /* the touch's page */
-
-static void touch_signal_handler(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	if (si->si_code == SI_QUEUE) {
-		/* A refusal (from a handler or the watchdog) of the access to
-		 * the page it names: leave that touch. A refusal of an access
-		 * that is already over (the same access faulted twice) is
-		 * dropped. */
-		if (touch_jb && ((unsigned long)si->si_value.sival_ptr &
-				 SIM_PAGE_MASK) == touch_page)
-			siglongjmp(*touch_jb, 1);
-		return;
-	}
-	/* A real bus error; die of it. */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* The refusal signal's handler is the process's; installed once, by the
- * first uffd source. */
-static int init_signals(void)
-{
-	static _Atomic int done;
-	struct sigaction sa;
-
-	if (atomic_load(&done))
-		return 0;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = touch_signal_handler;
-	/* NODEFER: we leave the handler by siglongjmp from a jmp_buf saved
-	 * without the signal mask, so the signal must not stay blocked. */
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(UFFD_REFUSE_SIGNAL, &sa, NULL) < 0)
-		return -errno;
-	atomic_store(&done, 1);
-	return 0;
-}
-
-static int uf_touch(struct fault_source *s, unsigned long addr, bool write,
-		    unsigned char *val)
-{
-	sigjmp_buf jb;
-
-	/* No mask save: sigsetjmp(jb, 0) costs no system call. */
-	if (sigsetjmp(jb, 0)) {
-		sigset_t set;
-
-		touch_jb = NULL;
-		/* We left the handler by longjmp: make sure the signal is not
-		 * left blocked (SA_NODEFER is not honoured by every runtime,
-		 * e.g. TSan's signal wrapper). Rare path: a syscall is fine. */
-		sigemptyset(&set);
-		sigaddset(&set, UFFD_REFUSE_SIGNAL);
-		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-		return -EFAULT;
-	}
-	touch_page = addr & SIM_PAGE_MASK;
-	touch_jb = &jb;
-	if (write)
-		*(volatile unsigned char *)addr = *val;
-	else
-		*val = *(volatile unsigned char *)addr;
-	touch_jb = NULL;
-	return 0;
 }
 
 /* --- set-up -------------------------------------------------------------- */
@@ -275,27 +221,71 @@ static int node_cpus(struct uffd_source *u, struct uffd_pool_cfg *pc)
 	return 0;
 }
 
+/* Register the arena: all on one uffd, or stripe k on uffd k % nchan. */
+static int uf_register(struct uffd_source *u)
+{
+	struct sim_mm *mm = u->base.mm;
+	const uint64_t mode = UFFDIO_REGISTER_MODE_MISSING |
+			      UFFDIO_REGISTER_MODE_WP;
+	unsigned long a;
+	int ret = 0;
+
+	if (u->nchan == 1)
+		return uffd_register(u->chan[0].fd, (void *)mm->base,
+				     mm->end - mm->base, mode, NULL);
+	for (a = mm->base; a < mm->end && !ret; a += UFFD_STRIPE) {
+		size_t k = ((a - mm->base) / UFFD_STRIPE) % (size_t)u->nchan;
+		size_t len = mm->end - a < UFFD_STRIPE ? mm->end - a : UFFD_STRIPE;
+
+		ret = uffd_register(u->chan[k].fd, (void *)a, len, mode, NULL);
+	}
+	return ret;
+}
+
+/* Channel k's handlers: their CPUs (handler i of k on the CPU list's
+ * entry k * nh + i: with one handler a uffd, uffd k's beside task k). */
+static int uf_start_pool(struct uffd_source *u, int k,
+			 const struct uffd_pool_cfg *tmpl)
+{
+	struct uffd_chan *ch = &u->chan[k];
+	struct uffd_pool_cfg pc = *tmpl;
+
+	pc.fd = ch->fd;
+	pc.slot_base = tmpl->slot_base + k * tmpl->nhandlers;
+	if (tmpl->ncpus) {
+		for (int i = 0; i < tmpl->nhandlers; i++)
+			ch->cpus[i] = tmpl->cpus[(k * tmpl->nhandlers + i) %
+						 tmpl->ncpus];
+		pc.cpus = ch->cpus;
+		pc.ncpus = tmpl->nhandlers;
+	}
+	return uffd_pool_start(&pc, &ch->pool);
+}
+
 static int uf_start(struct uffd_source *u, const struct fault_source_cfg *cfg)
 {
 	struct sim_mm *mm = u->base.mm;
 	struct uffd_pool_cfg pc;
 	int ret;
 
-	u->fd = uffd_open(0, &u->info.via_dev, NULL);
-	if (u->fd < 0)
-		return u->fd;
-	ret = uffd_api(u->fd, SIM_UFFD_FEATURES, &u->info);
-	if (ret)
-		return ret;
-	if ((u->info.features & SIM_UFFD_FEATURES) != SIM_UFFD_FEATURES)
-		return -EOPNOTSUPP;      /* anonymous WP needs Linux 5.7 */
-	ret = uffd_register(u->fd, (void *)mm->base, mm->end - mm->base,
-			    UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP,
-			    NULL);
+	for (int k = 0; k < u->nchan; k++) {
+		struct uffd_info info;
+
+		u->chan[k].fd = uffd_open(0, &info.via_dev, NULL);
+		if (u->chan[k].fd < 0)
+			return u->chan[k].fd;
+		ret = uffd_api(u->chan[k].fd, SIM_UFFD_FEATURES, &info);
+		if (ret)
+			return ret;
+		if ((info.features & SIM_UFFD_FEATURES) != SIM_UFFD_FEATURES)
+			return -EOPNOTSUPP;      /* anonymous WP needs Linux 5.7 */
+		if (!k)
+			u->info = info;
+	}
+	ret = uf_register(u);
 	if (ret)
 		return ret;
 	pc = (struct uffd_pool_cfg){
-		.fd = u->fd,
 		.nhandlers = cfg->nhandlers > 0 ? cfg->nhandlers : 1,
 		.wait = cfg->wait,
 		.batch = cfg->batch > 0 ? cfg->batch : 16,
@@ -305,22 +295,31 @@ static int uf_start(struct uffd_source *u, const struct fault_source_cfg *cfg)
 		.ncpus = cfg->ncpus,
 		.phase_of_thread = sim_fault_phase,
 		.stall_at = cfg->test_stall_at,
+		.slot_base = cfg->slot_base,
 	};
+	if (u->nchan > 1 && pc.nhandlers > UFFD_CHAN_MAX_HANDLERS)
+		return -EINVAL;
 	if (mm->cfg.numa == SIM_NUMA_LOCAL && !cfg->ncpus &&
 	    (ret = node_cpus(u, &pc)))
 		return ret;
-	ret = init_signals();
-	return ret ? ret : uffd_pool_start(&pc, &u->pool);
+	ret = uffd_touch_init_signals();
+	for (int k = 0; k < u->nchan && !ret; k++) {
+		ret = uf_start_pool(u, k, &pc);
+		if (!ret)
+			u->nhandlers += pc.nhandlers;
+	}
+	return ret;
 }
 
 static void uf_stop(struct fault_source *s)
 {
 	struct uffd_source *u = us(s);
 
-	if (u->pool) {
-		uffd_pool_stop(u->pool, &u->final);
-		u->pool = NULL;
-	}
+	for (int k = 0; k < u->nchan; k++)
+		if (u->chan[k].pool) {
+			uffd_pool_stop(u->chan[k].pool, &u->chan[k].final);
+			u->chan[k].pool = NULL;
+		}
 }
 
 static void uf_destroy(struct fault_source *s)
@@ -328,9 +327,11 @@ static void uf_destroy(struct fault_source *s)
 	struct uffd_source *u = us(s);
 
 	uf_stop(s);
-	if (u->fd >= 0)
-		close(u->fd);
+	for (int k = 0; k < u->nchan; k++)
+		if (u->chan[k].fd >= 0)
+			close(u->chan[k].fd);
 	present_destroy(&u->present);
+	free(u->chan);
 	free(u->node_cpus);
 	free(u);
 }
@@ -344,7 +345,14 @@ static int uf_create(struct sim_mm *mm, const struct fault_source_cfg *cfg,
 	if (!u)
 		return -ENOMEM;
 	u->base = (struct fault_source){ &uffd_fault_source, mm };
-	u->fd = -1;
+	u->nchan = cfg->nuffds > 1 ? cfg->nuffds : 1;
+	u->chan = calloc((size_t)u->nchan, sizeof(*u->chan));
+	if (!u->chan) {
+		free(u);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < u->nchan; k++)
+		u->chan[k].fd = -1;
 	/* Published before the handlers start: they read it (through the
 	 * mm) from their first fault, with no other order to rely on. */
 	*out = &u->base;
@@ -363,25 +371,49 @@ static uint64_t uf_resident(const struct fault_source *s)
 	return present_resident(&us(s)->present);
 }
 
+/* The handlers started (their state: NULL once stopped). */
 static int uf_nhandlers(const struct fault_source *s)
 {
-	return us(s)->pool ? uffd_pool_size(us(s)->pool) : 0;
+	return us(s)->nhandlers;
 }
 
+/* Handler i counted over the channels in order. */
 static const struct uffd_handler_state *uf_handler_state(
 	const struct fault_source *s, int i)
 {
-	return uffd_pool_state(us(s)->pool, i);
+	for (int k = 0; k < us(s)->nchan; k++) {
+		struct uffd_pool *p = us(s)->chan[k].pool;
+		int n = p ? uffd_pool_size(p) : 0;
+
+		if (!p)
+			return NULL;
+		if (i < n)
+			return uffd_pool_state(p, i);
+		i -= n;
+	}
+	return NULL;
 }
 
 static uint64_t uf_handler_cpu_ns(const struct fault_source *s)
 {
-	return us(s)->pool ? uffd_pool_cpu_ns(us(s)->pool) : 0;
+	uint64_t ns = 0;
+
+	for (int k = 0; k < us(s)->nchan; k++)
+		if (us(s)->chan[k].pool)
+			ns += uffd_pool_cpu_ns(us(s)->chan[k].pool);
+	return ns;
 }
 
 static void uf_counters(const struct fault_source *s, struct uffd_counters *out)
 {
-	*out = us(s)->final;
+	memset(out, 0, sizeof(*out));
+	for (int k = 0; k < us(s)->nchan; k++)
+		uffd_counters_add(out, &us(s)->chan[k].final);
+}
+
+static int uf_nfds(const struct fault_source *s)
+{
+	return us(s)->nchan;
 }
 
 static int uf_abandon(struct fault_source *s, pid_t tid, unsigned long addr)
@@ -396,7 +428,7 @@ const struct fault_source_ops uffd_fault_source = {
 	.create = uf_create,
 	.stop = uf_stop,
 	.destroy = uf_destroy,
-	.touch = uf_touch,
+	.touch = uffd_touch,
 	.resolve = uf_resolve,
 	.refuse = uf_refuse,
 	.wake = uf_wake,
@@ -409,5 +441,6 @@ const struct fault_source_ops uffd_fault_source = {
 	.handler_state = uf_handler_state,
 	.handler_cpu_ns = uf_handler_cpu_ns,
 	.counters = uf_counters,
+	.nfds = uf_nfds,
 	.abandon = uf_abandon,
 };

@@ -66,7 +66,7 @@ struct pervma_lock {
 	struct sim_rwsem mmap_lock;
 	_Atomic unsigned mm_lock_seq;    /* odd while write-locked */
 	struct lockstat_class *mm_cls, *vma_cls;
-	struct pv_slot slot[LOCKSTAT_SLOTS];
+	struct slot_array slots;         /* struct pv_slot */
 };
 
 #define to_pv(l) ((struct pervma_lock *)(l))
@@ -89,7 +89,9 @@ static struct pv_vma *pvv(struct vma_lock *lk)
 
 static void pv_count(struct pervma_lock *pv, int what)
 {
-	atomic_fetch_add_explicit(&pv->slot[lockstat_slot_id()].n[what], 1,
+	struct pv_slot *sl = slot_mine(&pv->slots);
+
+	atomic_fetch_add_explicit(&sl->n[what], 1,
 				  memory_order_relaxed);
 }
 
@@ -351,13 +353,16 @@ static int pv_create(const struct lock_env *env, struct lock_inst **out)
 	memset(pv, 0, sizeof(*pv));
 	pv->base.ops = &pervma_lock_ops;
 	pv->base.env = *env;
-	ret = lock_inst_add_class(&pv->base, "mmap_lock", &pv->mm_cls);
+	ret = slot_array_init(&pv->slots, sizeof(struct pv_slot));
+	if (!ret)
+		ret = lock_inst_add_class(&pv->base, "mmap_lock", &pv->mm_cls);
 	if (!ret)
 		ret = lock_inst_add_class(&pv->base, "vma_lock", &pv->vma_cls);
 	if (!ret)
 		ret = sim_rwsem_init(&pv->mmap_lock, pv->mm_cls);
 	if (ret) {
 		lock_inst_free_classes(&pv->base);
+		slot_array_destroy(&pv->slots);
 		free(pv);
 		return ret;
 	}
@@ -369,6 +374,7 @@ static void pv_destroy(struct lock_inst *l)
 {
 	sim_rwsem_destroy(&to_pv(l)->mmap_lock);
 	lock_inst_free_classes(l);
+	slot_array_destroy(&to_pv(l)->slots);
 	free(l);
 }
 
@@ -383,8 +389,9 @@ static int pv_counters(struct lock_inst *l, const char **names, uint64_t *values
 	for (int i = 0; i < PV_NCOUNTERS; i++) {
 		names[i] = n[i];
 		values[i] = 0;
-		for (int s = 0; s < LOCKSTAT_SLOTS; s++)
-			values[i] += atomic_load_explicit(&pv->slot[s].n[i],
+		for (int s = 0; s < pv->slots.n; s++)
+			values[i] += atomic_load_explicit(
+				&((struct pv_slot *)slot_at(&pv->slots, s))->n[i],
 							  memory_order_relaxed);
 	}
 	return PV_NCOUNTERS + sim_rwsem_counters(&pv->mmap_lock,

@@ -80,14 +80,16 @@ struct spf_lock {
 	_Atomic unsigned long mmap_seq __attribute__((aligned(64)));
 	struct spf_ptl ptl[SPF_NPTL];
 	struct lockstat_class *ptl_cls;
-	struct spf_slot slot[LOCKSTAT_SLOTS];
+	struct slot_array slots;         /* struct spf_slot */
 };
 
 #define to_spf(l) ((struct spf_lock *)(l))
 
 static void spf_count(struct spf_lock *s, int what)
 {
-	atomic_fetch_add_explicit(&s->slot[lockstat_slot_id()].n[what], 1,
+	struct spf_slot *sl = slot_mine(&s->slots);
+
+	atomic_fetch_add_explicit(&sl->n[what], 1,
 				  memory_order_relaxed);
 }
 
@@ -165,13 +167,16 @@ static int spf_create(const struct lock_env *env, struct lock_inst **out)
 	memset(s, 0, sizeof(*s));
 	s->base.ops = &spf_lock_ops;
 	s->base.env = *env;
-	ret = lock_inst_add_class(&s->base, "mmap_lock", &cls);
+	ret = slot_array_init(&s->slots, sizeof(struct spf_slot));
+	if (!ret)
+		ret = lock_inst_add_class(&s->base, "mmap_lock", &cls);
 	if (!ret)
 		ret = sim_rwsem_init(&s->mmap_lock, cls);
 	if (!ret)
 		ret = lock_inst_add_class(&s->base, "ptl", &s->ptl_cls);
 	if (ret) {
 		lock_inst_free_classes(&s->base);
+		slot_array_destroy(&s->slots);
 		free(s);
 		return ret;
 	}
@@ -183,6 +188,7 @@ static void spf_destroy(struct lock_inst *l)
 {
 	sim_rwsem_destroy(&to_spf(l)->mmap_lock);
 	lock_inst_free_classes(l);
+	slot_array_destroy(&to_spf(l)->slots);
 	free(l);
 }
 
@@ -324,8 +330,9 @@ static int spf_counters(struct lock_inst *l, const char **names,
 	for (int k = 0; k < SPF_NCOUNTERS; k++) {
 		names[k] = n[k];
 		values[k] = 0;
-		for (int i = 0; i < LOCKSTAT_SLOTS; i++)
-			values[k] += atomic_load_explicit(&s->slot[i].n[k],
+		for (int i = 0; i < s->slots.n; i++)
+			values[k] += atomic_load_explicit(
+				&((struct spf_slot *)slot_at(&s->slots, i))->n[k],
 							  memory_order_relaxed);
 	}
 	return SPF_NCOUNTERS;

@@ -29,11 +29,14 @@ struct sim_vma;
 
 /* What a source is created with (the uffd source's handler pool). */
 struct fault_source_cfg {
-	int nhandlers;                   /* uffd handler threads */
+	int nhandlers;                   /* uffd handler threads (a uffd) */
+	int nuffds;                      /* uffds the arena is dealt out to
+					  * (one per task); 0, 1: one */
 	enum uffd_wait_mode wait;
 	int batch;                       /* uffd messages per read */
 	const int *cpus;                 /* pin handler i to cpus[i % ncpus]; */
 	int ncpus;                       /* read only at creation. 0: no */
+	int slot_base;                   /* handler i's counter slot: +i */
 	long test_stall_at;              /* tests: the handler of this fault
 					  * stalls (VMSIM_TEST_STALL_FAULT) */
 };
@@ -87,6 +90,8 @@ struct fault_source_ops {
 		const struct fault_source *s, int i);
 	uint64_t (*handler_cpu_ns)(const struct fault_source *s);
 	void (*counters)(const struct fault_source *s, struct uffd_counters *out);
+	/* The userfaultfds it reads (optional: none). */
+	int (*nfds)(const struct fault_source *s);
 	/* The watchdog: answer task tid's fault at addr that nobody answers
 	 * (refuse it), so the task can leave it. -ENOTSUP where the task
 	 * is itself in the fault path (synthetic). */

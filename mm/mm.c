@@ -157,8 +157,14 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	if (!mm->cfg.max_map_count)
 		mm->cfg.max_map_count = SIM_DEFAULT_MAX_MAP_COUNT;
 	mm->pidfd = -1;
+	ret = slot_array_init(&mm->faults, sizeof(struct sim_fault_slot));
+	if (ret) {
+		free(mm);
+		return ret;
+	}
 	ret = vma_tree_init_cap(&mm->tree, max_nodes(mm->cfg.max_map_count));
 	if (ret) {
+		slot_array_destroy(&mm->faults);
 		free(mm);
 		return ret;
 	}
@@ -213,6 +219,7 @@ void sim_mm_destroy(struct sim_mm *mm)
 	/* Waits for RCU callbacks, which free into our pools. */
 	vma_tree_destroy(&mm->tree, NULL);
 	objpool_destroy(&mm->vmas);
+	slot_array_destroy(&mm->faults);
 	if (mm->lock)
 		mm->lock->ops->destroy(mm->lock);
 	if (mm->base)
@@ -223,9 +230,10 @@ void sim_mm_destroy(struct sim_mm *mm)
 void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS])
 {
 	memset(out, 0, sizeof(uint64_t) * SIM_FAULT_NKINDS);
-	for (int s = 0; s < LOCKSTAT_SLOTS; s++)
+	for (int s = 0; s < mm->faults.n; s++)
 		for (int k = 0; k < SIM_FAULT_NKINDS; k++)
-			out[k] += atomic_load_explicit(&mm->faults[s].n[k],
+			out[k] += atomic_load_explicit(
+				&((struct sim_fault_slot *)slot_at(&mm->faults, s))->n[k],
 						       memory_order_relaxed);
 }
 

@@ -68,7 +68,7 @@ struct sim_mm {
 	struct fault_source *src;        /* where faults come from */
 	int pidfd;                       /* for process_madvise on ourselves */
 	bool process_madvise_ok;         /* it zaps our own pages (6.13+) */
-	struct sim_fault_slot faults[LOCKSTAT_SLOTS];
+	struct slot_array faults;        /* struct sim_fault_slot */
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */
 	unsigned long start_brk;
@@ -123,7 +123,9 @@ const char *sim_fault_kind_name(enum sim_fault_kind k);
 
 static inline void sim_mm_count_fault(struct sim_mm *mm, enum sim_fault_kind k)
 {
-	atomic_fetch_add_explicit(&mm->faults[lockstat_slot_id()].n[k], 1,
+	struct sim_fault_slot *s = slot_mine(&mm->faults);
+
+	atomic_fetch_add_explicit(&s->n[k], 1,
 				  memory_order_relaxed);
 }
 

@@ -94,6 +94,9 @@ void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 	c->resident_pages = sim_mm_resident(mm);
 	c->populated = atomic_load_explicit(&mm->populated, memory_order_relaxed);
 	mm->src->ops->counters(mm->src, &c->uffd);
+	c->uffds = mm->src->ops->nfds ? (uint64_t)mm->src->ops->nfds(mm->src) : 0;
+	c->handlers = (uint64_t)mm->src->ops->nhandlers(mm->src);
+	c->slots = (uint64_t)mm->faults.n;
 	for (int i = 0; i < l->nclasses && i < LOCK_MAX_CLASSES; i++) {
 		struct res_lockclass *rc = &c->classes[i];
 
@@ -122,6 +125,9 @@ void res_counters_add(struct res_counters *a, const struct res_counters *b)
 	a->mapped_pages += b->mapped_pages;
 	a->resident_pages += b->resident_pages;
 	a->populated += b->populated;
+	a->uffds += b->uffds;
+	a->handlers += b->handlers;
+	a->slots += b->slots;
 	for (int i = 0; i < b->nclasses; i++) {
 		snprintf(a->classes[i].name, sizeof(a->classes[i].name), "%s",
 			 b->classes[i].name);
@@ -208,10 +214,13 @@ static json_object *latency_json(const struct lat_hist *h)
 	return o;
 }
 
-static json_object *uffd_json(const struct uffd_counters *c)
+static json_object *uffd_json(const struct res_counters *rc)
 {
+	const struct uffd_counters *c = &rc->uffd;
 	json_object *o = json_object_new_object();
 
+	JADD(o, "uffds", JU64(rc->uffds));
+	JADD(o, "handlers", JU64(rc->handlers));
 	JADD(o, "messages", JU64(c->messages));
 	JADD(o, "reads", JU64(c->reads));
 	JADD(o, "copy", JU64(c->copies));
@@ -291,7 +300,8 @@ static json_object *point_json(const struct res_file *r,
 	JADD(f, "populated_pages", JU64(p->c.populated));
 	JADD(o, "mm", f);
 	if (r->fault_source && !strcmp(r->fault_source, "uffd"))
-		JADD(o, "uffd", uffd_json(&p->c.uffd));
+		JADD(o, "uffd", uffd_json(&p->c));
+	JADD(o, "counter_slots", JU64(p->c.slots));
 	l = json_object_new_object();
 	for (int i = 0; i < p->c.nclasses; i++) {
 		json_object *c = json_object_new_object();

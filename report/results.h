@@ -43,6 +43,8 @@ struct res_counters {
 	struct uffd_counters uffd;
 	uint64_t vmas, mapped_pages, resident_pages;  /* at the end */
 	uint64_t populated;              /* pages placed by MAP_POPULATE */
+	uint64_t uffds, handlers;        /* userfaultfds read, their threads */
+	uint64_t slots;                  /* per-thread counter slots */
 	int nclasses;
 	struct res_lockclass classes[LOCK_MAX_CLASSES];
 	int ncounters;                   /* scheme event counters */

@@ -4,32 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Atomic int lockstat_next_slot;
-static _Thread_local int lockstat_my_slot = -1;
-
 struct lockstat_class *lockstat_class_new(const char *name)
 {
 	struct lockstat_class *c;
 
-	c = aligned_alloc(64, sizeof(*c));
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
-	memset(c, 0, sizeof(*c));
+	if (slot_array_init(&c->slots, sizeof(struct lockstat_slot) * LS_NSIDES)) {
+		free(c);
+		return NULL;
+	}
 	c->name = name;
 	return c;
 }
 
 void lockstat_class_free(struct lockstat_class *c)
 {
+	if (!c)
+		return;
+	slot_array_destroy(&c->slots);
 	free(c);
-}
-
-int lockstat_slot_id(void)
-{
-	if (lockstat_my_slot < 0)
-		lockstat_my_slot = atomic_fetch_add_explicit(&lockstat_next_slot, 1,
-						memory_order_relaxed) % LOCKSTAT_SLOTS;
-	return lockstat_my_slot;
 }
 
 int lockstat_bucket(uint64_t ns)
@@ -56,7 +51,7 @@ void lockstat_acquired(struct lockstat_class *c, enum lockstat_side s,
 
 	if (!c)
 		return;
-	sl = &c->slot[lockstat_slot_id()][s];
+	sl = (struct lockstat_slot *)slot_mine(&c->slots) + s;
 	atomic_fetch_add_explicit(&sl->acquisitions, 1, memory_order_relaxed);
 	if (!contended)
 		return;
@@ -74,7 +69,7 @@ void lockstat_released(struct lockstat_class *c, enum lockstat_side s,
 
 	if (!c)
 		return;
-	sl = &c->slot[lockstat_slot_id()][s];
+	sl = (struct lockstat_slot *)slot_mine(&c->slots) + s;
 	atomic_fetch_add_explicit(&sl->hold_total, hold_ns, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sl->hold_hist[lockstat_bucket(hold_ns)], 1,
 				  memory_order_relaxed);
@@ -90,8 +85,9 @@ void lockstat_sum(const struct lockstat_class *c, enum lockstat_side s,
 		  struct lockstat_totals *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (int i = 0; i < LOCKSTAT_SLOTS; i++) {
-		const struct lockstat_slot *sl = &c->slot[i][s];
+	for (int i = 0; i < c->slots.n; i++) {
+		const struct lockstat_slot *sl =
+			(const struct lockstat_slot *)slot_at(&c->slots, i) + s;
 		struct lockstat_totals t = {
 			.acquisitions = ld(&sl->acquisitions),
 			.contentions = ld(&sl->contentions),

@@ -8,11 +8,12 @@
  * (from the moment the fast path failed to the moment the lock was held)
  * and hold time, as totals, maxima and log2 histograms in nanoseconds.
  *
- * Counters are split into cache-line-aligned per-thread slots so that the
- * accounting itself does not add a shared cache line to every acquisition
- * (that would measure the statistics, not the lock). Threads are mapped to
- * slots round-robin; two threads sharing a slot stay correct because every
- * update is an atomic RMW (relaxed: the counters order nothing).
+ * Counters are split into cache-line-aligned per-thread slots
+ * (sync/slots.h, one a task and one a handler) so that the accounting
+ * itself does not add a shared cache line to every acquisition (that would
+ * measure the statistics, not the lock). Two threads sharing a slot stay
+ * correct because every update is an atomic RMW (relaxed: the counters
+ * order nothing).
  */
 #ifndef VMSIM_LOCKSTAT_H
 #define VMSIM_LOCKSTAT_H
@@ -22,9 +23,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "sync/slots.h"
 #include "util/clock.h"
 
-#define LOCKSTAT_SLOTS 32
 #define LOCKSTAT_HIST  48            /* bucket b: [2^(b-1), 2^b) ns; b=0: 0 ns */
 
 enum lockstat_side { LS_READ = 0, LS_WRITE = 1, LS_NSIDES };
@@ -42,7 +43,7 @@ struct lockstat_slot {
 
 struct lockstat_class {
 	const char *name;
-	struct lockstat_slot slot[LOCKSTAT_SLOTS][LS_NSIDES];
+	struct slot_array slots;         /* struct lockstat_slot[LS_NSIDES] */
 };
 
 /* Summed view of one side of one class. */
@@ -55,9 +56,6 @@ struct lockstat_totals {
 /* Allocates a zeroed class; returns NULL on ENOMEM. */
 struct lockstat_class *lockstat_class_new(const char *name);
 void lockstat_class_free(struct lockstat_class *c);
-
-/* Which slot the calling thread uses (assigned on first call). */
-int lockstat_slot_id(void);
 
 static inline uint64_t lockstat_now(void)
 {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "uffd/pool.h"
+#include "sync/slots.h"
 #include "util/clock.h"
 #include "util/cpu.h"
 
@@ -29,6 +30,7 @@ struct uffd_handler {
 	bool started;
 	clockid_t cpu_clock;
 	int cpu;                         /* -1: not pinned */
+	int slot;                        /* its counter slot (sync/slots.h) */
 };
 
 struct uffd_pool {
@@ -162,6 +164,7 @@ static void *pool_handler_main(void *arg)
 				      memory_order_release);
 
 	pin_self(h->cpu);
+	slots_bind(h->slot);
 	if (p->cfg.wait == UFFD_WAIT_URING) {
 		pool_uring_loop(h, want);
 		return NULL;
@@ -254,6 +257,7 @@ int uffd_pool_start(const struct uffd_pool_cfg *cfg, struct uffd_pool **out)
 
 		h->pool = p;
 		h->cpu = cfg->ncpus ? cfg->cpus[i % cfg->ncpus] : -1;
+		h->slot = cfg->slot_base + i;
 		ret = -pthread_create(&h->thread, NULL, pool_handler_main, h);
 		if (ret)
 			goto err;

@@ -52,6 +52,8 @@ struct uffd_pool_cfg {
 	/* Test hook: the handler of fault number stall_at (counted from 1
 	 * over the pool) stalls forever, for the watchdog's tests. 0: no. */
 	long stall_at;
+	/* Handler i counts in slot slot_base + i (sync/slots.h). */
+	int slot_base;
 };
 
 struct uffd_pool;

@@ -36,6 +36,7 @@
 
 #include "sync/futex.h"
 #include "sync/rcu.h"
+#include "sync/slots.h"
 #include "uffd/host.h"
 #include "workloads/watchdog.h"
 #include "workloads/group_int.h"
@@ -105,6 +106,8 @@ static void *task_main(void *arg)
 	int armed = 0;
 
 	pin_self(s->cpu);
+	/* Its own counter slot: slots 0..ntotal-1 are the tasks'. */
+	slots_bind((int)(s - x->g->slots));
 	atomic_store(&s->t.tid, (int)gettid());
 	for (;;) {
 		int iter = wait_change(&x->r->arm, armed), go;
@@ -133,8 +136,9 @@ static int agent_start_mm(struct agent *a, char *err, size_t errlen)
 	int cpus[256], nc = grp_ncpus() < 256 ? grp_ncpus() : 256, ret;
 
 	mc.lock = a->g->lock;
-	if (!mc.src.nhandlers)
-		mc.src.nhandlers = c->processes ? 1 : a->g->nfg;
+	mc.src.nuffds = run_uffds(c, a->g->nfg);
+	mc.src.nhandlers = run_handlers_per_uffd(c, a->g->nfg);
+	mc.src.slot_base = a->g->ntotal;     /* after the tasks' slots */
 	/* Handler i on task i's CPU (same) or the next one (other): a
 	 * process's one handler beside its task; the shared mm's handlers
 	 * spread over all CPUs as its tasks are (any of them may answer any

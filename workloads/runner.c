@@ -19,7 +19,9 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "faults/sources.h"
 #include "report/stats.h"
+#include "sync/slots.h"
 #include "uffd/host.h"
 #include "workloads/group.h"
 #include "util/clock.h"
@@ -329,6 +331,37 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 	return ret;
 }
 
+int run_uffds(const struct run_cfg *c, int ntasks)
+{
+	if (c->processes || c->mm.source != &uffd_fault_source ||
+	    c->uffd_split == UFFD_SPLIT_SHARED)
+		return 1;
+	if (c->uffd_split == UFFD_SPLIT_PER_TASK || ntasks > 4)
+		return ntasks;
+	return 1;
+}
+
+int run_handlers_per_uffd(const struct run_cfg *c, int ntasks)
+{
+	if (c->mm.src.nhandlers)
+		return c->mm.src.nhandlers;
+	return c->processes || run_uffds(c, ntasks) > 1 ? 1 : ntasks;
+}
+
+/* A counter slot for every task, every handler and a few others (the
+ * agent, the watchdog, the main thread), so that no two threads that
+ * count on every fault share one. */
+static int runner_slot_count(const struct run_cfg *c)
+{
+	int most = 1, nbg = c->wl->background ? c->wl->background(&c->wo) : 0;
+
+	for (int i = 0; i < c->ntasklist; i++)
+		if (c->tasks[i] > most)
+			most = c->tasks[i];
+	return most + nbg +
+	       run_uffds(c, most) * run_handlers_per_uffd(c, most) + 4;
+}
+
 int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	       size_t errlen)
 {
@@ -339,6 +372,7 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	/* The touch clock's rate, measured (10 ms) here, before any agent
 	 * is forked, so that none measures it again. */
 	clock_ns_per_cycle();
+	slots_set_count(runner_slot_count(c));
 	for (int s = 0; s < c->nlocks; s++) {
 		struct res_file *out = &outs[s];
 

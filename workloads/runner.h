@@ -37,6 +37,10 @@ struct run_cfg {
 	 * any CPU, the task's own (no cross-CPU wake-up), or the next one. */
 	enum handler_cpu { HANDLER_CPU_ANY, HANDLER_CPU_SAME,
 			   HANDLER_CPU_OTHER } handler_cpu;
+	/* Threads mode: one uffd for the mm, or one per task (the arena
+	 * dealt out in stripes); auto: per task beyond 4 tasks. */
+	enum uffd_split { UFFD_SPLIT_AUTO, UFFD_SPLIT_SHARED,
+			  UFFD_SPLIT_PER_TASK } uffd_split;
 	struct wl_opts wo;
 	bool progress;                   /* progress line on stderr */
 	double fault_timeout;            /* s; a touch taking longer aborts */
@@ -53,6 +57,10 @@ struct run_cfg {
 int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	       size_t errlen);
 
+
+/* The uffds one mm of an ntasks point reads, and each one's handlers. */
+int run_uffds(const struct run_cfg *c, int ntasks);
+int run_handlers_per_uffd(const struct run_cfg *c, int ntasks);
 
 /* Stop the run as soon as possible (async-signal-safe). */
 void runner_interrupt(int sig);

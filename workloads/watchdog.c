@@ -42,7 +42,11 @@ static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
 		(double)(now - since) / 1e9);
 	for (int h = 0; h < nh; h++) {
 		const struct uffd_handler_state *st = src->ops->handler_state(src, h);
-		unsigned long busy = atomic_load(&st->addr);
+		unsigned long busy;
+
+		if (!st)
+			continue;
+		busy = atomic_load(&st->addr);
 		uffd_phase_t *ph = atomic_load_explicit(&st->phase,
 							memory_order_acquire);
 		const char *what = ph ? atomic_load_explicit(ph,
