@@ -75,6 +75,7 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 	}
 	for (int i = 0; i < r->npoints && !brief; i++) {
 		const struct res_point *p = &r->points[i];
+		struct res_fault_split split;
 
 		printf("\ntasks %d: %d samples, %llu pages touched, %llu SIGSEGV\n",
 		       p->tasks, p->nsamples, (unsigned long long)p->touches,
@@ -104,6 +105,12 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 			       hist_quantile(p->lat, 0.99) / 1e3,
 			       hist_quantile(p->lat, 0.999) / 1e3,
 			       (double)p->lat->max_ns / 1e3);
+		if (res_fault_split(p, &split))
+			printf("  mean fault %.2f us = lock wait %.2f + lock hold "
+			       "%.2f + the rest %.2f (the lock's share %.0f%%)\n",
+			       split.mean / 1e3, split.lock_wait / 1e3,
+			       split.lock_hold / 1e3, split.rest / 1e3,
+			       100 * split.lock_share);
 		printf("  host (timed phase): mmap %llu, munmap %llu, mprotect "
 		       "%llu, mremap %llu, brk %llu, madvise %llu\n",
 		       (unsigned long long)p->host_calls[HOST_MMAP],

@@ -2,6 +2,7 @@
 #include "mm/fault.h"
 
 #include "sync/rcu.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -91,6 +92,7 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 	const struct lock_ops *ops = mm->lock->ops;
 	struct fault_source *src = mm->src;
 	unsigned lflags = 0;
+	uint64_t wait = 0, hold = 0, t0, t1;
 	int ret;
 
 	addr &= SIM_PAGE_MASK;
@@ -99,7 +101,10 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		struct sim_vma *v;
 
 		set_phase("waiting for the fault-side lock");
+		t0 = cycles_now();
 		v = ops->fault_begin(mm->lock, addr, lflags, &h);
+		t1 = cycles_now();
+		wait += t1 - t0;
 		set_phase("looking up the VMA and resolving (lock held)");
 		/* After the scheme's lock (a reader never waits for a lock
 		 * inside an RCU read-side section). Held to fault_end, so the
@@ -115,11 +120,13 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		sim_rcu_read_unlock();
 		set_phase("releasing the fault-side lock");
 		ops->fault_end(mm->lock, &h);
+		hold += cycles_now() - t1;
 		if (ret != -EAGAIN)
 			break;
 		lock_inst_count_retry(mm->lock);
 		lflags = LOCK_FAULT_RETRY;
 	}
+	sim_mm_count_lock_time(mm, wait, hold);
 	set_phase("waking the faulting thread");
 	if (!ret)
 		src->ops->wake(src, addr, ctx);

@@ -237,6 +237,18 @@ void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS]
 						       memory_order_relaxed);
 }
 
+void sim_mm_fault_lock_time(const struct sim_mm *mm, uint64_t *wait,
+			    uint64_t *hold)
+{
+	*wait = *hold = 0;
+	for (int i = 0; i < mm->faults.n; i++) {
+		struct sim_fault_slot *s = slot_at(&mm->faults, i);
+
+		*wait += atomic_load_explicit(&s->lock_wait, memory_order_relaxed);
+		*hold += atomic_load_explicit(&s->lock_hold, memory_order_relaxed);
+	}
+}
+
 const char *sim_fault_kind_name(enum sim_fault_kind k)
 {
 	static const char *const names[SIM_FAULT_NKINDS] = {

@@ -48,6 +48,10 @@ enum sim_fault_kind {
 
 struct sim_fault_slot {
 	_Atomic uint64_t n[SIM_FAULT_NKINDS];
+	/* The fault path's time (cycles_now() units): in the scheme's
+	 * fault_begin (waiting for the lock, and the lookup a per-VMA lock
+	 * does first), and from there to fault_end's return (held). */
+	_Atomic uint64_t lock_wait, lock_hold;
 } __attribute__((aligned(64)));
 
 struct sim_mm_cfg {
@@ -99,6 +103,9 @@ bool sim_process_madvise_self_ok(void);
 
 /* Sum of the per-slot fault counters. */
 void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS]);
+/* Sum of the fault path's lock wait and hold (cycles_now() units). */
+void sim_mm_fault_lock_time(const struct sim_mm *mm, uint64_t *wait,
+			    uint64_t *hold);
 /* The fault source's handler counters (exact once stopped). */
 static inline struct uffd_counters sim_mm_handler_counters(const struct sim_mm *mm)
 {
@@ -120,6 +127,15 @@ void sim_mm_protect(struct sim_mm *mm, unsigned long start, unsigned long end,
  * e.g. one process_madvise for many ranges). */
 void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end);
 const char *sim_fault_kind_name(enum sim_fault_kind k);
+
+static inline void sim_mm_count_lock_time(struct sim_mm *mm, uint64_t wait,
+					  uint64_t hold)
+{
+	struct sim_fault_slot *s = slot_mine(&mm->faults);
+
+	atomic_fetch_add_explicit(&s->lock_wait, wait, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->lock_hold, hold, memory_order_relaxed);
+}
 
 static inline void sim_mm_count_fault(struct sim_mm *mm, enum sim_fault_kind k)
 {

@@ -107,7 +107,8 @@ static void emit_text(struct printer *pr, const struct row *r)
 			fprintf(pr->out, "Lock statistics and counters\n");
 		if (!strcmp(r->section, "latency"))
 			fprintf(pr->out, "Latency of a touch (us: the fault's, when "
-				"it faulted)\n");
+				"it faulted); the mean fault split (us, and the "
+				"lock's share in %%)\n");
 		pr->section = r->section;
 	}
 	fprintf(pr->out, "%-9s %-*s", r->stat, pr->keyw, r->key);
@@ -298,24 +299,38 @@ static int key_union(struct printer *pr, int tasks, const char *field,
 }
 
 /* Every touch's latency (results' latency_ns), in microseconds, lower
- * is better; rows only where some file has it. */
+ * is better, then the mean fault split into the lock's wait and hold and
+ * the rest (fault_split_ns) and the lock's share of it in per cent;
+ * rows only where some file has them. */
 static void latency_rows(struct printer *pr, int tasks)
 {
-	static const struct { const char *stat, *field; } pct[] = {
-		{ "Mean", "mean" }, { "Pct-50", "p50" }, { "Pct-90", "p90" },
-		{ "Pct-99", "p99" }, { "Pct-99.9", "p99_9" }, { "Max", "max" },
+	static const struct {
+		const char *stat, *obj, *field, *key;
+		double scale;
+	} rows[] = {
+		{ "Mean", "latency_ns", "mean", "latency", 1e3 },
+		{ "Pct-50", "latency_ns", "p50", "latency", 1e3 },
+		{ "Pct-90", "latency_ns", "p90", "latency", 1e3 },
+		{ "Pct-99", "latency_ns", "p99", "latency", 1e3 },
+		{ "Pct-99.9", "latency_ns", "p99_9", "latency", 1e3 },
+		{ "Max", "latency_ns", "max", "latency", 1e3 },
+		{ "Mean", "fault_split_ns", "mean", "fault", 1e3 },
+		{ "LockWait", "fault_split_ns", "lock_wait", "fault", 1e3 },
+		{ "LockHold", "fault_split_ns", "lock_hold", "fault", 1e3 },
+		{ "Rest", "fault_split_ns", "rest", "fault", 1e3 },
+		{ "LockShr%", "fault_split_ns", "lock_share", "fault", 0.01 },
 	};
 
-	for (size_t k = 0; k < sizeof(pct) / sizeof(pct[0]); k++) {
-		struct row r = { .section = "latency", .stat = pct[k].stat };
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		struct row r = { .section = "latency", .stat = rows[k].stat };
 		bool any = false;
 
-		snprintf(r.key, sizeof(r.key), "latency-%d", tasks);
+		snprintf(r.key, sizeof(r.key), "%s-%d", rows[k].key, tasks);
 		for (int i = 0; i < pr->n; i++) {
 			json_object *p = point_of(&pr->files[i], tasks);
 
-			r.v[i] = p ? int_at(p, "latency_ns", pct[k].field, NULL,
-					    NULL) / 1e3 : NAN;
+			r.v[i] = p ? int_at(p, rows[k].obj, rows[k].field, NULL,
+					    NULL) / rows[k].scale : NAN;
 			any |= isfinite(r.v[i]);
 			r.pct[i] = pct_diff(r.v[0], r.v[i], false);
 			r.sig[i] = -1;

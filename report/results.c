@@ -97,6 +97,13 @@ void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 	c->uffds = mm->src->ops->nfds ? (uint64_t)mm->src->ops->nfds(mm->src) : 0;
 	c->handlers = (uint64_t)mm->src->ops->nhandlers(mm->src);
 	c->slots = (uint64_t)mm->faults.n;
+	{
+		uint64_t w, h;
+
+		sim_mm_fault_lock_time(mm, &w, &h);
+		c->lock_wait_ns = (double)w * clock_ns_per_cycle();
+		c->lock_hold_ns = (double)h * clock_ns_per_cycle();
+	}
 	for (int i = 0; i < l->nclasses && i < LOCK_MAX_CLASSES; i++) {
 		struct res_lockclass *rc = &c->classes[i];
 
@@ -128,6 +135,8 @@ void res_counters_add(struct res_counters *a, const struct res_counters *b)
 	a->uffds += b->uffds;
 	a->handlers += b->handlers;
 	a->slots += b->slots;
+	a->lock_wait_ns += b->lock_wait_ns;
+	a->lock_hold_ns += b->lock_hold_ns;
 	for (int i = 0; i < b->nclasses; i++) {
 		snprintf(a->classes[i].name, sizeof(a->classes[i].name), "%s",
 			 b->classes[i].name);
@@ -214,6 +223,37 @@ static json_object *latency_json(const struct lat_hist *h)
 	return o;
 }
 
+bool res_fault_split(const struct res_point *p, struct res_fault_split *out)
+{
+	uint64_t faults = 0;
+
+	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
+		faults += p->c.faults[k];
+	if (!faults || !p->lat || !p->lat->count)
+		return false;
+	out->mean = (double)p->lat->sum_ns / (double)faults;
+	out->lock_wait = p->c.lock_wait_ns / (double)faults;
+	out->lock_hold = p->c.lock_hold_ns / (double)faults;
+	out->rest = out->mean - out->lock_wait - out->lock_hold;
+	if (out->rest < 0)
+		out->rest = 0;
+	out->lock_share = out->mean > 0 ?
+		(out->lock_wait + out->lock_hold) / out->mean : 0;
+	return true;
+}
+
+static json_object *split_json(const struct res_fault_split *s)
+{
+	json_object *o = json_object_new_object();
+
+	JADD(o, "mean", json_object_new_double(s->mean));
+	JADD(o, "lock_wait", json_object_new_double(s->lock_wait));
+	JADD(o, "lock_hold", json_object_new_double(s->lock_hold));
+	JADD(o, "rest", json_object_new_double(s->rest));
+	JADD(o, "lock_share", json_object_new_double(s->lock_share));
+	return o;
+}
+
 static json_object *uffd_json(const struct res_counters *rc)
 {
 	const struct uffd_counters *c = &rc->uffd;
@@ -254,6 +294,7 @@ static json_object *point_json(const struct res_file *r,
 			       const struct res_point *p)
 {
 	json_object *o = json_object_new_object(), *s, *f, *l;
+	struct res_fault_split split;
 
 	JADD(o, "tasks", json_object_new_int(p->tasks));
 	s = json_object_new_object();
@@ -289,6 +330,8 @@ static json_object *point_json(const struct res_file *r,
 	JADD(o, "segv", JU64(p->segv));
 	if (p->lat)
 		JADD(o, "latency_ns", latency_json(p->lat));
+	if (res_fault_split(p, &split))
+		JADD(o, "fault_split_ns", split_json(&split));
 	f = json_object_new_object();
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
 		JADD(f, sim_fault_kind_name(k), JU64(p->c.faults[k]));

@@ -45,6 +45,9 @@ struct res_counters {
 	uint64_t populated;              /* pages placed by MAP_POPULATE */
 	uint64_t uffds, handlers;        /* userfaultfds read, their threads */
 	uint64_t slots;                  /* per-thread counter slots */
+	/* The fault path's time in the scheme's lock (ns, summed): waiting
+	 * for it (fault_begin) and holding it (to fault_end). */
+	double lock_wait_ns, lock_hold_ns;
 	int nclasses;
 	struct res_lockclass classes[LOCK_MAX_CLASSES];
 	int ncounters;                   /* scheme event counters */
@@ -65,6 +68,15 @@ enum res_flag {
 };
 const char *res_flag_reason(enum res_flag f);
 
+/* The mean fault, split: its time in the lock's wait and hold, and the
+ * rest (delivery, the round trip, the wake-up). A touch's time is a
+ * fault's when it faulted and a few ns when not, so the mean fault is
+ * every touch's time over the faults taken. */
+struct res_fault_split {
+	double mean, lock_wait, lock_hold, rest;        /* ns a fault */
+	double lock_share;                              /* (wait + hold) / mean */
+};
+
 /* Everything measured at one task count. */
 struct res_point {
 	int tasks;
@@ -84,6 +96,9 @@ struct res_point {
 	uint64_t host_calls[HOST_NCALLS];
 	struct host_vmstat vmstat;
 };
+
+/* false where nothing faulted or no latency was recorded. */
+bool res_fault_split(const struct res_point *p, struct res_fault_split *out);
 
 struct res_file {
 	const char *scheme;

@@ -49,6 +49,11 @@ for l in locks:
         m0 = next(k for k, v in r["metrics"].items() if v["primary"])
         assert all(v > 0 for v in p["samples"][m0]), (l, m0, p["samples"][m0])
         assert p["segv"] == 0, (l, p["segv"])
+        # a fault's time in the lock is measured wherever faults happened
+        if sum(p["faults"].values()):
+            sp = p["fault_split_ns"]
+            assert sp["lock_hold"] > 0 and sp["mean"] > 0, (l, sp)
+            assert 0 <= sp["lock_share"] <= 1.0001, (l, sp)
 PY
 			then passes=$((passes + 1))
 			else echo "FAIL: $w $mode $src: result files"; fails=$((fails + 1))
