@@ -25,12 +25,13 @@ int sim_bench_tree(FILE *out, const size_t *sizes, int nsizes, long lookups);
  * failing case and the cause in err.
  */
 int sim_bench_fault(FILE *out, size_t len, int rounds,
-		    const enum uffd_wait_mode *waits, int nwaits, char *err,
-		    size_t errlen);
+		    const enum uffd_wait_mode *waits, int nwaits, size_t folio,
+		    char *err, size_t errlen);
 
-/* The bare uffd loop of bench fault over len bytes in wait mode w:
- * faults per second. 0 or -errno. */
-int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode w, double *rate);
+/* The bare uffd loop of bench fault over len bytes in wait mode w, a
+ * UFFDIO_COPY of folio bytes a fault: pages per second. 0 or -errno. */
+int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode w, size_t folio,
+		       double *rate);
 
 /* What this host charges (cli/host_probe.c), in microseconds; 0 where it
  * could not be measured. */

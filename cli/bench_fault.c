@@ -13,6 +13,11 @@
  *                     with one handler in that wait mode
  *   synthetic SCHEME  vmsim's fault path on the faulting thread
  *
+ * With --folio SIZE, bare-WAIT and uffd-WAIT run again with anonymous
+ * folios of that size (one fault places a folio, one UFFDIO_COPY);
+ * rates are pages per second throughout, and every case is also given
+ * as a ratio to the native kernel's page rate.
+ *
  * The cases run interleaved, round after round (this VM's rate moves
  * with what the other vCPU does), and each rate is given as the median of
  * the rounds with its ratio to its floor (native for synthetic, bare-WAIT
@@ -48,6 +53,7 @@ struct bf_case {
 	enum uffd_wait_mode wait;
 	const struct lock_ops *lock;
 	const struct fault_source_ops *src;
+	size_t folio;                    /* bytes one fault places */
 	int base;                        /* index of the floor case, or -1 */
 	double rate[BF_MAX_ROUNDS];
 };
@@ -74,14 +80,22 @@ static int bf_native(size_t len, double *rate)
 	return 0;
 }
 
+/* [*a, *a + len) aligned to folio inside a mapping of len + folio. */
+static unsigned long folio_align(unsigned long a, size_t folio)
+{
+	return (a + folio - 1) & ~(unsigned long)(folio - 1);
+}
+
 struct bare {
 	int fd;
+	size_t folio;                    /* bytes a fault places */
 	long want;                       /* faults to answer, then leave */
 	bool busy;
 	int err;
 };
 
-/* The smallest handler: one message a read, one UFFDIO_COPY a fault. */
+/* The smallest handler: one message a read, one UFFDIO_COPY a fault
+ * (of the folio around the address). */
 static void *bare_handler(void *arg)
 {
 	struct bare *b = arg;
@@ -100,8 +114,9 @@ static void *bare_handler(void *arg)
 		if (m.event != UFFD_EVENT_PAGEFAULT)
 			continue;
 		b->err = uffd_resolve_copy(b->fd, m.arg.pagefault.address &
-					   ~(SIM_PAGE_SIZE - 1), fault_zero_page,
-					   SIM_PAGE_SIZE, false, false, &c);
+					   ~(unsigned long)(b->folio - 1),
+					   fault_zero_page, b->folio, false,
+					   false, &c);
 		if (b->err)
 			return NULL;
 		done++;
@@ -109,9 +124,10 @@ static void *bare_handler(void *arg)
 	return NULL;
 }
 
-int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode wait, double *rate)
+int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode wait, size_t folio,
+		       double *rate)
 {
-	struct bare b = { .want = (long)(len / SIM_PAGE_SIZE),
+	struct bare b = { .want = (long)(len / folio), .folio = folio,
 			  .busy = wait == UFFD_WAIT_BUSY };
 	struct uffd_info info;
 	pthread_t th;
@@ -121,20 +137,21 @@ int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode wait, double *rate)
 	b.fd = uffd_open(b.busy ? O_NONBLOCK : 0, NULL, NULL);
 	if (b.fd < 0)
 		return b.fd;
-	a = host_mmap(NULL, len, PROT_READ | PROT_WRITE,
+	a = host_mmap(NULL, len + folio, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	ret = a == MAP_FAILED ? -errno : uffd_api(b.fd, 0, &info);
 	if (!ret)
-		ret = uffd_register(b.fd, a, len, UFFDIO_REGISTER_MODE_MISSING, NULL);
+		ret = uffd_register(b.fd, a, len + folio,
+				    UFFDIO_REGISTER_MODE_MISSING, NULL);
 	if (!ret)
 		ret = -pthread_create(&th, NULL, bare_handler, &b);
 	if (!ret) {
-		*rate = touch_all((unsigned long)a, len);
+		*rate = touch_all(folio_align((unsigned long)a, folio), len);
 		pthread_join(th, NULL);
 		ret = b.err;
 	}
 	if (a != MAP_FAILED)
-		host_munmap(a, len);
+		host_munmap(a, len + folio);
 	close(b.fd);
 	return ret;
 }
@@ -143,7 +160,7 @@ static int bf_sim(const struct bf_case *k, size_t len, double *rate)
 {
 	struct sim_mm_cfg cfg = {
 		.lock = k->lock, .arena_size = 2 * len + (16UL << 20),
-		.source = k->src,
+		.source = k->src, .folio_size = k->folio,
 		.src = { .nhandlers = 1, .wait = k->wait, .batch = 16 },
 	};
 	struct sim_mm *mm;
@@ -154,8 +171,9 @@ static int bf_sim(const struct bf_case *k, size_t len, double *rate)
 
 	if (ret)
 		return ret;
-	ret = sim_do_mmap(mm, 0, len, PROT_READ | PROT_WRITE,
+	ret = sim_do_mmap(mm, 0, len + k->folio, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, SIM_FILE_NONE, 0, &a);
+	a = folio_align(a, k->folio);
 	t0 = mono_ns();
 	for (unsigned long p = a; !ret && p < a + len; p += SIM_PAGE_SIZE)
 		ret = sim_touch(mm, p, true, &v);
@@ -168,87 +186,111 @@ static int bf_run(const struct bf_case *k, size_t len, double *rate)
 {
 	switch (k->kind) {
 	case BF_NATIVE: return bf_native(len, rate);
-	case BF_BARE: return sim_bare_uffd_rate(len, k->wait, rate);
+	case BF_BARE: return sim_bare_uffd_rate(len, k->wait, k->folio, rate);
 	default: return bf_sim(k, len, rate);
 	}
 }
 
 static int add_case(struct bf_case *c, int *n, enum bf_kind kind,
 		    enum uffd_wait_mode wait, const struct lock_ops *lock,
-		    const struct fault_source_ops *src, int base)
+		    const struct fault_source_ops *src, size_t folio, int base)
 {
 	struct bf_case *k = &c[*n];
+	char f[24] = "";
 
 	if (*n == BF_MAX_CASES)
 		return -1;
 	*k = (struct bf_case){ .kind = kind, .wait = wait, .lock = lock,
-			       .src = src, .base = base };
+			       .src = src, .folio = folio, .base = base };
+	if (folio > SIM_PAGE_SIZE)
+		snprintf(f, sizeof(f), "-%zuK", folio >> 10);
 	if (kind == BF_NATIVE)
 		snprintf(k->name, sizeof(k->name), "native");
 	else if (kind == BF_BARE)
-		snprintf(k->name, sizeof(k->name), "bare-%s",
-			 uffd_wait_mode_name(wait));
+		snprintf(k->name, sizeof(k->name), "bare-%s%s",
+			 uffd_wait_mode_name(wait), f);
 	else if (src == &synthetic_fault_source)
 		snprintf(k->name, sizeof(k->name), "synthetic %s", lock->name);
 	else
-		snprintf(k->name, sizeof(k->name), "uffd-%s %s",
-			 uffd_wait_mode_name(wait), lock->name);
+		snprintf(k->name, sizeof(k->name), "uffd-%s%s %s",
+			 uffd_wait_mode_name(wait), f, lock->name);
 	return (*n)++;
 }
 
-/* native, then per wait mode its floor and every scheme through uffd,
- * then every scheme through the synthetic source. */
-static int build_cases(struct bf_case *c, const enum uffd_wait_mode *waits,
-		       int nwaits)
+/* A wait mode's floor and every scheme through uffd, with folio. */
+static int add_wait_cases(struct bf_case *c, int *n, enum uffd_wait_mode w,
+			  size_t folio)
 {
-	int n = 0, native = add_case(c, &n, BF_NATIVE, 0, NULL, NULL, -1);
+	int bare = add_case(c, n, BF_BARE, w, NULL, NULL, folio, -1);
+
+	for (int s = 0; s < lock_nschemes; s++)
+		if (add_case(c, n, BF_SIM, w, lock_schemes[s],
+			     &uffd_fault_source, folio, bare) < 0)
+			return -1;
+	return bare < 0 ? -1 : 0;
+}
+
+/* native, then per wait mode its floor and every scheme through uffd
+ * (again with folios), then every scheme through the synthetic source. */
+static int build_cases(struct bf_case *c, const enum uffd_wait_mode *waits,
+		       int nwaits, size_t folio)
+{
+	int n = 0, native = add_case(c, &n, BF_NATIVE, 0, NULL, NULL,
+				     SIM_PAGE_SIZE, -1);
 
 	for (int w = 0; w < nwaits; w++) {
-		int bare = add_case(c, &n, BF_BARE, waits[w], NULL, NULL, -1);
-
-		for (int s = 0; s < lock_nschemes; s++)
-			if (add_case(c, &n, BF_SIM, waits[w], lock_schemes[s],
-				     &uffd_fault_source, bare) < 0)
-				return -1;
+		if (add_wait_cases(c, &n, waits[w], SIM_PAGE_SIZE) ||
+		    (folio > SIM_PAGE_SIZE &&
+		     add_wait_cases(c, &n, waits[w], folio)))
+			return -1;
 	}
 	for (int s = 0; s < lock_nschemes; s++)
 		if (add_case(c, &n, BF_SIM, UFFD_WAIT_BLOCK, lock_schemes[s],
-			     &synthetic_fault_source, native) < 0)
+			     &synthetic_fault_source, SIM_PAGE_SIZE, native) < 0)
 			return -1;
 	return n;
 }
 
+/* The median over the rounds of case i's rate over case b's. */
+static double median_ratio(const struct bf_case *c, int i, int b, int rounds)
+{
+	double r[BF_MAX_ROUNDS];
+
+	for (int k = 0; k < rounds; k++)
+		r[k] = c[i].rate[k] / c[b].rate[k];
+	return stats_median(r, (size_t)rounds);
+}
+
+/* Case 0 is native. */
 static void print_cases(FILE *out, const struct bf_case *c, int n, int rounds)
 {
-	fprintf(out, "%-22s %14s %10s   %s\n", "case", "faults/s", "ratio",
-		"(to)");
+	fprintf(out, "%-26s %14s %9s %10s   %s\n", "case", "pages/s", "native",
+		"ratio", "(to)");
 	for (int i = 0; i < n; i++) {
-		double r[BF_MAX_ROUNDS];
-
-		fprintf(out, "%-22s %14.0f", c[i].name, stats_median(c[i].rate, (size_t)rounds));
-		if (c[i].base < 0) {
+		fprintf(out, "%-26s %14.0f %8.2fx", c[i].name,
+			stats_median(c[i].rate, (size_t)rounds),
+			median_ratio(c, i, 0, rounds));
+		if (c[i].base < 0)
 			fprintf(out, "\n");
-			continue;
-		}
-		for (int k = 0; k < rounds; k++)
-			r[k] = c[i].rate[k] / c[c[i].base].rate[k];
-		fprintf(out, " %9.2fx   (%s)\n", stats_median(r, (size_t)rounds),
-			c[c[i].base].name);
+		else
+			fprintf(out, " %9.2fx   (%s)\n",
+				median_ratio(c, i, c[i].base, rounds),
+				c[c[i].base].name);
 	}
 }
 
 int sim_bench_fault(FILE *out, size_t len, int rounds,
-		    const enum uffd_wait_mode *waits, int nwaits, char *err,
-		    size_t errlen)
+		    const enum uffd_wait_mode *waits, int nwaits, size_t folio,
+		    char *err, size_t errlen)
 {
 	struct bf_case c[BF_MAX_CASES];
-	int n = build_cases(c, waits, nwaits), ret;
+	int n = build_cases(c, waits, nwaits, folio), ret;
 
 	if (n < 0 || rounds < 1 || rounds > BF_MAX_ROUNDS)
 		return -EINVAL;
 	fprintf(out, "vmsim bench fault: %zu pages written once per case, one "
-		"thread; %d interleaved rounds, medians\n\n", len / SIM_PAGE_SIZE,
-		rounds);
+		"thread; %d interleaved rounds, medians (of rates, and of "
+		"per-round ratios)\n\n", len / SIM_PAGE_SIZE, rounds);
 	for (int r = 0; r < rounds; r++)
 		for (int i = 0; i < n; i++) {
 			ret = bf_run(&c[i], len, &c[i].rate[r]);

@@ -99,17 +99,21 @@ static int bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 		{ "mem", required_argument, NULL, 'm' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "wait", required_argument, NULL, 'W' },
+		{ "folio", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	enum uffd_wait_mode waits[4] = { UFFD_WAIT_BLOCK, UFFD_WAIT_BUSY };
 	int nwaits = 2, opt, ret;
-	size_t mem = 64UL << 20;
+	size_t mem = 64UL << 20, folio = 0;
+	const char *mem_arg = "64M";
 	long rounds = 3;
 	char err[256];
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
 	while ((opt = getopt_long(argc, argv, ":m:h", opts, NULL)) != -1) {
+		if (opt == 'm')
+			mem_arg = optarg;
 		if (opt == 'm' && (parse_size(optarg, &mem) || mem % 4096 ||
 				   mem > (16UL << 30)))
 			return bad("bad size '%s' for --mem: want a multiple of 4K "
@@ -118,19 +122,26 @@ static int bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 			return bad("bad round count '%s': want 1 to 16", optarg);
 		if (opt == 'W' && bench_waits(optarg, waits, &nwaits))
 			return EXIT_USAGE;
+		if (opt == 'F' && (parse_size(optarg, &folio) || folio < 4096 ||
+				   folio > (2UL << 20) || (folio & (folio - 1))))
+			return bad("bad size '%s' for --folio: want a power of two "
+				   "from 4K to 2M", optarg);
 		if (opt == 'h') {
 			usage(stdout);
 			return 0;
 		}
-		if (opt != 'm' && opt != 'r' && opt != 'W')
+		if (opt != 'm' && opt != 'r' && opt != 'W' && opt != 'F')
 			return bad_option(argv, opt, opts);
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s'", argv[optind]);
 	if (ctx->dry_run)
 		return 0;
-	ret = sim_bench_fault(stdout, mem, (int)rounds, waits, nwaits, err,
-			      sizeof(err));
+	if (folio && mem % folio)
+		return bad("bad size '%s' for --mem: want a multiple of --folio",
+			   mem_arg);
+	ret = sim_bench_fault(stdout, mem, (int)rounds, waits, nwaits, folio,
+			      err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: bench fault: %s\n", prog, err);
 		return 1;

@@ -45,7 +45,8 @@ static int parse_locks(const char *arg, struct run_cfg *c)
 enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
        OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
-       OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU, OPT_UFFD };
+       OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU, OPT_UFFD,
+       OPT_FOLIO, OPT_FAULT_AROUND };
 
 static const struct option run_opts[] = {
 	{ "lock", required_argument, NULL, 'l' },
@@ -63,6 +64,8 @@ static const struct option run_opts[] = {
 	{ "pin", no_argument, NULL, OPT_PIN },
 	{ "handler-cpu", required_argument, NULL, OPT_HANDLER_CPU },
 	{ "uffd", required_argument, NULL, OPT_UFFD },
+	{ "folio", required_argument, NULL, OPT_FOLIO },
+	{ "fault-around", required_argument, NULL, OPT_FAULT_AROUND },
 	{ "numa", required_argument, NULL, OPT_NUMA },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -113,6 +116,18 @@ static int run_tasks_opt(struct run_args *a, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* --folio, --fault-around: a power of two from a page to a PMD (2M). */
+static int fault_size(const char *arg, bool folio, size_t *out)
+{
+	if (parse_size(arg, out) || *out < SIM_PAGE_SIZE || *out > (2UL << 20) ||
+	    (*out & (*out - 1)))
+		return bad(folio ? "bad size '%s' for --folio: want a power of "
+				   "two from 4K to 2M"
+				 : "bad size '%s' for --fault-around: want a "
+				   "power of two from 4K to 2M", arg);
+	return 0;
+}
+
 /* The options that say what is simulated: 0, EXIT_USAGE, or -1 when opt
  * is not one of them. */
 static int run_sim_opt(struct run_args *a, int opt, const char *arg)
@@ -143,6 +158,11 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 			return bad("bad size '%s' for --arena: want a multiple "
 				   "of 4K", arg);
 		return 0;
+	case OPT_FOLIO:
+	case OPT_FAULT_AROUND:
+		return fault_size(arg, opt == OPT_FOLIO,
+				  opt == OPT_FOLIO ? &c->mm.folio_size
+						   : &c->mm.fault_around);
 	case OPT_MAX_MAP:
 		if (parse_long(arg, 1, 100000000, &v))
 			return bad("bad --max-map-count '%s': want 1 or more", arg);
@@ -406,6 +426,8 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 			.wl = &pft_workload,
 			.mm = { .lock = &rwsem_lock_ops,
 				.arena_size = SIM_DEFAULT_ARENA,
+				.folio_size = SIM_PAGE_SIZE,
+				.fault_around = SIM_DEFAULT_FAULT_AROUND,
 				.source = &uffd_fault_source,
 				.src = { .wait = UFFD_WAIT_BLOCK, .batch = 16 } },
 			.fault_timeout = 10,

@@ -79,8 +79,8 @@ void host_probe(struct host_probe *h)
 	double rate;
 
 	h->wake_us = wake_us();
-	h->uffd_block_us = !sim_bare_uffd_rate(2UL << 20, UFFD_WAIT_BLOCK, &rate) ?
+	h->uffd_block_us = !sim_bare_uffd_rate(2UL << 20, UFFD_WAIT_BLOCK, 4096, &rate) ?
 			   1e6 / rate : 0;
-	h->uffd_busy_us = !sim_bare_uffd_rate(2UL << 20, UFFD_WAIT_BUSY, &rate) ?
+	h->uffd_busy_us = !sim_bare_uffd_rate(2UL << 20, UFFD_WAIT_BUSY, 4096, &rate) ?
 			  1e6 / rate : 0;
 }

@@ -35,6 +35,64 @@ static void print_lockstat(const struct res_point *p)
 		}
 }
 
+/* One point's details: faults, uffd, latency, host calls, lockstat. */
+static void print_point(const struct res_point *p, const struct run_cfg *c)
+{
+	struct res_fault_split split;
+
+
+	printf("\ntasks %d: %d samples, %llu pages touched, %llu faults "
+	       "placed %llu pages, %llu SIGSEGV\n",
+	       p->tasks, p->nsamples, (unsigned long long)p->touches,
+	       (unsigned long long)res_faults(&p->c),
+	       (unsigned long long)p->c.fault_pages,
+	       (unsigned long long)p->segv);
+	if (c->mm.source == &uffd_fault_source)
+		printf("  uffd: %llu uffd%s, %llu handler%s; %llu messages in "
+		       "%llu reads; copy %llu, zeropage %llu, unprotect "
+		       "%llu, wake %llu, refused %llu, errors %llu\n",
+		       (unsigned long long)p->c.uffds,
+		       p->c.uffds == 1 ? "" : "s",
+		       (unsigned long long)p->c.handlers,
+		       p->c.handlers == 1 ? "" : "s",
+		       (unsigned long long)p->c.uffd.messages,
+		       (unsigned long long)p->c.uffd.reads,
+		       (unsigned long long)p->c.uffd.copies,
+		       (unsigned long long)p->c.uffd.zeropages,
+		       (unsigned long long)p->c.uffd.unprotects,
+		       (unsigned long long)p->c.uffd.wakes,
+		       (unsigned long long)p->c.uffd.refused,
+		       (unsigned long long)p->c.uffd.errors);
+	if (p->lat)
+		printf("  touch latency: mean %.1f us, p50 %.1f, p90 %.1f, "
+		       "p99 %.1f, p99.9 %.1f, max %.1f\n",
+		       hist_mean(p->lat) / 1e3,
+		       hist_quantile(p->lat, 0.5) / 1e3,
+		       hist_quantile(p->lat, 0.9) / 1e3,
+		       hist_quantile(p->lat, 0.99) / 1e3,
+		       hist_quantile(p->lat, 0.999) / 1e3,
+		       (double)p->lat->max_ns / 1e3);
+	if (res_fault_split(p, &split))
+		printf("  mean fault %.2f us = lock wait %.2f + lock hold "
+		       "%.2f + the rest %.2f (the lock's share %.0f%%)\n",
+		       split.mean / 1e3, split.lock_wait / 1e3,
+		       split.lock_hold / 1e3, split.rest / 1e3,
+		       100 * split.lock_share);
+	printf("  host (timed phase): mmap %llu, munmap %llu, mprotect "
+	       "%llu, mremap %llu, brk %llu, madvise %llu\n",
+	       (unsigned long long)p->host_calls[HOST_MMAP],
+	       (unsigned long long)p->host_calls[HOST_MUNMAP],
+	       (unsigned long long)p->host_calls[HOST_MPROTECT],
+	       (unsigned long long)p->host_calls[HOST_MREMAP],
+	       (unsigned long long)p->host_calls[HOST_BRK],
+	       (unsigned long long)p->host_calls[HOST_MADVISE]);
+	for (int k = 0; k < p->c.ncounters; k++)
+		printf("%s%s %llu%s", k ? "" : "  ", p->c.counter_names[k],
+		       (unsigned long long)p->c.counters[k],
+		       k + 1 < p->c.ncounters ? ", " : "\n");
+	print_lockstat(p);
+}
+
 void print_summary(const struct res_file *r, const struct run_cfg *c,
 			  bool brief)
 {
@@ -73,58 +131,8 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 				       p->tasks, k + 1, p->wall[k],
 				       res_flag_reason(p->flag[k]));
 	}
-	for (int i = 0; i < r->npoints && !brief; i++) {
-		const struct res_point *p = &r->points[i];
-		struct res_fault_split split;
-
-		printf("\ntasks %d: %d samples, %llu pages touched, %llu SIGSEGV\n",
-		       p->tasks, p->nsamples, (unsigned long long)p->touches,
-		       (unsigned long long)p->segv);
-		if (c->mm.source == &uffd_fault_source)
-			printf("  uffd: %llu uffd%s, %llu handler%s; %llu messages in "
-			       "%llu reads; copy %llu, zeropage %llu, unprotect "
-			       "%llu, wake %llu, refused %llu, errors %llu\n",
-			       (unsigned long long)p->c.uffds,
-			       p->c.uffds == 1 ? "" : "s",
-			       (unsigned long long)p->c.handlers,
-			       p->c.handlers == 1 ? "" : "s",
-			       (unsigned long long)p->c.uffd.messages,
-			       (unsigned long long)p->c.uffd.reads,
-			       (unsigned long long)p->c.uffd.copies,
-			       (unsigned long long)p->c.uffd.zeropages,
-			       (unsigned long long)p->c.uffd.unprotects,
-			       (unsigned long long)p->c.uffd.wakes,
-			       (unsigned long long)p->c.uffd.refused,
-			       (unsigned long long)p->c.uffd.errors);
-		if (p->lat)
-			printf("  touch latency: mean %.1f us, p50 %.1f, p90 %.1f, "
-			       "p99 %.1f, p99.9 %.1f, max %.1f\n",
-			       hist_mean(p->lat) / 1e3,
-			       hist_quantile(p->lat, 0.5) / 1e3,
-			       hist_quantile(p->lat, 0.9) / 1e3,
-			       hist_quantile(p->lat, 0.99) / 1e3,
-			       hist_quantile(p->lat, 0.999) / 1e3,
-			       (double)p->lat->max_ns / 1e3);
-		if (res_fault_split(p, &split))
-			printf("  mean fault %.2f us = lock wait %.2f + lock hold "
-			       "%.2f + the rest %.2f (the lock's share %.0f%%)\n",
-			       split.mean / 1e3, split.lock_wait / 1e3,
-			       split.lock_hold / 1e3, split.rest / 1e3,
-			       100 * split.lock_share);
-		printf("  host (timed phase): mmap %llu, munmap %llu, mprotect "
-		       "%llu, mremap %llu, brk %llu, madvise %llu\n",
-		       (unsigned long long)p->host_calls[HOST_MMAP],
-		       (unsigned long long)p->host_calls[HOST_MUNMAP],
-		       (unsigned long long)p->host_calls[HOST_MPROTECT],
-		       (unsigned long long)p->host_calls[HOST_MREMAP],
-		       (unsigned long long)p->host_calls[HOST_BRK],
-		       (unsigned long long)p->host_calls[HOST_MADVISE]);
-		for (int k = 0; k < p->c.ncounters; k++)
-			printf("%s%s %llu%s", k ? "" : "  ", p->c.counter_names[k],
-			       (unsigned long long)p->c.counters[k],
-			       k + 1 < p->c.ncounters ? ", " : "\n");
-		print_lockstat(p);
-	}
+	for (int i = 0; i < r->npoints && !brief; i++)
+		print_point(&r->points[i], c);
 }
 
 json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
@@ -146,6 +154,10 @@ json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	json_object_object_add(o, "mode", json_object_new_string(
 		c->processes ? "processes" : "threads"));
 	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
+	json_object_object_add(o, "folio", json_object_new_int64(
+		(int64_t)(c->mm.folio_size ? c->mm.folio_size : SIM_PAGE_SIZE)));
+	json_object_object_add(o, "fault_around", json_object_new_int64(
+		(int64_t)(c->mm.fault_around ? c->mm.fault_around : SIM_PAGE_SIZE)));
 	json_object_object_add(o, "uffd", json_object_new_string(
 		c->uffd_split == UFFD_SPLIT_SHARED ? "shared" :
 		c->uffd_split == UFFD_SPLIT_PER_TASK ? "per-task" : "auto"));
@@ -210,6 +222,8 @@ void print_banner(const struct run_cfg *c)
 	if (c->mm.source == &uffd_fault_source && c->handler_cpu != HANDLER_CPU_ANY)
 		printf(", handlers on %s CPU",
 		       c->handler_cpu == HANDLER_CPU_SAME ? "the task's" : "the next");
+	if (c->mm.folio_size > SIM_PAGE_SIZE)
+		printf(", %zuK folios", c->mm.folio_size >> 10);
 	if (c->wl->min_mem && c->wo.mem % (1UL << 20))
 		printf(", mem %zu KiB", c->wo.mem >> 10);
 	else if (c->wl->min_mem)

@@ -2,6 +2,8 @@
 #include "faults/present.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "mm/fault.h"
@@ -9,8 +11,15 @@
 
 const uint64_t fault_zero_page[FAULT_ZERO_PAGES * SIM_PAGE_SIZE / 8]
 	__attribute__((aligned(4096)));
-static _Thread_local uint64_t fill_buf[SIM_PAGE_SIZE / 8]
-	__attribute__((aligned(4096)));
+/* A thread's buffer for file contents (fault-around maps up to 2 MiB in
+ * one copy): made on first use, freed when the thread ends. */
+static pthread_key_t fill_key;
+static pthread_once_t fill_once = PTHREAD_ONCE_INIT;
+
+static void fill_key_make(void)
+{
+	pthread_key_create(&fill_key, free);
+}
 
 static struct present_slot *mine(struct present_map *p)
 {
@@ -110,12 +119,33 @@ uint64_t present_resident(const struct present_map *p)
 	return r > 0 ? (uint64_t)r : 0;
 }
 
-const void *fault_file_page(const struct sim_vma *v, unsigned long addr)
+bool present_absent(struct present_map *p, unsigned long start,
+		    unsigned long end)
+{
+	for (unsigned long a = start; a < end; a += SIM_PAGE_SIZE)
+		if (atomic_load_explicit(present_byte(p, a),
+					 memory_order_relaxed) & PRESENT_STATE)
+			return false;
+	return true;
+}
+
+const void *fault_file_pages(const struct sim_vma *v, unsigned long addr,
+			     unsigned long n)
 {
 	unsigned long off = ((addr - v->vm_start) >> SIM_PAGE_SHIFT) + v->vm_pgoff;
+	uint64_t *buf;
 
+	pthread_once(&fill_once, fill_key_make);
+	buf = pthread_getspecific(fill_key);
+	if (!buf) {
+		buf = aligned_alloc(4096, FAULT_ZERO_PAGES * SIM_PAGE_SIZE);
+		if (!buf || pthread_setspecific(fill_key, buf)) {
+			free(buf);
+			return NULL;
+		}
+	}
 	off <<= SIM_PAGE_SHIFT;
-	for (size_t i = 0; i < SIM_PAGE_SIZE / 8; i++)
-		fill_buf[i] = sim_file_word(v->vm_file, off + i * 8);
-	return fill_buf;
+	for (size_t i = 0; i < (n << SIM_PAGE_SHIFT) / 8; i++)
+		buf[i] = sim_file_word(v->vm_file, off + i * 8);
+	return buf;
 }

@@ -56,11 +56,16 @@ void present_forget(struct present_map *p, unsigned long start,
 void present_write_protect(struct present_map *p, unsigned long start,
 			   unsigned long end);
 uint64_t present_resident(const struct present_map *p);
+/* No page of [start, end) is present (pte_range_none()). */
+bool present_absent(struct present_map *p, unsigned long start,
+		    unsigned long end);
 
-/* The contents of the file page that backs addr in v, in a per-thread
- * buffer; a page of zeroes (and its size in pages). */
-const void *fault_file_page(const struct sim_vma *v, unsigned long addr);
-#define FAULT_ZERO_PAGES 16
+/* The most pages one fault or one copy places: a PMD's (2 MiB). */
+#define FAULT_ZERO_PAGES 512
+/* The contents of the n (<= FAULT_ZERO_PAGES) file pages that back addr
+ * on in v, in a per-thread buffer (NULL: out of memory); zeroes. */
+const void *fault_file_pages(const struct sim_vma *v, unsigned long addr,
+			     unsigned long n);
 extern const uint64_t fault_zero_page[FAULT_ZERO_PAGES * SIM_PAGE_SIZE / 8];
 
 #endif

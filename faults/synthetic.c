@@ -63,8 +63,8 @@ static void syn_destroy(struct fault_source *s)
  * write that raced the zap left bytes in it (dirty), which are cleared.
  * A file page gets the file's contents.
  */
-static int syn_resolve(struct fault_source *s, const struct sim_vma *v,
-		       unsigned long addr, unsigned flags, void *ctx)
+static int syn_place(struct fault_source *s, const struct sim_vma *v,
+		     unsigned long addr, unsigned flags)
 {
 	struct present_map *p = &syn(s)->present;
 	_Atomic unsigned char *b = present_byte(p, addr);
@@ -73,7 +73,7 @@ static int syn_resolve(struct fault_source *s, const struct sim_vma *v,
 	bool fresh = !(seen & PRESENT_STATE);
 
 	if (fresh && v->vm_file != SIM_FILE_NONE) {
-		memcpy((void *)addr, fault_file_page(v, addr), SIM_PAGE_SIZE);
+		memcpy((void *)addr, fault_file_pages(v, addr, 1), SIM_PAGE_SIZE);
 	} else if (fresh && (seen & PRESENT_DIRTY)) {
 		memcpy((void *)addr, fault_zero_page, SIM_PAGE_SIZE);
 		atomic_fetch_and_explicit(b, (unsigned char)~PRESENT_DIRTY,
@@ -85,8 +85,30 @@ static int syn_resolve(struct fault_source *s, const struct sim_vma *v,
 	} else {
 		(void)*(volatile char *)addr;
 	}
-	present_set(p, addr, state);
-	return 0;
+	return !present_set(p, addr, state);
+}
+
+/* The page at addr, and the absent pages of the folio or window around
+ * it; the pages placed. */
+static int syn_resolve(struct fault_source *s, const struct sim_vma *v,
+		       unsigned long addr, unsigned long start,
+		       unsigned long end, unsigned flags, void *ctx)
+{
+	struct present_map *p = &syn(s)->present;
+	int placed = 0;
+
+	for (unsigned long a = start; a < end; a += SIM_PAGE_SIZE)
+		if (a == addr ||
+		    !(atomic_load_explicit(present_byte(p, a),
+					   memory_order_relaxed) & PRESENT_STATE))
+			placed += syn_place(s, v, a, flags);
+	return placed;
+}
+
+static bool syn_absent(struct fault_source *s, unsigned long start,
+		       unsigned long end)
+{
+	return present_absent(&syn(s)->present, start, end);
 }
 
 static void syn_refuse(struct fault_source *s, unsigned long addr, void *ctx)
@@ -126,8 +148,8 @@ static int syn_populate(struct fault_source *s, const struct sim_vma *v,
 			n = FAULT_ZERO_PAGES;
 		if (v->vm_file != SIM_FILE_NONE || populate_fresh(p, start, n)) {
 			for (unsigned long i = 0; i < n; i++)
-				syn_resolve(s, v, start + (i << SIM_PAGE_SHIFT),
-					    flags, NULL);
+				syn_place(s, v, start + (i << SIM_PAGE_SHIFT),
+					  flags);
 		}
 		for (unsigned long i = 0; i < n; i++)
 			present_set(p, start + (i << SIM_PAGE_SHIFT),
@@ -249,6 +271,7 @@ const struct fault_source_ops synthetic_fault_source = {
 	.destroy = syn_destroy,
 	.touch = syn_touch,
 	.resolve = syn_resolve,
+	.absent = syn_absent,
 	.refuse = syn_refuse,
 	.wake = syn_wake,
 	.populate = syn_populate,

@@ -14,8 +14,6 @@
 #include <numa.h>
 #include <pthread.h>
 #include <sched.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -61,14 +59,61 @@ static struct uffd_source *us(const struct fault_source *s)
 	return (struct uffd_source *)s;
 }
 
+/* The page at a must be placed: the faulting page always (the present
+ * map may still show a page a concurrent zap has just thrown away), the
+ * others of a folio or window only where absent. */
+static bool uf_wanted(struct uffd_source *u, unsigned long a, unsigned long addr)
+{
+	return a == addr ||
+	       !(atomic_load_explicit(present_byte(&u->present, a),
+				      memory_order_relaxed) & PRESENT_STATE);
+}
+
+/* Copy the wanted pages of [start, end) in runs, one UFFDIO_COPY each
+ * (one for a folio); a page some other fault placed first is skipped.
+ * Returns the pages placed or -errno. */
+static int uf_copy_runs(struct uffd_source *u, const struct sim_vma *v,
+			unsigned long addr, unsigned long start,
+			unsigned long end, unsigned char state,
+			struct uffd_fault_ctx *ctx)
+{
+	bool file = v->vm_file != SIM_FILE_NONE, ro = state == 1;
+	unsigned long a = start;
+	int placed = 0;
+
+	while (a < end) {
+		unsigned long e = a + SIM_PAGE_SIZE;
+		const void *src = fault_zero_page;
+		size_t done;
+		int ret;
+
+		if (!uf_wanted(u, a, addr)) {
+			a = e;
+			continue;
+		}
+		while (e < end && uf_wanted(u, e, addr))
+			e += SIM_PAGE_SIZE;
+		if (file && !(src = fault_file_pages(v, a, (e - a) >> SIM_PAGE_SHIFT)))
+			return -ENOMEM;
+		ret = uffd_copy(ctx->fd, a, src, e - a, ro, &done, ctx->c);
+		for (unsigned long x = a; x < a + done; x += SIM_PAGE_SIZE)
+			placed += !present_set(&u->present, x, state);
+		if (ret && ret != -EEXIST)
+			return ret;
+		a = ret ? a + done + SIM_PAGE_SIZE : e;
+	}
+	return placed;
+}
+
 /*
- * Place the page without waking the faulting thread: it is woken after
+ * Place the pages without waking the faulting thread: it is woken after
  * the lock is dropped (uf_wake). A page of a VMA that may not be written
  * is mapped write-protected, so that a later write faults (the host VMA
  * itself is always writable).
  */
 static int uf_resolve(struct fault_source *s, const struct sim_vma *v,
-		      unsigned long addr, unsigned flags, void *arg)
+		      unsigned long addr, unsigned long start,
+		      unsigned long end, unsigned flags, void *arg)
 {
 	struct uffd_fault_ctx *ctx = arg;
 	bool ro = !(v->vm_flags & VM_WRITE);
@@ -79,18 +124,22 @@ static int uf_resolve(struct fault_source *s, const struct sim_vma *v,
 		/* The VMA allows the write now: lift the protection. */
 		ctx->c->unprotects++;
 		ret = uffd_writeprotect(ctx->fd, addr, SIM_PAGE_SIZE, false, true);
-	} else if (file || (flags & FAULT_FLAG_WRITE) || ro) {
-		ret = uffd_resolve_copy(ctx->fd, addr, file ?
-					fault_file_page(v, addr) : fault_zero_page,
-					SIM_PAGE_SIZE, true, ro, ctx->c);
-	} else {
-		ret = uffd_resolve_zeropage(ctx->fd, addr, SIM_PAGE_SIZE, true,
-					    ctx->c);
+		if (!ret)
+			present_set(&us(s)->present, addr, 2);
+		return ret;
 	}
-	if (!ret)
-		present_set(&us(s)->present, addr,
-			    !ro && ((flags & FAULT_FLAG_WRITE) || file) ? 2 : 1);
-	return ret;
+	if (file || (flags & FAULT_FLAG_WRITE) || ro)
+		return uf_copy_runs(us(s), v, addr, start, end,
+				    !ro && ((flags & FAULT_FLAG_WRITE) || file) ? 2 : 1,
+				    ctx);
+	ret = uffd_resolve_zeropage(ctx->fd, addr, SIM_PAGE_SIZE, true, ctx->c);
+	return ret ? ret : !present_set(&us(s)->present, addr, 1);
+}
+
+static bool uf_absent(struct fault_source *s, unsigned long start,
+		      unsigned long end)
+{
+	return present_absent(&us(s)->present, start, end);
 }
 
 /* A refused access must still be answered, or the thread hangs. */
@@ -142,19 +191,23 @@ static int uf_populate(struct fault_source *s, const struct sim_vma *v,
 
 	while (start < end && !ret) {
 		unsigned long n = (end - start) >> SIM_PAGE_SHIFT;
+		const void *src;
 
 		if (n > FAULT_ZERO_PAGES)
 			n = FAULT_ZERO_PAGES;
 		/* One copy never spans two stripes: they are two host VMAs. */
 		if (n > (UFFD_STRIPE - (start & (UFFD_STRIPE - 1))) >> SIM_PAGE_SHIFT)
 			n = (UFFD_STRIPE - (start & (UFFD_STRIPE - 1))) >> SIM_PAGE_SHIFT;
-		if (file || uffd_resolve_copy(u->chan[0].fd, start, fault_zero_page,
-					      n << SIM_PAGE_SHIFT, false, !w, &c)) {
+		src = file ? fault_file_pages(v, start, n) : fault_zero_page;
+		if (!src)
+			return -ENOMEM;
+		if (uffd_resolve_copy(u->chan[0].fd, start, src,
+				      n << SIM_PAGE_SHIFT, false, !w, &c)) {
 			for (unsigned long i = 0; i < n && !ret; i++) {
 				unsigned long a = start + (i << SIM_PAGE_SHIFT);
 
-				ret = uffd_resolve_copy(u->chan[0].fd, a, file ?
-					fault_file_page(v, a) : fault_zero_page,
+				ret = uffd_resolve_copy(u->chan[0].fd, a,
+					(const char *)src + (i << SIM_PAGE_SHIFT),
 					SIM_PAGE_SIZE, false, !w, &c);
 			}
 		}
@@ -430,6 +483,7 @@ const struct fault_source_ops uffd_fault_source = {
 	.destroy = uf_destroy,
 	.touch = uffd_touch,
 	.resolve = uf_resolve,
+	.absent = uf_absent,
 	.refuse = uf_refuse,
 	.wake = uf_wake,
 	.populate = uf_populate,

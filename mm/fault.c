@@ -51,6 +51,70 @@ static unsigned fault_needs(const struct sim_vma *v, unsigned flags)
 	return LOCK_NEED_MM;
 }
 
+#define PMD_SIZE (2UL << 20)
+#define PTRS_PER_PTE (PMD_SIZE >> SIM_PAGE_SHIFT)
+
+/* alloc_anon_folio(): the --folio size, naturally aligned, if it lies
+ * inside the VMA and none of its pages is present; else the page. (One
+ * size enabled, as with one mTHP size set to "always": no orders between
+ * it and a page to fall back through.) */
+static void anon_folio(struct sim_mm *mm, const struct sim_vma *v,
+		       unsigned long addr, unsigned long *start,
+		       unsigned long *end)
+{
+	size_t sz = mm->cfg.folio_size;
+	unsigned long s = addr & ~(sz - 1);
+
+	if (sz <= SIM_PAGE_SIZE || s < v->vm_start || s + sz > v->vm_end ||
+	    !mm->src->ops->absent(mm->src, s, s + sz))
+		return;
+	*start = s;
+	*end = s + sz;
+}
+
+/* do_fault_around(): fault_around_bytes' aligned window, clamped to the
+ * VMA and to the page table (it starts no lower than the VMA and runs
+ * its full length from there); the source maps its absent pages — every
+ * page of a simulated file is in the page cache. */
+static void fault_around(struct sim_mm *mm, const struct sim_vma *v,
+			 unsigned long addr, unsigned long *start,
+			 unsigned long *end)
+{
+	unsigned long nr = mm->cfg.fault_around >> SIM_PAGE_SHIFT;
+	unsigned long pte_off = (addr >> SIM_PAGE_SHIFT) & (PTRS_PER_PTE - 1);
+	unsigned long vma_off = (addr - v->vm_start) >> SIM_PAGE_SHIFT;
+	unsigned long vma_pages = (v->vm_end - v->vm_start) >> SIM_PAGE_SHIFT;
+	unsigned long from, to, pmd = addr & ~(PMD_SIZE - 1);
+
+	if (nr <= 1)
+		return;
+	from = pte_off & ~(nr - 1);
+	if (pte_off - (pte_off < vma_off ? pte_off : vma_off) > from)
+		from = pte_off - (pte_off < vma_off ? pte_off : vma_off);
+	to = from + nr;
+	if (to > PTRS_PER_PTE)
+		to = PTRS_PER_PTE;
+	if (to > pte_off + vma_pages - vma_off)
+		to = pte_off + vma_pages - vma_off;
+	*start = pmd + (from << SIM_PAGE_SHIFT);
+	*end = pmd + (to << SIM_PAGE_SHIFT);
+}
+
+/* What one fault places: a folio for an anonymous write, fault-around's
+ * window for a file read, else the page. */
+static void fault_extent(struct sim_mm *mm, const struct sim_vma *v,
+			 unsigned long addr, unsigned flags,
+			 enum sim_fault_kind kind, unsigned long *start,
+			 unsigned long *end)
+{
+	*start = addr;
+	*end = addr + SIM_PAGE_SIZE;
+	if (kind == SIM_FAULT_ANON_WRITE && !(flags & FAULT_FLAG_WP))
+		anon_folio(mm, v, addr, start, end);
+	else if (kind == SIM_FAULT_FILE && !(flags & FAULT_FLAG_WRITE))
+		fault_around(mm, v, addr, start, end);
+}
+
 /*
  * Under the fault-side lock and RCU: check and resolve. Returns 0 when
  * resolved, -EFAULT when refused, -EAGAIN when the scheme wants a retry.
@@ -61,7 +125,9 @@ static int fault_locked(struct sim_mm *mm, struct sim_vma *v,
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	enum sim_fault_kind kind;
+	unsigned long start, end;
 	unsigned need = 0;
+	int placed;
 
 	if (!v)
 		v = vma_tree_find(&mm->tree, addr);
@@ -83,7 +149,12 @@ static int fault_locked(struct sim_mm *mm, struct sim_vma *v,
 		return -EFAULT;
 	if (need)
 		atomic_store_explicit(&v->anon_vma, true, memory_order_relaxed);
-	return mm->src->ops->resolve(mm->src, v, addr, flags, ctx);
+	fault_extent(mm, v, addr, flags, kind, &start, &end);
+	placed = mm->src->ops->resolve(mm->src, v, addr, start, end, flags, ctx);
+	if (placed < 0)
+		return placed;
+	sim_mm_count_pages(mm, (unsigned)placed);
+	return 0;
 }
 
 int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,

@@ -61,11 +61,18 @@ struct fault_source_ops {
 	int (*touch)(struct fault_source *s, unsigned long addr, bool write,
 		     unsigned char *val);
 	/* The fault path, lock held. ctx is what the source passed to
-	 * sim_handle_fault(). resolve places the page (0 or -errno); refuse
+	 * sim_handle_fault(). resolve places the page at addr, and the
+	 * absent pages of [start, end) around it (a large folio, or
+	 * fault-around's window; start == addr, end == addr + a page for
+	 * one page), and returns the pages it placed or -errno; refuse
 	 * answers a refused access; wake, called after the lock is dropped,
 	 * lets the faulting thread go. */
 	int (*resolve)(struct fault_source *s, const struct sim_vma *v,
-		       unsigned long addr, unsigned flags, void *ctx);
+		       unsigned long addr, unsigned long start,
+		       unsigned long end, unsigned flags, void *ctx);
+	/* No page of [start, end) is present (for a folio's choice). */
+	bool (*absent)(struct fault_source *s, unsigned long start,
+		       unsigned long end);
 	void (*refuse)(struct fault_source *s, unsigned long addr, void *ctx);
 	void (*wake)(struct fault_source *s, unsigned long addr, void *ctx);
 

@@ -237,6 +237,17 @@ void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS]
 						       memory_order_relaxed);
 }
 
+uint64_t sim_mm_fault_pages(const struct sim_mm *mm)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < mm->faults.n; i++)
+		n += atomic_load_explicit(
+			&((struct sim_fault_slot *)slot_at(&mm->faults, i))->pages,
+			memory_order_relaxed);
+	return n;
+}
+
 void sim_mm_fault_lock_time(const struct sim_mm *mm, uint64_t *wait,
 			    uint64_t *hold)
 {

@@ -48,6 +48,7 @@ enum sim_fault_kind {
 
 struct sim_fault_slot {
 	_Atomic uint64_t n[SIM_FAULT_NKINDS];
+	_Atomic uint64_t pages;          /* placed by faults */
 	/* The fault path's time (cycles_now() units): in the scheme's
 	 * fault_begin (waiting for the lock, and the lookup a per-VMA lock
 	 * does first), and from there to fault_end's return (held). */
@@ -60,6 +61,11 @@ struct sim_mm_cfg {
 	const struct fault_source_ops *source;   /* faults/sources.h */
 	struct fault_source_cfg src;
 	size_t max_map_count;            /* like vm.max_map_count */
+	/* An anonymous write fault places a naturally aligned folio of this
+	 * size where one fits (mTHP/THP); a file read fault maps this much
+	 * around the address (fault_around_bytes). Bytes, powers of two
+	 * from a page to 2 MiB; 0: a page. */
+	size_t folio_size, fault_around;
 	enum sim_numa numa;
 };
 
@@ -83,6 +89,7 @@ struct sim_mm {
 
 #define SIM_DEFAULT_ARENA (16UL << 30)
 #define SIM_DEFAULT_MAX_MAP_COUNT 65530
+#define SIM_DEFAULT_FAULT_AROUND (64UL << 10)    /* the kernel's */
 
 /* The address space sim_mm_create() reserves for cfg (the arena, its
  * page map, the VMA and tree-node pools), so that a run can be checked
@@ -103,6 +110,8 @@ bool sim_process_madvise_self_ok(void);
 
 /* Sum of the per-slot fault counters. */
 void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS]);
+/* Pages placed by faults (a folio's or fault-around's: several a fault). */
+uint64_t sim_mm_fault_pages(const struct sim_mm *mm);
 /* Sum of the fault path's lock wait and hold (cycles_now() units). */
 void sim_mm_fault_lock_time(const struct sim_mm *mm, uint64_t *wait,
 			    uint64_t *hold);
@@ -135,6 +144,13 @@ static inline void sim_mm_count_lock_time(struct sim_mm *mm, uint64_t wait,
 
 	atomic_fetch_add_explicit(&s->lock_wait, wait, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->lock_hold, hold, memory_order_relaxed);
+}
+
+static inline void sim_mm_count_pages(struct sim_mm *mm, unsigned n)
+{
+	struct sim_fault_slot *s = slot_mine(&mm->faults);
+
+	atomic_fetch_add_explicit(&s->pages, n, memory_order_relaxed);
 }
 
 static inline void sim_mm_count_fault(struct sim_mm *mm, enum sim_fault_kind k)

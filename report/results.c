@@ -97,6 +97,7 @@ void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 	c->uffds = mm->src->ops->nfds ? (uint64_t)mm->src->ops->nfds(mm->src) : 0;
 	c->handlers = (uint64_t)mm->src->ops->nhandlers(mm->src);
 	c->slots = (uint64_t)mm->faults.n;
+	c->fault_pages = sim_mm_fault_pages(mm);
 	{
 		uint64_t w, h;
 
@@ -135,6 +136,7 @@ void res_counters_add(struct res_counters *a, const struct res_counters *b)
 	a->uffds += b->uffds;
 	a->handlers += b->handlers;
 	a->slots += b->slots;
+	a->fault_pages += b->fault_pages;
 	a->lock_wait_ns += b->lock_wait_ns;
 	a->lock_hold_ns += b->lock_hold_ns;
 	for (int i = 0; i < b->nclasses; i++) {
@@ -223,12 +225,19 @@ static json_object *latency_json(const struct lat_hist *h)
 	return o;
 }
 
-bool res_fault_split(const struct res_point *p, struct res_fault_split *out)
+uint64_t res_faults(const struct res_counters *c)
 {
-	uint64_t faults = 0;
+	uint64_t n = 0;
 
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
-		faults += p->c.faults[k];
+		n += c->faults[k];
+	return n;
+}
+
+bool res_fault_split(const struct res_point *p, struct res_fault_split *out)
+{
+	uint64_t faults = res_faults(&p->c);
+
 	if (!faults || !p->lat || !p->lat->count)
 		return false;
 	out->mean = (double)p->lat->sum_ns / (double)faults;
@@ -336,6 +345,7 @@ static json_object *point_json(const struct res_file *r,
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
 		JADD(f, sim_fault_kind_name(k), JU64(p->c.faults[k]));
 	JADD(o, "faults", f);
+	JADD(o, "fault_pages", JU64(p->c.fault_pages));
 	f = json_object_new_object();
 	JADD(f, "vmas", JU64(p->c.vmas));
 	JADD(f, "mapped_pages", JU64(p->c.mapped_pages));

@@ -45,6 +45,7 @@ struct res_counters {
 	uint64_t populated;              /* pages placed by MAP_POPULATE */
 	uint64_t uffds, handlers;        /* userfaultfds read, their threads */
 	uint64_t slots;                  /* per-thread counter slots */
+	uint64_t fault_pages;            /* pages faults placed */
 	/* The fault path's time in the scheme's lock (ns, summed): waiting
 	 * for it (fault_begin) and holding it (to fault_end). */
 	double lock_wait_ns, lock_hold_ns;
@@ -97,6 +98,8 @@ struct res_point {
 	struct host_vmstat vmstat;
 };
 
+/* Faults taken, of every kind (refused ones too). */
+uint64_t res_faults(const struct res_counters *c);
 /* false where nothing faulted or no latency was recorded. */
 bool res_fault_split(const struct res_point *p, struct res_fault_split *out);
 

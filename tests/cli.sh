@@ -129,13 +129,15 @@ grep -q '^warning: other processes kept [0-9.]* CPUs busy on average during the 
 	ok || fail "no busy-machine warning: $(tail -3 "$tmp/busy")"
 
 # The fault benchmark: every case, each uffd and synthetic one with its
-# ratio to its floor.
-"$VMSIM" bench fault --mem 1M --rounds 1 --wait block >"$tmp/bf" 2>&1 &&
-	grep -q '^native  *[0-9]*$' "$tmp/bf" && grep -q '^bare-block  *[0-9]*$' "$tmp/bf" &&
-	[ "$(grep -c '^uffd-block .* [0-9.]*x   (bare-block)$' "$tmp/bf")" -eq \
-	  "$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f' | wc -l)" ] &&
-	[ "$(grep -c '^synthetic .* [0-9.]*x   (native)$' "$tmp/bf")" -eq \
-	  "$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f' | wc -l)" ] &&
+# ratio to its floor, the uffd ones again with folios.
+nschemes=$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f' | wc -l)
+"$VMSIM" bench fault --mem 1M --rounds 1 --wait block --folio 64K >"$tmp/bf" 2>&1 &&
+	grep -q '^native  *[0-9]*  *1.00x$' "$tmp/bf" &&
+	grep -q '^bare-block  *[0-9]*  *[0-9.]*x$' "$tmp/bf" &&
+	grep -q '^bare-block-64K  *[0-9]*  *[0-9.]*x$' "$tmp/bf" &&
+	[ "$(grep -c '^uffd-block .* [0-9.]*x   (bare-block)$' "$tmp/bf")" -eq "$nschemes" ] &&
+	[ "$(grep -c '^uffd-block-64K .* [0-9.]*x   (bare-block-64K)$' "$tmp/bf")" -eq "$nschemes" ] &&
+	[ "$(grep -c '^synthetic .* [0-9.]*x   (native)$' "$tmp/bf")" -eq "$nschemes" ] &&
 	ok || fail "bench fault output: $(cat "$tmp/bf")"
 expect_usage_error "'frob'" bench frob
 expect_usage_error "'0'" bench tree --vmas 0

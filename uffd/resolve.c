@@ -89,6 +89,41 @@ int uffd_resolve_copy(int fd, unsigned long dst, const void *src,
 	return 0;
 }
 
+int uffd_copy(int fd, unsigned long dst, const void *src, size_t len,
+	      bool wp, size_t *done, struct uffd_counters *c)
+{
+	struct uffdio_copy cp = {
+		.dst = dst, .src = (uintptr_t)src, .len = len,
+		.mode = UFFDIO_COPY_MODE_DONTWAKE | (wp ? UFFDIO_COPY_MODE_WP : 0),
+	};
+	int ret = 0;
+
+	*done = 0;
+	while (ioctl(fd, UFFDIO_COPY, &cp) < 0) {
+		if (cp.copy > 0) {               /* placed up to the failure */
+			*done += (size_t)cp.copy;
+			cp.dst += (size_t)cp.copy;
+			cp.src += (size_t)cp.copy;
+			cp.len -= (size_t)cp.copy;
+		}
+		cp.copy = 0;
+		if (errno == EAGAIN) {
+			c->retries++;
+			continue;
+		}
+		ret = -errno;
+		if (ret == -EEXIST)
+			c->wakes++;              /* uffd_wake() follows */
+		else
+			c->errors++;
+		break;
+	}
+	if (!ret)
+		*done = len;
+	c->copies += *done / 4096;
+	return ret;
+}
+
 int uffd_resolve_zeropage(int fd, unsigned long dst, size_t len,
 			  bool dontwake, struct uffd_counters *c)
 {

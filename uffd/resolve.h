@@ -53,6 +53,12 @@ void uffd_counters_add(struct uffd_counters *a, const struct uffd_counters *b);
 int uffd_resolve_copy(int fd, unsigned long dst, const void *src,
 		      size_t len, bool dontwake, bool wp,
 		      struct uffd_counters *c);
+/* UFFDIO_COPY of [dst, dst + len) that never wakes (the caller does),
+ * EAGAIN retried: 0 when every page was placed, -EEXIST when one was
+ * there already (*done: the bytes placed before it; the rest are not),
+ * or -errno. */
+int uffd_copy(int fd, unsigned long dst, const void *src, size_t len,
+	      bool wp, size_t *done, struct uffd_counters *c);
 int uffd_resolve_zeropage(int fd, unsigned long dst, size_t len,
 			  bool dontwake, struct uffd_counters *c);
 /* Write-protect [start, start+len) (wp) or lift it (a WP fault's answer
