@@ -16,6 +16,9 @@ struct lockstat_class *lockstat_class_new(const char *name)
 		return NULL;
 	}
 	c->name = name;
+	/* The ticks' rate, measured now (once a process) rather than in a
+	 * timed phase. */
+	clock_ns_per_cycle();
 	return c;
 }
 
@@ -45,9 +48,10 @@ static void lockstat_max(_Atomic uint64_t *m, uint64_t v)
 }
 
 void lockstat_acquired(struct lockstat_class *c, enum lockstat_side s,
-		       bool contended, uint64_t wait_ns)
+		       bool contended, uint64_t wait)
 {
 	struct lockstat_slot *sl;
+	uint64_t wait_ns;
 
 	if (!c)
 		return;
@@ -55,6 +59,7 @@ void lockstat_acquired(struct lockstat_class *c, enum lockstat_side s,
 	atomic_fetch_add_explicit(&sl->acquisitions, 1, memory_order_relaxed);
 	if (!contended)
 		return;
+	wait_ns = cycles_to_ns(wait, clock_ns_per_cycle());
 	atomic_fetch_add_explicit(&sl->contentions, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sl->wait_total, wait_ns, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sl->wait_hist[lockstat_bucket(wait_ns)], 1,
@@ -63,12 +68,14 @@ void lockstat_acquired(struct lockstat_class *c, enum lockstat_side s,
 }
 
 void lockstat_released(struct lockstat_class *c, enum lockstat_side s,
-		       uint64_t hold_ns)
+		       uint64_t hold)
 {
 	struct lockstat_slot *sl;
+	uint64_t hold_ns;
 
 	if (!c)
 		return;
+	hold_ns = cycles_to_ns(hold, clock_ns_per_cycle());
 	sl = (struct lockstat_slot *)slot_mine(&c->slots) + s;
 	atomic_fetch_add_explicit(&sl->hold_total, hold_ns, memory_order_relaxed);
 	atomic_fetch_add_explicit(&sl->hold_hist[lockstat_bucket(hold_ns)], 1,

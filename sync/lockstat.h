@@ -57,17 +57,21 @@ struct lockstat_totals {
 struct lockstat_class *lockstat_class_new(const char *name);
 void lockstat_class_free(struct lockstat_class *c);
 
+/* The lock statistics' clock: ticks of cycles_now() (the TSC: a few ns
+ * to read, where clock_gettime() through the vDSO costs several times
+ * that on every acquisition and release); kept in ns. */
 static inline uint64_t lockstat_now(void)
 {
-	return mono_ns();
+	return cycles_now();
 }
 
-/* Record an acquisition; wait_ns is meaningful only when contended. */
+/* Record an acquisition; wait (lockstat_now() ticks) is meaningful only
+ * when contended. */
 void lockstat_acquired(struct lockstat_class *c, enum lockstat_side s,
-		       bool contended, uint64_t wait_ns);
-/* Record a release after hold_ns nanoseconds held. */
+		       bool contended, uint64_t wait);
+/* Record a release after hold lockstat_now() ticks held. */
 void lockstat_released(struct lockstat_class *c, enum lockstat_side s,
-		       uint64_t hold_ns);
+		       uint64_t hold);
 /* Sum every slot of one side into *out. */
 void lockstat_sum(const struct lockstat_class *c, enum lockstat_side s,
 		  struct lockstat_totals *out);
