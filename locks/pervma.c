@@ -67,7 +67,7 @@ struct pervma_lock {
 	_Atomic unsigned mm_lock_seq;    /* odd while write-locked */
 	struct lockstat_class *mm_cls, *vma_cls;
 	struct slot_array slots;         /* struct pv_slot */
-};
+} __attribute__((aligned(64)));      /* aligned_alloc: a multiple of 64 */
 
 #define to_pv(l) ((struct pervma_lock *)(l))
 

@@ -81,7 +81,7 @@ struct spf_lock {
 	struct spf_ptl ptl[SPF_NPTL];
 	struct lockstat_class *ptl_cls;
 	struct slot_array slots;         /* struct spf_slot */
-};
+} __attribute__((aligned(64)));      /* aligned_alloc: a multiple of 64 */
 
 #define to_spf(l) ((struct spf_lock *)(l))
 

@@ -85,7 +85,7 @@ struct sim_mm {
 	/* The break; changed only inside a tree transaction (the tree's
 	 * mutex), read locklessly by range-locked mmap's gap search. */
 	_Atomic unsigned long brk;
-};
+} __attribute__((aligned(64)));   /* aligned_alloc: a multiple of 64 */
 
 #define SIM_DEFAULT_ARENA (16UL << 30)
 #define SIM_DEFAULT_MAX_MAP_COUNT 65530
