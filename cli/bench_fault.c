@@ -6,9 +6,11 @@
  *
  *   native            the host kernel's anonymous faults, no userfaultfd
  *   bare-WAIT         userfaultfd with the smallest handler there is: one
- *                     thread reading one message at a time (WAIT: block
- *                     or busy) and answering with UFFDIO_COPY of a zero
- *                     page — the floor of any uffd fault path
+ *                     thread reading one message at a time (WAIT: a
+ *                     blocking read, a non-blocking read in a loop, or
+ *                     one io_uring read submitted and waited for in one
+ *                     io_uring_enter) and answering with UFFDIO_COPY of a
+ *                     zero page — the floor of any uffd fault path
  *   uffd-WAIT SCHEME  vmsim's own path (handler pool, fault path, lock)
  *                     with one handler in that wait mode
  *   synthetic SCHEME  vmsim's fault path on the faulting thread
@@ -25,6 +27,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <liburing.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,8 +94,34 @@ struct bare {
 	size_t folio;                    /* bytes a fault places */
 	long want;                       /* faults to answer, then leave */
 	bool busy;
+	struct io_uring *ring;           /* uring: reads through it */
 	int err;
 };
+
+/* One message: read(2), or one io_uring read waited for in the same
+ * io_uring_enter that submits it. The size read, or -errno. */
+static ssize_t bare_read(struct bare *b, struct uffd_msg *m)
+{
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!b->ring)
+		return read(b->fd, m, sizeof(*m)) < 0 ? -errno : (ssize_t)sizeof(*m);
+	sqe = io_uring_get_sqe(b->ring);
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_read(sqe, b->fd, m, sizeof(*m), 0);
+	ret = io_uring_submit_and_wait(b->ring, 1);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_peek_cqe(b->ring, &cqe);
+	if (ret < 0)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(b->ring, cqe);
+	return ret;
+}
 
 /* The smallest handler: one message a read, one UFFDIO_COPY a fault
  * (of the folio around the address). */
@@ -103,12 +132,12 @@ static void *bare_handler(void *arg)
 	struct uffd_msg m;
 
 	for (long done = 0; done < b->want;) {
-		ssize_t n = read(b->fd, &m, sizeof(m));
+		ssize_t n = bare_read(b, &m);
 
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		if (n == -EAGAIN || n == -EINTR)
 			continue;        /* busy: spin */
 		if (n != (ssize_t)sizeof(m)) {
-			b->err = n < 0 ? -errno : -EIO;
+			b->err = n < 0 ? (int)n : -EIO;
 			return NULL;
 		}
 		if (m.event != UFFD_EVENT_PAGEFAULT)
@@ -129,6 +158,7 @@ int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode wait, size_t folio,
 {
 	struct bare b = { .want = (long)(len / folio), .folio = folio,
 			  .busy = wait == UFFD_WAIT_BUSY };
+	struct io_uring ring;
 	struct uffd_info info;
 	pthread_t th;
 	void *a;
@@ -137,6 +167,14 @@ int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode wait, size_t folio,
 	b.fd = uffd_open(b.busy ? O_NONBLOCK : 0, NULL, NULL);
 	if (b.fd < 0)
 		return b.fd;
+	if (wait == UFFD_WAIT_URING) {
+		ret = io_uring_queue_init(4, &ring, 0);
+		if (ret < 0) {
+			close(b.fd);
+			return ret;
+		}
+		b.ring = &ring;
+	}
 	a = host_mmap(NULL, len + folio, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	ret = a == MAP_FAILED ? -errno : uffd_api(b.fd, 0, &info);
@@ -152,6 +190,8 @@ int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode wait, size_t folio,
 	}
 	if (a != MAP_FAILED)
 		host_munmap(a, len + folio);
+	if (b.ring)
+		io_uring_queue_exit(b.ring);
 	close(b.fd);
 	return ret;
 }
