@@ -46,7 +46,7 @@
 #include "util/clock.h"
 
 #define BF_MAX_ROUNDS 16
-#define BF_MAX_CASES  32
+#define BF_MAX_CASES  64
 
 enum bf_kind { BF_NATIVE, BF_BARE, BF_SIM };
 
