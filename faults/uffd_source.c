@@ -20,32 +20,12 @@
 #include <unistd.h>
 
 #include "faults/present.h"
+#include "faults/uffd_source_int.h"
 #include "faults/uffd_touch.h"
 #include "faults/sources.h"
 #include "mm/fault.h"
 #include "uffd/host.h"
 #include "uffd/uffd.h"
-
-#define UFFD_STRIPE (2UL << 20)          /* per-task uffds: the arena's deal */
-#define UFFD_CHAN_MAX_HANDLERS 16
-
-/* One userfaultfd and the handlers that read it. */
-struct uffd_chan {
-	int fd;
-	struct uffd_pool *pool;
-	struct uffd_counters final;      /* filled when the pool stops */
-	int cpus[UFFD_CHAN_MAX_HANDLERS];     /* where its handlers go */
-};
-
-struct uffd_source {
-	struct fault_source base;
-	struct present_map present;
-	int nchan;
-	struct uffd_chan *chan;
-	int nhandlers;                   /* started, over all channels */
-	struct uffd_info info;
-	int *node_cpus;                  /* --numa local: this node's CPUs */
-};
 
 /* What a handler passes through the fault path. */
 struct uffd_fault_ctx {
@@ -53,11 +33,6 @@ struct uffd_fault_ctx {
 	pid_t tid;
 	struct uffd_counters *c;
 };
-
-static struct uffd_source *us(const struct fault_source *s)
-{
-	return (struct uffd_source *)s;
-}
 
 /* The page at a must be placed: the faulting page always (the present
  * map may still show a page a concurrent zap has just thrown away), the
@@ -164,7 +139,7 @@ static void uf_wake(struct fault_source *s, unsigned long addr, void *arg)
 }
 
 /* The pool's callback: one fault message through the mm's fault path. */
-static void uf_fault(void *arg, int fd, const struct uffd_msg *msg,
+void uffd_source_fault(void *arg, int fd, const struct uffd_msg *msg,
 		     struct uffd_counters *c)
 {
 	struct uffd_source *s = arg;
@@ -246,124 +221,6 @@ static void uf_protect(struct fault_source *s, unsigned long start,
 			  false);
 }
 
-/* --- set-up -------------------------------------------------------------- */
-
-/* --numa local without --pin: the handlers on this node's CPUs. */
-static int node_cpus(struct uffd_source *u, struct uffd_pool_cfg *pc)
-{
-	struct bitmask *cpus;
-	int node, n = 0;
-
-	if (numa_available() < 0)
-		return 0;
-	node = numa_node_of_cpu(sched_getcpu());
-	cpus = numa_allocate_cpumask();
-	u->node_cpus = calloc(cpus ? cpus->size : 1, sizeof(int));
-	if (!cpus || !u->node_cpus) {
-		if (cpus)
-			numa_free_cpumask(cpus);
-		return -ENOMEM;
-	}
-	if (node >= 0 && !numa_node_to_cpus(node, cpus))
-		for (unsigned i = 0; i < cpus->size; i++)
-			if (numa_bitmask_isbitset(cpus, i))
-				u->node_cpus[n++] = (int)i;
-	numa_free_cpumask(cpus);
-	pc->cpus = u->node_cpus;
-	pc->ncpus = n;
-	return 0;
-}
-
-/* Register the arena: all on one uffd, or stripe k on uffd k % nchan. */
-static int uf_register(struct uffd_source *u)
-{
-	struct sim_mm *mm = u->base.mm;
-	const uint64_t mode = UFFDIO_REGISTER_MODE_MISSING |
-			      UFFDIO_REGISTER_MODE_WP;
-	unsigned long a;
-	int ret = 0;
-
-	if (u->nchan == 1)
-		return uffd_register(u->chan[0].fd, (void *)mm->base,
-				     mm->end - mm->base, mode, NULL);
-	for (a = mm->base; a < mm->end && !ret; a += UFFD_STRIPE) {
-		size_t k = ((a - mm->base) / UFFD_STRIPE) % (size_t)u->nchan;
-		size_t len = mm->end - a < UFFD_STRIPE ? mm->end - a : UFFD_STRIPE;
-
-		ret = uffd_register(u->chan[k].fd, (void *)a, len, mode, NULL);
-	}
-	return ret;
-}
-
-/* Channel k's handlers: their CPUs (handler i of k on the CPU list's
- * entry k * nh + i: with one handler a uffd, uffd k's beside task k). */
-static int uf_start_pool(struct uffd_source *u, int k,
-			 const struct uffd_pool_cfg *tmpl)
-{
-	struct uffd_chan *ch = &u->chan[k];
-	struct uffd_pool_cfg pc = *tmpl;
-
-	pc.fd = ch->fd;
-	pc.slot_base = tmpl->slot_base + k * tmpl->nhandlers;
-	if (tmpl->ncpus) {
-		for (int i = 0; i < tmpl->nhandlers; i++)
-			ch->cpus[i] = tmpl->cpus[(k * tmpl->nhandlers + i) %
-						 tmpl->ncpus];
-		pc.cpus = ch->cpus;
-		pc.ncpus = tmpl->nhandlers;
-	}
-	return uffd_pool_start(&pc, &ch->pool);
-}
-
-static int uf_start(struct uffd_source *u, const struct fault_source_cfg *cfg)
-{
-	struct sim_mm *mm = u->base.mm;
-	struct uffd_pool_cfg pc;
-	int ret;
-
-	for (int k = 0; k < u->nchan; k++) {
-		struct uffd_info info;
-
-		u->chan[k].fd = uffd_open(0, &info.via_dev, NULL);
-		if (u->chan[k].fd < 0)
-			return u->chan[k].fd;
-		ret = uffd_api(u->chan[k].fd, SIM_UFFD_FEATURES, &info);
-		if (ret)
-			return ret;
-		if ((info.features & SIM_UFFD_FEATURES) != SIM_UFFD_FEATURES)
-			return -EOPNOTSUPP;      /* anonymous WP needs Linux 5.7 */
-		if (!k)
-			u->info = info;
-	}
-	ret = uf_register(u);
-	if (ret)
-		return ret;
-	pc = (struct uffd_pool_cfg){
-		.nhandlers = cfg->nhandlers > 0 ? cfg->nhandlers : 1,
-		.wait = cfg->wait,
-		.batch = cfg->batch > 0 ? cfg->batch : 16,
-		.fn = uf_fault,
-		.arg = u,
-		.cpus = cfg->cpus,
-		.ncpus = cfg->ncpus,
-		.phase_of_thread = sim_fault_phase,
-		.stall_at = cfg->test_stall_at,
-		.slot_base = cfg->slot_base,
-	};
-	if (u->nchan > 1 && pc.nhandlers > UFFD_CHAN_MAX_HANDLERS)
-		return -EINVAL;
-	if (mm->cfg.numa == SIM_NUMA_LOCAL && !cfg->ncpus &&
-	    (ret = node_cpus(u, &pc)))
-		return ret;
-	ret = uffd_touch_init_signals();
-	for (int k = 0; k < u->nchan && !ret; k++) {
-		ret = uf_start_pool(u, k, &pc);
-		if (!ret)
-			u->nhandlers += pc.nhandlers;
-	}
-	return ret;
-}
-
 static void uf_stop(struct fault_source *s)
 {
 	struct uffd_source *u = us(s);
@@ -383,6 +240,9 @@ static void uf_destroy(struct fault_source *s)
 	for (int k = 0; k < u->nchan; k++)
 		if (u->chan[k].fd >= 0)
 			close(u->chan[k].fd);
+	if (u->owner)
+		host_munmap(u->owner, ((s->mm->end - s->mm->base) >> SIM_PAGE_SHIFT) *
+			    sizeof(*u->owner));
 	present_destroy(&u->present);
 	free(u->chan);
 	free(u->node_cpus);
@@ -411,7 +271,7 @@ static int uf_create(struct sim_mm *mm, const struct fault_source_cfg *cfg,
 	*out = &u->base;
 	ret = present_init(&u->present, mm->base, mm->end - mm->base);
 	if (!ret)
-		ret = uf_start(u, cfg);
+		ret = uffd_source_start(u, cfg);
 	if (ret) {
 		*out = NULL;
 		uf_destroy(&u->base);
@@ -496,5 +356,6 @@ const struct fault_source_ops uffd_fault_source = {
 	.handler_cpu_ns = uf_handler_cpu_ns,
 	.counters = uf_counters,
 	.nfds = uf_nfds,
+	.claim = uffd_source_claim,
 	.abandon = uf_abandon,
 };

@@ -99,6 +99,11 @@ struct fault_source_ops {
 	void (*counters)(const struct fault_source *s, struct uffd_counters *out);
 	/* The userfaultfds it reads (optional: none). */
 	int (*nfds)(const struct fault_source *s);
+	/* Set-up only (optional): the faults of [start, end), where no page
+	 * is present yet, are task's — with one uffd per task, they reach
+	 * its uffd and handler. 0 or -errno. */
+	int (*claim)(struct fault_source *s, unsigned long start,
+		     unsigned long end, int task);
 	/* The watchdog: answer task tid's fault at addr that nobody answers
 	 * (refuse it), so the task can leave it. -ENOTSUP where the task
 	 * is itself in the fault path (synthetic). */

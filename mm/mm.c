@@ -237,6 +237,14 @@ void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS]
 						       memory_order_relaxed);
 }
 
+int sim_mm_claim(struct sim_mm *mm, unsigned long start, unsigned long end,
+		 int task)
+{
+	if (!mm->src->ops->claim)
+		return 0;
+	return mm->src->ops->claim(mm->src, start, end, task);
+}
+
 uint64_t sim_mm_fault_pages(const struct sim_mm *mm)
 {
 	uint64_t n = 0;

@@ -105,6 +105,11 @@ void sim_mm_destroy(struct sim_mm *mm);
 /* Stop the fault source's handlers now (their counters are final). */
 void sim_mm_stop_handlers(struct sim_mm *mm);
 
+/* Set-up only: [start, end), not yet populated, is task's own (its
+ * faults reach task's uffd where each task has one). 0 or -errno. */
+int sim_mm_claim(struct sim_mm *mm, unsigned long start, unsigned long end,
+		 int task);
+
 /* Can this kernel process_madvise(MADV_DONTNEED) our own pages? (6.13+) */
 bool sim_process_madvise_self_ok(void);
 

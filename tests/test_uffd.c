@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "faults/uffd_source_int.h"
 #include "mm/fault.h"
 #include "mm/mm.h"
 
@@ -201,6 +202,51 @@ START_TEST(test_munmap_zaps)
 }
 END_TEST
 
+/* One uffd per task: the arena dealt out in 2 MiB stripes, and a claimed
+ * range answered by the claiming task's uffd alone. */
+START_TEST(test_per_task_uffds)
+{
+	struct sim_mm_cfg cfg = { .lock = &rwsem_lock_ops, .arena_size = 64UL << 20,
+				  .source = &uffd_fault_source,
+				  .src = { .nhandlers = 1, .nuffds = 4 } };
+	struct sim_mm *mm;
+	struct uffd_source *u;
+	unsigned long a, b;
+	unsigned char v = 5;
+
+	ck_assert_int_eq(sim_mm_create(&cfg, &mm), 0);
+	u = us(mm->src);
+	ck_assert_int_eq(u->nchan, 4);
+	/* 3 MiB across two stripes (0 and 1) claimed by task 2 (6 mod 4),
+	 * before any page of it is there. */
+	b = (mm->base + (2UL << 20) - 1) & ~((2UL << 20) - 1);
+	ck_assert_int_eq(sim_do_mmap(mm, b, 8UL << 20, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_FIXED, SIM_FILE_NONE, 0,
+				     &a), 0);
+	ck_assert_int_eq(sim_mm_claim(mm, b + P, b + P + (3UL << 20), 6), 0);
+	/* The first page of each stripe: stripe k on uffd k, but stripe 1's
+	 * first page is claimed. */
+	for (int k = 0; k < 4; k++)
+		ck_assert_int_eq(sim_touch(mm, b + ((unsigned long)k << 21), true,
+					   &v), 0);
+	for (unsigned long x = b + P; x < b + P + (3UL << 20); x += 64 * P)
+		ck_assert_int_eq(sim_touch(mm, x, true, &v), 0);     /* 12 */
+	/* A page is there: refused. */
+	ck_assert_int_eq(sim_mm_claim(mm, b, b + P, 1), -EBUSY);
+	sim_mm_stop_handlers(mm);
+	{
+		const uint64_t want[4] = { 1, 0, 2 + 12, 1 };
+
+		for (int k = 0; k < 4; k++)
+			ck_assert_msg(u->chan[k].final.messages == want[k],
+				      "uffd %d: %lu messages, want %lu", k,
+				      (unsigned long)u->chan[k].final.messages,
+				      (unsigned long)want[k]);
+	}
+	sim_mm_destroy(mm);
+}
+END_TEST
+
 START_TEST(test_shutdown_leaves_nothing)
 {
 	int fds, thr;
@@ -240,6 +286,7 @@ int main(void)
 	tcase_add_test(tc, test_read_zero_and_file);
 	tcase_add_test(tc, test_refused_access);
 	tcase_add_test(tc, test_munmap_zaps);
+	tcase_add_test(tc, test_per_task_uffds);
 	tcase_add_test(tc, test_shutdown_leaves_nothing);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_VERBOSE);

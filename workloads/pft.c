@@ -38,6 +38,14 @@ static int pft_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 	ret = sim_do_mmap(mm, 0, r->len, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, SIM_FILE_NONE, 0,
 			  &r->start);
+	/* Each slice its task's: with one uffd per task, its faults go to
+	 * that task's uffd and handler. */
+	for (int i = 0; i < ntasks && !ret; i++) {
+		ret = sim_mm_claim(mm, r->start + r->slice * (size_t)i,
+				   r->start + r->slice * (size_t)(i + 1), i);
+		if (ret)
+			sim_do_munmap(mm, r->start, r->len);
+	}
 	if (ret) {
 		free(r);
 		return ret;

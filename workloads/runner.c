@@ -331,23 +331,6 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 	return ret;
 }
 
-int run_uffds(const struct run_cfg *c, int ntasks)
-{
-	if (c->processes || c->mm.source != &uffd_fault_source ||
-	    c->uffd_split == UFFD_SPLIT_SHARED)
-		return 1;
-	if (c->uffd_split == UFFD_SPLIT_PER_TASK || ntasks > 4)
-		return ntasks;
-	return 1;
-}
-
-int run_handlers_per_uffd(const struct run_cfg *c, int ntasks)
-{
-	if (c->mm.src.nhandlers)
-		return c->mm.src.nhandlers;
-	return c->processes || run_uffds(c, ntasks) > 1 ? 1 : ntasks;
-}
-
 /* A counter slot for every task, every handler and a few others (the
  * agent, the watchdog, the main thread), so that no two threads that
  * count on every fault share one. */

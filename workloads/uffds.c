@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How a run's uffds are laid out (--uffd, --handlers): read by the runner
+ * (to size the counter slots) and by each agent (to create its mm).
+ */
+#include "faults/sources.h"
+#include "workloads/runner.h"
+
+int run_uffds(const struct run_cfg *c, int ntasks)
+{
+	if (c->processes || c->mm.source != &uffd_fault_source ||
+	    c->uffd_split == UFFD_SPLIT_SHARED)
+		return 1;
+	if (c->uffd_split == UFFD_SPLIT_PER_TASK || ntasks > 4)
+		return ntasks;
+	return 1;
+}
+
+int run_handlers_per_uffd(const struct run_cfg *c, int ntasks)
+{
+	if (c->mm.src.nhandlers)
+		return c->mm.src.nhandlers;
+	return c->processes || run_uffds(c, ntasks) > 1 ? 1 : ntasks;
+}
