@@ -78,7 +78,7 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 	switch (opt) {
 	case OPT_FORMAT:             /* in enum cmp_format order */
 		i = pick("format", optarg, NAMES("text", "markdown", "csv",
-						 "json", "gnuplot"));
+						 "json", "gnuplot", "wis"));
 		if (i < 0)
 			return EXIT_USAGE;
 		a->o.format = (enum cmp_format)i;

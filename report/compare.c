@@ -467,6 +467,10 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 		print_gnuplot(out, files, n, o);
 		return;
 	}
+	if (o->format == CMP_WIS) {
+		print_wis(out, files, n);
+		return;
+	}
 	print_head(&pr);
 	for (int m = 0; m < files[0].nmetrics; m++)
 		for (int t = 0; t < nt; t++)

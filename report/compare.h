@@ -13,7 +13,8 @@
 
 #define CMP_MAX_METRICS 16
 
-enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_GNUPLOT };
+enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_GNUPLOT,
+		  CMP_WIS };
 /*
  * Significance rules for the *x.xx%* marker of a mean row:
  *  welch          Welch's t-test, Welch-Satterthwaite df, two-sided,

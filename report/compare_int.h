@@ -15,8 +15,8 @@
 #define CMP_MAX_BYTES (256 << 20)         /* a result is kilobytes */
 #define CMP_COL 25                       /* %14.4f + " ( 123.45%)" */
 
-enum stat_id { ST_MIN, ST_MEAN, ST_STDDEV, ST_COV, ST_MAX, ST_B50, ST_B95,
-	       ST_B99, ST_N };
+enum stat_id { ST_MIN, ST_MEAN, ST_STDDEV, ST_COV, ST_MAX, ST_MEDIAN, ST_B50,
+	       ST_B95, ST_B99, ST_N };
 
 json_object *point_of(const struct cmp_file *f, int tasks);
 /* Samples of metric at tasks in f (malloc'ed into *out; NULL if none). */
@@ -32,6 +32,9 @@ const char *stat_name(enum stat_id st, bool higher);
 double stat_value(enum stat_id st, const double *x, size_t n, bool higher);
 /* Difference from the base, positive = better; NaN when undefined. */
 double pct_diff(double base, double v, bool higher);
+
+/* --format wis (compare_wis.c): will-it-scale's summary. */
+void print_wis(FILE *out, const struct cmp_file *files, int n);
 
 /* --format gnuplot (compare_stats.c). */
 void print_gnuplot(FILE *out, const struct cmp_file *files, int n,

@@ -20,9 +20,11 @@
 const char *stat_name(enum stat_id st, bool higher)
 {
 	static const char *const hi[ST_N] = { "Min", "Hmean", "HStddev",
-		"HCoeffVar", "Max", "BHmean-50", "BHmean-95", "BHmean-99" };
+		"HCoeffVar", "Max", "Median", "BHmean-50", "BHmean-95",
+		"BHmean-99" };
 	static const char *const lo[ST_N] = { "Min", "Amean", "Stddev",
-		"CoeffVar", "Max", "BAmean-50", "BAmean-95", "BAmean-99" };
+		"CoeffVar", "Max", "Median", "BAmean-50", "BAmean-95",
+		"BAmean-99" };
 
 	return higher ? hi[st] : lo[st];
 }
@@ -38,6 +40,7 @@ double stat_value(enum stat_id st, const double *x, size_t n,
 	case ST_STDDEV: return higher ? stats_hstddev(x, n) : stats_stddev(x, n);
 	case ST_COV: return higher ? stats_hcoeffvar(x, n) : stats_coeffvar(x, n);
 	case ST_MAX: return stats_max(x, n);
+	case ST_MEDIAN: return stats_median(x, n);
 	case ST_B50: return stats_best_mean(x, n, 50, higher);
 	case ST_B95: return stats_best_mean(x, n, 95, higher);
 	case ST_B99: return stats_best_mean(x, n, 99, higher);

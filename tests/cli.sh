@@ -220,6 +220,35 @@ data=$(dirname "$0")/data/compare
 	ok || fail "compare --format json"
 "$VMSIM" compare --test mannwhitney --format markdown "$data/base.json" "$data/same.json" |
 	grep -q '^| Hmean | faults/sec-1 |' && ok || fail "compare --format markdown"
+# --format wis: will-it-scale's summary, every number recomputed here
+# from the files (MEAN arithmetic, STDDEV sample, % plain change).
+"$VMSIM" compare --format wis "$data/base.json" "$data/worse.json" >"$tmp/wis" 2>&1 &&
+python3 - "$tmp/wis" "$data/base.json" "$data/worse.json" <<'PY' && ok || fail "compare --format wis: $(cat "$tmp/wis")"
+import json, statistics, sys
+out = open(sys.argv[1]).read().split("\n")
+assert out[0].split("|")[2:7] == [" MIN        ", " MAX        ", " MEAN       ", " MEDIAN     ", " STDDEV     "], out[0]
+files = [json.load(open(f)) for f in sys.argv[2:]]
+def num(c):
+    return float(c.strip().rstrip("%").replace(",", ""))
+def fmt_ok(cell, v, pct=False):
+    got = num(cell)
+    tol = 0.5 if abs(v) >= 1000 else 0.005
+    assert abs(got - v) <= tol + 1e-9, (cell, v)
+for p in files[0]["results"]:
+    t = p["tasks"]
+    i = out.index(f"| pft_{t}_threads")
+    base = worse = None
+    stats = []
+    for f in files:
+        x = next(q for q in f["results"] if q["tasks"] == t)["samples"]["faults/sec"]
+        stats.append([min(x), max(x), statistics.mean(x), statistics.median(x), statistics.stdev(x)])
+    rows = [l.split("|")[2:7] for l in out[i + 1:i + 4]]
+    assert out[i + 1].startswith("| BASE ") and out[i + 3].startswith("| % "), out[i:i + 4]
+    for c in range(5):
+        fmt_ok(rows[0][c], stats[0][c])
+        fmt_ok(rows[1][c], stats[1][c])
+        fmt_ok(rows[2][c], 100 * (stats[1][c] - stats[0][c]) / stats[0][c])
+PY
 expect_usage_error "notjson.json: not JSON: " compare "$data/base.json" "$data/notjson.json"
 expect_usage_error "not a vmsim result" compare "$data/base.json" "$data/notvmsim.json"
 expect_usage_error "is not an array of numbers" compare "$data/base.json" "$data/badsamples.json"

@@ -63,6 +63,7 @@ def stat(name, x, higher):
         "HStddev": hstddev(x),
         "HCoeffVar": 100 * hstddev(x) / statistics.harmonic_mean(x),
         "Hmean": statistics.harmonic_mean(x), "Amean": statistics.mean(x),
+        "Median": statistics.median(x),
     }.get(name) if not name.startswith("B") else best(x, float(name.split("-")[1]), higher)
 
 

@@ -37,14 +37,19 @@ fi
 
 # The directory removed during the run.
 mkdir -p "$tmp/gone" "$tmp/safe"
-TMPDIR=$tmp/safe "$VMSIM" run -w pft -t 1 -i 4 -m 32M -q -o "$tmp/gone/r.json" \
-	>"$tmp/out" 2>"$tmp/err" &
+# A loop workload lasts its --duration however fast the machine is (a
+# pft run was over before the 0.5 s on a fast one).
+long_run() {
+	TMPDIR=$tmp/safe "$VMSIM" run -w page_fault1 -t 1 -m 1M --duration 4 \
+		--warmup 0 --interval 500 -q -o "$1"
+}
+long_run "$tmp/gone/r.json" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 sleep 0.5
 rm -rf "$tmp/gone"
 wait $pid
 rc=$?
-saved=$(ls "$tmp"/safe/vmsim-pft-rwsem-*.json 2>/dev/null | head -1)
+saved=$(ls "$tmp"/safe/vmsim-page_fault1-rwsem-*.json 2>/dev/null | head -1)
 if [ $rc -eq 1 ] && [ -n "$saved" ] && valid "$saved" &&
    grep -q "cannot write '$tmp/gone/r.json': No such file or directory; the result is in '$saved'" "$tmp/err"; then
 	ok
@@ -56,14 +61,13 @@ fi
 mkdir -p "$tmp/full"
 if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
 	rm -f "$tmp"/safe/*
-	TMPDIR=$tmp/safe "$VMSIM" run -w pft -t 1 -i 4 -m 32M -q -o "$tmp/full/r.json" \
-		>"$tmp/out" 2>"$tmp/err" &
+	long_run "$tmp/full/r.json" >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
 	sleep 0.5
 	dd if=/dev/zero of="$tmp/full/filler" bs=4k 2>/dev/null
 	wait $pid
 	rc=$?
-	saved=$(ls "$tmp"/safe/vmsim-pft-rwsem-*.json 2>/dev/null | head -1)
+	saved=$(ls "$tmp"/safe/vmsim-page_fault1-rwsem-*.json 2>/dev/null | head -1)
 	if [ $rc -eq 1 ] && [ -n "$saved" ] && valid "$saved" &&
 	   grep -q "No space left on device; the result is in '$saved'" "$tmp/err"; then
 		ok
