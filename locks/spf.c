@@ -49,6 +49,7 @@
 #include "sync/futex.h"
 #include "sync/rcu.h"
 #include "sync/rw_semaphore.h"
+#include "sync/spinlock.h"
 
 #define SPF_NPTL     64                  /* page-table locks (hashed) */
 #define SPF_PMD_SHIFT 21                 /* one PTL per 2 MiB */
@@ -66,10 +67,6 @@ struct spf_attempt {
 _Static_assert(sizeof(struct spf_attempt) <= sizeof(((struct lock_handle *)0)->priv),
 	       "an attempt must fit in a lock handle");
 
-struct spf_ptl {
-	_Atomic int locked;
-} __attribute__((aligned(64)));
-
 struct spf_slot {
 	_Atomic uint64_t n[SPF_NCOUNTERS];
 } __attribute__((aligned(64)));
@@ -78,7 +75,7 @@ struct spf_lock {
 	struct lock_inst base;
 	struct sim_rwsem mmap_lock;
 	_Atomic unsigned long mmap_seq __attribute__((aligned(64)));
-	struct spf_ptl ptl[SPF_NPTL];
+	struct sim_spinlock ptl[SPF_NPTL];
 	struct lockstat_class *ptl_cls;
 	struct slot_array slots;         /* struct spf_slot */
 } __attribute__((aligned(64)));      /* aligned_alloc: a multiple of 64 */
@@ -100,37 +97,15 @@ static int ptl_of(unsigned long addr)
 	return (int)((addr >> SPF_PMD_SHIFT) % SPF_NPTL);
 }
 
-/* A spinlock, as the kernel's PTL; yields when spinning long (a vCPU
- * holding it may be preempted). Returns the acquisition time. */
+/* The kernel's PTL: a spinlock (sync/spinlock.h). */
 static uint64_t ptl_lock(struct spf_lock *s, int i)
 {
-	_Atomic int *p = &s->ptl[i].locked;
-	uint64_t t0 = lockstat_now(), t;
-	bool contended = false;
-
-	for (int tries = 0;; tries++) {
-		int zero = 0;
-
-		/* Acquire: pairs with the release in ptl_unlock(). */
-		if (!atomic_load_explicit(p, memory_order_relaxed) &&
-		    atomic_compare_exchange_weak_explicit(p, &zero, 1,
-				memory_order_acquire, memory_order_relaxed))
-			break;
-		contended = true;
-		if (tries > 64)
-			sched_yield();
-		else
-			cpu_relax();
-	}
-	t = lockstat_now();
-	lockstat_acquired(s->ptl_cls, LS_WRITE, contended, t - t0);
-	return t;
+	return sim_spin_lock(&s->ptl[i], s->ptl_cls);
 }
 
 static void ptl_unlock(struct spf_lock *s, int i, uint64_t t_acquired)
 {
-	lockstat_released(s->ptl_cls, LS_WRITE, lockstat_now() - t_acquired);
-	atomic_store_explicit(&s->ptl[i].locked, 0, memory_order_release);
+	sim_spin_unlock(&s->ptl[i], s->ptl_cls, t_acquired);
 }
 
 /* The writer's pass over the PTLs of [start, end): every fault that

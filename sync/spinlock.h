@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A spinlock with lock statistics, for the kernel's spinlocks that vmsim
+ * simulates (spf's page-table locks, the page allocator's zone and
+ * per-CPU locks). Test-and-test-and-set; a waiter yields after a while,
+ * since a vCPU holding the lock may have been preempted (a kernel
+ * spinlock holder cannot be). Acquisitions count on the write side of
+ * the class.
+ */
+#ifndef VMSIM_SPINLOCK_H
+#define VMSIM_SPINLOCK_H
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "sync/futex.h"
+#include "sync/lockstat.h"
+
+struct sim_spinlock {
+	_Atomic int locked;
+} __attribute__((aligned(64)));
+
+/* Take the lock; returns the acquisition time (for sim_spin_unlock). */
+static inline uint64_t sim_spin_lock(struct sim_spinlock *l,
+				     struct lockstat_class *cls)
+{
+	uint64_t t0 = lockstat_now(), t;
+	bool contended = false;
+
+	for (int tries = 0;; tries++) {
+		int zero = 0;
+
+		/* Acquire: pairs with the release in sim_spin_unlock(). */
+		if (!atomic_load_explicit(&l->locked, memory_order_relaxed) &&
+		    atomic_compare_exchange_weak_explicit(&l->locked, &zero, 1,
+				memory_order_acquire, memory_order_relaxed))
+			break;
+		contended = true;
+		if (tries > 64)
+			sched_yield();
+		else
+			cpu_relax();
+	}
+	t = lockstat_now();
+	lockstat_acquired(cls, LS_WRITE, contended, t - t0);
+	return t;
+}
+
+static inline void sim_spin_unlock(struct sim_spinlock *l,
+				   struct lockstat_class *cls,
+				   uint64_t t_acquired)
+{
+	lockstat_released(cls, LS_WRITE, lockstat_now() - t_acquired);
+	atomic_store_explicit(&l->locked, 0, memory_order_release);
+}
+
+#endif
