@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* What frames.c (the zone, its buddy lists) and frames_pcp.c (the per-CPU
+ * lists) share. Not for use outside mm/. */
+#ifndef VMSIM_FRAMES_INT_H
+#define VMSIM_FRAMES_INT_H
+
+#include "mm/frames.h"
+
+void flist_push_head(struct frames *fr, struct frames_list *l, uint32_t i);
+void flist_remove(struct frames *fr, struct frames_list *l, uint32_t i);
+static inline bool flist_empty(const struct frames_list *l)
+{
+	return l->head == FRAME_NIL;
+}
+
+/* Zone lock held: take a block of order (split from a larger one), or
+ * FRAME_NIL; give one back, merging with its buddies. */
+uint32_t zone_rmqueue(struct frames *fr, int order);
+void zone_free_one(struct frames *fr, uint32_t i, int order);
+/* Mark the block at i allocated (state, order, tails, one reference). */
+void frames_mark_alloc(struct frames *fr, uint32_t i, int order);
+void frames_count(struct frames *fr, enum frames_counter c, uint64_t n);
+
+/* frames_pcp.c: the per-CPU path (mode pcp, orders it keeps). */
+bool pcp_keeps(int order);
+uint32_t pcp_alloc(struct frames *fr, const struct frames_stat *st, int order);
+void pcp_free(struct frames *fr, const struct frames_stat *st, uint32_t i,
+	      int order);
+
+#endif
