@@ -46,7 +46,7 @@ enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
        OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
        OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU, OPT_UFFD,
-       OPT_FOLIO, OPT_FAULT_AROUND };
+       OPT_FOLIO, OPT_FAULT_AROUND, OPT_FRAMES, OPT_PHYS, OPT_BULK_FREE };
 
 static const struct option run_opts[] = {
 	{ "lock", required_argument, NULL, 'l' },
@@ -66,6 +66,9 @@ static const struct option run_opts[] = {
 	{ "uffd", required_argument, NULL, OPT_UFFD },
 	{ "folio", required_argument, NULL, OPT_FOLIO },
 	{ "fault-around", required_argument, NULL, OPT_FAULT_AROUND },
+	{ "frames", required_argument, NULL, OPT_FRAMES },
+	{ "phys", required_argument, NULL, OPT_PHYS },
+	{ "bulk-free", required_argument, NULL, OPT_BULK_FREE },
 	{ "numa", required_argument, NULL, OPT_NUMA },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -116,18 +119,6 @@ static int run_tasks_opt(struct run_args *a, const char *arg)
 	return EXIT_USAGE;
 }
 
-/* --folio, --fault-around: a power of two from a page to a PMD (2M). */
-static int fault_size(const char *arg, bool folio, size_t *out)
-{
-	if (parse_size(arg, out) || *out < SIM_PAGE_SIZE || *out > (2UL << 20) ||
-	    (*out & (*out - 1)))
-		return bad(folio ? "bad size '%s' for --folio: want a power of "
-				   "two from 4K to 2M"
-				 : "bad size '%s' for --fault-around: want a "
-				   "power of two from 4K to 2M", arg);
-	return 0;
-}
-
 /* The options that say what is simulated: 0, EXIT_USAGE, or -1 when opt
  * is not one of them. */
 static int run_sim_opt(struct run_args *a, int opt, const char *arg)
@@ -158,11 +149,9 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 			return bad("bad size '%s' for --arena: want a multiple "
 				   "of 4K", arg);
 		return 0;
-	case OPT_FOLIO:
-	case OPT_FAULT_AROUND:
-		return fault_size(arg, opt == OPT_FOLIO,
-				  opt == OPT_FOLIO ? &c->mm.folio_size
-						   : &c->mm.fault_around);
+	case OPT_FOLIO: case OPT_FAULT_AROUND: case OPT_FRAMES: case OPT_PHYS:
+	case OPT_BULK_FREE:          /* in enum run_mem_opt order */
+		return run_mem_opt(c, (enum run_mem_opt)(opt - OPT_FOLIO), arg);
 	case OPT_MAX_MAP:
 		if (parse_long(arg, 1, 100000000, &v))
 			return bad("bad --max-map-count '%s': want 1 or more", arg);
@@ -262,7 +251,7 @@ static int run_settle(struct run_args *a)
 	a->mem_given = c->wo.mem != 0;
 	if (!c->wo.mem)
 		c->wo.mem = c->wl->default_mem ? c->wl->default_mem : 64UL << 20;
-	if (check_limits(c, a->max_tasks, a->mem_given))
+	if (check_limits(c, a->max_tasks, a->mem_given) || run_mem_settle(c))
 		return EXIT_USAGE;
 	if (!c->wo.iterations)
 		c->wo.iterations = c->wl->loop ? 1 : 5;
@@ -281,6 +270,9 @@ static int run_settle(struct run_args *a)
 	/* The watchdog's test hook (README: "a fault nobody answers"). */
 	if (getenv("VMSIM_TEST_STALL_FAULT"))
 		c->mm.src.test_stall_at = atol(getenv("VMSIM_TEST_STALL_FAULT"));
+	/* Running out of frames mid-run, for tests: a zone this small. */
+	if (getenv("VMSIM_TEST_PHYS") && c->frames != FRAMES_NONE)
+		c->phys = (size_t)atol(getenv("VMSIM_TEST_PHYS"));
 	return 0;
 }
 
@@ -412,7 +404,7 @@ static int run_status(int ret)
 	if (ret == -EINTR)
 		return 128 + (run_first_signal() ? run_first_signal() :
 			      runner_interrupted());
-	if (ret == -ETIMEDOUT || ret == -ECHILD)
+	if (ret == -ETIMEDOUT || ret == -ECHILD || ret == -ENOSPC)
 		return 3;
 	if (ret == EXIT_USAGE)
 		return EXIT_USAGE;
@@ -475,7 +467,8 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 			r[i].host_uffd_block_us = hp.uffd_block_us;
 			r[i].host_uffd_busy_us = hp.uffd_busy_us;
 		}
-		stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD;
+		stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD ||
+			  ret == -ENOSPC;
 		run_show(&a, r, ret, err, stopped);
 		warn_noise(r, a.c.nlocks, &t0);
 		ret = run_publish(tgt, ntgt, r, stopped, ret);

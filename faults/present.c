@@ -26,8 +26,10 @@ static struct present_slot *mine(struct present_map *p)
 	return slot_mine(&p->slots);
 }
 
-int present_init(struct present_map *p, unsigned long base, size_t bytes)
+int present_init(struct present_map *p, struct sim_mm *mm)
 {
+	unsigned long base = mm->base;
+	size_t bytes = mm->end - mm->base;
 	void *m = host_mmap(NULL, bytes >> SIM_PAGE_SHIFT, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
@@ -38,6 +40,7 @@ int present_init(struct present_map *p, unsigned long base, size_t bytes)
 		return -ENOMEM;
 	}
 	p->b = m;
+	p->mm = mm;
 	p->base = base;
 	p->npages = bytes >> SIM_PAGE_SHIFT;
 	return 0;
@@ -71,6 +74,17 @@ unsigned char present_set(struct present_map *p, unsigned long addr,
 	return old;
 }
 
+int present_place(struct present_map *p, unsigned long addr,
+		  unsigned char state, unsigned long start, uint32_t frame)
+{
+	if (present_set(p, addr, state))
+		return 0;
+	if (frame != FRAME_NIL)
+		sim_mm_map_frame(p->mm, addr,
+				 frame + (uint32_t)((addr - start) >> SIM_PAGE_SHIFT));
+	return 1;
+}
+
 void present_forget(struct present_map *p, unsigned long start,
 		    unsigned long end)
 {
@@ -91,6 +105,7 @@ void present_forget(struct present_map *p, unsigned long start,
 	}
 	atomic_fetch_sub_explicit(&mine(p)->resident, gone,
 				  memory_order_relaxed);
+	sim_mm_unmap_frames(p->mm, start, end);
 }
 
 void present_write_protect(struct present_map *p, unsigned long start,

@@ -29,14 +29,15 @@ struct present_slot {
 } __attribute__((aligned(64)));
 
 struct present_map {
+	struct sim_mm *mm;               /* whose pages (their frames) */
 	_Atomic unsigned char *b;
 	unsigned long base;
 	size_t npages;
 	struct slot_array slots;         /* struct present_slot */
 };
 
-/* Maps one byte per page of [base, base + bytes). 0 or -errno. */
-int present_init(struct present_map *p, unsigned long base, size_t bytes);
+/* Maps one byte per page of mm's arena. 0 or -errno. */
+int present_init(struct present_map *p, struct sim_mm *mm);
 void present_destroy(struct present_map *p);
 
 static inline _Atomic unsigned char *present_byte(struct present_map *p,
@@ -49,7 +50,13 @@ static inline _Atomic unsigned char *present_byte(struct present_map *p,
  * generation; counts it resident if it was not. Returns the old state. */
 unsigned char present_set(struct present_map *p, unsigned long addr,
 			  unsigned char state);
-/* Pages of [start, end): state 0, next generation. */
+/* A fault placed the page at addr in state: mark it (present_set) and,
+ * if it was not there, map it to frame + (addr - start) / page (none if
+ * frame is FRAME_NIL). 1 if it was placed, 0 if it was there. */
+int present_place(struct present_map *p, unsigned long addr,
+		  unsigned char state, unsigned long start, uint32_t frame);
+/* Pages of [start, end): state 0, next generation; their frames are
+ * let go. */
 void present_forget(struct present_map *p, unsigned long start,
 		    unsigned long end);
 /* Pages of [start, end) mapped writable become mapped for read. */

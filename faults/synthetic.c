@@ -35,7 +35,7 @@ static int syn_create(struct sim_mm *mm, const struct fault_source_cfg *cfg,
 	if (!s)
 		return -ENOMEM;
 	s->base = (struct fault_source){ &synthetic_fault_source, mm };
-	ret = present_init(&s->present, mm->base, mm->end - mm->base);
+	ret = present_init(&s->present, mm);
 	if (ret) {
 		free(s);
 		return ret;
@@ -64,7 +64,8 @@ static void syn_destroy(struct fault_source *s)
  * A file page gets the file's contents.
  */
 static int syn_place(struct fault_source *s, const struct sim_vma *v,
-		     unsigned long addr, unsigned flags)
+		     unsigned long addr, unsigned flags, unsigned long start,
+		     uint32_t frame)
 {
 	struct present_map *p = &syn(s)->present;
 	_Atomic unsigned char *b = present_byte(p, addr);
@@ -85,14 +86,15 @@ static int syn_place(struct fault_source *s, const struct sim_vma *v,
 	} else {
 		(void)*(volatile char *)addr;
 	}
-	return !present_set(p, addr, state);
+	return present_place(p, addr, state, start, frame);
 }
 
 /* The page at addr, and the absent pages of the folio or window around
  * it; the pages placed. */
 static int syn_resolve(struct fault_source *s, const struct sim_vma *v,
 		       unsigned long addr, unsigned long start,
-		       unsigned long end, unsigned flags, void *ctx)
+		       unsigned long end, uint32_t frame, unsigned flags,
+		       void *ctx)
 {
 	struct present_map *p = &syn(s)->present;
 	int placed = 0;
@@ -101,7 +103,7 @@ static int syn_resolve(struct fault_source *s, const struct sim_vma *v,
 		if (a == addr ||
 		    !(atomic_load_explicit(present_byte(p, a),
 					   memory_order_relaxed) & PRESENT_STATE))
-			placed += syn_place(s, v, a, flags);
+			placed += syn_place(s, v, a, flags, start, frame);
 	return placed;
 }
 
@@ -149,7 +151,7 @@ static int syn_populate(struct fault_source *s, const struct sim_vma *v,
 		if (v->vm_file != SIM_FILE_NONE || populate_fresh(p, start, n)) {
 			for (unsigned long i = 0; i < n; i++)
 				syn_place(s, v, start + (i << SIM_PAGE_SHIFT),
-					  flags);
+					  flags, start, FRAME_NIL);
 		}
 		for (unsigned long i = 0; i < n; i++)
 			present_set(p, start + (i << SIM_PAGE_SHIFT),

@@ -32,6 +32,7 @@ struct uffd_fault_ctx {
 	int fd;
 	pid_t tid;
 	struct uffd_counters *c;
+	uint32_t frame;                  /* the fault's folio, or FRAME_NIL */
 };
 
 /* The page at a must be placed: the faulting page always (the present
@@ -72,7 +73,8 @@ static int uf_copy_runs(struct uffd_source *u, const struct sim_vma *v,
 			return -ENOMEM;
 		ret = uffd_copy(ctx->fd, a, src, e - a, ro, &done, ctx->c);
 		for (unsigned long x = a; x < a + done; x += SIM_PAGE_SIZE)
-			placed += !present_set(&u->present, x, state);
+			placed += present_place(&u->present, x, state, start,
+						ctx->frame);
 		if (ret && ret != -EEXIST)
 			return ret;
 		a = ret ? a + done + SIM_PAGE_SIZE : e;
@@ -88,7 +90,8 @@ static int uf_copy_runs(struct uffd_source *u, const struct sim_vma *v,
  */
 static int uf_resolve(struct fault_source *s, const struct sim_vma *v,
 		      unsigned long addr, unsigned long start,
-		      unsigned long end, unsigned flags, void *arg)
+		      unsigned long end, uint32_t frame, unsigned flags,
+		      void *arg)
 {
 	struct uffd_fault_ctx *ctx = arg;
 	bool ro = !(v->vm_flags & VM_WRITE);
@@ -103,6 +106,7 @@ static int uf_resolve(struct fault_source *s, const struct sim_vma *v,
 			present_set(&us(s)->present, addr, 2);
 		return ret;
 	}
+	ctx->frame = frame;
 	if (file || (flags & FAULT_FLAG_WRITE) || ro)
 		return uf_copy_runs(us(s), v, addr, start, end,
 				    !ro && ((flags & FAULT_FLAG_WRITE) || file) ? 2 : 1,
@@ -143,7 +147,8 @@ void uffd_source_fault(void *arg, int fd, const struct uffd_msg *msg,
 		     struct uffd_counters *c)
 {
 	struct uffd_source *s = arg;
-	struct uffd_fault_ctx ctx = { fd, (pid_t)msg->arg.pagefault.feat.ptid, c };
+	struct uffd_fault_ctx ctx = { fd, (pid_t)msg->arg.pagefault.feat.ptid, c,
+				      FRAME_NIL };
 	unsigned flags = 0;
 
 	if (msg->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE)
@@ -269,7 +274,7 @@ static int uf_create(struct sim_mm *mm, const struct fault_source_cfg *cfg,
 	/* Published before the handlers start: they read it (through the
 	 * mm) from their first fault, with no other order to rely on. */
 	*out = &u->base;
-	ret = present_init(&u->present, mm->base, mm->end - mm->base);
+	ret = present_init(&u->present, mm);
 	if (!ret)
 		ret = uffd_source_start(u, cfg);
 	if (ret) {

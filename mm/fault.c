@@ -115,6 +115,26 @@ static void fault_extent(struct sim_mm *mm, const struct sim_vma *v,
 		fault_around(mm, v, addr, start, end);
 }
 
+/* The folio a fault that places new memory takes (alloc_anon_folio, or
+ * do_cow_fault's copy of a file page), under its lock hold; FRAME_NIL
+ * where it places none (the zero page, a page-cache page) or there are
+ * no frames. */
+static uint32_t fault_frames(struct sim_mm *mm, const struct sim_vma *v,
+			     enum sim_fault_kind kind, unsigned flags,
+			     unsigned long start, unsigned long end)
+{
+	int order = 0;
+
+	if (!mm->cfg.frames || (flags & FAULT_FLAG_WP) ||
+	    !(kind == SIM_FAULT_ANON_WRITE ||
+	      (kind == SIM_FAULT_FILE && (flags & FAULT_FLAG_WRITE) &&
+	       !(v->vm_flags & VM_SHARED))))
+		return FRAME_NIL;
+	while ((SIM_PAGE_SIZE << order) < end - start)
+		order++;
+	return sim_mm_frames_alloc(mm, order);
+}
+
 /*
  * Under the fault-side lock and RCU: check and resolve. Returns 0 when
  * resolved, -EFAULT when refused, -EAGAIN when the scheme wants a retry.
@@ -127,6 +147,7 @@ static int fault_locked(struct sim_mm *mm, struct sim_vma *v,
 	enum sim_fault_kind kind;
 	unsigned long start, end;
 	unsigned need = 0;
+	uint32_t frame;
 	int placed;
 
 	if (!v)
@@ -150,7 +171,10 @@ static int fault_locked(struct sim_mm *mm, struct sim_vma *v,
 	if (need)
 		atomic_store_explicit(&v->anon_vma, true, memory_order_relaxed);
 	fault_extent(mm, v, addr, flags, kind, &start, &end);
-	placed = mm->src->ops->resolve(mm->src, v, addr, start, end, flags, ctx);
+	frame = fault_frames(mm, v, kind, flags, start, end);
+	placed = mm->src->ops->resolve(mm->src, v, addr, start, end, frame,
+				       flags, ctx);
+	sim_mm_frames_done(mm, frame);
 	if (placed < 0)
 		return placed;
 	sim_mm_count_pages(mm, (unsigned)placed);

@@ -64,12 +64,15 @@ struct fault_source_ops {
 	 * sim_handle_fault(). resolve places the page at addr, and the
 	 * absent pages of [start, end) around it (a large folio, or
 	 * fault-around's window; start == addr, end == addr + a page for
-	 * one page), and returns the pages it placed or -errno; refuse
+	 * one page), and returns the pages it placed or -errno; the page at
+	 * a it places gets frame + (a - start) / page (sim_mm_map_frame;
+	 * frame FRAME_NIL: no frames); refuse
 	 * answers a refused access; wake, called after the lock is dropped,
 	 * lets the faulting thread go. */
 	int (*resolve)(struct fault_source *s, const struct sim_vma *v,
 		       unsigned long addr, unsigned long start,
-		       unsigned long end, unsigned flags, void *ctx);
+		       unsigned long end, uint32_t frame, unsigned flags,
+		       void *ctx);
 	/* No page of [start, end) is present (for a folio's choice). */
 	bool (*absent)(struct fault_source *s, unsigned long start,
 		       unsigned long end);

@@ -175,6 +175,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 			   max_vmas(mm->cfg.max_map_count));
 	if (!ret)
 		ret = sim_mm_map_arena(mm);
+	if (!ret)
+		ret = sim_mm_frames_init(mm);
 	if (ret)
 		goto err;
 	/* The heap starts at the bottom; mmap places top-down. */
@@ -219,6 +221,7 @@ void sim_mm_destroy(struct sim_mm *mm)
 	/* Waits for RCU callbacks, which free into our pools. */
 	vma_tree_destroy(&mm->tree, NULL);
 	objpool_destroy(&mm->vmas);
+	sim_mm_frames_fini(mm);
 	slot_array_destroy(&mm->faults);
 	if (mm->lock)
 		mm->lock->ops->destroy(mm->lock);

@@ -25,6 +25,7 @@
 
 #include "locks/lock_ops.h"
 #include "mm/fault_source.h"
+#include "mm/frames.h"
 #include "mm/objpool.h"
 #include "mm/vma.h"
 #include "mm/vma_tree.h"
@@ -66,6 +67,9 @@ struct sim_mm_cfg {
 	 * around the address (fault_around_bytes). Bytes, powers of two
 	 * from a page to 2 MiB; 0: a page. */
 	size_t folio_size, fault_around;
+	/* Simulated physical memory (shared by the run's mms), or NULL:
+	 * pages cost no frames. */
+	struct frames *frames;
 	enum sim_numa numa;
 };
 
@@ -79,6 +83,10 @@ struct sim_mm {
 	int pidfd;                       /* for process_madvise on ourselves */
 	bool process_madvise_ok;         /* it zaps our own pages (6.13+) */
 	struct slot_array faults;        /* struct sim_fault_slot */
+	/* With frames: this process's zone/pcp lock classes, and each arena
+	 * page's frame + 1 (0: none). */
+	struct frames_stat fstat;
+	_Atomic uint32_t *page_frame;
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */
 	unsigned long start_brk;
@@ -104,6 +112,18 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out);
 void sim_mm_destroy(struct sim_mm *mm);
 /* Stop the fault source's handlers now (their counters are final). */
 void sim_mm_stop_handlers(struct sim_mm *mm);
+
+/* Frames (mm/mm_frames.c; no-ops without them). A fault takes a block
+ * of 2^order frames with its own reference (FRAME_NIL: none to be had,
+ * or no frames); each page it places maps one of them; then the fault
+ * drops its reference. A zap unmaps the pages of a range. */
+int sim_mm_frames_init(struct sim_mm *mm);
+void sim_mm_frames_fini(struct sim_mm *mm);
+uint32_t sim_mm_frames_alloc(struct sim_mm *mm, int order);
+void sim_mm_frames_done(struct sim_mm *mm, uint32_t frame);
+void sim_mm_map_frame(struct sim_mm *mm, unsigned long addr, uint32_t frame);
+void sim_mm_unmap_frames(struct sim_mm *mm, unsigned long start,
+			 unsigned long end);
 
 /* Set-up only: [start, end), not yet populated, is task's own (its
  * faults reach task's uffd where each task has one). 0 or -errno. */

@@ -82,6 +82,22 @@ int res_point_add(struct res_point *p, int m, double v)
 	return 0;
 }
 
+/* The page allocator's locks, after the scheme's. */
+static void frames_classes(struct res_counters *c, const struct sim_mm *mm)
+{
+	struct lockstat_class *fc[2] = { mm->fstat.zone, mm->fstat.pcp };
+	int n = mm->cfg.frames && mm->cfg.frames->mode == FRAMES_PCP ? 2 : 1;
+
+	for (int k = 0; mm->cfg.frames && k < n && c->nclasses < LOCK_MAX_CLASSES;
+	     k++) {
+		struct res_lockclass *rc = &c->classes[c->nclasses++];
+
+		snprintf(rc->name, sizeof(rc->name), "%s", fc[k]->name);
+		for (int s = 0; s < LS_NSIDES; s++)
+			lockstat_sum(fc[k], s, &rc->side[s]);
+	}
+}
+
 void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 {
 	struct lock_inst *l = mm->lock;
@@ -114,6 +130,7 @@ void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 	}
 	c->nclasses = l->nclasses < LOCK_MAX_CLASSES ? l->nclasses
 						      : LOCK_MAX_CLASSES;
+	frames_classes(c, mm);
 	if (l->ops->counters)
 		c->ncounters = l->ops->counters(l, c->counter_names, c->counters);
 	/* The validate/retry contract: attempts the scheme sent back. */
@@ -355,6 +372,12 @@ static json_object *point_json(const struct res_file *r,
 	if (r->fault_source && !strcmp(r->fault_source, "uffd"))
 		JADD(o, "uffd", uffd_json(&p->c));
 	JADD(o, "counter_slots", JU64(p->c.slots));
+	if (p->has_frames) {
+		f = json_object_new_object();
+		for (int k = 0; k < FRAMES_NCOUNTERS; k++)
+			JADD(f, frames_counter_name(k), JU64(p->frames[k]));
+		JADD(o, "frames", f);
+	}
 	l = json_object_new_object();
 	for (int i = 0; i < p->c.nclasses; i++) {
 		json_object *c = json_object_new_object();

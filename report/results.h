@@ -95,6 +95,9 @@ struct res_point {
 	/* The host kernel during the timed phases: vmsim's own real memory
 	 * calls (layout-changing ones must be 0), and /proc/vmstat deltas. */
 	uint64_t host_calls[HOST_NCALLS];
+	/* The simulated zone's counters (--frames), summed over iterations. */
+	bool has_frames;
+	uint64_t frames[FRAMES_NCOUNTERS];
 	struct host_vmstat vmstat;
 };
 

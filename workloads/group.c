@@ -120,7 +120,18 @@ int group_create(const struct run_cfg *c, const struct lock_ops *lock, int n,
 	g->rec = (struct agent_rec *)(g->shm + 1);
 	g->slots = (struct task_slot *)(g->rec + g->nagents);
 	group_init_slots(g, n);
-	if (c->processes) {
+	/* A zone for the group, before any agent is forked: its task
+	 * processes share it, as processes share the kernel's. */
+	if (c->frames != FRAMES_NONE) {
+		ret = frames_create(c->frames, c->bulk_free,
+				    (uint32_t)(c->phys >> SIM_PAGE_SHIFT),
+				    grp_ncpus(), &g->frames);
+		if (ret)
+			snprintf(err, errlen, "cannot set up %zu MiB of simulated "
+				 "page frames: %s", c->phys >> 20, strerror(-ret));
+	}
+	if (ret) {
+	} else if (c->processes) {
 		g->pids = calloc((size_t)g->nagents, sizeof(*g->pids));
 		if (!g->pids)
 			ret = -ENOMEM;
@@ -304,6 +315,11 @@ static void agent_reap(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+uint64_t group_frames_failed(const struct group *g)
+{
+	return g->frames ? frames_counter(g->frames, FRAMES_ALLOC_FAIL) : 0;
+}
+
 void group_destroy(struct group *g, struct res_point *p)
 {
 	if (!g)
@@ -318,6 +334,12 @@ void group_destroy(struct group *g, struct res_point *p)
 	for (int i = 0; p && i < g->nagents; i++)
 		if (atomic_load(&g->rec[i].state) == AGENT_READY)
 			res_counters_add(&p->c, &g->rec[i].final);
+	/* Every mm is gone and gave its frames back: the zone's counters. */
+	for (int k = 0; p && g->frames && k < FRAMES_NCOUNTERS; k++)
+		p->frames[k] += frames_counter(g->frames, (enum frames_counter)k);
+	if (p && g->frames)
+		p->has_frames = true;
+	frames_destroy(g->frames);
 	host_munmap(g->shm, g->len);
 	free(g->pids);
 	free(g);

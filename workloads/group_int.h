@@ -61,6 +61,7 @@ struct group {
 	_Atomic int *interrupt;
 	pid_t *pids;                     /* processes mode; 0 once reaped */
 	bool broken;                     /* an agent died: nothing to wait for */
+	struct frames *frames;           /* shared by its agents; or NULL */
 	pthread_t agent_thread;          /* threads mode */
 	bool thread_started;
 	int iter;

@@ -299,6 +299,16 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 			progress_show(c, pg, c->locks[s]->name, n, i);
 			ret = run_iteration(c, g[s], &it, pts[s], err, errlen);
 			pg->done++;
+			/* The kernel would have OOM-killed: the iteration is
+			 * not a measurement, the run ends (exit 3). */
+			if (!ret && group_frames_failed(g[s])) {
+				snprintf(err, errlen, "the simulated zone ran out "
+					 "of page frames (--phys %zu MiB): %llu "
+					 "allocations failed; give a larger --phys",
+					 c->phys >> 20, (unsigned long long)
+					 group_frames_failed(g[s]));
+				ret = -ENOSPC;
+			}
 			pts[s]->touches += it.touches;
 			pts[s]->segv += it.segv;
 			/* An interrupt explains whatever the tasks then

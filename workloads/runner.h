@@ -41,6 +41,12 @@ struct run_cfg {
 	 * dealt out in stripes); auto: per task beyond 4 tasks. */
 	enum uffd_split { UFFD_SPLIT_AUTO, UFFD_SPLIT_SHARED,
 			  UFFD_SPLIT_PER_TASK } uffd_split;
+	/* Simulated physical memory: none, a zone, or a zone behind per-CPU
+	 * lists; its size (bytes) and how the lists are given back. */
+	enum frames_mode frames;
+	enum frames_bulk bulk_free;
+	bool bulk_given;
+	size_t phys;
 	struct wl_opts wo;
 	bool progress;                   /* progress line on stderr */
 	double fault_timeout;            /* s; a touch taking longer aborts */

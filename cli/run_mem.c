@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* vmsim run's simulated-memory options: folios, fault-around, and the
+ * page frames behind faults (--frames, --phys, --bulk-free). */
+#include <stdio.h>
+
+#include "cli/cmd.h"
+#include "cli/run.h"
+#include "util/parse.h"
+
+#define PHYS_MAX (64UL << 30)
+
+/* --folio, --fault-around: a power of two from a page to a PMD (2M). */
+static int fault_size(const char *arg, bool folio, size_t *out)
+{
+	if (parse_size(arg, out) || *out < SIM_PAGE_SIZE || *out > (2UL << 20) ||
+	    (*out & (*out - 1)))
+		return bad(folio ? "bad size '%s' for --folio: want a power of "
+				   "two from 4K to 2M"
+				 : "bad size '%s' for --fault-around: want a "
+				   "power of two from 4K to 2M", arg);
+	return 0;
+}
+
+int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
+{
+	int k;
+
+	switch (which) {
+	case RUN_OPT_FOLIO:
+		return fault_size(arg, true, &c->mm.folio_size);
+	case RUN_OPT_FAULT_AROUND:
+		return fault_size(arg, false, &c->mm.fault_around);
+	case RUN_OPT_FRAMES:         /* enum frames_mode order */
+		if ((k = pick("frames mode", arg, NAMES("none", "zone", "pcp"))) < 0)
+			return EXIT_USAGE;
+		c->frames = (enum frames_mode)k;
+		return 0;
+	case RUN_OPT_PHYS:
+		if (parse_size(arg, &c->phys) || c->phys % (2UL << 20) ||
+		    !c->phys || c->phys > PHYS_MAX)
+			return bad("bad size '%s' for --phys: want a multiple of "
+				   "2M up to 64G", arg);
+		return 0;
+	case RUN_OPT_BULK_FREE:      /* enum frames_bulk order */
+		if ((k = pick("bulk-free design", arg,
+			      NAMES("twopass", "onepass"))) < 0)
+			return EXIT_USAGE;
+		c->bulk_free = (enum frames_bulk)k;
+		c->bulk_given = true;
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
+size_t run_mem_need(const struct run_cfg *c)
+{
+	int most = 1;
+
+	for (int i = 0; i < c->ntasklist; i++)
+		if (c->tasks[i] > most)
+			most = c->tasks[i];
+	if (!c->wl->min_mem)
+		return 16UL << 20;
+	return c->wo.mem * (c->processes || c->wl->loop ? (size_t)most : 1);
+}
+
+int run_mem_settle(struct run_cfg *c)
+{
+	size_t need = run_mem_need(c), want;
+	char given[32], least[32];
+
+	if (c->frames == FRAMES_NONE) {
+		if (c->phys || c->bulk_given)
+			return bad("%s applies only with --frames zone or pcp",
+				   c->phys ? "--phys" : "--bulk-free");
+		return 0;
+	}
+	/* Room for what the run populates, the per-CPU lists, and a quarter
+	 * more (a zone never runs to its last page). */
+	want = need + need / 4 + (16UL << 20);
+	want = (want + (2UL << 20) - 1) & ~((2UL << 20) - 1);
+	/* At least 1 GiB: batch and high grow with the zone (1 GiB: 63 and
+	 * ~640), and a toy zone's would be a toy's. Frames cost 12 bytes. */
+	if (want < (1UL << 30))
+		want = 1UL << 30;
+	if (!c->phys) {
+		c->phys = want < PHYS_MAX ? want : PHYS_MAX;
+		return 0;
+	}
+	if (c->phys >= need)
+		return 0;
+	snprintf(given, sizeof(given), "%zuM", c->phys >> 20);
+	snprintf(least, sizeof(least), "%zuM",
+		 ((need + (2UL << 20) - 1) & ~((2UL << 20) - 1)) >> 20);
+	fprintf(stderr, "%s: --phys %s is too small for %s: it may have %zu MiB "
+		"resident at once; give --phys %s or more\n", prog, given,
+		c->wl->name, need >> 20, least);
+	return EXIT_USAGE;
+}
