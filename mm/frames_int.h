@@ -20,6 +20,13 @@ void zone_free_one(struct frames *fr, uint32_t i, int order);
 /* Mark the block at i allocated (state, order, tails, one reference). */
 void frames_mark_alloc(struct frames *fr, uint32_t i, int order);
 void frames_count(struct frames *fr, enum frames_counter c, uint64_t n);
+/* Zone lock held: put the block at i on the buddy list of order. */
+void zone_set_free(struct frames *fr, uint32_t i, int order);
+/* Taking the zone lock: a block of order allocated (FRAME_NIL: none);
+ * one given back. */
+uint32_t zone_alloc(struct frames *fr, const struct frames_stat *st, int order);
+void zone_free(struct frames *fr, const struct frames_stat *st, uint32_t i,
+	       int order);
 
 /* frames_pcp.c: the per-CPU path (mode pcp, orders it keeps). */
 bool pcp_keeps(int order);
