@@ -78,6 +78,12 @@ static void print_point(const struct res_point *p, const struct run_cfg *c)
 		       split.mean / 1e3, split.lock_wait / 1e3,
 		       split.lock_hold / 1e3, split.rest / 1e3,
 		       100 * split.lock_share);
+	if (p->has_frames)
+		for (int k = 0; k < FRAMES_NCOUNTERS; k++)
+			printf("%s%s %llu%s", k ? "" : "  frames: ",
+			       frames_counter_name(k),
+			       (unsigned long long)p->frames[k],
+			       k + 1 < FRAMES_NCOUNTERS ? ", " : "\n");
 	printf("  host (timed phase): mmap %llu, munmap %llu, mprotect "
 	       "%llu, mremap %llu, brk %llu, madvise %llu\n",
 	       (unsigned long long)p->host_calls[HOST_MMAP],
@@ -158,6 +164,14 @@ json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 		(int64_t)(c->mm.folio_size ? c->mm.folio_size : SIM_PAGE_SIZE)));
 	json_object_object_add(o, "fault_around", json_object_new_int64(
 		(int64_t)(c->mm.fault_around ? c->mm.fault_around : SIM_PAGE_SIZE)));
+	json_object_object_add(o, "frames", json_object_new_string(
+		frames_mode_name(c->frames)));
+	if (c->frames != FRAMES_NONE) {
+		json_object_object_add(o, "phys", json_object_new_int64(
+			(int64_t)c->phys));
+		json_object_object_add(o, "bulk_free", json_object_new_string(
+			c->bulk_free == FRAMES_ONEPASS ? "onepass" : "twopass"));
+	}
 	json_object_object_add(o, "uffd", json_object_new_string(
 		c->uffd_split == UFFD_SPLIT_SHARED ? "shared" :
 		c->uffd_split == UFFD_SPLIT_PER_TASK ? "per-task" : "auto"));
@@ -224,6 +238,11 @@ void print_banner(const struct run_cfg *c)
 		       c->handler_cpu == HANDLER_CPU_SAME ? "the task's" : "the next");
 	if (c->mm.folio_size > SIM_PAGE_SIZE)
 		printf(", %zuK folios", c->mm.folio_size >> 10);
+	if (c->frames != FRAMES_NONE)
+		printf(", %s frames (%zu MiB%s)", frames_mode_name(c->frames),
+		       c->phys >> 20, c->frames == FRAMES_PCP ?
+		       (c->bulk_free == FRAMES_ONEPASS ? ", one-pass bulk free" :
+			", two-pass bulk free") : "");
 	if (c->wl->min_mem && c->wo.mem % (1UL << 20))
 		printf(", mem %zu KiB", c->wo.mem >> 10);
 	else if (c->wl->min_mem)

@@ -202,6 +202,40 @@ rc=$?
 	grep -q "handler 0: busy with" "$tmp/err" && ok ||
 	fail "watchdog: exit $rc: $(cat "$tmp/err")"
 
+# Frames: every page a fault took comes back, in threads and in
+# processes mode (whose task processes share one zone); the zone and
+# per-CPU locks are in the lock statistics.
+for mode in threads processes; do
+	rm -f "$tmp/fr.json"
+	"$VMSIM" run -w page_fault1 -t 2 -m 1M --duration 1 --warmup 0 --interval 200 \
+		--mode $mode --frames pcp -q -o "$tmp/fr.json" >/dev/null 2>&1 &&
+	python3 - "$tmp/fr.json" <<'PY' && ok || fail "frames in $mode mode"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["options"]["frames"] == "pcp" and r["options"]["phys"] >= 1 << 30
+for p in r["results"]:
+    f = p["frames"]
+    assert f["pgalloc"] > 0 and f["pgalloc"] == f["pgfree"], f
+    assert f["alloc_fail"] == 0 and f["pcp_refill"] > 0, f
+    assert p["lockstat"]["zone_lock"]["write"]["acquisitions"] > 0
+    assert p["lockstat"]["pcp_lock"]["write"]["acquisitions"] >= f["pgalloc"] // 512
+PY
+done
+
+# A zone that runs out of frames mid-run (a test hook makes it 4 MiB):
+# one line, exit 3, and the result file written, marked incomplete.
+rm -f "$tmp/oom.json"
+VMSIM_TEST_PHYS=$((4 << 20)) "$VMSIM" run -w pft -t 1 -m 32M -i 2 --frames zone \
+	-q -o "$tmp/oom.json" >/dev/null 2>"$tmp/oom.err"
+rc=$?
+if [ $rc -eq 3 ] && [ "$(wc -l <"$tmp/oom.err")" -eq 1 ] &&
+   grep -q "the simulated zone ran out of page frames (--phys 4 MiB)" "$tmp/oom.err" &&
+   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert not r['complete'] and 'ran out of page frames' in r['stopped']" "$tmp/oom.json"; then
+	ok
+else
+	fail "out of frames: exit $rc, $(cat "$tmp/oom.err")"
+fi
+
 # compare: the regression gate and refusals.
 data=$(dirname "$0")/data/compare
 "$VMSIM" compare "$data/base.json" "$data/worse.json" >"$tmp/cmp" 2>&1 &&
