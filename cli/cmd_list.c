@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* vmsim list: the lock schemes and the workloads. */
+/* vmsim list: the lock schemes, the mm's components and the workloads. */
 #include <stdio.h>
 
 #include "cli/cmd.h"
@@ -11,6 +11,13 @@ int cmd_list(void)
 	printf("lock schemes:\n");
 	for (int i = 0; i < lock_nschemes; i++)
 		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);
+	printf("\ncomponents:\n"
+	       "  %-12s %s\n  %-12s %s\n  %-12s %s\n",
+	       "--frames", "none | zone | pcp: page frames behind faults: none; "
+	       "a zone (buddy lists, zone lock); per-CPU lists in front",
+	       "--bulk-free", "twopass | onepass: how a per-CPU list is given "
+	       "back (free_pcppages_bulk)",
+	       "--folio", "4K..2M: the folio an anonymous write fault places");
 	printf("\nworkloads:\n");
 	for (int i = 0; i < nworkloads; i++)
 		printf("  %-14s %s\n", workloads[i]->name, workloads[i]->desc);
