@@ -147,9 +147,20 @@ const char *frames_check(struct frames *fr, const uint16_t *refs)
 	struct walk w = { .fr = fr, .seen = calloc(fr->nframes, 1) };
 	bool ok;
 
+	uint64_t t[FRAMES_MAX_CPUS + 1];
+
 	if (!w.seen)
 		return "out of memory";
+	/* The locks, in the allocator's order (a CPU's lists, then the
+	 * zone): a check never reads a list a handler is changing, and sees
+	 * everything done under them before. */
+	for (int c = 0; c < fr->npcp; c++)
+		t[c] = sim_spin_lock(&fr->pcp[c].lock, NULL);
+	t[fr->npcp] = sim_spin_lock(&fr->zone_lock, NULL);
 	ok = check_buddy(&w) && check_pcp(&w) && check_alloc(&w, refs);
+	sim_spin_unlock(&fr->zone_lock, NULL, t[fr->npcp]);
+	for (int c = fr->npcp - 1; c >= 0; c--)
+		sim_spin_unlock(&fr->pcp[c].lock, NULL, t[c]);
 	free(w.seen);
 	if (ok)
 		return NULL;

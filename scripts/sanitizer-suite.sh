@@ -4,7 +4,8 @@
 # run the sanitizer builds too.
 #   sanitizer-suite.sh address|thread BUILD_DIR
 # address: the whole suite under ASan+UBSan. thread: the concurrent parts
-# (lock validators, uffd, faults racing munmap, VMA-tree concurrency and
+# (lock validators, uffd, faults racing munmap, VMA-tree concurrency, the
+# page allocator alone and behind the mm, and
 # property tests) under
 # TSan, with a shorter property run (TSan is ~20x slower).
 set -euo pipefail
@@ -17,7 +18,7 @@ cmake --build "$dir" -j"$(nproc)" >/dev/null
 cd "$dir"
 if [ "$kind" = thread ]; then
 	VMSIM_PROPERTY_OPS=5000 ctest --output-on-failure \
-		-R 'test_locks|test_rwsem|test_uffd|test_vma_concurrency|test_vma_property|test_fault_unmap'
+		-R 'test_locks|test_rwsem|test_uffd|test_vma_concurrency|test_vma_property|test_fault_unmap|test_frames'
 else
 	ctest --output-on-failure
 fi
