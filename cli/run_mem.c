@@ -61,7 +61,8 @@ size_t run_mem_need(const struct run_cfg *c)
 			most = c->tasks[i];
 	if (!c->wl->min_mem)
 		return 16UL << 20;
-	return c->wo.mem * (c->processes || c->wl->loop ? (size_t)most : 1);
+	return c->wo.mem * (c->processes || c->wl->loop || c->wl->needs_frames ?
+			    (size_t)most : 1);
 }
 
 int run_mem_settle(struct run_cfg *c)
@@ -69,6 +70,9 @@ int run_mem_settle(struct run_cfg *c)
 	size_t need = run_mem_need(c), want;
 	char given[32], least[32];
 
+	if (c->frames == FRAMES_NONE && c->wl->needs_frames)
+		return bad("workload '%s' needs page frames: give --frames zone "
+			   "or pcp", c->wl->name);
 	if (c->frames == FRAMES_NONE) {
 		if (c->phys || c->bulk_given)
 			return bad("%s applies only with --frames zone or pcp",

@@ -98,6 +98,30 @@ void frames_put(struct frames *fr, const struct frames_stat *st, uint32_t i)
 	zone_free(fr, st, h, order);
 }
 
+void frames_put_batch(struct frames *fr, const struct frames_stat *st,
+		      const uint32_t *frames, int n)
+{
+	uint32_t gone[64];
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint32_t h = frames_head(fr, frames[i]);
+
+		if (atomic_fetch_sub_explicit(&fr->f[h].ref, 1,
+					      memory_order_acq_rel) != 1)
+			continue;
+		frames_count(fr, FRAMES_PGFREE, 1u << fr->f[h].order);
+		if (fr->mode == FRAMES_PCP && !fr->f[h].order && k < 64)
+			gone[k++] = h;
+		else if (fr->mode == FRAMES_PCP && pcp_keeps(fr->f[h].order))
+			pcp_free(fr, st, h, fr->f[h].order);
+		else
+			zone_free(fr, st, h, fr->f[h].order);
+	}
+	if (k)
+		pcp_free_list(fr, st, gone, k);
+}
+
 /* --- set-up ----------------------------------------------------------------- */
 
 int frames_create(enum frames_mode mode, enum frames_bulk bulk,

@@ -113,6 +113,11 @@ uint32_t frames_alloc(struct frames *fr, const struct frames_stat *st,
  * last put frees it. */
 void frames_get(struct frames *fr, uint32_t i);
 void frames_put(struct frames *fr, const struct frames_stat *st, uint32_t i);
+/* Drop one reference of each of n order-0 folios (a pagevec: truncation,
+ * release_pages()): those that go are freed under one hold of this CPU's
+ * list lock (free_unref_page_list). */
+void frames_put_batch(struct frames *fr, const struct frames_stat *st,
+		      const uint32_t *frames, int n);
 /* The head of the allocated folio frame i lies in. */
 uint32_t frames_head(const struct frames *fr, uint32_t i);
 

@@ -33,5 +33,8 @@ bool pcp_keeps(int order);
 uint32_t pcp_alloc(struct frames *fr, const struct frames_stat *st, int order);
 void pcp_free(struct frames *fr, const struct frames_stat *st, uint32_t i,
 	      int order);
+/* n order-0 blocks under one hold of this CPU's lock. */
+void pcp_free_list(struct frames *fr, const struct frames_stat *st,
+		   const uint32_t *blocks, int n);
 
 #endif

@@ -160,14 +160,11 @@ static void free_pcppages_bulk(struct frames *fr, const struct frames_stat *st,
 	sim_spin_unlock(&fr->zone_lock, st->zone, t);
 }
 
-/* free_unref_page_commit(): onto this CPU's list; past high, a bulk
- * free. */
-void pcp_free(struct frames *fr, const struct frames_stat *st, uint32_t i,
-	      int order)
+/* free_unref_page_commit(), this CPU's lock held: onto its list; past
+ * high, a bulk free. */
+static void pcp_commit(struct frames *fr, const struct frames_stat *st,
+		       struct frames_pcp *pcp, uint32_t i, int order)
 {
-	struct frames_pcp *pcp = this_pcp(fr);
-	uint64_t t = sim_spin_lock(&pcp->lock, st->pcp);
-
 	atomic_store_explicit(&fr->f[i].state, FRAME_PCP, memory_order_relaxed);
 	flist_push_head(fr, &pcp->lists[pindex(order)], i);
 	pcp->count += 1 << order;
@@ -175,5 +172,27 @@ void pcp_free(struct frames *fr, const struct frames_stat *st, uint32_t i,
 		free_pcppages_bulk(fr, st, pcp,
 				   nr_pcp_free(pcp, fr->high, fr->batch),
 				   pindex(order));
+}
+
+void pcp_free(struct frames *fr, const struct frames_stat *st, uint32_t i,
+	      int order)
+{
+	struct frames_pcp *pcp = this_pcp(fr);
+	uint64_t t = sim_spin_lock(&pcp->lock, st->pcp);
+
+	pcp_commit(fr, st, pcp, i, order);
+	sim_spin_unlock(&pcp->lock, st->pcp, t);
+}
+
+/* free_unref_page_list(): the lock taken once for the list (5.17 drops
+ * it every SWAP_CLUSTER_MAX pages; a pagevec is 15). */
+void pcp_free_list(struct frames *fr, const struct frames_stat *st,
+		   const uint32_t *blocks, int n)
+{
+	struct frames_pcp *pcp = this_pcp(fr);
+	uint64_t t = sim_spin_lock(&pcp->lock, st->pcp);
+
+	for (int k = 0; k < n; k++)
+		pcp_commit(fr, st, pcp, blocks[k], 0);
 	sim_spin_unlock(&pcp->lock, st->pcp, t);
 }

@@ -18,6 +18,7 @@ for w in $workloads; do
 	mmap_stress) args="--cycles 10 -i 1" ;;
 	brk1) args="--duration 1 --warmup 0 --interval 50" ;;  # no --mem
 	madvise_batch) args="-m 1M -i 1" ;;
+	trunc) args="-m 1M -i 1 --frames pcp" ;;               # needs frames
 	*) args="-m 256K --duration 1 --warmup 0 --interval 50" ;;
 	esac
 	for mode in threads processes; do

@@ -108,6 +108,7 @@ struct workload {
 	 * exclusion (none) when several tasks share an mm. */
 	bool concurrent_writes;
 	bool touches_mem;                /* populates --mem (per task if loop) */
+	bool needs_frames;               /* refuses --frames none */
 	/* Returns 0 or -errno; *shared is handed to every task. Optional. */
 	int (*setup)(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 		     void **shared);
