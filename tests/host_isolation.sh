@@ -20,6 +20,8 @@ opts() {                         # small, fast runs of each workload
 	page_fault1|mmap1) echo "-m 256K --duration 1 --warmup 0 --interval 30" ;;
 	brk1) echo "--duration 1 --warmup 0 --interval 30" ;;
 	mmap_stress) echo "--cycles 20" ;;
+	trunc) echo "-m 1M --frames pcp" ;;
+	page_fault2) echo "-m 256K --duration 1 --warmup 0 --interval 30 --frames zone" ;;
 	esac
 }
 
@@ -64,7 +66,7 @@ check() {                        # check LABEL RUN-ARGS...
 
 # Every scheme vmsim lists, but none (which runs alone, below).
 schemes=$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f&&$1!="none"{print $1}' | paste -sd,)
-for w in fault_vs_mmap page_fault1 mmap1 brk1 mmap_stress; do
+for w in fault_vs_mmap page_fault1 mmap1 brk1 mmap_stress trunc page_fault2; do
 	for mode in threads processes; do
 		# shellcheck disable=SC2046
 		check "$w $mode" -w "$w" --mode "$mode" -t 1,2 \

@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0 passes=0 n=0
 
-workloads="pft page_fault1 page_fault2 mmap1 brk1 mmap_stress madvise_batch fault_vs_mmap"
+workloads="pft page_fault1 page_fault2 mmap1 brk1 mmap_stress madvise_batch fault_vs_mmap trunc"
 for round in $(seq "$rounds"); do
 	for w in $workloads; do
 		for mode in threads processes; do
@@ -26,7 +26,10 @@ for round in $(seq "$rounds"); do
 			if [ $((n % 2)) -eq 0 ]; then sig=INT rc_want=130; else sig=TERM rc_want=143; fi
 			if [ $((n % 3)) -eq 0 ]; then after=2.5; else after=1; fi
 			json="$tmp/r$n.json"
-			timeout --preserve-status -s $sig $after "$VMSIM" run -w $w \
+			extra=""
+			[ $w = trunc ] && extra="--frames pcp"   # 256M a task: 1000 iterations last ~5 s
+			# shellcheck disable=SC2086
+			timeout --preserve-status -s $sig $after "$VMSIM" run -w $w $extra \
 				--mode $mode -t 2 -i 1000 -l rwsem,pervma -q --json "$json" \
 				>"$tmp/out" 2>"$tmp/err"
 			rc=$?
