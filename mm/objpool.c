@@ -2,6 +2,7 @@
 #include "mm/objpool.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -32,6 +33,11 @@ int objpool_init(struct objpool *p, size_t size, size_t align, size_t cap)
 	if (base == MAP_FAILED)
 		return -errno;
 	p->base = base;
+	if (slot_array_init(&p->caches, sizeof(struct objpool_cache))) {
+		host_munmap(base, p->objsize * cap);
+		p->base = NULL;
+		return -ENOMEM;
+	}
 	return -pthread_mutex_init(&p->lock, NULL);
 }
 
@@ -40,27 +46,90 @@ void objpool_destroy(struct objpool *p)
 	if (!p->base)
 		return;
 	host_munmap(p->base, p->objsize * p->cap);
+	slot_array_destroy(&p->caches);
 	pthread_mutex_destroy(&p->lock);
 	p->base = NULL;
 }
 
+/* A thread's cache: its lock is uncontended unless two threads share a
+ * slot; no statistics (it stands for the kernel's lockless per-CPU fast
+ * path, not for a lock). */
+static void cache_lock(struct objpool_cache *c)
+{
+	int zero = 0;
+
+	/* Acquire: pairs with cache_unlock()'s release. */
+	while (!atomic_compare_exchange_weak_explicit(&c->lock.locked, &zero, 1,
+			memory_order_acquire, memory_order_relaxed)) {
+		zero = 0;
+		sched_yield();
+	}
+}
+
+static void cache_unlock(struct objpool_cache *c)
+{
+	atomic_store_explicit(&c->lock.locked, 0, memory_order_release);
+}
+
+/* Shared list held: up to OBJPOOL_BATCH objects into c. */
+static void refill(struct objpool *p, struct objpool_cache *c)
+{
+	pthread_mutex_lock(&p->lock);
+	while (c->n < OBJPOOL_BATCH) {
+		void *o = p->free;
+
+		if (o)
+			p->free = *(void **)o;
+		else if (p->next < p->cap)
+			o = p->base + p->objsize * p->next++;
+		else
+			break;
+		c->obj[c->n++] = o;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* n of c's objects back to the shared list. */
+static void flush(struct objpool *p, struct objpool_cache *c, int n)
+{
+	pthread_mutex_lock(&p->lock);
+	while (n-- > 0 && c->n) {
+		void *o = c->obj[--c->n];
+
+		*(void **)o = p->free;
+		p->free = o;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
 void *objpool_alloc(struct objpool *p)
 {
+	struct objpool_cache *c = slot_mine(&p->caches);
 	void *o = NULL;
 
-	pthread_mutex_lock(&p->lock);
-	if (p->free) {
-		o = p->free;
-		p->free = *(void **)o;
-	} else if (p->next < p->cap) {
-		o = p->base + p->objsize * p->next++;
-	}
-	if (o)
-		p->live++;
-	pthread_mutex_unlock(&p->lock);
-	if (o)
-		memset(o, 0, p->objsize);
+	cache_lock(c);
+	if (!c->n)
+		refill(p, c);
+	if (c->n)
+		o = c->obj[--c->n];
+	cache_unlock(c);
+	if (!o)
+		return NULL;
+	atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
+	memset(o, 0, p->objsize);
 	return o;
+}
+
+/* Every thread's cache back to the shared list (the pool ran dry). */
+static void drain_caches(struct objpool *p)
+{
+	for (int i = 0; i < p->caches.n; i++) {
+		struct objpool_cache *c = slot_at(&p->caches, i);
+
+		cache_lock(c);
+		flush(p, c, c->n);
+		cache_unlock(c);
+	}
 }
 
 void *objpool_alloc_reclaim(struct objpool *p)
@@ -69,6 +138,7 @@ void *objpool_alloc_reclaim(struct objpool *p)
 
 	if (!o) {
 		sim_rcu_barrier();
+		drain_caches(p);
 		o = objpool_alloc(p);
 	}
 	return o;
@@ -76,21 +146,20 @@ void *objpool_alloc_reclaim(struct objpool *p)
 
 void objpool_free(struct objpool *p, void *obj)
 {
+	struct objpool_cache *c;
+
 	if (!obj)
 		return;
-	pthread_mutex_lock(&p->lock);
-	*(void **)obj = p->free;
-	p->free = obj;
-	p->live--;
-	pthread_mutex_unlock(&p->lock);
+	c = slot_mine(&p->caches);
+	cache_lock(c);
+	if (c->n == OBJPOOL_CACHE)
+		flush(p, c, OBJPOOL_BATCH);
+	c->obj[c->n++] = obj;
+	cache_unlock(c);
+	atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
 }
 
 size_t objpool_live(struct objpool *p)
 {
-	size_t n;
-
-	pthread_mutex_lock(&p->lock);
-	n = p->live;
-	pthread_mutex_unlock(&p->lock);
-	return n;
+	return atomic_load_explicit(&p->live, memory_order_relaxed);
 }

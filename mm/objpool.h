@@ -9,23 +9,42 @@
  * mmap_write_lock back into the timed phase (see uffd/host.h). The pool
  * asks the host for memory once, at set-up.
  *
- * Thread-safe (a mutex: objects are freed by the RCU callback thread
- * while writers allocate). Exhaustion is -ENOMEM for the operation, as a
- * kernel allocation failure would be.
+ * Each thread allocates from and frees to its own cache of up to 32
+ * objects (one per counter slot, sync/slots.h), which trades 16 at a
+ * time with the shared free list under its mutex — as the kernel's slab
+ * allocators serve most calls from a per-CPU cache and take a shared lock
+ * on the slow path. A single lock on every allocation would serialise
+ * every mmap and munmap of every task, which the kernel does not.
+ * Exhaustion is -ENOMEM for the operation, as a kernel allocation
+ * failure would be.
  */
 #ifndef VMSIM_OBJPOOL_H
 #define VMSIM_OBJPOOL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
+
+#include "sync/slots.h"
+#include "sync/spinlock.h"
+
+#define OBJPOOL_CACHE 32                 /* objects a thread's cache holds */
+#define OBJPOOL_BATCH 16                 /* traded with the shared list */
+
+struct objpool_cache {
+	struct sim_spinlock lock;        /* uncontended but for a shared slot */
+	int n;
+	void *obj[OBJPOOL_CACHE];
+} __attribute__((aligned(64)));
 
 struct objpool {
 	char *base;                      /* the reserved region */
 	size_t objsize;                  /* rounded up to align */
 	size_t cap, next;                /* objects reserved, used so far */
 	void *free;                      /* free list, linked through objects */
-	size_t live;                     /* allocated and not freed */
-	pthread_mutex_t lock;
+	_Atomic size_t live;             /* allocated and not freed */
+	pthread_mutex_t lock;            /* the free list and next */
+	struct slot_array caches;        /* struct objpool_cache */
 };
 
 /* Reserve room for cap objects of size bytes aligned to align (a power

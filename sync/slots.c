@@ -25,11 +25,18 @@ void slots_bind(int id)
 	slots_mine = id >= 0 ? id : 0;
 }
 
+/* A thread that binds no slot (the main thread, the agent, the RCU
+ * callback thread, a test's threads) takes one from the top down, so
+ * that it shares none with the tasks and handlers that bind theirs from
+ * the bottom (a run counts a few slots for such threads). */
 int slot_id(void)
 {
-	if (slots_mine < 0)
-		slots_mine = atomic_fetch_add_explicit(&slots_next, 1,
-				memory_order_relaxed) % slots_count();
+	if (slots_mine < 0) {
+		int n = slots_count();
+
+		slots_mine = n - 1 - atomic_fetch_add_explicit(&slots_next, 1,
+				memory_order_relaxed) % n;
+	}
 	return slots_mine;
 }
 

@@ -7,7 +7,7 @@
  * A run says how many threads it will have at once (its tasks, its
  * handlers and a few others) with slots_set_count() before it creates
  * anything with slots; each task and handler binds its own slot
- * (slots_bind), every other thread gets one round-robin. An array made by
+ * (slots_bind), every other thread gets one from the top down. An array made by
  * slot_array_init() has the count of the moment: a thread whose slot lies
  * beyond it (a later, larger run in the same process) shares, still
  * correctly — every update is an atomic RMW.
