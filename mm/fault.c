@@ -249,6 +249,10 @@ static int populate_vma(struct sim_vma *v, void *arg)
 	if ((v->vm_flags & VM_WRITE) && !(v->vm_flags & VM_SHARED))
 		atomic_store_explicit(&v->anon_vma, true, memory_order_relaxed);
 	p->ret = mm->src->ops->populate(mm->src, v, s, e);
+	/* Populated private memory is the kernel's faults' (GUP through
+	 * do_anonymous_page): it takes frames; page-cache pages do not. */
+	if (!p->ret && v->vm_file == SIM_FILE_NONE && !(v->vm_flags & VM_SHARED))
+		sim_mm_populate_frames(mm, s, e);
 	atomic_fetch_add_explicit(&mm->populated, (e - s) >> SIM_PAGE_SHIFT,
 				  memory_order_relaxed);
 	return p->ret;

@@ -124,6 +124,10 @@ void sim_mm_frames_done(struct sim_mm *mm, uint32_t frame);
 void sim_mm_map_frame(struct sim_mm *mm, unsigned long addr, uint32_t frame);
 void sim_mm_unmap_frames(struct sim_mm *mm, unsigned long start,
 			 unsigned long end);
+/* After MAP_POPULATE of private memory: a frame for every page of
+ * [start, end) that has none. */
+void sim_mm_populate_frames(struct sim_mm *mm, unsigned long start,
+			    unsigned long end);
 
 /* Set-up only: [start, end), not yet populated, is task's own (its
  * faults reach task's uffd where each task has one). 0 or -errno. */

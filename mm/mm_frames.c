@@ -81,6 +81,24 @@ void sim_mm_map_frame(struct sim_mm *mm, unsigned long addr, uint32_t frame)
 		frames_put(mm->cfg.frames, &mm->fstat, old - 1);
 }
 
+void sim_mm_populate_frames(struct sim_mm *mm, unsigned long start,
+			    unsigned long end)
+{
+	if (!mm->page_frame)
+		return;
+	for (unsigned long a = start; a < end; a += SIM_PAGE_SIZE) {
+		uint32_t f;
+
+		if (atomic_load_explicit(slot(mm, a), memory_order_relaxed))
+			continue;
+		f = sim_mm_frames_alloc(mm, 0);
+		if (f == FRAME_NIL)
+			return;          /* counted: the run ends */
+		sim_mm_map_frame(mm, a, f);
+		sim_mm_frames_done(mm, f);
+	}
+}
+
 /* Every slot of the range, present or not: a placement that raced an
  * earlier zap of its page is let go here at the latest. */
 void sim_mm_unmap_frames(struct sim_mm *mm, unsigned long start,

@@ -2,7 +2,8 @@
 /*
  * Frames behind the simulated mm, under every scheme, zone and pcp, 4K
  * pages and 64K folios, both fault sources: a seeded sequence of mmaps,
- * page touches (faults), MADV_DONTNEED, PROT_NONE and munmaps, and after
+ * MAP_POPULATE, page touches (faults), MADV_DONTNEED, PROT_NONE and
+ * munmaps, and after
  * every step the allocator's invariants (mm/frames_check.c) with the
  * references each folio must hold counted from the mm's page -> frame
  * map: every frame is free on exactly one list or belongs to a folio
@@ -86,8 +87,10 @@ static void one_run(const struct lock_ops *ops, const struct fault_source_ops *s
 			len = AREA - off;
 		if (!a) {
 			what = "mmap";
+			/* every other one populated (frames at once) */
 			ck_assert_int_eq(sim_do_mmap(mm, 0, AREA, PROT_READ | PROT_WRITE,
-						     MAP_PRIVATE | MAP_ANONYMOUS,
+						     MAP_PRIVATE | MAP_ANONYMOUS |
+						     (op % 2 ? MAP_POPULATE : 0),
 						     SIM_FILE_NONE, 0, &maps[k]), 0);
 		} else if (op < 6) {
 			what = "touch";
