@@ -52,6 +52,7 @@
 
 #include "sync/futex.h"
 #include "locks/lock_ops.h"
+#include "sync/spinlock.h"
 
 struct rl_node {
 	struct rl_node *left, *right;
@@ -68,7 +69,7 @@ _Static_assert(sizeof(struct rl_node) <= sizeof(((struct lock_handle *)0)->priv)
 
 struct range_lock {
 	struct lock_inst base;
-	_Atomic int spin;                /* the tree lock */
+	struct sim_spinlock spin;        /* the tree lock */
 	struct rl_node *root;
 	unsigned long seq;
 	unsigned seed;
@@ -85,24 +86,12 @@ struct range_lock {
 
 static void rl_spin_lock(struct range_lock *r)
 {
-	for (int tries = 0;; tries++) {
-		int zero = 0;
-
-		/* Acquire: pairs with the release in rl_spin_unlock(). */
-		if (!atomic_load_explicit(&r->spin, memory_order_relaxed) &&
-		    atomic_compare_exchange_weak_explicit(&r->spin, &zero, 1,
-				memory_order_acquire, memory_order_relaxed))
-			return;
-		if (tries > 64)
-			sched_yield();
-		else
-			cpu_relax();
-	}
+	sim_spin_lock_raw(&r->spin);
 }
 
 static void rl_spin_unlock(struct range_lock *r)
 {
-	atomic_store_explicit(&r->spin, 0, memory_order_release);
+	sim_spin_unlock_raw(&r->spin);
 }
 
 /* --- the interval treap ---------------------------------------------------- */

@@ -2,7 +2,6 @@
 #include "mm/objpool.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -51,26 +50,6 @@ void objpool_destroy(struct objpool *p)
 	p->base = NULL;
 }
 
-/* A thread's cache: its lock is uncontended unless two threads share a
- * slot; no statistics (it stands for the kernel's lockless per-CPU fast
- * path, not for a lock). */
-static void cache_lock(struct objpool_cache *c)
-{
-	int zero = 0;
-
-	/* Acquire: pairs with cache_unlock()'s release. */
-	while (!atomic_compare_exchange_weak_explicit(&c->lock.locked, &zero, 1,
-			memory_order_acquire, memory_order_relaxed)) {
-		zero = 0;
-		sched_yield();
-	}
-}
-
-static void cache_unlock(struct objpool_cache *c)
-{
-	atomic_store_explicit(&c->lock.locked, 0, memory_order_release);
-}
-
 /* Shared list held: up to OBJPOOL_BATCH objects into c. */
 static void refill(struct objpool *p, struct objpool_cache *c)
 {
@@ -107,12 +86,12 @@ void *objpool_alloc(struct objpool *p)
 	struct objpool_cache *c = slot_mine(&p->caches);
 	void *o = NULL;
 
-	cache_lock(c);
+	sim_spin_lock_raw(&c->lock);
 	if (!c->n)
 		refill(p, c);
 	if (c->n)
 		o = c->obj[--c->n];
-	cache_unlock(c);
+	sim_spin_unlock_raw(&c->lock);
 	if (!o)
 		return NULL;
 	atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
@@ -126,9 +105,9 @@ static void drain_caches(struct objpool *p)
 	for (int i = 0; i < p->caches.n; i++) {
 		struct objpool_cache *c = slot_at(&p->caches, i);
 
-		cache_lock(c);
+		sim_spin_lock_raw(&c->lock);
 		flush(p, c, c->n);
-		cache_unlock(c);
+		sim_spin_unlock_raw(&c->lock);
 	}
 }
 
@@ -151,11 +130,11 @@ void objpool_free(struct objpool *p, void *obj)
 	if (!obj)
 		return;
 	c = slot_mine(&p->caches);
-	cache_lock(c);
+	sim_spin_lock_raw(&c->lock);
 	if (c->n == OBJPOOL_CACHE)
 		flush(p, c, OBJPOOL_BATCH);
 	c->obj[c->n++] = obj;
-	cache_unlock(c);
+	sim_spin_unlock_raw(&c->lock);
 	atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
 }
 
