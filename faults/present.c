@@ -88,7 +88,7 @@ int present_place(struct present_map *p, unsigned long addr,
 void present_forget(struct present_map *p, unsigned long start,
 		    unsigned long end)
 {
-	int64_t gone = 0;
+	uint64_t gone = 0;
 
 	for (unsigned long a = start; a < end; a += SIM_PAGE_SIZE) {
 		_Atomic unsigned char *b = present_byte(p, a);
@@ -125,12 +125,10 @@ void present_write_protect(struct present_map *p, unsigned long start,
 
 uint64_t present_resident(const struct present_map *p)
 {
-	int64_t r = 0;
+	/* Two's complement: a slot that only zapped holds a negative count. */
+	int64_t r = (int64_t)slot_array_sum(&p->slots,
+					    offsetof(struct present_slot, resident));
 
-	for (int s = 0; s < p->slots.n; s++)
-		r += atomic_load_explicit(
-			&((struct present_slot *)slot_at(&p->slots, s))->resident,
-					  memory_order_relaxed);
 	return r > 0 ? (uint64_t)r : 0;
 }
 

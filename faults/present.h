@@ -25,7 +25,7 @@
 #define PRESENT_GEN   8                  /* one zap generation */
 
 struct present_slot {
-	_Atomic int64_t resident;        /* pages placed minus pages zapped */
+	_Atomic uint64_t resident;       /* placed minus zapped (mod 2^64) */
 } __attribute__((aligned(64)));
 
 struct present_map {

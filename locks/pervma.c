@@ -388,11 +388,8 @@ static int pv_counters(struct lock_inst *l, const char **names, uint64_t *values
 
 	for (int i = 0; i < PV_NCOUNTERS; i++) {
 		names[i] = n[i];
-		values[i] = 0;
-		for (int s = 0; s < pv->slots.n; s++)
-			values[i] += atomic_load_explicit(
-				&((struct pv_slot *)slot_at(&pv->slots, s))->n[i],
-							  memory_order_relaxed);
+		values[i] = slot_array_sum(&pv->slots, offsetof(struct pv_slot, n) +
+					   sizeof(uint64_t) * (size_t)i);
 	}
 	return PV_NCOUNTERS + sim_rwsem_counters(&pv->mmap_lock,
 			names + PV_NCOUNTERS, values + PV_NCOUNTERS);

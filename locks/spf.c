@@ -304,11 +304,8 @@ static int spf_counters(struct lock_inst *l, const char **names,
 
 	for (int k = 0; k < SPF_NCOUNTERS; k++) {
 		names[k] = n[k];
-		values[k] = 0;
-		for (int i = 0; i < s->slots.n; i++)
-			values[k] += atomic_load_explicit(
-				&((struct spf_slot *)slot_at(&s->slots, i))->n[k],
-							  memory_order_relaxed);
+		values[k] = slot_array_sum(&s->slots, offsetof(struct spf_slot, n) +
+					   sizeof(uint64_t) * (size_t)k);
 	}
 	return SPF_NCOUNTERS;
 }

@@ -141,7 +141,8 @@ static uint32_t fault_frames(struct sim_mm *mm, const struct sim_vma *v,
  */
 static int fault_locked(struct sim_mm *mm, struct sim_vma *v,
 			struct lock_handle *h, unsigned long addr,
-			unsigned flags, void *ctx)
+			unsigned flags, void *ctx, enum sim_fault_kind *kindp,
+			unsigned *pages)
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	enum sim_fault_kind kind;
@@ -165,7 +166,7 @@ static int fault_locked(struct sim_mm *mm, struct sim_vma *v,
 	 * lookup may have seen a layout a writer is changing). */
 	if (ops->fault_validate && ops->fault_validate(mm->lock, h, need))
 		return -EAGAIN;
-	sim_mm_count_fault(mm, kind);
+	*kindp = kind;
 	if (kind == SIM_FAULT_NOVMA || kind == SIM_FAULT_PROT)
 		return -EFAULT;
 	if (need)
@@ -177,7 +178,7 @@ static int fault_locked(struct sim_mm *mm, struct sim_vma *v,
 	sim_mm_frames_done(mm, frame);
 	if (placed < 0)
 		return placed;
-	sim_mm_count_pages(mm, (unsigned)placed);
+	*pages = (unsigned)placed;
 	return 0;
 }
 
@@ -186,7 +187,8 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct fault_source *src = mm->src;
-	unsigned lflags = 0;
+	enum sim_fault_kind kind = SIM_FAULT_NOVMA;
+	unsigned lflags = 0, pages = 0;
 	uint64_t wait = 0, hold = 0, t0, t1;
 	int ret;
 
@@ -206,7 +208,7 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		 * VMA stays valid even if a writer of another range replaces
 		 * tree nodes meanwhile. */
 		sim_rcu_read_lock();
-		ret = fault_locked(mm, v, &h, addr, flags, ctx);
+		ret = fault_locked(mm, v, &h, addr, flags, ctx, &kind, &pages);
 		/* A refused access must still be answered, or the thread
 		 * hangs: under the lock, so that no writer (an mprotect that
 		 * would now allow it) comes between the decision and it. */
@@ -221,7 +223,7 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		lock_inst_count_retry(mm->lock);
 		lflags = LOCK_FAULT_RETRY;
 	}
-	sim_mm_count_lock_time(mm, wait, hold);
+	sim_mm_count_fault(mm, kind, pages, wait, hold);
 	set_phase("waking the faulting thread");
 	if (!ret)
 		src->ops->wake(src, addr, ctx);

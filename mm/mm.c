@@ -232,12 +232,9 @@ void sim_mm_destroy(struct sim_mm *mm)
 
 void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS])
 {
-	memset(out, 0, sizeof(uint64_t) * SIM_FAULT_NKINDS);
-	for (int s = 0; s < mm->faults.n; s++)
-		for (int k = 0; k < SIM_FAULT_NKINDS; k++)
-			out[k] += atomic_load_explicit(
-				&((struct sim_fault_slot *)slot_at(&mm->faults, s))->n[k],
-						       memory_order_relaxed);
+	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
+		out[k] = slot_array_sum(&mm->faults, offsetof(struct sim_fault_slot,
+							      n) + sizeof(uint64_t) * k);
 }
 
 int sim_mm_claim(struct sim_mm *mm, unsigned long start, unsigned long end,
@@ -250,25 +247,16 @@ int sim_mm_claim(struct sim_mm *mm, unsigned long start, unsigned long end,
 
 uint64_t sim_mm_fault_pages(const struct sim_mm *mm)
 {
-	uint64_t n = 0;
-
-	for (int i = 0; i < mm->faults.n; i++)
-		n += atomic_load_explicit(
-			&((struct sim_fault_slot *)slot_at(&mm->faults, i))->pages,
-			memory_order_relaxed);
-	return n;
+	return slot_array_sum(&mm->faults, offsetof(struct sim_fault_slot, pages));
 }
 
 void sim_mm_fault_lock_time(const struct sim_mm *mm, uint64_t *wait,
 			    uint64_t *hold)
 {
-	*wait = *hold = 0;
-	for (int i = 0; i < mm->faults.n; i++) {
-		struct sim_fault_slot *s = slot_at(&mm->faults, i);
-
-		*wait += atomic_load_explicit(&s->lock_wait, memory_order_relaxed);
-		*hold += atomic_load_explicit(&s->lock_hold, memory_order_relaxed);
-	}
+	*wait = slot_array_sum(&mm->faults, offsetof(struct sim_fault_slot,
+						     lock_wait));
+	*hold = slot_array_sum(&mm->faults, offsetof(struct sim_fault_slot,
+						     lock_hold));
 }
 
 const char *sim_fault_kind_name(enum sim_fault_kind k)

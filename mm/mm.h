@@ -166,28 +166,19 @@ void sim_mm_protect(struct sim_mm *mm, unsigned long start, unsigned long end,
 void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end);
 const char *sim_fault_kind_name(enum sim_fault_kind k);
 
-static inline void sim_mm_count_lock_time(struct sim_mm *mm, uint64_t wait,
-					  uint64_t hold)
+/* One fault, done: its kind, the pages it placed, its time waiting for
+ * and holding the fault-side lock — one slot, one cache line. */
+static inline void sim_mm_count_fault(struct sim_mm *mm, enum sim_fault_kind k,
+				      unsigned pages, uint64_t wait,
+				      uint64_t hold)
 {
 	struct sim_fault_slot *s = slot_mine(&mm->faults);
 
+	atomic_fetch_add_explicit(&s->n[k], 1, memory_order_relaxed);
+	if (pages)
+		atomic_fetch_add_explicit(&s->pages, pages, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->lock_wait, wait, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->lock_hold, hold, memory_order_relaxed);
-}
-
-static inline void sim_mm_count_pages(struct sim_mm *mm, unsigned n)
-{
-	struct sim_fault_slot *s = slot_mine(&mm->faults);
-
-	atomic_fetch_add_explicit(&s->pages, n, memory_order_relaxed);
-}
-
-static inline void sim_mm_count_fault(struct sim_mm *mm, enum sim_fault_kind k)
-{
-	struct sim_fault_slot *s = slot_mine(&mm->faults);
-
-	atomic_fetch_add_explicit(&s->n[k], 1,
-				  memory_order_relaxed);
 }
 
 #endif

@@ -54,6 +54,17 @@ int slot_array_init(struct slot_array *a, size_t each)
 	return 0;
 }
 
+uint64_t slot_array_sum(const struct slot_array *a, size_t off)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < a->n; i++)
+		n += atomic_load_explicit((_Atomic uint64_t *)
+					  ((char *)slot_at(a, i) + off),
+					  memory_order_relaxed);
+	return n;
+}
+
 void slot_array_destroy(struct slot_array *a)
 {
 	free(a->base);

@@ -16,6 +16,7 @@
 #define VMSIM_SLOTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SLOTS_DEFAULT 32
 
@@ -42,6 +43,10 @@ static inline void *slot_at(const struct slot_array *a, int i)
 {
 	return (char *)a->base + (size_t)i * a->each;
 }
+
+/* The sum over a's slots of the _Atomic uint64_t at byte offset off of
+ * each (relaxed: counters). */
+uint64_t slot_array_sum(const struct slot_array *a, size_t off);
 
 /* The calling thread's slot of a. */
 static inline void *slot_mine(const struct slot_array *a)
