@@ -254,11 +254,9 @@ static int check_mem(const struct run_cfg *c, int most, bool mem_given)
 int check_limits(const struct run_cfg *c, int max_tasks,
 			bool mem_given)
 {
-	int most = 0;
+	int most = run_max_tasks(c);
 	size_t need, avail = mem_available();
 
-	for (int k = 0; k < c->ntasklist; k++)
-		most = c->tasks[k] > most ? c->tasks[k] : most;
 	if (most > max_tasks) {
 		fprintf(stderr, "%s: %d tasks is more than --max-tasks (%d)\n",
 			prog, most, max_tasks);

@@ -54,15 +54,12 @@ int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
 
 size_t run_mem_need(const struct run_cfg *c)
 {
-	int most = 1;
+	size_t most = (size_t)run_max_tasks(c);
 
-	for (int i = 0; i < c->ntasklist; i++)
-		if (c->tasks[i] > most)
-			most = c->tasks[i];
 	if (!c->wl->min_mem)
 		return 16UL << 20;
 	return c->wo.mem * (c->processes || c->wl->loop || c->wl->needs_frames ?
-			    (size_t)most : 1);
+			    most : 1);
 }
 
 int run_mem_settle(struct run_cfg *c)

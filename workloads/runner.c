@@ -346,11 +346,9 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
  * count on every fault share one. */
 static int runner_slot_count(const struct run_cfg *c)
 {
-	int most = 1, nbg = c->wl->background ? c->wl->background(&c->wo) : 0;
+	int most = run_max_tasks(c);
+	int nbg = c->wl->background ? c->wl->background(&c->wo) : 0;
 
-	for (int i = 0; i < c->ntasklist; i++)
-		if (c->tasks[i] > most)
-			most = c->tasks[i];
 	return most + nbg +
 	       run_uffds(c, most) * run_handlers_per_uffd(c, most) + 4;
 }

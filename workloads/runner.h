@@ -64,6 +64,8 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	       size_t errlen);
 
 
+/* The largest task count of the run (at least 1). */
+int run_max_tasks(const struct run_cfg *c);
 /* The uffds one mm of an ntasks point reads, and each one's handlers. */
 int run_uffds(const struct run_cfg *c, int ntasks);
 int run_handlers_per_uffd(const struct run_cfg *c, int ntasks);

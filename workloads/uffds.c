@@ -6,6 +6,16 @@
 #include "faults/sources.h"
 #include "workloads/runner.h"
 
+int run_max_tasks(const struct run_cfg *c)
+{
+	int most = 1;
+
+	for (int i = 0; i < c->ntasklist; i++)
+		if (c->tasks[i] > most)
+			most = c->tasks[i];
+	return most;
+}
+
 int run_uffds(const struct run_cfg *c, int ntasks)
 {
 	if (c->processes || c->mm.source != &uffd_fault_source ||
