@@ -85,22 +85,26 @@ static void *wd_main(void *arg)
 				"after the timeout; exiting\n");
 			_exit(3);
 		}
+		uint64_t nowc = cycles_now();
+
 		for (int i = 0; !fired && i < w->n; i++) {
 			uint64_t since = atomic_load_explicit(
 				&w->tasks[i]->touch_since, memory_order_relaxed);
+			uint64_t age;
 			int zero = 0;
 
-			/* A touch stamped after now was read (the coarse
-			 * clock ticked in between) has only just begun: now -
-			 * since would wrap around and fire. */
-			if (!since || since - 1 >= now ||
-			    now - (since - 1) <= (uint64_t)(w->timeout * 1e9))
+			/* A touch stamped after nowc was read has only just
+			 * begun: nowc - since would wrap around and fire. */
+			if (!since || since - 1 >= nowc)
+				continue;
+			age = cycles_to_ns(nowc - (since - 1), clock_ns_per_cycle());
+			if (age <= (uint64_t)(w->timeout * 1e9))
 				continue;
 			/* The run is marked aborted before the fault is
 			 * refused: the task that leaves it with an error must
 			 * find the run already stopping. */
 			atomic_compare_exchange_strong(w->interrupt, &zero, -1);
-			wd_report(w, w->tasks[i], now, since - 1);
+			wd_report(w, w->tasks[i], now, now - age);
 			fired = now;
 		}
 		/* 100 ms: a wake-up that may preempt a task holding a lock

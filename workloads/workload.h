@@ -60,7 +60,8 @@ struct wl_task {
 	uint64_t segv;                   /* touches refused: SIGSEGV */
 	double phase[RES_MAX_METRICS];   /* seconds per timed phase, if any */
 	/* For the runner's watchdog: when the current touch began
-	 * (coarse_ns() + 1; 0 when not touching), where, and who. */
+	 * (cycles_now() + 1, the touch's own clock reading; 0 when not
+	 * touching), where, and who. */
 	_Atomic uint64_t touch_since;
 	_Atomic unsigned long touch_addr;
 	_Atomic int tid;
@@ -142,9 +143,8 @@ static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 
 	/* Relaxed: read only by the watchdog, as a diagnostic. */
 	atomic_store_explicit(&t->touch_addr, addr, memory_order_relaxed);
-	atomic_store_explicit(&t->touch_since, coarse_ns() + 1,
-			      memory_order_relaxed);
 	c0 = cycles_now();
+	atomic_store_explicit(&t->touch_since, c0 + 1, memory_order_relaxed);
 	ret = sim_touch(t->mm, addr, write, val);
 	/* The touch's latency: the fault's, when it faulted (a uffd round
 	 * trip, or the synthetic fault path), a few ns when it did not. */
