@@ -42,7 +42,7 @@
 
 #include "sync/lockstat.h"
 
-#define LOCK_MAX_CLASSES 6
+#define LOCK_MAX_CLASSES 8
 #define LOCK_MAX_COUNTERS 16
 
 /* fault_begin flags */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <numa.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,23 @@ static size_t max_nodes(size_t max_map_count)
 	return max_map_count + 65536;
 }
 
+/* The slab caches' lock classes, for this process's statistics. */
+static int sim_mm_slab_stat_init(struct sim_mm *mm)
+{
+	if (!mm->cfg.slab_vma && !mm->cfg.slab_node)
+		return 0;
+	mm->sstat.list_lock = lockstat_class_new("slab_list_lock");
+	mm->sstat.barn_lock = lockstat_class_new("barn_lock");
+	return mm->sstat.list_lock && mm->sstat.barn_lock ? 0 : -ENOMEM;
+}
+
+static void sim_mm_slab_stat_fini(struct sim_mm *mm)
+{
+	lockstat_class_free(mm->sstat.list_lock);
+	lockstat_class_free(mm->sstat.barn_lock);
+	mm->sstat = (struct slab_stat){ 0 };
+}
+
 static size_t max_vmas(size_t max_map_count)
 {
 	return 4 * max_map_count + 65536;
@@ -162,17 +180,26 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		free(mm);
 		return ret;
 	}
-	ret = vma_tree_init_cap(&mm->tree, max_nodes(mm->cfg.max_map_count));
+	ret = sim_mm_slab_stat_init(mm);
+	if (!ret)
+		ret = vma_tree_init_slab(&mm->tree, max_nodes(mm->cfg.max_map_count),
+					 cfg->slab_node, &mm->sstat);
 	if (ret) {
+		sim_mm_slab_stat_fini(mm);
 		slot_array_destroy(&mm->faults);
 		free(mm);
 		return ret;
 	}
 	/* The scheme's policy: who serialises the tree's writers. */
 	vma_tree_set_external_lock(&mm->tree, cfg->lock->serialises_writers);
-	ret = objpool_init(&mm->vmas, sizeof(struct sim_vma),
-			   _Alignof(struct sim_vma),
-			   max_vmas(mm->cfg.max_map_count));
+	if (cfg->slab_vma)
+		ret = objpool_init_slab(&mm->vmas, sizeof(struct sim_vma),
+					_Alignof(struct sim_vma), cfg->slab_vma,
+					&mm->sstat, offsetof(struct sim_vma, rcu));
+	else
+		ret = objpool_init(&mm->vmas, sizeof(struct sim_vma),
+				   _Alignof(struct sim_vma),
+				   max_vmas(mm->cfg.max_map_count));
 	if (!ret)
 		ret = sim_mm_map_arena(mm);
 	if (!ret)
@@ -218,9 +245,12 @@ void sim_mm_destroy(struct sim_mm *mm)
 		mm->src->ops->destroy(mm->src);
 	if (mm->pidfd >= 0)
 		close(mm->pidfd);
-	/* Waits for RCU callbacks, which free into our pools. */
-	vma_tree_destroy(&mm->tree, NULL);
+	/* Waits for RCU callbacks, which free into our pools. A shared slab
+	 * cache gets every VMA back; the mm's own pool goes whole. */
+	objpool_rcu_barrier(&mm->vmas);
+	vma_tree_destroy(&mm->tree, mm->vmas.slab ? sim_vma_free : NULL);
 	objpool_destroy(&mm->vmas);
+	sim_mm_slab_stat_fini(mm);
 	sim_mm_frames_fini(mm);
 	slot_array_destroy(&mm->faults);
 	if (mm->lock)

@@ -70,6 +70,9 @@ struct sim_mm_cfg {
 	/* Simulated physical memory (shared by the run's mms), or NULL:
 	 * pages cost no frames. */
 	struct frames *frames;
+	/* Slab caches (shared by the run's mms) VMAs and tree nodes come
+	 * from, or NULL: the mm's own pools (--slab malloc). */
+	struct slab_cache *slab_vma, *slab_node;
 	enum sim_numa numa;
 };
 
@@ -86,6 +89,7 @@ struct sim_mm {
 	/* With frames: this process's zone/pcp lock classes, and each arena
 	 * page's frame + 1 (0: none). */
 	struct frames_stat fstat;
+	struct slab_stat sstat;          /* with slabs: their lock classes */
 	_Atomic uint32_t *page_frame;
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */

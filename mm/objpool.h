@@ -16,7 +16,13 @@
  * on the slow path. A single lock on every allocation would serialise
  * every mmap and munmap of every task, which the kernel does not.
  * Exhaustion is -ENOMEM for the operation, as a kernel allocation
- * failure would be.
+ * failure would be. That is --slab malloc.
+ *
+ * With --slab slub or sheaves the objects come from a slab cache
+ * (mm/slab.h) that hands out indices into this pool's region (the
+ * cache may be shared by several processes, each with its own region),
+ * and objpool_free_rcu() is kfree_rcu(): into an rcu_free sheaf, or the
+ * object's own RCU callback.
  */
 #ifndef VMSIM_OBJPOOL_H
 #define VMSIM_OBJPOOL_H
@@ -25,6 +31,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "mm/slab.h"
+#include "sync/rcu.h"
 #include "sync/slots.h"
 #include "sync/spinlock.h"
 
@@ -45,6 +53,9 @@ struct objpool {
 	_Atomic size_t live;             /* allocated and not freed */
 	pthread_mutex_t lock;            /* the free list and next */
 	struct slot_array caches;        /* struct objpool_cache */
+	struct slab_cache *slab;         /* or NULL: the caches above */
+	const struct slab_stat *st;
+	size_t rcu_off;                  /* of the sim_rcu_head in an object */
 };
 
 /* Reserve room for cap objects of size bytes aligned to align (a power
@@ -52,6 +63,11 @@ struct objpool {
 int objpool_init(struct objpool *p, size_t size, size_t align, size_t cap);
 /* The address space objpool_init() reserves for these objects. */
 size_t objpool_reserve_bytes(size_t size, size_t align, size_t cap);
+/* The same, for the objects of slab cache s (its nobjs); the head an
+ * object is freed by RCU with lies rcu_off bytes into it. */
+int objpool_init_slab(struct objpool *p, size_t size, size_t align,
+		      struct slab_cache *s, const struct slab_stat *st,
+		      size_t rcu_off);
 /* Release the region. Every object must be free (or abandoned). */
 void objpool_destroy(struct objpool *p);
 /* A zeroed object, or NULL when the pool is exhausted. */
@@ -61,6 +77,14 @@ void *objpool_alloc(struct objpool *p);
  * reclaim) before giving up. Not inside an RCU read-side section. */
 void *objpool_alloc_reclaim(struct objpool *p);
 void objpool_free(struct objpool *p, void *obj);
+/* kfree_rcu() of the object whose head h is: fn(h) after a grace period
+ * (fn then calls objpool_free()), or, with sheaves, the object goes into
+ * an rcu_free sheaf and fn is not called. p NULL: fn by call_rcu. */
+void objpool_free_rcu(struct objpool *p, struct sim_rcu_head *h,
+		      void (*fn)(struct sim_rcu_head *h));
+/* Every object freed by RCU so far is free once this returns (lazy
+ * sheaves handed to RCU, then rcu_barrier). Not in a read-side section. */
+void objpool_rcu_barrier(struct objpool *p);
 /* Objects allocated and not freed. */
 size_t objpool_live(struct objpool *p);
 

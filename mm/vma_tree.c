@@ -200,10 +200,11 @@ static void vt_node_free_rcu(struct sim_rcu_head *h)
 	objpool_free(n->pool, n);
 }
 
-void vt_pending_add(struct vma_tree *t, struct sim_rcu_head *h,
-			   void (*fn)(struct sim_rcu_head *))
+void vt_pending_add(struct vma_tree *t, struct objpool *pool,
+		    struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *))
 {
 	h->fn = fn;
+	h->owner = pool;
 	h->next = t->pending;
 	t->pending = h;
 }
@@ -215,7 +216,7 @@ void vt_drop(struct vma_tree *t, struct vt_node *n)
 	if (vt_node_fresh(t, n))
 		vt_unalloc(t, n);
 	else
-		vt_pending_add(t, &n->rcu, vt_node_free_rcu);
+		vt_pending_add(t, n->pool, &n->rcu, vt_node_free_rcu);
 }
 
 /*

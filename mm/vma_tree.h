@@ -56,6 +56,9 @@ struct vma_tree {
  * (about 4 million VMAs); _cap says how many. */
 int vma_tree_init(struct vma_tree *t);
 int vma_tree_init_cap(struct vma_tree *t, size_t max_nodes);
+/* The same, with nodes from slab cache s (NULL: the pool of max_nodes). */
+int vma_tree_init_slab(struct vma_tree *t, size_t max_nodes,
+		       struct slab_cache *s, const struct slab_stat *st);
 /* The address space vma_tree_init_cap() reserves for max_nodes. */
 size_t vma_tree_reserve_bytes(size_t max_nodes);
 /* Waits for queued RCU callbacks, then frees every node, and every VMA
@@ -108,9 +111,12 @@ static inline size_t vma_tree_txn_count(const struct vma_tree *t)
 int vma_tree_insert(struct vma_tree *t, struct sim_vma *v);
 /* Remove v (by identity); -ENOENT if it is not in the tree, -ENOMEM. */
 int vma_tree_erase(struct vma_tree *t, struct sim_vma *v);
-/* Call fn(h) after the transaction ends and a grace period passes
- * (dropped on abort: the caller still owns h's object then). */
-void vma_tree_retire(struct vma_tree *t, struct sim_rcu_head *h,
+/* Free h's object from pool (NULL: not from a pool) after the
+ * transaction ends and a grace period passes — kfree_rcu(): fn(h) then,
+ * or into an rcu_free sheaf (dropped on abort: the caller still owns
+ * h's object then). */
+void vma_tree_retire(struct vma_tree *t, struct objpool *pool,
+		     struct sim_rcu_head *h,
 		     void (*fn)(struct sim_rcu_head *h));
 
 /*

@@ -4,6 +4,7 @@
  * commit), transactions, and the gap search mmap places with.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,10 +193,10 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 
 /* --- transactions --------------------------------------------------------- */
 
-void vma_tree_retire(struct vma_tree *t, struct sim_rcu_head *h,
-		     void (*fn)(struct sim_rcu_head *))
+void vma_tree_retire(struct vma_tree *t, struct objpool *pool,
+		     struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *))
 {
-	vt_pending_add(t, h, fn);
+	vt_pending_add(t, pool, h, fn);
 }
 
 size_t vma_tree_reserve_bytes(size_t max_nodes)
@@ -204,7 +205,8 @@ size_t vma_tree_reserve_bytes(size_t max_nodes)
 				     _Alignof(struct vt_node), max_nodes);
 }
 
-int vma_tree_init_cap(struct vma_tree *t, size_t max_nodes)
+int vma_tree_init_slab(struct vma_tree *t, size_t max_nodes,
+		       struct slab_cache *s, const struct slab_stat *st)
 {
 	int ret;
 
@@ -212,14 +214,24 @@ int vma_tree_init_cap(struct vma_tree *t, size_t max_nodes)
 	atomic_init(&t->root, NULL);
 	atomic_init(&t->count, 0);
 	t->gen = 1;
-	ret = objpool_init(&t->nodes, sizeof(struct vt_node),
-			   _Alignof(struct vt_node), max_nodes);
+	if (s)
+		ret = objpool_init_slab(&t->nodes, sizeof(struct vt_node),
+					_Alignof(struct vt_node), s, st,
+					offsetof(struct vt_node, rcu));
+	else
+		ret = objpool_init(&t->nodes, sizeof(struct vt_node),
+				   _Alignof(struct vt_node), max_nodes);
 	if (ret)
 		return ret;
 	ret = -pthread_mutex_init(&t->lock, NULL);
 	if (ret)
 		objpool_destroy(&t->nodes);
 	return ret;
+}
+
+int vma_tree_init_cap(struct vma_tree *t, size_t max_nodes)
+{
+	return vma_tree_init_slab(t, max_nodes, NULL, NULL);
 }
 
 int vma_tree_init(struct vma_tree *t)
@@ -256,7 +268,7 @@ void vma_tree_end(struct vma_tree *t)
 	while (h) {
 		struct sim_rcu_head *next = h->next;
 
-		sim_call_rcu(h, h->fn);
+		objpool_free_rcu(h->owner, h, h->fn);
 		h = next;
 	}
 	if (!t->external_lock)
@@ -311,7 +323,7 @@ static void vt_free_all(struct vma_tree *t, struct vt_node *n,
 void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *))
 {
 	/* Callbacks still queued free into our pool: let them run first. */
-	sim_rcu_barrier();
+	objpool_rcu_barrier(&t->nodes);
 	vt_free_all(t, atomic_load_explicit(&t->root, memory_order_relaxed),
 		    free_vma);
 	while (t->spare) {

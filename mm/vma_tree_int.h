@@ -40,7 +40,8 @@ int vt_slot_by_start(const struct vt_node *n, unsigned long addr);
 bool vt_node_fresh(const struct vma_tree *t, const struct vt_node *n);
 struct vt_node *vt_alloc(struct vma_tree *t, bool leaf);
 void vt_unalloc(struct vma_tree *t, struct vt_node *n);
-void vt_pending_add(struct vma_tree *t, struct sim_rcu_head *h,
+void vt_pending_add(struct vma_tree *t, struct objpool *pool,
+		    struct sim_rcu_head *h,
 			   void (*fn)(struct sim_rcu_head *));
 void vt_drop(struct vma_tree *t, struct vt_node *n);
 int vt_reserve_ops(struct vma_tree *t);

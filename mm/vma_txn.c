@@ -158,7 +158,7 @@ int txn_remove(struct vma_txn *x, struct sim_vma *v)
 		return ret;
 	v->txn_removed = x->removed;
 	x->removed = v;
-	vma_tree_retire(&x->mm->tree, &v->rcu, vma_free_rcu);
+	vma_tree_retire(&x->mm->tree, v->pool, &v->rcu, vma_free_rcu);
 	return 0;
 }
 

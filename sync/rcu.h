@@ -30,6 +30,7 @@ struct sim_rcu_head {
 	unsigned long opaque[2];         /* liburcu's struct rcu_head */
 	void (*fn)(struct sim_rcu_head *h);
 	struct sim_rcu_head *next;       /* the owner's list link, until queued */
+	void *owner;                     /* the owner's, until queued */
 };
 
 void sim_rcu_read_lock(void);

@@ -112,13 +112,13 @@ static void mutate(struct shared *s, unsigned *seed)
 		unsigned long mid = v->vm_start + P *
 			(1 + (unsigned long)rand_r(seed) % ((v->vm_end - v->vm_start) / P - 1));
 
-		vma_tree_retire(t, &v->rcu, scribble_free);
+		vma_tree_retire(t, NULL, &v->rcu, scribble_free);
 		vma_tree_erase(t, v);
 		vma_tree_insert(t, mk(v->vm_start, mid));
 		vma_tree_insert(t, mk(mid, v->vm_end));
 	} else if ((n = vma_tree_txn_find(t, v->vm_end)) && n->vm_start == v->vm_end) {
-		vma_tree_retire(t, &v->rcu, scribble_free);
-		vma_tree_retire(t, &n->rcu, scribble_free);
+		vma_tree_retire(t, NULL, &v->rcu, scribble_free);
+		vma_tree_retire(t, NULL, &n->rcu, scribble_free);
 		vma_tree_erase(t, v);
 		vma_tree_erase(t, n);
 		vma_tree_insert(t, mk(v->vm_start, n->vm_end));
