@@ -46,7 +46,8 @@ enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
        OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
        OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU, OPT_UFFD,
-       OPT_FOLIO, OPT_FAULT_AROUND, OPT_FRAMES, OPT_PHYS, OPT_BULK_FREE };
+       OPT_FOLIO, OPT_FAULT_AROUND, OPT_FRAMES, OPT_PHYS, OPT_BULK_FREE,
+       OPT_SLAB, OPT_RCU_FREE };
 
 static const struct option run_opts[] = {
 	{ "lock", required_argument, NULL, 'l' },
@@ -69,6 +70,8 @@ static const struct option run_opts[] = {
 	{ "frames", required_argument, NULL, OPT_FRAMES },
 	{ "phys", required_argument, NULL, OPT_PHYS },
 	{ "bulk-free", required_argument, NULL, OPT_BULK_FREE },
+	{ "slab", required_argument, NULL, OPT_SLAB },
+	{ "rcu-free", required_argument, NULL, OPT_RCU_FREE },
 	{ "numa", required_argument, NULL, OPT_NUMA },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -150,7 +153,8 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 				   "of 4K", arg);
 		return 0;
 	case OPT_FOLIO: case OPT_FAULT_AROUND: case OPT_FRAMES: case OPT_PHYS:
-	case OPT_BULK_FREE:          /* in enum run_mem_opt order */
+	case OPT_BULK_FREE: case OPT_SLAB:
+	case OPT_RCU_FREE:           /* in enum run_mem_opt order */
 		return run_mem_opt(c, (enum run_mem_opt)(opt - OPT_FOLIO), arg);
 	case OPT_MAX_MAP:
 		if (parse_long(arg, 1, 100000000, &v))

@@ -33,10 +33,12 @@ void host_busy_now(struct host_busy *b);
 void warn_noise(const struct res_file *r, int n, const struct host_busy *t0);
 
 /* The simulated memory's options (cli/run_mem.c), in this order:
- * --folio, --fault-around, --frames, --phys, --bulk-free. 0, or
+ * --folio, --fault-around, --frames, --phys, --bulk-free, --slab,
+ * --rcu-free. 0, or
  * EXIT_USAGE after one line. */
 enum run_mem_opt { RUN_OPT_FOLIO, RUN_OPT_FAULT_AROUND, RUN_OPT_FRAMES,
-		   RUN_OPT_PHYS, RUN_OPT_BULK_FREE };
+		   RUN_OPT_PHYS, RUN_OPT_BULK_FREE, RUN_OPT_SLAB,
+		   RUN_OPT_RCU_FREE };
 int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg);
 /* After the options: --phys's default (what the run populates, and
  * room), or a refusal where it is too small. 0 or EXIT_USAGE. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* vmsim run's simulated-memory options: folios, fault-around, and the
- * page frames behind faults (--frames, --phys, --bulk-free). */
+/* vmsim run's simulated-memory options: folios, fault-around, the
+ * page frames behind faults (--frames, --phys, --bulk-free) and the slab
+ * caches VMAs and tree nodes come from (--slab, --rcu-free). */
 #include <stdio.h>
 
 #include "cli/cmd.h"
@@ -48,6 +49,19 @@ int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
 		c->bulk_free = (enum frames_bulk)k;
 		c->bulk_given = true;
 		return 0;
+	case RUN_OPT_SLAB:           /* enum slab_kind order */
+		if ((k = pick("slab allocator", arg,
+			      NAMES("malloc", "slub", "sheaves"))) < 0)
+			return EXIT_USAGE;
+		c->slab = (enum slab_kind)k;
+		return 0;
+	case RUN_OPT_RCU_FREE:       /* enum slab_rcu_free order */
+		if ((k = pick("rcu-free variant", arg,
+			      NAMES("call_rcu", "hurry", "barrier"))) < 0)
+			return EXIT_USAGE;
+		c->rcu_free = (enum slab_rcu_free)k;
+		c->rcu_free_given = true;
+		return 0;
 	}
 	return EXIT_USAGE;
 }
@@ -67,6 +81,8 @@ int run_mem_settle(struct run_cfg *c)
 	size_t need = run_mem_need(c), want;
 	char given[32], least[32];
 
+	if (c->rcu_free_given && c->slab != SLAB_SHEAVES)
+		return bad("%s applies only with --slab sheaves", "--rcu-free");
 	if (c->frames == FRAMES_NONE && c->wl->needs_frames)
 		return bad("workload '%s' needs page frames: give --frames zone "
 			   "or pcp", c->wl->name);

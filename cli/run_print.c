@@ -14,7 +14,7 @@
 /* One task count's lock classes, as /proc/lock_stat shows them. */
 static void print_lockstat(const struct res_point *p)
 {
-	printf("  %-12s %-5s %12s %12s %12s %12s %12s %12s\n",
+	printf("  %-14s %-5s %12s %12s %12s %12s %12s %12s\n",
 	       "lock class", "side", "acquired", "contended", "wait-total",
 	       "wait-max", "hold-avg", "hold-max");
 	for (int k = 0; k < p->c.nclasses; k++)
@@ -23,7 +23,7 @@ static void print_lockstat(const struct res_point *p)
 
 			if (!t->acquisitions)
 				continue;
-			printf("  %-12s %-5s %12llu %12llu %10.3fms %10.3fus "
+			printf("  %-14s %-5s %12llu %12llu %10.3fms %10.3fus "
 			       "%10.3fus %10.3fus\n", p->c.classes[k].name,
 			       s == LS_READ ? "read" : "write",
 			       (unsigned long long)t->acquisitions,
@@ -36,6 +36,26 @@ static void print_lockstat(const struct res_point *p)
 }
 
 /* One point's details: faults, uffd, latency, host calls, lockstat. */
+/* One line a slab cache: its counters that are not 0. */
+static void print_slab(const struct res_point *p)
+{
+	static const char *const cache[2] = { "vm_area_struct", "vt_node" };
+
+	for (int i = 0; p->has_slab && i < 2; i++) {
+		const char *sep = ": ";
+
+		printf("  slab %s", cache[i]);
+		for (int k = 0; k < SLAB_NCOUNTERS; k++) {
+			if (!p->slab[i][k])
+				continue;
+			printf("%s%s %llu", sep, slab_counter_name(k),
+			       (unsigned long long)p->slab[i][k]);
+			sep = ", ";
+		}
+		printf("\n");
+	}
+}
+
 static void print_point(const struct res_point *p, const struct run_cfg *c)
 {
 	struct res_fault_split split;
@@ -84,6 +104,7 @@ static void print_point(const struct res_point *p, const struct run_cfg *c)
 			       frames_counter_name(k),
 			       (unsigned long long)p->frames[k],
 			       k + 1 < FRAMES_NCOUNTERS ? ", " : "\n");
+	print_slab(p);
 	printf("  host (timed phase): mmap %llu, munmap %llu, mprotect "
 	       "%llu, mremap %llu, brk %llu, madvise %llu\n",
 	       (unsigned long long)p->host_calls[HOST_MMAP],
@@ -166,6 +187,11 @@ json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 		(int64_t)(c->mm.fault_around ? c->mm.fault_around : SIM_PAGE_SIZE)));
 	json_object_object_add(o, "frames", json_object_new_string(
 		frames_mode_name(c->frames)));
+	json_object_object_add(o, "slab", json_object_new_string(
+		slab_kind_name(c->slab)));
+	if (c->slab == SLAB_SHEAVES)
+		json_object_object_add(o, "rcu_free", json_object_new_string(
+			slab_rcu_free_name(c->rcu_free)));
 	if (c->frames != FRAMES_NONE) {
 		json_object_object_add(o, "phys", json_object_new_int64(
 			(int64_t)c->phys));
@@ -243,6 +269,10 @@ void print_banner(const struct run_cfg *c)
 		       c->phys >> 20, c->frames == FRAMES_PCP ?
 		       (c->bulk_free == FRAMES_ONEPASS ? ", one-pass bulk free" :
 			", two-pass bulk free") : "");
+	if (c->slab != SLAB_MALLOC)
+		printf(", %s slab%s%s", slab_kind_name(c->slab),
+		       c->slab == SLAB_SHEAVES ? ", rcu_free by " : "",
+		       c->slab == SLAB_SHEAVES ? slab_rcu_free_name(c->rcu_free) : "");
 	if (c->wl->min_mem && c->wo.mem % (1UL << 20))
 		printf(", mem %zu KiB", c->wo.mem >> 10);
 	else if (c->wl->min_mem)

@@ -147,6 +147,29 @@ static size_t max_vmas(size_t max_map_count)
 	return 4 * max_map_count + 65536;
 }
 
+int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
+			enum slab_rcu_free rf, int ncpus,
+			struct slab_cache **vma, struct slab_cache **node)
+{
+	size_t maps = cfg->max_map_count ? cfg->max_map_count :
+		      SIM_DEFAULT_MAX_MAP_COUNT;
+	int ret;
+
+	*vma = *node = NULL;
+	if (kind == SLAB_MALLOC)
+		return 0;
+	ret = slab_cache_create(kind, rf, "vm_area_struct",
+				(uint32_t)max_vmas(maps), ncpus, vma);
+	if (!ret)
+		ret = slab_cache_create(kind, rf, "vt_node",
+					(uint32_t)max_nodes(maps), ncpus, node);
+	if (ret) {
+		slab_cache_destroy(*vma);
+		*vma = NULL;
+	}
+	return ret;
+}
+
 size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg)
 {
 	size_t maps = cfg->max_map_count ? cfg->max_map_count :

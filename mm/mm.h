@@ -108,6 +108,13 @@ struct sim_mm {
  * against `ulimit -v` before it starts. */
 size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg);
 
+/* The slab caches for cfg's mms (kind slub or sheaves; malloc: none),
+ * to be set as cfg->slab_vma and slab_node; shared by forked processes.
+ * 0 or -errno. */
+int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
+			enum slab_rcu_free rf, int ncpus,
+			struct slab_cache **vma, struct slab_cache **node);
+
 /* Create an mm: arena, lock, fault source (cfg->source: in uffd mode the
  * fd and handler pool). Returns 0 and *out or -errno (-EPERM etc. from
  * userfaultfd). */

@@ -28,20 +28,25 @@
  *
  * --rcu-free reproduces the variants of the thread's measurements:
  * call_rcu (Android's lazy RCU: a sheaf's grace period does not start
- * until RCU_LAZY_BATCH sheaves are waiting; liburcu has no lazy mode, so
- * vmsim holds them back), hurry (call_rcu_hurry: every sheaf's grace
- * period starts at once) and barrier (lazy, but once the sheaves in
- * flight reach the barn's free slots, and those are at least half of
- * them, the waiting ones are flushed, as the rcu_barrier() the patch
- * schedules does).
+ * until RCU_LAZY_BATCH sheaves are waiting — the kernel flushes lazy
+ * callbacks after 10 s or past qhimark, 10,000 of them; liburcu has no
+ * lazy mode, so vmsim holds them back itself), hurry (call_rcu_hurry:
+ * every sheaf's grace period starts at once) and barrier (lazy, but once
+ * the sheaves in flight reach the barn's free slots, and those are at
+ * least half of them, an rcu_barrier() is scheduled: the waiting sheaves
+ * are handed to RCU at once, and no other barrier is scheduled until
+ * every sheaf in flight at that moment is back, as a queued work item
+ * running rcu_barrier() would do).
  *
  * Objects are indices: the cache's metadata (slabs, freelist links,
  * per-CPU state, sheaves, the barn) lives in one shared mapping, so that
  * forked task processes share one cache as processes share the kernel's;
  * each process keeps its own memory for the objects themselves
- * (mm/objpool.c). "Per CPU" is per counter slot (sync/slots.h), each under
- * a spinlock that stands for local_lock. Every call is safe from any
- * thread of any process.
+ * (mm/objpool.c). "Per CPU" is per CPU the caller runs on
+ * (sched_getcpu(), as the pcp lists pick theirs), each under a spinlock
+ * that stands for local_lock (a thread may be preempted holding it,
+ * which a kernel CPU cannot). Every call is safe from any thread of any
+ * process.
  */
 #ifndef VMSIM_SLAB_H
 #define VMSIM_SLAB_H
@@ -63,7 +68,7 @@ enum slab_rcu_free { RCU_FREE_CALL_RCU, RCU_FREE_HURRY, RCU_FREE_BARRIER };
 #define SHEAF_CAPACITY     32            /* vm_area_struct's in the series */
 #define MAX_FULL_SHEAVES   10
 #define MAX_EMPTY_SHEAVES  10
-#define RCU_LAZY_BATCH     64            /* sheaves held back by lazy RCU */
+#define RCU_LAZY_BATCH     1024          /* sheaves held back by lazy RCU */
 #define SLAB_NIL           UINT32_MAX
 
 enum slab_counter {
@@ -131,6 +136,7 @@ struct slab_cache {
 	uint32_t lazy, nr_lazy;
 	_Atomic int64_t inflight;        /* rcu_free sheaves not yet back */
 	_Atomic uint64_t inflight_max;
+	_Atomic int64_t barrier_left;    /* sheaves the pending barrier awaits */
 	struct slab_cpu *cpu;            /* ncpus, in the mapping */
 	struct slab_page *slab;          /* nslabs */
 	uint32_t *next;                  /* freelist links, one per object */

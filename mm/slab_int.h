@@ -3,12 +3,16 @@
 #ifndef VMSIM_SLAB_INT_H
 #define VMSIM_SLAB_INT_H
 
-#include "mm/slab.h"
-#include "sync/slots.h"
+#include <sched.h>
 
+#include "mm/slab.h"
+
+/* The CPU the caller runs on (as mm/frames_pcp.c picks its list). */
 static inline struct slab_cpu *slab_cpu_mine(struct slab_cache *s)
 {
-	return &s->cpu[slot_id() % s->ncpus];
+	int cpu = sched_getcpu();
+
+	return &s->cpu[cpu >= 0 ? cpu % s->ncpus : 0];
 }
 
 static inline void slab_stat_inc(struct slab_cpu *c, enum slab_counter k,

@@ -258,8 +258,15 @@ static void rcu_free_sheaf(struct sim_rcu_head *h)
 	const struct slab_stat *st = sh->st;
 	struct slab_cpu *c = slab_cpu_mine(s);
 	uint32_t i = sh->self;
+	int64_t left = atomic_load_explicit(&s->barrier_left, memory_order_relaxed);
 
 	atomic_fetch_sub_explicit(&s->inflight, 1, memory_order_relaxed);
+	/* One of those a pending barrier waits for (callbacks run in the
+	 * order they were queued). */
+	while (left > 0 &&
+	       !atomic_compare_exchange_weak_explicit(&s->barrier_left, &left,
+			left - 1, memory_order_relaxed, memory_order_relaxed))
+		;
 	if (sh->size == SHEAF_CAPACITY &&
 	    atomic_load_explicit(&s->nr_full, memory_order_relaxed) <
 	    MAX_FULL_SHEAVES && barn_put_full(s, st, i)) {
@@ -343,9 +350,13 @@ static void rcu_submit(struct slab_cache *s, const struct slab_stat *st,
 		int64_t slots = MAX_FULL_SHEAVES -
 			(int64_t)atomic_load_explicit(&s->nr_full, memory_order_relaxed);
 
-		barrier = slots >= MAX_FULL_SHEAVES / 2 && n >= slots;
-		if (barrier)
+		barrier = slots >= MAX_FULL_SHEAVES / 2 && n >= slots &&
+			  !atomic_load_explicit(&s->barrier_left, memory_order_relaxed);
+		if (barrier) {
+			atomic_store_explicit(&s->barrier_left, n,
+					      memory_order_relaxed);
 			head = lazy_take(s);
+		}
 	}
 	sim_spin_unlock_raw(&s->lazy_lock);
 	if (barrier)

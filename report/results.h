@@ -98,6 +98,10 @@ struct res_point {
 	/* The simulated zone's counters (--frames), summed over iterations. */
 	bool has_frames;
 	uint64_t frames[FRAMES_NCOUNTERS];
+	/* The slab caches' counters (--slab slub|sheaves): [0] VMAs, [1]
+	 * tree nodes; summed over iterations (rcu_inflight_max: the most). */
+	bool has_slab;
+	uint64_t slab[2][SLAB_NCOUNTERS];
 	struct host_vmstat vmstat;
 };
 

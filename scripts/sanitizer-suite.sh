@@ -18,7 +18,7 @@ cmake --build "$dir" -j"$(nproc)" >/dev/null
 cd "$dir"
 if [ "$kind" = thread ]; then
 	VMSIM_PROPERTY_OPS=5000 ctest --output-on-failure \
-		-R 'test_locks|test_rwsem|test_uffd|test_vma_concurrency|test_vma_property|test_fault_unmap|test_frames'
+		-R 'test_locks|test_rwsem|test_uffd|test_vma_concurrency|test_vma_property|test_fault_unmap|test_frames|test_slab'
 else
 	# interrupt.sh is timing-bound (signals at 1 s and 2.5 s into 18
 	# runs) and runs in the plain suite; under ASan it would only repeat

@@ -9,6 +9,13 @@
  * map: every frame is free on exactly one list or belongs to a folio
  * whose references are exactly its mapped pages, and no frame is mapped
  * twice. At the end, with every mapping gone, every frame is free.
+ *
+ * Each case also takes its VMAs and tree nodes from one of the slab
+ * choices (--slab malloc, slub, sheaves with each --rcu-free variant;
+ * every scheme meets every one): every 25 steps, once the RCU callbacks
+ * have run, each cache's invariants (mm/slab_check.c: every object free
+ * in exactly one place or live, as many live as the mm holds — the VMAs
+ * exactly those in the tree), and once the mm is gone, every object free.
  */
 #include "faults/sources.h"
 #include "tests/check_util.h"
@@ -60,8 +67,27 @@ static void check(struct sim_mm *mm, uint16_t *refs, const char *what, int step)
 		      mm->src->ops->name, mm->cfg.folio_size >> 10, step, what, bad);
 }
 
+/* The slab caches' invariants, once RCU has freed what it holds. */
+static void check_slabs(struct sim_mm *mm, int step)
+{
+	const char *bad = NULL;
+
+	if (!mm->cfg.slab_vma)
+		return;
+	objpool_rcu_barrier(&mm->vmas);
+	objpool_rcu_barrier(&mm->tree.nodes);
+	ck_assert_uint_eq(objpool_live(&mm->vmas), vma_tree_count(&mm->tree));
+	bad = slab_check(mm->cfg.slab_vma, NULL, objpool_live(&mm->vmas));
+	if (!bad)
+		bad = slab_check(mm->cfg.slab_node, NULL,
+				 objpool_live(&mm->tree.nodes));
+	ck_assert_msg(!bad, "%s/%s/%s step %d: %s", mm->lock->ops->name,
+		      mm->src->ops->name,
+		      slab_kind_name(mm->cfg.slab_vma->kind), step, bad);
+}
+
 static void one_run(const struct lock_ops *ops, const struct fault_source_ops *src,
-		    enum frames_mode mode, size_t folio)
+		    enum frames_mode mode, size_t folio, int slab)
 {
 	struct frames *fr;
 	struct sim_mm_cfg cfg = { .lock = ops, .arena_size = 64UL << 20,
@@ -75,6 +101,11 @@ static void one_run(const struct lock_ops *ops, const struct fault_source_ops *s
 	ck_assert_ptr_nonnull(refs);
 	ck_assert_int_eq(frames_create(mode, FRAMES_TWOPASS, NFR, 2, &fr), 0);
 	cfg.frames = fr;
+	/* slab 0: malloc; 1: slub; 2..4: sheaves, each --rcu-free. */
+	ck_assert_int_eq(sim_mm_slabs_create(&cfg, slab > 2 ? SLAB_SHEAVES :
+					     (enum slab_kind)slab,
+					     (enum slab_rcu_free)(slab > 2 ? slab - 2 : 0),
+					     2, &cfg.slab_vma, &cfg.slab_node), 0);
 	ck_assert_int_eq(sim_mm_create(&cfg, &mm), 0);
 	for (int step = 0; step < 300; step++) {
 		int k = (int)rnd(&seed, 4), op = (int)rnd(&seed, 10);
@@ -111,25 +142,37 @@ static void one_run(const struct lock_ops *ops, const struct fault_source_ops *s
 			maps[k] = 0;
 		}
 		check(mm, refs, what, step);
+		if (step % 25 == 0)
+			check_slabs(mm, step);
 	}
 	for (int k = 0; k < 4; k++)
 		if (maps[k])
 			ck_assert_int_eq(sim_do_munmap(mm, maps[k], AREA), 0);
 	check(mm, refs, "all unmapped", -1);
+	check_slabs(mm, -1);
 	ck_assert_uint_eq(frames_counter(fr, FRAMES_PGALLOC),
 			  frames_counter(fr, FRAMES_PGFREE));
 	ck_assert_uint_gt(frames_counter(fr, FRAMES_PGALLOC), 0);
 	sim_mm_stop_handlers(mm);
 	sim_mm_destroy(mm);
+	for (int c = 0; cfg.slab_vma && c < 2; c++) {
+		struct slab_cache *sc = c ? cfg.slab_node : cfg.slab_vma;
+		const char *bad = slab_check(sc, NULL, 0);
+
+		ck_assert_msg(!bad, "%s: after the mm: %s", sc->name, bad);
+		slab_cache_destroy(sc);
+	}
 	frames_destroy(fr);
 	free(refs);
 }
 
-/* _i: scheme x (zone, pcp) x (4K, 64K). */
+/* _i: scheme x (zone, pcp) x (4K, 64K), the slab choice turning with
+ * _i (each scheme's four cases meet malloc, slub and sheaves). */
 static void run_case(int i, const struct fault_source_ops *src)
 {
 	one_run(lock_schemes[i / 4], src, i % 2 ? FRAMES_PCP : FRAMES_ZONE,
-		(i / 2) % 2 ? 64UL << 10 : P);
+		(i / 2) % 2 ? 64UL << 10 : P,
+		i % 3 ? 1 + (i / 3 + i) % 4 : 0);
 }
 
 START_TEST(test_synthetic) { run_case(_i, &synthetic_fault_source); }

@@ -140,6 +140,8 @@ static int agent_start_mm(struct agent *a, char *err, size_t errlen)
 	mc.src.nhandlers = run_handlers_per_uffd(c, a->g->nfg);
 	mc.src.slot_base = a->g->ntotal;     /* after the tasks' slots */
 	mc.frames = a->g->frames;
+	mc.slab_vma = a->g->slab_vma;
+	mc.slab_node = a->g->slab_node;
 	/* Handler i on task i's CPU (same) or the next one (other): a
 	 * process's one handler beside its task; the shared mm's handlers
 	 * spread over all CPUs as its tasks are (any of them may answer any

@@ -130,6 +130,13 @@ int group_create(const struct run_cfg *c, const struct lock_ops *lock, int n,
 			snprintf(err, errlen, "cannot set up %zu MiB of simulated "
 				 "page frames: %s", c->phys >> 20, strerror(-ret));
 	}
+	if (!ret && c->slab != SLAB_MALLOC) {
+		ret = sim_mm_slabs_create(&c->mm, c->slab, c->rcu_free,
+					  grp_ncpus(), &g->slab_vma, &g->slab_node);
+		if (ret)
+			snprintf(err, errlen, "cannot set up the %s slab caches: %s",
+				 slab_kind_name(c->slab), strerror(-ret));
+	}
 	if (ret) {
 	} else if (c->processes) {
 		g->pids = calloc((size_t)g->nagents, sizeof(*g->pids));
@@ -320,6 +327,24 @@ uint64_t group_frames_failed(const struct group *g)
 	return g->frames ? frames_counter(g->frames, FRAMES_ALLOC_FAIL) : 0;
 }
 
+/* Every mm is gone and gave its objects back: the caches' counters. */
+static void group_slab_counters(const struct group *g, struct res_point *p)
+{
+	struct slab_cache *s[2] = { g->slab_vma, g->slab_node };
+
+	for (int i = 0; p && g->slab_vma && i < 2; i++)
+		for (int k = 0; k < SLAB_NCOUNTERS; k++) {
+			uint64_t v = slab_counter(s[i], (enum slab_counter)k);
+
+			if (k == SLAB_RCU_INFLIGHT_MAX)
+				p->slab[i][k] = v > p->slab[i][k] ? v : p->slab[i][k];
+			else
+				p->slab[i][k] += v;
+		}
+	if (p && g->slab_vma)
+		p->has_slab = true;
+}
+
 void group_destroy(struct group *g, struct res_point *p)
 {
 	if (!g)
@@ -340,6 +365,9 @@ void group_destroy(struct group *g, struct res_point *p)
 	if (p && g->frames)
 		p->has_frames = true;
 	frames_destroy(g->frames);
+	group_slab_counters(g, p);
+	slab_cache_destroy(g->slab_vma);
+	slab_cache_destroy(g->slab_node);
 	host_munmap(g->shm, g->len);
 	free(g->pids);
 	free(g);

@@ -62,6 +62,7 @@ struct group {
 	pid_t *pids;                     /* processes mode; 0 once reaped */
 	bool broken;                     /* an agent died: nothing to wait for */
 	struct frames *frames;           /* shared by its agents; or NULL */
+	struct slab_cache *slab_vma, *slab_node;     /* likewise */
 	pthread_t agent_thread;          /* threads mode */
 	bool thread_started;
 	int iter;

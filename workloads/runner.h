@@ -47,6 +47,11 @@ struct run_cfg {
 	enum frames_bulk bulk_free;
 	bool bulk_given;
 	size_t phys;
+	/* Where VMAs and tree nodes come from (mm/slab.h): the mm's own
+	 * pools, SLUB, or SLUB with sheaves; how rcu_free sheaves meet RCU. */
+	enum slab_kind slab;
+	enum slab_rcu_free rcu_free;
+	bool rcu_free_given;
 	struct wl_opts wo;
 	bool progress;                   /* progress line on stderr */
 	double fault_timeout;            /* s; a touch taking longer aborts */
