@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "report/results.h"
+#include "report/results_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,54 +83,6 @@ int res_point_add(struct res_point *p, int m, double v)
 	return 0;
 }
 
-/* The slab caches' counters, per cache. */
-static json_object *slab_json(const struct res_point *p)
-{
-	static const char *const cache[2] = { "vm_area_struct", "vt_node" };
-	json_object *o = json_object_new_object();
-
-	for (int i = 0; i < 2; i++) {
-		json_object *c = json_object_new_object();
-
-		for (int k = 0; k < SLAB_NCOUNTERS; k++)
-			json_object_object_add(c, slab_counter_name(k),
-				json_object_new_int64((int64_t)p->slab[i][k]));
-		json_object_object_add(o, cache[i], c);
-	}
-	return o;
-}
-
-/* The page allocator's locks, after the scheme's. */
-static void frames_classes(struct res_counters *c, const struct sim_mm *mm)
-{
-	struct lockstat_class *fc[2] = { mm->fstat.zone, mm->fstat.pcp };
-	int n = mm->cfg.frames && mm->cfg.frames->mode == FRAMES_PCP ? 2 : 1;
-
-	for (int k = 0; mm->cfg.frames && k < n && c->nclasses < LOCK_MAX_CLASSES;
-	     k++) {
-		struct res_lockclass *rc = &c->classes[c->nclasses++];
-
-		snprintf(rc->name, sizeof(rc->name), "%s", fc[k]->name);
-		for (int s = 0; s < LS_NSIDES; s++)
-			lockstat_sum(fc[k], s, &rc->side[s]);
-	}
-}
-
-/* The slab caches' locks, after those. */
-static void slab_classes(struct res_counters *c, const struct sim_mm *mm)
-{
-	struct lockstat_class *sc[2] = { mm->sstat.list_lock, mm->sstat.barn_lock };
-	int n = !mm->cfg.slab_vma ? 0 : mm->cfg.slab_vma->kind == SLAB_SHEAVES ? 2 : 1;
-
-	for (int k = 0; k < n && c->nclasses < LOCK_MAX_CLASSES; k++) {
-		struct res_lockclass *rc = &c->classes[c->nclasses++];
-
-		snprintf(rc->name, sizeof(rc->name), "%s", sc[k]->name);
-		for (int s = 0; s < LS_NSIDES; s++)
-			lockstat_sum(sc[k], s, &rc->side[s]);
-	}
-}
-
 void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 {
 	struct lock_inst *l = mm->lock;
@@ -162,8 +115,8 @@ void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 	}
 	c->nclasses = l->nclasses < LOCK_MAX_CLASSES ? l->nclasses
 						      : LOCK_MAX_CLASSES;
-	frames_classes(c, mm);
-	slab_classes(c, mm);
+	res_frames_classes(c, mm);
+	res_slab_classes(c, mm);
 	if (l->ops->counters)
 		c->ncounters = l->ops->counters(l, c->counter_names, c->counters);
 	/* The validate/retry contract: attempts the scheme sent back. */
@@ -412,7 +365,7 @@ static json_object *point_json(const struct res_file *r,
 		JADD(o, "frames", f);
 	}
 	if (p->has_slab)
-		JADD(o, "slab", slab_json(p));
+		JADD(o, "slab", res_slab_json(p));
 	l = json_object_new_object();
 	for (int i = 0; i < p->c.nclasses; i++) {
 		json_object *c = json_object_new_object();
