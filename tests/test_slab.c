@@ -181,6 +181,7 @@ START_TEST(test_threads)
 
 	ck_assert_int_eq(slab_cache_create(kind, (enum slab_rcu_free)(_i ? _i - 1 : 0),
 					   "t", NOBJS, 2, &s), 0);
+	(void)stat_of();                 /* made before the threads share it */
 	for (int k = 0; k < 4; k++) {
 		w[k] = (struct worker){ .s = s, .seed = 100u + (unsigned)k };
 		ck_assert_int_eq(pthread_create(&th[k], NULL, worker_main, &w[k]), 0);
