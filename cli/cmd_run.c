@@ -326,11 +326,11 @@ static int run_claim(const struct run_args *a, struct res_target *tgt,
 {
 	const struct run_cfg *c = &a->c;
 
-	for (; a->json && *ntgt < c->nlocks; (*ntgt)++) {
+	for (; a->json && *ntgt < run_ntargets(c); (*ntgt)++) {
 		char path[PATH_MAX], terr[PATH_MAX + 256];
 
-		result_path(path, sizeof(path), a->json, c->nlocks > 1 ?
-			    c->locks[*ntgt]->name : NULL);
+		result_path(path, sizeof(path), a->json, run_ntargets(c) > 1 ?
+			    run_target_label(c, *ntgt) : NULL);
 		if (res_target_open(&tgt[*ntgt], path, a->force, terr,
 				    sizeof(terr))) {
 			fprintf(stderr, "%s: %s\n", prog, terr);
@@ -347,7 +347,7 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 	const struct run_cfg *c = &a->c;
 	bool measured = false;
 
-	for (int i = 0; i < c->nlocks; i++) {
+	for (int i = 0; i < run_ntargets(c); i++) {
 		/* A task count that the stop left without a sample is not
 		 * a row of zeros: only what was measured is shown and kept. */
 		while (r[i].npoints && !r[i].points[r[i].npoints - 1].nsamples)
@@ -355,7 +355,7 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 		if (!r[i].complete)
 			snprintf(r[i].stopped, sizeof(r[i].stopped), "%s",
 				 ret ? err : "stopped");
-		r[i].options = options_json(c, c->mm.src.nhandlers);
+		r[i].options = options_json(c, i, c->mm.src.nhandlers);
 		measured |= r[i].npoints > 0;
 	}
 	if (ret)
@@ -363,16 +363,16 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 			stopped ? "run aborted: " : "run failed: ", err,
 			!stopped ? "" : measured ? "; writing what was measured" :
 			"; no sample was complete");
-	for (int i = 0; i < c->nlocks; i++) {
+	for (int i = 0; i < run_ntargets(c); i++) {
 		/* --brief with several schemes: only the comparison. */
-		if (!r[i].npoints || (a->brief && c->nlocks > 1))
+		if (!r[i].npoints || (a->brief && run_ntargets(c) > 1))
 			continue;
-		if (c->nlocks > 1)
-			printf("\n== %s ==", r[i].scheme);
+		if (run_ntargets(c) > 1)
+			printf("\n== %s ==", run_target_label(c, i));
 		print_summary(&r[i], c, a->brief);
 	}
-	if (c->nlocks > 1 && measured)
-		print_comparison(r, c->nlocks);
+	if (run_ntargets(c) > 1 && measured)
+		print_comparison(r, run_ntargets(c));
 }
 
 /* Write the claimed files; a failure is said and becomes the status. */
@@ -466,7 +466,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		print_banner(&a.c);
 		host_busy_now(&t0);
 		ret = runner_run(&a.c, r, err, sizeof(err));
-		for (int i = 0; i < a.c.nlocks; i++) {
+		for (int i = 0; i < run_ntargets(&a.c); i++) {
 			r[i].host_wake_us = hp.wake_us;
 			r[i].host_uffd_block_us = hp.uffd_block_us;
 			r[i].host_uffd_busy_us = hp.uffd_busy_us;
@@ -474,12 +474,12 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD ||
 			  ret == -ENOSPC;
 		run_show(&a, r, ret, err, stopped);
-		warn_noise(r, a.c.nlocks, &t0);
+		warn_noise(r, run_ntargets(&a.c), &t0);
 		ret = run_publish(tgt, ntgt, r, stopped, ret);
 	}
 	for (int i = 0; i < ntgt; i++)
 		res_target_close(&tgt[i]);
-	for (int i = 0; i < a.c.nlocks; i++)
+	for (int i = 0; i < run_ntargets(&a.c); i++)
 		res_file_free(&r[i]);
 	return run_status(ret);
 }

@@ -51,7 +51,8 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 		   bool brief);
 /* Several schemes in one run: the comparison table. */
 void print_comparison(struct res_file *r, int n);
-json_object *options_json(const struct run_cfg *c, int nhandlers_opt);
+json_object *options_json(const struct run_cfg *c, int target,
+			  int nhandlers_opt);
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
 void result_path(char *out, size_t len, const char *json, const char *scheme);
 

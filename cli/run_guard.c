@@ -172,7 +172,7 @@ static int check_address_space(const struct run_cfg *c, int most)
 	struct rlimit rl;
 	pthread_attr_t attr;
 	size_t stack = 8UL << 20, per_mm, need, base, fit;
-	int nmm = c->processes ? 1 : c->nlocks;
+	int nmm = c->processes ? 1 : run_ntargets(c);
 	int tasks = c->processes ? 1 : most + (c->wo.writers > 0 ? c->wo.writers : 0);
 	int handlers = c->mm.source != &uffd_fault_source ? 0 :
 		       c->mm.src.nhandlers ? c->mm.src.nhandlers : tasks;
@@ -343,7 +343,7 @@ void warn_noise(const struct res_file *r, int n, const struct host_busy *t0)
 				if (cv > 10)
 					printf("warning: %s %s-%d: CoeffVar %.1f%% (over "
 					       "10%%): more iterations, --wait busy or a "
-					       "quieter machine\n", r[i].scheme,
+					       "quieter machine\n", r[i].label ? r[i].label : r[i].scheme,
 					       r[i].metrics[m].name, p->tasks, cv);
 			}
 		}

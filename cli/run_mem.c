@@ -3,6 +3,7 @@
  * page frames behind faults (--frames, --phys, --bulk-free) and the slab
  * caches VMAs and tree nodes come from (--slab, --rcu-free). */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cmd.h"
 #include "cli/run.h"
@@ -19,6 +20,32 @@ static int fault_size(const char *arg, bool folio, size_t *out)
 				   "two from 4K to 2M"
 				 : "bad size '%s' for --fault-around: want a "
 				   "power of two from 4K to 2M", arg);
+	return 0;
+}
+
+/* A component's value, or several to compare (names separated by
+ * commas, each once): out[0..*n-1]. */
+static int variants(const char *what, const char *arg,
+		    const char *const *names, int nnames, int *out, int *n)
+{
+	char buf[128], *save = NULL, *tok;
+
+	if (parse_list_check(arg) || strlen(arg) >= sizeof(buf))
+		return bad("bad list '%s': want names separated by commas, "
+			   "none empty", arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k = pick(what, tok, names, nnames);
+
+		if (k < 0)
+			return EXIT_USAGE;
+		for (int i = 0; i < *n; i++)
+			if (out[i] == k)
+				return bad(what[0] == 's' ? "slab allocator '%s' given "
+					   "twice" : "rcu-free variant '%s' given twice", tok);
+		out[(*n)++] = k;
+	}
 	return 0;
 }
 
@@ -50,18 +77,18 @@ int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
 		c->bulk_given = true;
 		return 0;
 	case RUN_OPT_SLAB:           /* enum slab_kind order */
-		if ((k = pick("slab allocator", arg,
-			      NAMES("malloc", "slub", "sheaves"))) < 0)
-			return EXIT_USAGE;
-		c->slab = (enum slab_kind)k;
-		return 0;
+		k = variants("slab allocator", arg,
+			     NAMES("malloc", "slub", "sheaves"), (int *)c->slabs,
+			     &c->nslabs);
+		c->slab = c->slabs[0];
+		return k;
 	case RUN_OPT_RCU_FREE:       /* enum slab_rcu_free order */
-		if ((k = pick("rcu-free variant", arg,
-			      NAMES("call_rcu", "hurry", "barrier"))) < 0)
-			return EXIT_USAGE;
-		c->rcu_free = (enum slab_rcu_free)k;
+		k = variants("rcu-free variant", arg,
+			     NAMES("call_rcu", "hurry", "barrier"),
+			     (int *)c->rcu_frees, &c->nrcu_frees);
+		c->rcu_free = c->rcu_frees[0];
 		c->rcu_free_given = true;
-		return 0;
+		return k;
 	}
 	return EXIT_USAGE;
 }
@@ -81,7 +108,19 @@ int run_mem_settle(struct run_cfg *c)
 	size_t need = run_mem_need(c), want;
 	char given[32], least[32];
 
-	if (c->rcu_free_given && c->slab != SLAB_SHEAVES)
+	bool sheaves = false;
+
+	for (int i = 0; i < (c->nslabs ? c->nslabs : 1); i++)
+		sheaves |= (c->nslabs ? c->slabs[i] : c->slab) == SLAB_SHEAVES;
+	if (c->rcu_free_given && !sheaves)
+		return bad("%s applies only with --slab sheaves", "--rcu-free");
+	if (c->nslabs > 1 && c->nrcu_frees > 1)
+		return bad("%s", "compare one component at a time: --slab or "
+			   "--rcu-free with several values, not both");
+	if ((c->nslabs > 1 || c->nrcu_frees > 1) && c->nlocks > 1)
+		return bad("compare %s under one scheme: give --lock one scheme",
+			   c->nslabs > 1 ? "slabs" : "rcu-free variants");
+	if (c->nrcu_frees > 1 && c->slab != SLAB_SHEAVES)
 		return bad("%s applies only with --slab sheaves", "--rcu-free");
 	if (c->frames == FRAMES_NONE && c->wl->needs_frames)
 		return bad("workload '%s' needs page frames: give --frames zone "

@@ -162,7 +162,8 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 		print_point(&r->points[i], c);
 }
 
-json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
+json_object *options_json(const struct run_cfg *c, int target,
+			  int nhandlers_opt)
 {
 	json_object *o = json_object_new_object(), *t = json_object_new_array();
 
@@ -188,10 +189,10 @@ json_object *options_json(const struct run_cfg *c, int nhandlers_opt)
 	json_object_object_add(o, "frames", json_object_new_string(
 		frames_mode_name(c->frames)));
 	json_object_object_add(o, "slab", json_object_new_string(
-		slab_kind_name(c->slab)));
-	if (c->slab == SLAB_SHEAVES)
+		slab_kind_name(run_target_slab(c, target))));
+	if (run_target_slab(c, target) == SLAB_SHEAVES)
 		json_object_object_add(o, "rcu_free", json_object_new_string(
-			slab_rcu_free_name(c->rcu_free)));
+			slab_rcu_free_name(run_target_rcu_free(c, target))));
 	if (c->frames != FRAMES_NONE) {
 		json_object_object_add(o, "phys", json_object_new_int64(
 			(int64_t)c->phys));
@@ -269,10 +270,15 @@ void print_banner(const struct run_cfg *c)
 		       c->phys >> 20, c->frames == FRAMES_PCP ?
 		       (c->bulk_free == FRAMES_ONEPASS ? ", one-pass bulk free" :
 			", two-pass bulk free") : "");
-	if (c->slab != SLAB_MALLOC)
-		printf(", %s slab%s%s", slab_kind_name(c->slab),
-		       c->slab == SLAB_SHEAVES ? ", rcu_free by " : "",
-		       c->slab == SLAB_SHEAVES ? slab_rcu_free_name(c->rcu_free) : "");
+	for (int i = 0; i < c->nslabs && c->nslabs > 1; i++)
+		printf("%s%s", i ? "," : ", slabs ", slab_kind_name(c->slabs[i]));
+	if (c->nslabs <= 1 && c->slab != SLAB_MALLOC)
+		printf(", %s slab", slab_kind_name(c->slab));
+	for (int i = 0; i < c->nrcu_frees && c->nrcu_frees > 1; i++)
+		printf("%s%s", i ? "," : ", rcu_free by ",
+		       slab_rcu_free_name(c->rcu_frees[i]));
+	if (c->nrcu_frees <= 1 && (c->slab == SLAB_SHEAVES || c->rcu_free_given))
+		printf(", rcu_free by %s", slab_rcu_free_name(c->rcu_free));
 	if (c->wl->min_mem && c->wo.mem % (1UL << 20))
 		printf(", mem %zu KiB", c->wo.mem >> 10);
 	else if (c->wl->min_mem)
@@ -282,7 +288,10 @@ void print_banner(const struct run_cfg *c)
 	printf(", %d iterations", c->wo.iterations);
 	if (c->wl->background)
 		printf(", %d writer%s", c->wo.writers, c->wo.writers == 1 ? "" : "s");
-	if (c->nlocks > 1)
+	if (c->nslabs > 1 || c->nrcu_frees > 1)
+		printf(";\n  %s interleaved iteration by iteration",
+		       c->nslabs > 1 ? "slabs" : "rcu-free variants");
+	else if (c->nlocks > 1)
 		printf(";\n  schemes interleaved iteration by iteration");
 	printf("\n");
 	fflush(stdout);
@@ -298,7 +307,8 @@ void print_comparison(struct res_file *r, int n)
 	int ok = 0;
 
 	for (int i = 0; i < n; i++) {
-		if (cmp_from_json(res_to_json(&r[i]), r[i].scheme, &f[ok], err,
+		if (cmp_from_json(res_to_json(&r[i]), r[i].label ? r[i].label :
+				  r[i].scheme, &f[ok], err,
 				  sizeof(err)))
 			break;
 		ok++;

@@ -28,178 +28,6 @@
 #include "report/results.h"
 #include "report/stats.h"
 
-/* --- output --------------------------------------------------------------- */
-
-struct row {
-	const char *section;             /* "metric" or "lock" */
-	const char *stat;
-	char key[96];                    /* e.g. "faults/sec-2" */
-	bool integer;
-	bool nopct;                      /* a count with no better/worse */
-	double v[CMP_MAX_FILES];
-	double pct[CMP_MAX_FILES];
-	int sig[CMP_MAX_FILES];          /* -1 not tested, 0 no, 1 yes */
-	bool invalid[CMP_MAX_FILES];     /* samples that are not measurements */
-};
-
-struct printer {
-	FILE *out;
-	const struct cmp_opts *o;
-	const struct cmp_file *files;
-	int n;
-	int keyw;
-	json_object *rows;               /* --format json */
-	const char *section;             /* text: last section header */
-};
-
-static void fmt_value(char *buf, size_t len, double v, bool integer,
-		      bool invalid)
-{
-	if (invalid)
-		snprintf(buf, len, "%14s", "invalid");
-	else if (!isfinite(v))
-		snprintf(buf, len, "%14s", "-");
-	else
-		snprintf(buf, len, integer ? "%14.0f" : "%14.4f", v);
-}
-
-static void fmt_pct(char *buf, size_t len, double p, int sig)
-{
-	if (!isfinite(p))
-		snprintf(buf, len, " (    n/a)");
-	else if (sig == 1)
-		snprintf(buf, len, " *%7.2f%%*", p);
-	else
-		snprintf(buf, len, " (%7.2f%%)", p);
-}
-
-static void print_header_text(struct printer *pr)
-{
-	char base[256];
-	bool same = true;
-
-	fprintf(pr->out, "%-*s", 10 + pr->keyw, "");
-	for (int i = 0; i < pr->n; i++) {
-		fprintf(pr->out, " %*s", CMP_COL, pr->files[i].label);
-		snprintf(base, sizeof(base), "%s", pr->files[i].shown);
-		same &= !strcmp(basename(base), pr->files[i].label);
-	}
-	if (same) {                      /* no file names to add */
-		fprintf(pr->out, "\n");
-		return;
-	}
-	fprintf(pr->out, "\n%-*s", 10 + pr->keyw, "");
-	for (int i = 0; i < pr->n; i++) {
-		snprintf(base, sizeof(base), "%s", pr->files[i].shown);
-		fprintf(pr->out, " %*.*s", CMP_COL, CMP_COL, basename(base));
-	}
-	fprintf(pr->out, "\n");
-}
-
-static void emit_text(struct printer *pr, const struct row *r)
-{
-	char v[64], p[64];
-
-	if (!pr->section || strcmp(pr->section, r->section)) {
-		if (pr->section)
-			fprintf(pr->out, "\n");
-		if (!strcmp(r->section, "lock"))
-			fprintf(pr->out, "Lock statistics and counters\n");
-		if (!strcmp(r->section, "latency"))
-			fprintf(pr->out, "Latency of a touch (us: the fault's, when "
-				"it faulted); the mean fault split (us, and the "
-				"lock's share in %%)\n");
-		pr->section = r->section;
-	}
-	fprintf(pr->out, "%-9s %-*s", r->stat, pr->keyw, r->key);
-	for (int i = 0; i < pr->n; i++) {
-		fmt_value(v, sizeof(v), r->v[i], r->integer, r->invalid[i]);
-		if (r->nopct)
-			snprintf(p, sizeof(p), "%10s", "");
-		else
-			fmt_pct(p, sizeof(p), r->pct[i], r->sig[i]);
-		fprintf(pr->out, " %s%s", v, p);
-	}
-	fprintf(pr->out, "\n");
-}
-
-static void emit_markdown(struct printer *pr, const struct row *r)
-{
-	char v[64];
-
-	fprintf(pr->out, "| %s | %s |", r->stat, r->key);
-	for (int i = 0; i < pr->n; i++) {
-		fmt_value(v, sizeof(v), r->v[i], r->integer, r->invalid[i]);
-		if (!isfinite(r->pct[i]))
-			fprintf(pr->out, " %s |", v + strspn(v, " "));
-		else
-			fprintf(pr->out, r->sig[i] == 1 ? " %s (**%.2f%%**) |" :
-				" %s (%.2f%%) |", v + strspn(v, " "), r->pct[i]);
-	}
-	fprintf(pr->out, "\n");
-}
-
-static void emit_csv(struct printer *pr, const struct row *r)
-{
-	for (int i = 0; i < pr->n; i++) {
-		fprintf(pr->out, "%s,%s,%s,%s,", r->section, r->stat, r->key,
-			pr->files[i].label);
-		if (r->invalid[i])
-			fprintf(pr->out, "invalid");
-		else if (isfinite(r->v[i]))
-			fprintf(pr->out, "%.10g", r->v[i]);
-		fprintf(pr->out, ",");
-		if (isfinite(r->pct[i]))
-			fprintf(pr->out, "%.6f", r->pct[i]);
-		fprintf(pr->out, ",%s\n", r->sig[i] < 0 ? "" :
-			r->sig[i] ? "yes" : "no");
-	}
-}
-
-static void emit_json(struct printer *pr, const struct row *r)
-{
-	json_object *o = json_object_new_object(), *a, *b, *c;
-
-	json_object_object_add(o, "section", json_object_new_string(r->section));
-	json_object_object_add(o, "stat", json_object_new_string(r->stat));
-	json_object_object_add(o, "key", json_object_new_string(r->key));
-	a = json_object_new_array();
-	b = json_object_new_array();
-	c = json_object_new_array();
-	for (int i = 0; i < pr->n; i++) {
-		json_object_array_add(a, isfinite(r->v[i]) ?
-			json_object_new_double(r->v[i]) : NULL);
-		json_object_array_add(b, isfinite(r->pct[i]) ?
-			json_object_new_double(r->pct[i]) : NULL);
-		json_object_array_add(c, r->sig[i] < 0 ? NULL :
-			json_object_new_boolean(r->sig[i]));
-	}
-	json_object_object_add(o, "values", a);
-	json_object_object_add(o, "diff_pct", b);
-	json_object_object_add(o, "significant", c);
-	for (int i = 0; i < pr->n; i++)
-		if (r->invalid[i]) {
-			a = json_object_new_array();
-			for (int k = 0; k < pr->n; k++)
-				json_object_array_add(a,
-					json_object_new_boolean(r->invalid[k]));
-			json_object_object_add(o, "invalid", a);
-			break;
-		}
-	json_object_array_add(pr->rows, o);
-}
-
-static void emit_row(struct printer *pr, const struct row *r)
-{
-	switch (pr->o->format) {
-	case CMP_TEXT: emit_text(pr, r); break;
-	case CMP_MARKDOWN: emit_markdown(pr, r); break;
-	case CMP_CSV: emit_csv(pr, r); break;
-	case CMP_JSON: emit_json(pr, r); break;
-	default: break;
-	}
-}
-
 /* All rows of one metric at one task count. */
 static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 			int tasks)
@@ -233,7 +61,7 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 						   m->higher, &p) == 1 &&
 				   isfinite(r.pct[i]) && r.pct[i] != 0;
 		}
-		emit_row(pr, &r);
+		cmp_emit_row(pr, &r);
 	}
 	for (int i = 0; i < pr->n; i++)
 		free(x[i]);
@@ -270,7 +98,7 @@ static void counter_row(struct printer *pr, const char *stat, const char *key,
 		r.pct[i] = lower_better ? pct_diff(r.v[0], r.v[i], false) : NAN;
 		r.sig[i] = -1;
 	}
-	emit_row(pr, &r);
+	cmp_emit_row(pr, &r);
 }
 
 /* Union of the keys of object p.<field> across the files at tasks. */
@@ -336,7 +164,7 @@ static void latency_rows(struct printer *pr, int tasks)
 			r.sig[i] = -1;
 		}
 		if (any)
-			emit_row(pr, &r);
+			cmp_emit_row(pr, &r);
 	}
 }
 
@@ -349,6 +177,12 @@ static const struct {
 	{ "acquired", "acquisitions", 1, false },
 	{ "contended", "contentions", 1, true },
 	{ "wait-ms", "wait_ns_total", 1e6, true },
+};
+
+/* The slab counters that say why slabs differ (--slab, --rcu-free). */
+static const char *const slab_rows[] = {
+	"alloc_slowpath", "slab_new", "barn_get", "barn_put",
+	"rcu_sheaf_destroyed", "rcu_barrier", "rcu_inflight_max",
 };
 
 static void lock_rows(struct printer *pr, int tasks)
@@ -375,6 +209,14 @@ static void lock_rows(struct printer *pr, int tasks)
 
 		counter_row(pr, "counter", counters[k], tasks, path, 1, false);
 	}
+	for (int k = 0; k < 2 * (int)(sizeof(slab_rows) / sizeof(*slab_rows)); k++) {
+		const char *cache = k % 2 ? "vt_node" : "vm_area_struct";
+		const char *path[4] = { "slab", cache, slab_rows[k / 2], NULL };
+
+		snprintf(key, sizeof(key), "%s-%s", k % 2 ? "node" : "vma",
+			 slab_rows[k / 2]);
+		counter_row(pr, "slab", key, tasks, path, 1, false);
+	}
 	{
 		const char *msgs[4] = { "uffd", "messages", NULL, NULL };
 		const char *refused[4] = { "uffd", "refused", NULL, NULL };
@@ -400,7 +242,7 @@ static void print_head(struct printer *pr)
 	if (pr->o->format == CMP_TEXT) {
 		fprintf(out, "vmsim compare: workload %s\n\n",
 			pr->files[0].workload_shown);
-		print_header_text(pr);
+		cmp_print_header_text(pr);
 	} else if (pr->o->format == CMP_MARKDOWN) {
 		fprintf(out, "| Stat | Metric |");
 		for (int i = 0; i < pr->n; i++)

@@ -8,6 +8,9 @@
 #define VMSIM_COMPARE_INT_H
 
 #include <stddef.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <json-c/json.h>
 
 #include "report/compare.h"
 
@@ -39,5 +42,31 @@ void print_wis(FILE *out, const struct cmp_file *files, int n);
 /* --format gnuplot (compare_stats.c). */
 void print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 		   const struct cmp_opts *o);
+
+/* compare.c's tables, row by row (compare_emit.c prints them). */
+struct row {
+	const char *section;             /* "metric" or "lock" */
+	const char *stat;
+	char key[96];                    /* e.g. "faults/sec-2" */
+	bool integer;
+	bool nopct;                      /* a count with no better/worse */
+	double v[CMP_MAX_FILES];
+	double pct[CMP_MAX_FILES];
+	int sig[CMP_MAX_FILES];          /* -1 not tested, 0 no, 1 yes */
+	bool invalid[CMP_MAX_FILES];     /* samples that are not measurements */
+};
+
+struct printer {
+	FILE *out;
+	const struct cmp_opts *o;
+	const struct cmp_file *files;
+	int n;
+	int keyw;
+	json_object *rows;               /* --format json */
+	const char *section;             /* text: last section header */
+};
+
+void cmp_emit_row(struct printer *pr, const struct row *r);
+void cmp_print_header_text(struct printer *pr);
 
 #endif

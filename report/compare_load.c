@@ -260,7 +260,9 @@ int cmp_from_json(json_object *root, const char *path, struct cmp_file *f,
 		ret = check_results(f, err, errlen);
 	if (ret)
 		goto err;
-	printable(f->label, sizeof(f->label), f->scheme);
+	/* A component variant's file is compared as the variant. */
+	printable(f->label, sizeof(f->label), get_str(f->root, "label") ?
+		  get_str(f->root, "label") : f->scheme);
 	printable(f->workload_shown, sizeof(f->workload_shown), f->workload);
 	return 0;
 err:

@@ -446,6 +446,8 @@ json_object *res_to_json(const struct res_file *r)
 	if (!r->complete && r->stopped[0])
 		JADD(o, "stopped", json_object_new_string(r->stopped));
 	JADD(o, "scheme", json_object_new_string(r->scheme));
+	if (r->label && strcmp(r->label, r->scheme))
+		JADD(o, "label", json_object_new_string(r->label));
 	JADD(o, "workload", json_object_new_string(r->workload));
 	JADD(o, "fault_source", json_object_new_string(r->fault_source));
 	JADD(o, "meta", meta_json(r));

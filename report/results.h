@@ -112,6 +112,8 @@ bool res_fault_split(const struct res_point *p, struct res_fault_split *out);
 
 struct res_file {
 	const char *scheme;
+	const char *label;               /* what it is compared as, if not
+					  * its scheme (a component variant) */
 	const char *workload;
 	const char *fault_source;        /* "uffd" | "synthetic" */
 	json_object *options;            /* owned: the run's options */

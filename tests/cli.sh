@@ -222,6 +222,41 @@ for p in r["results"]:
 PY
 done
 
+# Slabs compared in one run (--slab slub,sheaves): one result per slab,
+# labelled; in processes mode too (the caches are shared). Sheaves take
+# kfree_rcu into rcu_free sheaves, SLUB none; every object comes back.
+for mode in threads processes; do
+	"$VMSIM" run -w mmap_stress --cycles 300 -i 2 -t 1,2 --mode $mode \
+		--slab slub,sheaves -q -f -o "$tmp/sl.json" >"$tmp/sl.out" 2>&1 &&
+	grep -q "slabs interleaved iteration by iteration" "$tmp/sl.out" &&
+	python3 - "$tmp/sl-slub.json" "$tmp/sl-sheaves.json" <<'PY' && ok || fail "--slab slub,sheaves in $mode mode: $(tail -3 "$tmp/sl.out")"
+import json, sys
+slub, sh = (json.load(open(f)) for f in sys.argv[1:])
+assert slub["label"] == "slub" and sh["label"] == "sheaves"
+assert slub["options"]["slab"] == "slub" and sh["options"]["slab"] == "sheaves"
+for r in (slub, sh):
+    p = r["results"][0]
+    classes = p["lockstat"]
+    assert "slab_list_lock" in classes, classes
+    for cache in ("vm_area_struct", "vt_node"):
+        c = p["slab"][cache]
+        assert c["alloc_fastpath"] + c["alloc_slowpath"] > 0
+s = sh["results"][0]["slab"]["vm_area_struct"]
+assert "barn_lock" in sh["results"][0]["lockstat"]
+# one task: every VMA it maps is unmapped, one kfree_rcu each
+assert s["free_rcu_sheaf"] == 2 * 300 * 50, s
+assert slub["results"][0]["slab"]["vm_area_struct"]["free_rcu_sheaf"] == 0
+PY
+done
+# The rcu-free variants in one run, compared as such.
+"$VMSIM" run -w mmap_stress --cycles 200 -i 2 -t 1 --slab sheaves \
+	--rcu-free call_rcu,hurry,barrier -q -o "$tmp/rf.json" >"$tmp/rf.out" 2>&1 &&
+	"$VMSIM" compare "$tmp/rf-call_rcu.json" "$tmp/rf-hurry.json" \
+		"$tmp/rf-barrier.json" >"$tmp/rf.cmp" &&
+	grep -q "slab .*vma-rcu_sheaf_destroyed-1" "$tmp/rf.cmp" &&
+	head -3 "$tmp/rf.cmp" | grep -q "call_rcu .*hurry .*barrier" &&
+	ok || fail "--rcu-free variants: $(tail -3 "$tmp/rf.out") $(head -3 "$tmp/rf.cmp")"
+
 # A zone that runs out of frames mid-run (a test hook makes it 4 MiB):
 # one line, exit 3, and the result file written, marked incomplete.
 rm -f "$tmp/oom.json"

@@ -90,10 +90,12 @@ static void group_init_slots(struct group *g, int n)
 	}
 }
 
-int group_create(const struct run_cfg *c, const struct lock_ops *lock, int n,
+int group_create(const struct run_cfg *c, int k, int n,
 		 _Atomic int *interrupt, struct group **out, char *err,
 		 size_t errlen)
 {
+	const struct lock_ops *lock = run_target_lock(c, k);
+	enum slab_kind slab = run_target_slab(c, k);
 	int nbg = c->wl->background ? c->wl->background(&c->wo) : 0, ret = 0;
 	struct group *g = calloc(1, sizeof(*g));
 	void *p;
@@ -130,12 +132,12 @@ int group_create(const struct run_cfg *c, const struct lock_ops *lock, int n,
 			snprintf(err, errlen, "cannot set up %zu MiB of simulated "
 				 "page frames: %s", c->phys >> 20, strerror(-ret));
 	}
-	if (!ret && c->slab != SLAB_MALLOC) {
-		ret = sim_mm_slabs_create(&c->mm, c->slab, c->rcu_free,
+	if (!ret && slab != SLAB_MALLOC) {
+		ret = sim_mm_slabs_create(&c->mm, slab, run_target_rcu_free(c, k),
 					  grp_ncpus(), &g->slab_vma, &g->slab_node);
 		if (ret)
 			snprintf(err, errlen, "cannot set up the %s slab caches: %s",
-				 slab_kind_name(c->slab), strerror(-ret));
+				 slab_kind_name(slab), strerror(-ret));
 	}
 	if (ret) {
 	} else if (c->processes) {

@@ -28,9 +28,9 @@
 struct group;
 
 /* Create the agents (and their mms and task threads) for n tasks of
- * scheme lock. interrupt is the run's interrupt word (shared memory).
+ * the run's target k (its scheme and components: run_target_*()). interrupt is the run's interrupt word (shared memory).
  * Returns 0, or -errno with err set. */
-int group_create(const struct run_cfg *c, const struct lock_ops *lock, int n,
+int group_create(const struct run_cfg *c, int k, int n,
 		 _Atomic int *interrupt, struct group **out, char *err,
 		 size_t errlen);
 /* Every agent sets up, every task waits at the gate; then the gate opens

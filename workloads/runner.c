@@ -282,21 +282,21 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (int k = 0; k < c->nlocks && !ret; k++) {
+	for (int k = 0; k < run_ntargets(c) && !ret; k++) {
 		pts[k]->tasks = n;
 		ret = res_point_reserve(pts[k], c->wo.iterations * per_iter);
 		if (ret)
 			snprintf(err, errlen, "out of memory");
 		else
-			ret = group_create(c, c->locks[k], n, interrupt, &g[k], err,
+			ret = group_create(c, k, n, interrupt, &g[k], err,
 					   errlen);
 	}
 	for (int i = 0; i < c->wo.iterations && !ret; i++) {
-		for (int k = 0; k < c->nlocks && !ret; k++) {
+		for (int k = 0; k < run_ntargets(c) && !ret; k++) {
 			/* Rotate the order so no scheme always runs first. */
-			int s = (i + k) % c->nlocks;
+			int s = (i + k) % run_ntargets(c);
 
-			progress_show(c, pg, c->locks[s]->name, n, i);
+			progress_show(c, pg, run_target_label(c, s), n, i);
 			ret = run_iteration(c, g[s], &it, pts[s], err, errlen);
 			pg->done++;
 			/* The kernel would have OOM-killed: the iteration is
@@ -330,7 +330,7 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 	}
 	if (c->progress)
 		fprintf(stderr, "\r\033[K");
-	for (int k = 0; k < c->nlocks; k++) {
+	for (int k = 0; k < run_ntargets(c); k++) {
 		group_destroy(g[k], pts[k]);
 		if (!c->wl->loop)
 			flag_starved(pts[k]);
@@ -364,11 +364,12 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	 * is forked, so that none measures it again. */
 	clock_ns_per_cycle();
 	slots_set_count(runner_slot_count(c));
-	for (int s = 0; s < c->nlocks; s++) {
+	for (int s = 0; s < run_ntargets(c); s++) {
 		struct res_file *out = &outs[s];
 
 		out->workload = c->wl->name;
-		out->scheme = c->locks[s]->name;
+		out->scheme = run_target_lock(c, s)->name;
+		out->label = run_target_label(c, s);
 		out->fault_source = c->mm.source->name;
 		out->nmetrics = c->wl->nmetrics;
 		memcpy(out->metrics, c->wl->metrics, sizeof(out->metrics));
@@ -392,21 +393,21 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	atomic_store(&interrupt_word, word);
 
 	struct progress pg = { mono_ns(), 0,
-			       c->ntasklist * c->wo.iterations * c->nlocks };
+			       c->ntasklist * c->wo.iterations * run_ntargets(c) };
 	struct sigaction sa = { .sa_handler = on_cont, .sa_flags = SA_RESTART },
 			 old_cont;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCONT, &sa, &old_cont);
 	for (int i = 0; i < c->ntasklist && !ret; i++) {
-		for (int s = 0; s < c->nlocks; s++) {
+		for (int s = 0; s < run_ntargets(c); s++) {
 			pts[s] = &outs[s].points[i];
 			outs[s].npoints = i + 1;
 		}
 		ret = run_point(c, c->tasks[i], pts, word, &pg, err, errlen);
 	}
 	sigaction(SIGCONT, &old_cont, NULL);
-	for (int s = 0; s < c->nlocks && !ret; s++)
+	for (int s = 0; s < run_ntargets(c) && !ret; s++)
 		outs[s].complete = true;
 	atomic_store(&interrupt_idle, atomic_load(word));
 	atomic_store(&interrupt_word, &interrupt_idle);

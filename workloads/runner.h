@@ -52,6 +52,12 @@ struct run_cfg {
 	enum slab_kind slab;
 	enum slab_rcu_free rcu_free;
 	bool rcu_free_given;
+	/* Components compared in one run, like schemes (--slab slub,sheaves
+	 * or --rcu-free hurry,barrier under one scheme): target k uses
+	 * variant k; 0 or 1: no variants. */
+	enum slab_kind slabs[RUNNER_MAX_SCHEMES];
+	enum slab_rcu_free rcu_frees[RUNNER_MAX_SCHEMES];
+	int nslabs, nrcu_frees;
 	struct wl_opts wo;
 	bool progress;                   /* progress line on stderr */
 	double fault_timeout;            /* s; a touch taking longer aborts */
@@ -68,6 +74,15 @@ struct run_cfg {
 int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	       size_t errlen);
 
+
+/* What a run compares — its targets: its schemes, or one scheme's
+ * component variants; and target k's scheme, slab, rcu-free and label
+ * (the scheme's name, or the variant's). */
+int run_ntargets(const struct run_cfg *c);
+const struct lock_ops *run_target_lock(const struct run_cfg *c, int k);
+enum slab_kind run_target_slab(const struct run_cfg *c, int k);
+enum slab_rcu_free run_target_rcu_free(const struct run_cfg *c, int k);
+const char *run_target_label(const struct run_cfg *c, int k);
 
 /* The largest task count of the run (at least 1). */
 int run_max_tasks(const struct run_cfg *c);
