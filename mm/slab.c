@@ -289,34 +289,6 @@ void slub_free(struct slab_cache *s, const struct slab_stat *st,
 	slab_free_remote(s, st, c, i);
 }
 
-/* --- the calls ------------------------------------------------------------ */
-
-uint32_t slab_alloc(struct slab_cache *s, const struct slab_stat *st)
-{
-	struct slab_cpu *c = slab_cpu_mine(s);
-	uint32_t i;
-
-	if (s->kind == SLAB_SHEAVES)
-		return sheaves_alloc(s, st, c);
-	sim_spin_lock_raw(&c->lock);
-	i = slub_alloc_locked(s, st, c);
-	sim_spin_unlock_raw(&c->lock);
-	return i;
-}
-
-void slab_free(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
-{
-	struct slab_cpu *c = slab_cpu_mine(s);
-
-	if (s->kind == SLAB_SHEAVES) {
-		sheaves_free(s, st, c, i);
-		return;
-	}
-	sim_spin_lock_raw(&c->lock);
-	slub_free(s, st, c, i);
-	sim_spin_unlock_raw(&c->lock);
-}
-
 uint64_t slab_counter(const struct slab_cache *s, enum slab_counter k)
 {
 	uint64_t sum = 0;

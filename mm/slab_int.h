@@ -32,10 +32,4 @@ uint32_t slub_alloc_locked(struct slab_cache *s, const struct slab_stat *st,
 /* SLUB: free object i under the calling CPU's lock c (held). */
 void slub_free(struct slab_cache *s, const struct slab_stat *st,
 	       struct slab_cpu *c, uint32_t i);
-/* The sheaves' side of slab_alloc/slab_free (c's lock not held). */
-uint32_t sheaves_alloc(struct slab_cache *s, const struct slab_stat *st,
-		       struct slab_cpu *c);
-void sheaves_free(struct slab_cache *s, const struct slab_stat *st,
-		  struct slab_cpu *c, uint32_t i);
-
 #endif

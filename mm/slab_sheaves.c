@@ -3,7 +3,8 @@
  * slab: the per-CPU sheaves, the barn and kfree_rcu()'s rcu_free sheaves
  * (mm/slub.c of the percpu sheaves series: alloc_from_pcs,
  * __pcs_replace_empty_main, free_to_pcs, __pcs_replace_full_main,
- * __kfree_rcu_sheaf, rcu_free_sheaf). See mm/slab.h.
+ * __kfree_rcu_sheaf, rcu_free_sheaf), in front of SLUB (slab.c), and the
+ * cache's entry points. See mm/slab.h.
  */
 #include <stddef.h>
 
@@ -166,8 +167,8 @@ static void replace_empty_main(struct slab_cache *s, const struct slab_stat *st,
 	slab_stat_inc(c, SLAB_SHEAF_REFILL, 1);
 }
 
-uint32_t sheaves_alloc(struct slab_cache *s, const struct slab_stat *st,
-		       struct slab_cpu *c)
+static uint32_t sheaves_alloc(struct slab_cache *s,
+			      const struct slab_stat *st, struct slab_cpu *c)
 {
 	struct sheaf *m;
 	uint32_t i;
@@ -224,8 +225,8 @@ static void replace_full_main(struct slab_cache *s, const struct slab_stat *st,
 	sheaf_flush(s, st, c, c->main);
 }
 
-void sheaves_free(struct slab_cache *s, const struct slab_stat *st,
-		  struct slab_cpu *c, uint32_t i)
+static void sheaves_free(struct slab_cache *s, const struct slab_stat *st,
+			 struct slab_cpu *c, uint32_t i)
 {
 	struct sheaf *m;
 
@@ -421,4 +422,32 @@ void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st)
 	head = lazy_take(s);
 	sim_spin_unlock_raw(&s->lazy_lock);
 	queue_list(s, st, head);
+}
+
+/* --- the entry points: sheaves in front, or SLUB alone ------------------- */
+
+uint32_t slab_alloc(struct slab_cache *s, const struct slab_stat *st)
+{
+	struct slab_cpu *c = slab_cpu_mine(s);
+	uint32_t i;
+
+	if (s->kind == SLAB_SHEAVES)
+		return sheaves_alloc(s, st, c);
+	sim_spin_lock_raw(&c->lock);
+	i = slub_alloc_locked(s, st, c);
+	sim_spin_unlock_raw(&c->lock);
+	return i;
+}
+
+void slab_free(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
+{
+	struct slab_cpu *c = slab_cpu_mine(s);
+
+	if (s->kind == SLAB_SHEAVES) {
+		sheaves_free(s, st, c, i);
+		return;
+	}
+	sim_spin_lock_raw(&c->lock);
+	slub_free(s, st, c, i);
+	sim_spin_unlock_raw(&c->lock);
 }

@@ -129,13 +129,12 @@ static void property(enum slab_kind kind, enum slab_rcu_free rf)
 	free(held);
 }
 
-START_TEST(test_slub) { property(SLAB_SLUB, RCU_FREE_CALL_RCU); }
-END_TEST
-START_TEST(test_sheaves_call_rcu) { property(SLAB_SHEAVES, RCU_FREE_CALL_RCU); }
-END_TEST
-START_TEST(test_sheaves_hurry) { property(SLAB_SHEAVES, RCU_FREE_HURRY); }
-END_TEST
-START_TEST(test_sheaves_barrier) { property(SLAB_SHEAVES, RCU_FREE_BARRIER); }
+/* _i: slub, then sheaves with each --rcu-free variant. */
+START_TEST(test_property)
+{
+	property(_i ? SLAB_SHEAVES : SLAB_SLUB,
+		 (enum slab_rcu_free)(_i ? _i - 1 : 0));
+}
 END_TEST
 
 struct worker {
@@ -251,10 +250,7 @@ int main(void)
 	TCase *tc = tcase_create("slab");
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, test_slub);
-	tcase_add_test(tc, test_sheaves_call_rcu);
-	tcase_add_test(tc, test_sheaves_hurry);
-	tcase_add_test(tc, test_sheaves_barrier);
+	tcase_add_loop_test(tc, test_property, 0, 4);
 	tcase_add_loop_test(tc, test_threads, 0, 4);
 	tcase_add_test(tc, test_double_free_caught);
 	tcase_add_test(tc, test_barn_overflow);
