@@ -32,4 +32,5 @@ uint32_t slub_alloc_locked(struct slab_cache *s, const struct slab_stat *st,
 /* SLUB: free object i under the calling CPU's lock c (held). */
 void slub_free(struct slab_cache *s, const struct slab_stat *st,
 	       struct slab_cpu *c, uint32_t i);
+
 #endif
