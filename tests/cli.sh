@@ -226,7 +226,7 @@ done
 # labelled; in processes mode too (the caches are shared). Sheaves take
 # kfree_rcu into rcu_free sheaves, SLUB none; every object comes back.
 for mode in threads processes; do
-	"$VMSIM" run -w mmap_stress --cycles 300 -i 2 -t 1,2 --mode $mode \
+	"$VMSIM" run -w mmap_stress --cycles 100 -i 2 -t 1,2 --mode $mode \
 		--slab slub,sheaves -q -f -o "$tmp/sl.json" >"$tmp/sl.out" 2>&1 &&
 	grep -q "slabs interleaved iteration by iteration" "$tmp/sl.out" &&
 	python3 - "$tmp/sl-slub.json" "$tmp/sl-sheaves.json" <<'PY' && ok || fail "--slab slub,sheaves in $mode mode: $(tail -3 "$tmp/sl.out")"
@@ -244,12 +244,12 @@ for r in (slub, sh):
 s = sh["results"][0]["slab"]["vm_area_struct"]
 assert "barn_lock" in sh["results"][0]["lockstat"]
 # one task: every VMA it maps is unmapped, one kfree_rcu each
-assert s["free_rcu_sheaf"] == 2 * 300 * 50, s
+assert s["free_rcu_sheaf"] == 2 * 100 * 50, s
 assert slub["results"][0]["slab"]["vm_area_struct"]["free_rcu_sheaf"] == 0
 PY
 done
 # The rcu-free variants in one run, compared as such.
-"$VMSIM" run -w mmap_stress --cycles 200 -i 2 -t 1 --slab sheaves \
+"$VMSIM" run -w mmap_stress --cycles 100 -i 2 -t 1 --slab sheaves \
 	--rcu-free call_rcu,hurry,barrier -q -o "$tmp/rf.json" >"$tmp/rf.out" 2>&1 &&
 	"$VMSIM" compare "$tmp/rf-call_rcu.json" "$tmp/rf-hurry.json" \
 		"$tmp/rf-barrier.json" >"$tmp/rf.cmp" &&

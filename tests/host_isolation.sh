@@ -79,12 +79,10 @@ for w in fault_vs_mmap page_fault1 mmap1 brk1 mmap_stress trunc page_fault2; do
 done
 # The slab caches (made before the timed phase; their sheaves, barn and
 # RCU callbacks take no host memory after it), both slabs in one run.
-for w in mmap_stress brk1; do
-	for mode in threads processes; do
-		# shellcheck disable=SC2046
-		check "$w $mode slabs" -w "$w" --mode "$mode" -t 1,2 \
-			--slab slub,sheaves $(opts "$w")
-	done
+for mode in threads processes; do
+	# shellcheck disable=SC2046
+	check "mmap_stress $mode slabs" -w mmap_stress --mode "$mode" -t 1,2 \
+		--slab slub,sheaves $(opts mmap_stress)
 done
 echo "host_isolation: $passes passed, $fails failed"
 [ $fails -eq 0 ]

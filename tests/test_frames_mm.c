@@ -12,7 +12,7 @@
  *
  * Each case also takes its VMAs and tree nodes from one of the slab
  * choices (--slab malloc, slub, sheaves with each --rcu-free variant;
- * every scheme meets every one): every 25 steps, once the RCU callbacks
+ * every scheme meets every one): every 60 steps, once the RCU callbacks
  * have run, each cache's invariants (mm/slab_check.c: every object free
  * in exactly one place or live, as many live as the mm holds — the VMAs
  * exactly those in the tree), and once the mm is gone, every object free.
@@ -142,7 +142,7 @@ static void one_run(const struct lock_ops *ops, const struct fault_source_ops *s
 			maps[k] = 0;
 		}
 		check(mm, refs, what, step);
-		if (step % 25 == 0)
+		if (step % 60 == 0)
 			check_slabs(mm, step);
 	}
 	for (int k = 0; k < 4; k++)
