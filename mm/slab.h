@@ -107,7 +107,7 @@ struct sheaf {
 	struct slab_cache *s;
 	uint32_t self, next, size;
 	uint32_t objs[SHEAF_CAPACITY];
-};
+} __attribute__((aligned(64)));      /* no line shared by two sheaves */
 
 struct slab_cpu {                        /* kmem_cache_cpu + percpu sheaves */
 	struct sim_spinlock lock;        /* local_lock */
