@@ -15,10 +15,17 @@ static inline struct slab_cpu *slab_cpu_mine(struct slab_cache *s)
 	return &s->cpu[cpu >= 0 ? cpu % s->ncpus : 0];
 }
 
+/* stat(): like SLUB_STATS' raw_cpu_inc(), not an atomic read-modify-
+ * write — a thread preempted between the load and the store on a CPU
+ * another thread then uses may lose a count, as the kernel's may; the
+ * fast paths pay no locked instruction for their statistics. */
 static inline void slab_stat_inc(struct slab_cpu *c, enum slab_counter k,
 				 uint64_t n)
 {
-	atomic_fetch_add_explicit(&c->counters[k], n, memory_order_relaxed);
+	atomic_store_explicit(&c->counters[k],
+			      atomic_load_explicit(&c->counters[k],
+						   memory_order_relaxed) + n,
+			      memory_order_relaxed);
 }
 
 static inline struct sheaf *sheaf_at(struct slab_cache *s, uint32_t i)

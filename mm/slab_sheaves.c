@@ -155,8 +155,7 @@ static void replace_empty_main(struct slab_cache *s, const struct slab_stat *st,
 		if (i == SLAB_NIL) {
 			/* The slow path's refill, counted once per sheaf. */
 			i = slub_alloc_locked(s, st, c);
-			atomic_fetch_sub_explicit(&c->counters[SLAB_ALLOC_SLOWPATH],
-						  1, memory_order_relaxed);
+			slab_stat_inc(c, SLAB_ALLOC_SLOWPATH, (uint64_t)-1);
 			if (i == SLAB_NIL)
 				break;
 		} else {
