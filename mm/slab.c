@@ -48,7 +48,6 @@ static void cache_init_lists(struct slab_cache *s)
 	for (uint32_t i = 0; i < s->nslabs; i++)
 		s->slab[i].freelist = s->slab[i].next = s->slab[i].prev = SLAB_NIL;
 	for (uint32_t i = s->nsheaves; i-- > 0;) {
-		s->sheaf[i].self = i;
 		s->sheaf[i].s = s;
 		s->sheaf[i].next = s->free_sheaves;
 		s->free_sheaves = i;
@@ -222,13 +221,10 @@ uint32_t slub_alloc_locked(struct slab_cache *s, const struct slab_stat *st,
 	uint32_t i = c->freelist;
 
 	if (i == SLAB_NIL) {
-		slab_stat_inc(c, SLAB_ALLOC_SLOWPATH, 1);
 		if (!(c->slab != SLAB_NIL && refill_from_slab(s, c)) &&
 		    !get_partial(s, st, c) && !new_slab(s, c))
 			return SLAB_NIL;
 		i = c->freelist;
-	} else {
-		slab_stat_inc(c, SLAB_ALLOC_FASTPATH, 1);
 	}
 	c->freelist = s->next[i];
 	return i;

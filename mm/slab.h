@@ -105,7 +105,7 @@ struct sheaf {
 	struct sim_rcu_head rcu;
 	const struct slab_stat *st;      /* of the process that queued it */
 	struct slab_cache *s;
-	uint32_t self, next, size;
+	uint32_t next, size;
 	uint32_t objs[SHEAF_CAPACITY];
 } __attribute__((aligned(64)));      /* no line shared by two sheaves */
 

@@ -33,7 +33,8 @@ static inline struct sheaf *sheaf_at(struct slab_cache *s, uint32_t i)
 	return i == SLAB_NIL ? NULL : &s->sheaf[i];
 }
 
-/* SLUB under the CPU's lock c (held): one object, or SLAB_NIL. */
+/* SLUB under the CPU's lock c (held): one object, or SLAB_NIL; from the
+ * CPU freelist when it has one (the fast path: the caller counts). */
 uint32_t slub_alloc_locked(struct slab_cache *s, const struct slab_stat *st,
 			   struct slab_cpu *c);
 /* SLUB: free object i under the calling CPU's lock c (held). */

@@ -135,7 +135,7 @@ static void replace_empty_main(struct slab_cache *s, const struct slab_stat *st,
 			       struct slab_cpu *c)
 {
 	struct sheaf *sp = sheaf_at(s, c->spare), *m;
-	uint32_t full;
+	uint32_t full, i;
 
 	if (sp && sp->size) {
 		swap_main_spare(c);
@@ -149,20 +149,9 @@ static void replace_empty_main(struct slab_cache *s, const struct slab_stat *st,
 	}
 	slab_stat_inc(c, SLAB_BARN_GET_FAIL, 1);
 	m = &s->sheaf[c->main];
-	while (m->size < SHEAF_CAPACITY) {
-		uint32_t i = c->freelist;
-
-		if (i == SLAB_NIL) {
-			/* The slow path's refill, counted once per sheaf. */
-			i = slub_alloc_locked(s, st, c);
-			slab_stat_inc(c, SLAB_ALLOC_SLOWPATH, (uint64_t)-1);
-			if (i == SLAB_NIL)
-				break;
-		} else {
-			c->freelist = s->next[i];
-		}
+	while (m->size < SHEAF_CAPACITY &&
+	       (i = slub_alloc_locked(s, st, c)) != SLAB_NIL)
 		m->objs[m->size++] = i;
-	}
 	slab_stat_inc(c, SLAB_SHEAF_REFILL, 1);
 }
 
@@ -257,7 +246,7 @@ static void rcu_free_sheaf(struct sim_rcu_head *h)
 	struct slab_cache *s = sh->s;
 	const struct slab_stat *st = sh->st;
 	struct slab_cpu *c = slab_cpu_mine(s);
-	uint32_t i = sh->self;
+	uint32_t i = (uint32_t)(sh - s->sheaf);
 	int64_t left = atomic_load_explicit(&s->barrier_left, memory_order_relaxed);
 
 	atomic_fetch_sub_explicit(&s->inflight, 1, memory_order_relaxed);
@@ -433,6 +422,8 @@ uint32_t slab_alloc(struct slab_cache *s, const struct slab_stat *st)
 	if (s->kind == SLAB_SHEAVES)
 		return sheaves_alloc(s, st, c);
 	sim_spin_lock_raw(&c->lock);
+	slab_stat_inc(c, c->freelist != SLAB_NIL ? SLAB_ALLOC_FASTPATH :
+		      SLAB_ALLOC_SLOWPATH, 1);
 	i = slub_alloc_locked(s, st, c);
 	sim_spin_unlock_raw(&c->lock);
 	return i;
