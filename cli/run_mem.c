@@ -28,7 +28,7 @@ static int fault_size(const char *arg, bool folio, size_t *out)
 static int variants(const char *what, const char *arg,
 		    const char *const *names, int nnames, int *out, int *n)
 {
-	char buf[128], *save = NULL, *tok;
+	char buf[128], twice[64], *save = NULL, *tok;
 
 	if (parse_list_check(arg) || strlen(arg) >= sizeof(buf))
 		return bad("bad list '%s': want names separated by commas, "
@@ -40,10 +40,10 @@ static int variants(const char *what, const char *arg,
 
 		if (k < 0)
 			return EXIT_USAGE;
+		snprintf(twice, sizeof(twice), "%s '%%s' given twice", what);
 		for (int i = 0; i < *n; i++)
 			if (out[i] == k)
-				return bad(what[0] == 's' ? "slab allocator '%s' given "
-					   "twice" : "rcu-free variant '%s' given twice", tok);
+				return bad(twice, tok);
 		out[(*n)++] = k;
 	}
 	return 0;
@@ -103,15 +103,14 @@ size_t run_mem_need(const struct run_cfg *c)
 			    most : 1);
 }
 
-int run_mem_settle(struct run_cfg *c)
+/* --slab and --rcu-free together: several values of one of them, under
+ * one scheme; --rcu-free only where a sheaves slab is. */
+static int slab_settle(const struct run_cfg *c)
 {
-	size_t need = run_mem_need(c), want;
-	char given[32], least[32];
-
 	bool sheaves = false;
 
-	for (int i = 0; i < (c->nslabs ? c->nslabs : 1); i++)
-		sheaves |= (c->nslabs ? c->slabs[i] : c->slab) == SLAB_SHEAVES;
+	for (int i = 0; i < c->nslabs; i++)       /* none given: malloc */
+		sheaves |= c->slabs[i] == SLAB_SHEAVES;
 	if (c->rcu_free_given && !sheaves)
 		return bad("%s applies only with --slab sheaves", "--rcu-free");
 	if (c->nslabs > 1 && c->nrcu_frees > 1)
@@ -120,8 +119,17 @@ int run_mem_settle(struct run_cfg *c)
 	if ((c->nslabs > 1 || c->nrcu_frees > 1) && c->nlocks > 1)
 		return bad("compare %s under one scheme: give --lock one scheme",
 			   c->nslabs > 1 ? "slabs" : "rcu-free variants");
-	if (c->nrcu_frees > 1 && c->slab != SLAB_SHEAVES)
-		return bad("%s applies only with --slab sheaves", "--rcu-free");
+	return 0;
+}
+
+int run_mem_settle(struct run_cfg *c)
+{
+	size_t need = run_mem_need(c), want;
+	char given[32], least[32];
+	int ret = slab_settle(c);
+
+	if (ret)
+		return ret;
 	if (c->frames == FRAMES_NONE && c->wl->needs_frames)
 		return bad("workload '%s' needs page frames: give --frames zone "
 			   "or pcp", c->wl->name);

@@ -39,12 +39,10 @@ static void print_lockstat(const struct res_point *p)
 /* One line a slab cache: its counters that are not 0. */
 static void print_slab(const struct res_point *p)
 {
-	static const char *const cache[2] = { "vm_area_struct", "vt_node" };
-
-	for (int i = 0; p->has_slab && i < 2; i++) {
+	for (int i = 0; p->has_slab && i < SIM_NSLABS; i++) {
 		const char *sep = ": ";
 
-		printf("  slab %s", cache[i]);
+		printf("  slab %s", sim_mm_slab_name(i));
 		for (int k = 0; k < SLAB_NCOUNTERS; k++) {
 			if (!p->slab[i][k])
 				continue;

@@ -147,6 +147,11 @@ static size_t max_vmas(size_t max_map_count)
 	return 4 * max_map_count + 65536;
 }
 
+const char *sim_mm_slab_name(enum sim_slab_cache c)
+{
+	return c == SIM_SLAB_VMA ? "vm_area_struct" : "vt_node";
+}
+
 int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
 			enum slab_rcu_free rf, int ncpus,
 			struct slab_cache **vma, struct slab_cache **node)
@@ -158,10 +163,10 @@ int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
 	*vma = *node = NULL;
 	if (kind == SLAB_MALLOC)
 		return 0;
-	ret = slab_cache_create(kind, rf, "vm_area_struct",
+	ret = slab_cache_create(kind, rf, sim_mm_slab_name(SIM_SLAB_VMA),
 				(uint32_t)max_vmas(maps), ncpus, vma);
 	if (!ret)
-		ret = slab_cache_create(kind, rf, "vt_node",
+		ret = slab_cache_create(kind, rf, sim_mm_slab_name(SIM_SLAB_NODE),
 					(uint32_t)max_nodes(maps), ncpus, node);
 	if (ret) {
 		slab_cache_destroy(*vma);

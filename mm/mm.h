@@ -108,6 +108,11 @@ struct sim_mm {
  * against `ulimit -v` before it starts. */
 size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg);
 
+/* The two slab caches, in results in this order. */
+enum sim_slab_cache { SIM_SLAB_VMA, SIM_SLAB_NODE, SIM_NSLABS };
+/* "vm_area_struct", "vt_node": the cache's name, as results give it. */
+const char *sim_mm_slab_name(enum sim_slab_cache c);
+
 /* The slab caches for cfg's mms (kind slub or sheaves; malloc: none),
  * to be set as cfg->slab_vma and slab_node; shared by forked processes.
  * 0 or -errno. */

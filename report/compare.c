@@ -210,7 +210,7 @@ static void lock_rows(struct printer *pr, int tasks)
 		counter_row(pr, "counter", counters[k], tasks, path, 1, false);
 	}
 	for (int k = 0; k < 2 * (int)(sizeof(slab_rows) / sizeof(*slab_rows)); k++) {
-		const char *cache = k % 2 ? "vt_node" : "vm_area_struct";
+		const char *cache = sim_mm_slab_name(k % 2 ? SIM_SLAB_NODE : SIM_SLAB_VMA);
 		const char *path[4] = { "slab", cache, slab_rows[k / 2], NULL };
 
 		snprintf(key, sizeof(key), "%s-%s", k % 2 ? "node" : "vma",

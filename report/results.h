@@ -101,7 +101,7 @@ struct res_point {
 	/* The slab caches' counters (--slab slub|sheaves): [0] VMAs, [1]
 	 * tree nodes; summed over iterations (rcu_inflight_max: the most). */
 	bool has_slab;
-	uint64_t slab[2][SLAB_NCOUNTERS];
+	uint64_t slab[SIM_NSLABS][SLAB_NCOUNTERS];
 	struct host_vmstat vmstat;
 };
 

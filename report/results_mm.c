@@ -7,16 +7,15 @@
 /* The slab caches' counters, per cache. */
 json_object *res_slab_json(const struct res_point *p)
 {
-	static const char *const cache[2] = { "vm_area_struct", "vt_node" };
 	json_object *o = json_object_new_object();
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < SIM_NSLABS; i++) {
 		json_object *c = json_object_new_object();
 
 		for (int k = 0; k < SLAB_NCOUNTERS; k++)
 			json_object_object_add(c, slab_counter_name(k),
 				json_object_new_int64((int64_t)p->slab[i][k]));
-		json_object_object_add(o, cache[i], c);
+		json_object_object_add(o, sim_mm_slab_name(i), c);
 	}
 	return o;
 }

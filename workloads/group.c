@@ -332,9 +332,10 @@ uint64_t group_frames_failed(const struct group *g)
 /* Every mm is gone and gave its objects back: the caches' counters. */
 static void group_slab_counters(const struct group *g, struct res_point *p)
 {
-	struct slab_cache *s[2] = { g->slab_vma, g->slab_node };
+	struct slab_cache *s[SIM_NSLABS] = { [SIM_SLAB_VMA] = g->slab_vma,
+					     [SIM_SLAB_NODE] = g->slab_node };
 
-	for (int i = 0; p && g->slab_vma && i < 2; i++)
+	for (int i = 0; p && g->slab_vma && i < SIM_NSLABS; i++)
 		for (int k = 0; k < SLAB_NCOUNTERS; k++) {
 			uint64_t v = slab_counter(s[i], (enum slab_counter)k);
 
