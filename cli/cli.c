@@ -7,6 +7,8 @@
  *   vmsim bench    micro-benchmarks (cli/cmd_bench.c)
  *   vmsim list     the lock schemes and workloads (cli/cmd_list.c)
  *   vmsim check    what this machine offers (cli/cmd_check.c)
+ *   vmsim record   record a program's address-space activity (cli/cmd_record.c)
+ *   vmsim trace    what a recorded trace holds (cli/cmd_trace.c)
  *
  * Only cli/ turns errors into messages and exit codes: 2 for bad usage,
  * 1 for a run that failed, 3 for a run that was aborted.
@@ -26,7 +28,7 @@ int vmsim_cli_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 
 	opterr = 0;      /* getopt's complaints are ours: bad_option() */
 	if (argc < 2)
-		return bad("%s", "no command: want run, list, compare, check or bench");
+		return bad("%s", "no command: want run, list, compare, check, bench, record or trace");
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
@@ -46,6 +48,10 @@ int vmsim_cli_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 		return ctx->dry_run ? 0 : cmd_check();
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(argc - 1, argv + 1, ctx);
+	if (!strcmp(cmd, "record"))
+		return cmd_record(argc - 1, argv + 1, ctx);
+	if (!strcmp(cmd, "trace"))
+		return cmd_trace(argc - 1, argv + 1, ctx);
 	if (!strcmp(cmd, "compare"))
 		return cmd_compare(argc - 1, argv + 1, ctx);
 	return bad("unknown command '%s'", cmd);

@@ -48,6 +48,8 @@ int set_int_opt(const struct int_opt *ints, size_t n, int opt, const char *arg);
 int cmd_run(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx);
+int cmd_record(int argc, char **argv, const struct cli_ctx *ctx);
+int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_list(void);
 int cmd_check(void);
 

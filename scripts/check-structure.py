@@ -8,7 +8,7 @@ import re
 import sys
 
 # Bottom up. A folder may include itself and any folder listed before it.
-LAYERS = ["util", "sync", "locks", "uffd", "mm", "faults", "report",
+LAYERS = ["util", "trace", "sync", "locks", "uffd", "mm", "faults", "report",
           "workloads", "cli"]
 # Held to the size rules too, above every layer (they may include any).
 EXTRA = ["tests", "tests/fuzz"]

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmsim trace info FILE   what a trace holds: threads, events by kind,
+ *                         the span of addresses, the duration
+ * vmsim trace show FILE   the events as text, one a line
+ *
+ * A trace that is not whole or not a trace ends in one line and exit 2.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "cli/cmd.h"
+#include "trace/trace.h"
+#include "util/parse.h"
+
+static int trace_bad(const char *path, const char *err)
+{
+	char p[256];
+
+	fprintf(stderr, "%s: trace %s: %s\n", prog,
+		printable(p, sizeof(p), path), err);
+	return EXIT_USAGE;
+}
+
+static int trace_info(const char *path)
+{
+	struct trace_reader r;
+	struct trace_summary s;
+	char err[256];
+	struct stat st;
+
+	if (trace_open(&r, path, err, sizeof(err)))
+		return trace_bad(path, err);
+	if (trace_summarize(&r, &s, err, sizeof(err))) {
+		trace_close(&r);
+		return trace_bad(path, err);
+	}
+	printf("trace     %s (version %u, %.1f KiB)\n", path, r.version,
+	       stat(path, &st) ? 0.0 : st.st_size / 1024.0);
+	printf("command   %s\n", r.comment[0] ? r.comment : "(none)");
+	printf("threads   %u\n", s.threads);
+	printf("events    %" PRIu64 " over %.6f s\n", s.events, s.span_ns / 1e9);
+	for (int k = TR_FAULT; k < TR_END; k++) {
+		printf("  %-9s %" PRIu64, trace_kind_name((enum trace_kind)k),
+		       s.by_kind[k]);
+		if (k == TR_FAULT)
+			printf(" (write %" PRIu64 ", on a present page %"
+			       PRIu64 ")", s.fault_write, s.fault_present);
+		printf("\n");
+	}
+	printf("failed    %" PRIu64 " calls returned an error\n", s.failed);
+	if (s.addr_lo <= s.addr_hi)
+		printf("addresses 0x%" PRIx64 " - 0x%" PRIx64 " (%.1f GiB)\n",
+		       s.addr_lo, s.addr_hi,
+		       (double)(s.addr_hi - s.addr_lo) / (1 << 30));
+	trace_close(&r);
+	return 0;
+}
+
+static void prot_str(uint64_t prot, char out[4])
+{
+	out[0] = prot & PROT_READ ? 'r' : '-';
+	out[1] = prot & PROT_WRITE ? 'w' : '-';
+	out[2] = prot & PROT_EXEC ? 'x' : '-';
+	out[3] = 0;
+}
+
+static void show_ev(const struct trace_ev *e)
+{
+	char p[4];
+
+	printf("%.9f %4u %-8s ", e->t_ns / 1e9, e->thread,
+	       trace_kind_name(e->kind));
+	switch (e->kind) {
+	case TR_THREAD:
+		printf("tid %u\n", e->tid);
+		return;
+	case TR_FAULT:
+		printf("0x%" PRIx64 "%s%s%s\n", e->addr,
+		       e->arg & TRACE_FAULT_WRITE ? " write" : " read",
+		       e->arg & TRACE_FAULT_PRESENT ? " present" : "",
+		       e->arg & TRACE_FAULT_EXEC ? " exec" : "");
+		return;
+	case TR_MMAP:
+		prot_str(e->arg, p);
+		printf("0x%" PRIx64 " len 0x%" PRIx64 " %s flags 0x%" PRIx64
+		       " fd %" PRId64 " off 0x%" PRIx64, e->addr, e->len, p,
+		       e->arg2, e->fd, e->arg3);
+		break;
+	case TR_MPROTECT:
+		prot_str(e->arg, p);
+		printf("0x%" PRIx64 " len 0x%" PRIx64 " %s", e->addr, e->len, p);
+		break;
+	case TR_MADVISE:
+		printf("0x%" PRIx64 " len 0x%" PRIx64 " advice %" PRIu64,
+		       e->addr, e->len, e->arg);
+		break;
+	case TR_MREMAP:
+		printf("0x%" PRIx64 " len 0x%" PRIx64 " to len 0x%" PRIx64
+		       " flags 0x%" PRIx64 " at 0x%" PRIx64, e->addr, e->len,
+		       e->arg, e->arg2, e->arg3);
+		break;
+	case TR_BRK:
+		printf("0x%" PRIx64, e->addr);
+		break;
+	default:
+		printf("0x%" PRIx64 " len 0x%" PRIx64, e->addr, e->len);
+		break;
+	}
+	if (e->ret < 0)
+		printf(" = -%s\n", strerrorname_np((int)-e->ret) ?
+		       strerrorname_np((int)-e->ret) : "?");
+	else
+		printf(" = 0x%" PRIx64 "\n", (uint64_t)e->ret);
+}
+
+static int trace_show(const char *path)
+{
+	struct trace_reader r;
+	struct trace_ev ev;
+	char err[256];
+	int ret;
+
+	if (trace_open(&r, path, err, sizeof(err)))
+		return trace_bad(path, err);
+	printf("# %s: %s\n", path, r.comment);
+	printf("# seconds thread kind arguments = result\n");
+	while ((ret = trace_next(&r, &ev, err, sizeof(err))) > 0)
+		show_ev(&ev);
+	trace_close(&r);
+	if (ret < 0) {
+		fflush(stdout);
+		return trace_bad(path, err);
+	}
+	return 0;
+}
+
+int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	if (argc < 2)
+		return bad("trace: %s", "want 'trace info FILE' or 'trace show "
+			   "FILE'");
+	if (strcmp(argv[1], "info") && strcmp(argv[1], "show"))
+		return bad("trace: unknown subcommand '%s': want info or show",
+			   argv[1]);
+	if (argc != 3)
+		return bad("trace %s: want exactly one FILE", argv[1]);
+	if (ctx->dry_run)
+		return 0;
+	return !strcmp(argv[1], "info") ? trace_info(argv[2])
+					: trace_show(argv[2]);
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmsim record's output: perf's data converted into the trace file,
+ * written beside its final name and renamed into place (or, when that
+ * directory cannot be written, into /tmp, and the user told where), then
+ * read back — the check that it is whole — and summarized.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/record.h"
+
+void record_comment(char **cmd, long pid, long duration, char *out,
+		    size_t len)
+{
+	size_t n = 0;
+
+	out[0] = 0;
+	if (!cmd) {
+		snprintf(out, len, "pid %ld for %ld s", pid, duration);
+		return;
+	}
+	for (int i = 0; cmd[i] && n + 2 < len; i++) {
+		int k = snprintf(out + n, len - n, "%s%s", i ? " " : "", cmd[i]);
+
+		if (k < 0 || (size_t)k >= len - n)
+			break;
+		n += (size_t)k;
+	}
+}
+
+/* perf's first complaint, for the one line. */
+static void perf_complaint(const char *errlog, char *out, size_t len)
+{
+	FILE *f = fopen(errlog, "r");
+	char line[512];
+
+	snprintf(out, len, "perf wrote no data");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] && strncmp(line, "[ perf", 6)) {
+			snprintf(out, len, "perf: %s", line);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* A file to write the trace to: out.tmp beside out, or one in /tmp.
+ * *tmp gets its name. */
+static FILE *open_out(const char *out, char *tmp, size_t len, bool *fallback)
+{
+	FILE *f;
+	int fd;
+
+	snprintf(tmp, len, "%s.tmp", out);
+	*fallback = false;
+	if ((f = fopen(tmp, "wb")))
+		return f;
+	snprintf(tmp, len, "/tmp/vmsim-trace-XXXXXX");
+	if ((fd = mkstemp(tmp)) < 0)
+		return NULL;
+	*fallback = true;
+	return fdopen(fd, "wb");
+}
+
+static void print_summary(const char *path, const struct trace_summary *s,
+			  const struct perf_conv *c)
+{
+	struct stat st;
+
+	printf("recorded %llu events of %u threads over %.3f s: %llu faults, "
+	       "%llu mmap, %llu munmap, %llu mprotect, %llu mremap, "
+	       "%llu madvise, %llu brk",
+	       (unsigned long long)s->events, s->threads, s->span_ns / 1e9,
+	       (unsigned long long)s->by_kind[TR_FAULT],
+	       (unsigned long long)s->by_kind[TR_MMAP],
+	       (unsigned long long)s->by_kind[TR_MUNMAP],
+	       (unsigned long long)s->by_kind[TR_MPROTECT],
+	       (unsigned long long)s->by_kind[TR_MREMAP],
+	       (unsigned long long)s->by_kind[TR_MADVISE],
+	       (unsigned long long)s->by_kind[TR_BRK]);
+	if (!stat(path, &st))
+		printf(" -> %s (%.1f KiB)", path, st.st_size / 1024.0);
+	printf("\n");
+	if (c->lost)
+		fprintf(stderr, "%s: record: perf lost %llu events: the trace "
+			"is incomplete (a replay meets faults and calls it "
+			"cannot place)\n", prog, (unsigned long long)c->lost);
+	if (c->other_pid)
+		fprintf(stderr, "%s: record: %llu events of other processes "
+			"(the program's children) left out: a trace is one "
+			"address space\n", prog,
+			(unsigned long long)c->other_pid);
+	if (c->too_many_threads)
+		fprintf(stderr, "%s: record: %llu events of threads beyond %d "
+			"left out\n", prog,
+			(unsigned long long)c->too_many_threads,
+			TRACE_MAX_THREADS);
+}
+
+/* Read the file back: whole, and what it holds. */
+static int check_back(const char *path, const struct perf_conv *c)
+{
+	struct trace_reader r;
+	struct trace_summary s;
+	char err[256];
+	int ret;
+
+	if (trace_open(&r, path, err, sizeof(err)) ||
+	    trace_summarize(&r, &s, err, sizeof(err))) {
+		fprintf(stderr, "%s: record: the trace %s reads back wrong: "
+			"%s\n", prog, path, err);
+		ret = -1;
+	} else {
+		print_summary(path, &s, c);
+		ret = 0;
+	}
+	trace_close(&r);
+	return ret;
+}
+
+int record_convert(const char *comment, const char *data, const char *errlog,
+		   const char *out, int status,
+		   int (*script)(const char *data, struct perf_conv *c))
+{
+	char tmp[4200], why[600];
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	struct perf_conv *c = calloc(1, sizeof(*c));
+	bool fallback;
+	FILE *f = NULL;
+	int ret = -1;
+
+	if (access(data, R_OK)) {
+		perf_complaint(errlog, why, sizeof(why));
+		fprintf(stderr, "%s: record: %s\n", prog, why);
+		goto out;
+	}
+	if (!w || !c || !(f = open_out(out, tmp, sizeof(tmp), &fallback))) {
+		fprintf(stderr, "%s: record: cannot write %s or a file in /tmp: "
+			"%s\n", prog, out, strerror(errno));
+		goto out;
+	}
+	trace_writer_init(w, f, comment);
+	perf_conv_init(c, w);
+	ret = script(data, c);
+	if (!ret)
+		ret = trace_writer_finish(w);
+	if (fclose(f) && !ret)
+		ret = -errno;
+	f = NULL;
+	if (ret) {
+		fprintf(stderr, "%s: record: converting perf's data failed: "
+			"%s\n", prog, strerror(-ret));
+		unlink(tmp);
+		goto out;
+	}
+	if (!fallback && rename(tmp, out)) {
+		fprintf(stderr, "%s: record: cannot rename %s to %s (%s): the "
+			"trace is in %s\n", prog, tmp, out, strerror(errno), tmp);
+		out = tmp;
+	} else if (fallback) {
+		fprintf(stderr, "%s: record: cannot write %s: the trace is in "
+			"%s\n", prog, out, tmp);
+		out = tmp;
+	}
+	ret = check_back(out, c);
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "%s: record: the program exited with status %d "
+			"(the trace holds what it did)\n", prog,
+			WEXITSTATUS(status));
+out:
+	free(w);
+	free(c);
+	return ret;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf_conv — turns `perf script -F pid,tid,time,event,trace --ns
+ * --show-lost-events` output of the syscalls:sys_{enter,exit}_{mmap,
+ * munmap,mprotect,mremap,madvise,brk} and exceptions:page_fault_user
+ * tracepoints into trace events: a syscall's enter and exit are paired
+ * per thread into one event with its result; a fault's x86 error code
+ * becomes TRACE_FAULT_* flags. A trace is one address space, so only
+ * the first process seen is kept (the recorded command; its children are
+ * counted and left out).
+ */
+#ifndef VMSIM_PERF_CONV_H
+#define VMSIM_PERF_CONV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+/* The tracepoints vmsim record asks perf for (NULL-terminated). */
+extern const char *const perf_conv_events[];
+
+struct perf_conv {
+	struct trace_writer *w;
+	long pid;                        /* the traced process; -1: not yet */
+	uint64_t t0;                     /* the first event's time (ns) */
+	bool started;
+	/* A syscall entered and not yet exited, per thread index. */
+	struct trace_ev pend[TRACE_MAX_THREADS];
+	bool open[TRACE_MAX_THREADS];
+	uint64_t other_pid;              /* events of other processes */
+	uint64_t unpaired;               /* an exit without its entry, etc. */
+	uint64_t lost;                   /* events perf lost */
+	uint64_t bad_lines;              /* lines that were none of ours */
+	uint64_t too_many_threads;
+};
+
+void perf_conv_init(struct perf_conv *c, struct trace_writer *w);
+/* One line of perf script's output (without its newline). */
+void perf_conv_line(struct perf_conv *c, const char *line);
+
+#endif

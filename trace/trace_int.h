@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* What the trace's writer and reader share: the encoding's constants. */
+#ifndef VMSIM_TRACE_INT_H
+#define VMSIM_TRACE_INT_H
+
+#include <stdint.h>
+
+#define TRACE_MAGIC "VMSIMTRC"
+#define TRACE_MAGIC_LEN 8
+#define TRACE_PAGE_SHIFT 12
+#define TRACE_FAULT_FLAG_BITS 3
+#define TRACE_FAULT_FLAGS ((1u << TRACE_FAULT_FLAG_BITS) - 1)
+
+/* Signed as unsigned, small magnitudes small: 0, -1, 1, -2 -> 0, 1, 2, 3. */
+static inline uint64_t trace_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t trace_unzigzag(uint64_t u)
+{
+	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+#endif
