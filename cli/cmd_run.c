@@ -47,7 +47,7 @@ enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
        OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU, OPT_UFFD,
        OPT_FOLIO, OPT_FAULT_AROUND, OPT_FRAMES, OPT_PHYS, OPT_BULK_FREE,
-       OPT_SLAB, OPT_RCU_FREE };
+       OPT_SLAB, OPT_RCU_FREE, OPT_TRACE, OPT_SPEED, OPT_REPLAY_LOG };
 
 static const struct option run_opts[] = {
 	{ "lock", required_argument, NULL, 'l' },
@@ -72,6 +72,9 @@ static const struct option run_opts[] = {
 	{ "bulk-free", required_argument, NULL, OPT_BULK_FREE },
 	{ "slab", required_argument, NULL, OPT_SLAB },
 	{ "rcu-free", required_argument, NULL, OPT_RCU_FREE },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "speed", required_argument, NULL, OPT_SPEED },
+	{ "replay-log", required_argument, NULL, OPT_REPLAY_LOG },
 	{ "numa", required_argument, NULL, OPT_NUMA },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -94,6 +97,7 @@ struct run_args {
 	struct run_cfg c;
 	const char *json;
 	bool force, quiet, brief, mem_given, help, handler_cpu_given;
+	bool tasks_given;
 	unsigned given;                  /* WL_OPT_* on the command line */
 	int max_tasks;
 	int ncpus;
@@ -137,7 +141,11 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 		c->wl = workload_find(arg);
 		return c->wl ? 0 : bad("unknown workload '%s'", arg);
 	case 't':
+		a->tasks_given = true;
 		return run_tasks_opt(a, arg);
+	case OPT_TRACE: case OPT_SPEED: case OPT_REPLAY_LOG:
+		a->given |= WL_OPT_TRACE;
+		return run_replay_opt(c, opt - OPT_TRACE, arg);
 	case 'm':
 		if (parse_size(arg, &c->wo.mem))
 			return bad("bad size '%s' for --mem: want a number with "
@@ -244,6 +252,12 @@ static int run_settle(struct run_args *a)
 		return bad("--cycles does not apply to workload '%s'", c->wl->name);
 	if (a->given & WL_OPT_ZAP & ~c->wl->options)
 		return bad("--zap does not apply to workload '%s'", c->wl->name);
+	if (a->given & WL_OPT_TRACE & ~c->wl->options)
+		return bad("--trace, --speed and --replay-log go with -w replay, "
+			   "not '%s'", c->wl->name);
+	if ((c->wl->options & WL_OPT_TRACE) &&
+	    run_replay_settle(c, a->tasks_given))
+		return EXIT_USAGE;
 	if (c->wo.writers < 0)
 		c->wo.writers = c->wl->background ? 1 : 0;
 	/* --pin alone keeps each handler beside its task, as before;
@@ -448,8 +462,10 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	ret = run_parse(argc, argv, &a);
 	if (a.help)
 		usage(stdout);
-	if (ret || a.help || ctx->dry_run)
+	if (ret || a.help || ctx->dry_run) {
+		run_replay_done(&a.c);
 		return ret;
+	}
 	/* From here an interrupt is a request to stop and keep what was
 	 * measured (caught before the result files are claimed, so that
 	 * their temporary files are removed). */
@@ -464,6 +480,8 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		/* What the host charges, for the result's meta (untimed). */
 		host_probe(&hp);
 		print_banner(&a.c);
+		if (a.c.wo.replay)
+			run_replay_print(&a.c);
 		host_busy_now(&t0);
 		ret = runner_run(&a.c, r, err, sizeof(err));
 		for (int i = 0; i < run_ntargets(&a.c); i++) {
@@ -477,6 +495,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		warn_noise(r, run_ntargets(&a.c), &t0);
 		ret = run_publish(tgt, ntgt, r, stopped, ret);
 	}
+	run_replay_done(&a.c);
 	for (int i = 0; i < ntgt; i++)
 		res_target_close(&tgt[i]);
 	for (int i = 0; i < run_ntargets(&a.c); i++)

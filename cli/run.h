@@ -46,6 +46,15 @@ int run_mem_settle(struct run_cfg *c);
 /* The pages a run may have resident at once (for --phys). */
 size_t run_mem_need(const struct run_cfg *c);
 
+/* The replay workload (cli/run_replay.c): --trace, --speed, --replay-log
+ * (which 0, 1, 2): 0 or EXIT_USAGE; after the options, its plan read
+ * and the task count set: 0 or EXIT_USAGE; what the plan replays,
+ * printed; after the run, what diverged, and the plan freed. */
+int run_replay_opt(struct run_cfg *c, int which, const char *arg);
+int run_replay_settle(struct run_cfg *c, bool tasks_given);
+void run_replay_print(const struct run_cfg *c);
+void run_replay_done(struct run_cfg *c);
+
 void print_banner(const struct run_cfg *c);
 void print_summary(const struct res_file *r, const struct run_cfg *c,
 		   bool brief);

@@ -234,7 +234,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		ret = sim_mm_frames_init(mm);
 	if (ret)
 		goto err;
-	/* The heap starts at the bottom; mmap places top-down. */
+	/* The heap starts at the bottom; mmap places top-down (a replay
+	 * moves it: sim_mm_set_brk_base). */
 	mm->start_brk = mm->base;
 	atomic_init(&mm->brk, mm->base);
 	env = (struct lock_env){
@@ -324,4 +325,10 @@ const char *sim_fault_kind_name(enum sim_fault_kind k)
 	};
 
 	return names[k];
+}
+
+void sim_mm_set_brk_base(struct sim_mm *mm, unsigned long addr)
+{
+	mm->start_brk = addr;
+	atomic_store(&mm->brk, addr);
 }

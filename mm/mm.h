@@ -150,6 +150,10 @@ void sim_mm_populate_frames(struct sim_mm *mm, unsigned long start,
 int sim_mm_claim(struct sim_mm *mm, unsigned long start, unsigned long end,
 		 int task);
 
+/* Set-up only: the heap starts at addr (page-aligned, inside the arena,
+ * no VMA there yet), as a program's break starts after its image. */
+void sim_mm_set_brk_base(struct sim_mm *mm, unsigned long addr);
+
 /* Can this kernel process_madvise(MADV_DONTNEED) our own pages? (6.13+) */
 bool sim_process_madvise_self_ok(void);
 

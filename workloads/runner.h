@@ -59,6 +59,9 @@ struct run_cfg {
 	enum slab_rcu_free rcu_frees[RUNNER_MAX_SCHEMES];
 	int nslabs, nrcu_frees;
 	struct wl_opts wo;
+	/* replay: the trace, --speed (0: asap) and --replay-log. */
+	const char *trace, *replay_log;
+	double speed;
 	bool progress;                   /* progress line on stderr */
 	double fault_timeout;            /* s; a touch taking longer aborts */
 };

@@ -40,6 +40,7 @@ struct wl_opts {
 	int interval_ms;                 /* loop workloads: sample length */
 	long cycles;                     /* mmap_stress: cycles per iteration */
 	bool zap_per_range;              /* madvise_batch: madvise per range */
+	void *replay;                    /* replay: its plan (workloads/replay.h) */
 };
 
 /* One task's view of an iteration. */
@@ -91,6 +92,7 @@ struct wl_iter {
  * others and records only these in a result's options. */
 #define WL_OPT_CYCLES 0x1                /* --cycles */
 #define WL_OPT_ZAP    0x2                /* --zap */
+#define WL_OPT_TRACE  0x4                /* --trace, --speed, --replay-log */
 
 struct workload {
 	const char *name;

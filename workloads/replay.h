@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * replay — a recorded trace (trace/trace.h) as a plan the replay workload
+ * runs: one task per recorded thread, each with its operations in order,
+ * their addresses moved into the arena, and what each must wait for.
+ *
+ * Layout. Every range the trace ever maps (mmap and mremap results, the
+ * heap from the first break to the highest) is gathered; ranges closer
+ * than RP_GAP are one cluster, laid out in the arena as recorded (so
+ * relative layout and 2 MiB alignment within a cluster are kept), and
+ * clusters follow one another with RP_GUARD between them (the huge gaps
+ * of a real address space — heap to mmap area, for one — collapse).
+ *
+ * Order. Each layout operation (mmap, munmap, mprotect, mremap, madvise,
+ * brk) has a rank: its place among them in the recording. It waits for
+ * the operations before it that touched a page of its range (and a brk
+ * for the brk before it); a fault waits for the last one that touched
+ * its page. Every wait is for something earlier in the recording, so the
+ * replay cannot deadlock, and threads run concurrently wherever the
+ * recording shows they did not depend on one another.
+ */
+#ifndef VMSIM_REPLAY_H
+#define VMSIM_REPLAY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/trace.h"
+
+#define RP_GAP   (256UL << 20)            /* kept as recorded below this */
+#define RP_GUARD (2UL << 20)              /* between clusters */
+#define RP_NONE  UINT32_MAX               /* no dependency */
+
+/* Why an event is not replayed. */
+enum rp_skip {
+	RP_DO,
+	RP_SKIP_FAILED,                  /* the call failed when recorded */
+	RP_SKIP_NEVER_MAPPED,            /* outside every range the trace maps */
+	RP_SKIP_ADVICE,                  /* advice vmsim has no model of */
+	RP_SKIP_SPLIT,                   /* spans two clusters */
+	RP_NSKIP
+};
+
+struct rp_op {
+	uint64_t t_ns;                   /* recorded time */
+	unsigned long off, len;          /* arena offset (and length) */
+	unsigned long off2, len2;        /* mremap: the new place, length */
+	unsigned long rec;               /* the recorded address */
+	unsigned long pgoff;             /* mmap: file offset in pages */
+	uint32_t rank;                   /* layout ops: place among them */
+	uint32_t dep0, ndeps;            /* into plan->deps (faults: 1) */
+	uint8_t kind;                    /* enum trace_kind */
+	uint8_t skip;                    /* enum rp_skip */
+	uint8_t write;                   /* fault: a write */
+	uint8_t fixed;                   /* mmap: MAP_FIXED was asked */
+	int prot, flags, file, advice;
+};
+
+struct rp_thread {
+	struct rp_op *ops;
+	size_t n, cap;
+};
+
+struct rp_cluster {
+	unsigned long start, end;        /* recorded, 2 MiB aligned */
+	unsigned long off;               /* where start goes in the arena */
+};
+
+struct rp_plan {
+	char path[512], comment[256];
+	int nthreads;
+	struct rp_thread *th;
+	uint32_t nlayout;                /* ranked layout operations */
+	uint32_t *deps;                  /* ranks waited for */
+	size_t ndeps, capdeps;
+	struct rp_cluster *cl;
+	int ncl;
+	unsigned long arena_need;        /* bytes of arena the layout needs */
+	bool have_brk;
+	unsigned long brk_off;           /* the first break, in the arena */
+	/* What the recording holds and what of it is replayed. */
+	uint64_t events, faults, calls, skipped[RP_NSKIP];
+	double speed;                    /* 0: as fast as possible */
+	/* Calls the simulation refused where the recording succeeded. */
+	_Atomic uint64_t diverged;
+	const char *log;                 /* --replay-log: VMAs after each op */
+};
+
+/* Read path into a plan. 0, or -1 with one line in err (a bad trace). */
+int rp_plan_load(const char *path, struct rp_plan **out, char *err,
+		 size_t len);
+void rp_plan_free(struct rp_plan *p);
+/* The cluster holding the recorded address a, or NULL. */
+const struct rp_cluster *rp_cluster_of(const struct rp_plan *p,
+				       unsigned long a);
+
+#endif

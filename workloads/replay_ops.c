@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Pass 2 of the replay plan: each event becomes an operation of its
+ * thread, with arena addresses, and the ranks it waits for — found in a
+ * model of the recorded address space (sorted, disjoint intervals, each
+ * mapped or not, with its protection and backing and the rank of the
+ * last layout operation that touched it).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "workloads/replay_int.h"
+
+#define PAGE 4096UL
+
+struct iv {
+	unsigned long s, e;
+	uint32_t rank;
+	bool mapped;
+	int prot, flags, file;
+	unsigned long pgoff;             /* of s, in pages */
+};
+
+struct model {
+	struct iv *v;
+	size_t n, cap;
+	uint32_t last_brk;
+	unsigned long brk;               /* the recorded break */
+};
+
+static unsigned long page_up(unsigned long v)
+{
+	return (v + PAGE - 1) & ~(PAGE - 1);
+}
+
+/* The first interval with e > a. */
+static size_t iv_find(const struct model *m, unsigned long a)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->v[mid].e <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Make a an interval boundary. 0 or -ENOMEM. */
+static int iv_split(struct model *m, unsigned long a)
+{
+	size_t i = iv_find(m, a);
+	struct iv *x;
+
+	if (i == m->n || m->v[i].s >= a)
+		return 0;
+	if (rp_grow((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
+		return -ENOMEM;
+	x = &m->v[i];
+	memmove(x + 1, x, (m->n - i) * sizeof(*x));
+	m->n++;
+	x[0].e = a;
+	x[1].s = a;
+	if (x[1].file >= 0)
+		x[1].pgoff += (a - x[0].s) / PAGE;
+	return 0;
+}
+
+/* Replace [s, e) by one interval like val (after the caller split). */
+static int iv_set(struct model *m, unsigned long s, unsigned long e,
+		  const struct iv *val)
+{
+	size_t i = iv_find(m, s), j = i;
+
+	while (j < m->n && m->v[j].s < e)
+		j++;
+	if (i == j && rp_grow((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
+		return -ENOMEM;
+	memmove(&m->v[i + 1], &m->v[j], (m->n - j) * sizeof(*m->v));
+	m->n = m->n - (j - i) + 1;
+	m->v[i] = *val;
+	m->v[i].s = s;
+	m->v[i].e = e;
+	return 0;
+}
+
+/* The ranks of the intervals meeting [s, e) into the plan's deps; and
+ * whether any of them is mapped, and the first mapped one. */
+static int add_deps(struct rp_plan *p, struct rp_op *op, const struct model *m,
+		    unsigned long s, unsigned long e, const struct iv **first)
+{
+	for (size_t i = iv_find(m, s); i < m->n && m->v[i].s < e; i++) {
+		const struct iv *x = &m->v[i];
+		bool seen = false;
+
+		if (x->mapped && first && !*first)
+			*first = x;
+		for (uint32_t k = op->dep0; k < op->dep0 + op->ndeps; k++)
+			seen |= p->deps[k] == x->rank;
+		if (seen || x->rank == RP_NONE)
+			continue;
+		if (rp_grow((void **)&p->deps, &p->capdeps, p->ndeps + 1,
+			    sizeof(*p->deps)))
+			return -ENOMEM;
+		p->deps[p->ndeps++] = x->rank;
+		op->ndeps++;
+	}
+	return 0;
+}
+
+/* Arena offset of the recorded [a, a+len), or -1 if it is not inside
+ * one cluster (*why: never mapped, or split). */
+static long to_arena(const struct rp_plan *p, unsigned long a,
+		     unsigned long len, uint8_t *why)
+{
+	const struct rp_cluster *c = rp_cluster_of(p, a);
+
+	if (!c) {
+		*why = RP_SKIP_NEVER_MAPPED;
+		return -1;
+	}
+	if (a + len > c->end) {
+		*why = RP_SKIP_SPLIT;
+		return -1;
+	}
+	return (long)(c->off + (a - c->start));
+}
+
+static int mark(struct model *m, unsigned long s, unsigned long e,
+		struct iv *val)
+{
+	if (s >= e)
+		return 0;
+	if (iv_split(m, s) || iv_split(m, e))
+		return -ENOMEM;
+	return iv_set(m, s, e, val);
+}
+
+/* mprotect and madvise: the touched intervals get the rank (and prot). */
+static int retouch(struct model *m, unsigned long s, unsigned long e,
+		   uint32_t rank, int prot)
+{
+	if (iv_split(m, s) || iv_split(m, e))
+		return -ENOMEM;
+	for (size_t i = iv_find(m, s); i < m->n && m->v[i].s < e; i++) {
+		m->v[i].rank = rank;
+		if (prot >= 0 && m->v[i].mapped)
+			m->v[i].prot = prot;
+	}
+	return 0;
+}
+
+/* The model after a layout op (already checked and translated). */
+static int apply(struct model *m, const struct trace_ev *ev, struct rp_op *op,
+		 const struct iv *old)
+{
+	unsigned long s = ev->addr & ~(PAGE - 1), ret = (unsigned long)ev->ret;
+	struct iv v = { .rank = op->rank, .mapped = true, .prot = op->prot,
+			.flags = op->flags, .file = op->file, .pgoff = op->pgoff };
+	struct iv gone = { .rank = op->rank, .file = -1 };
+
+	switch (ev->kind) {
+	case TR_MMAP:
+		return mark(m, ret, ret + page_up(ev->len), &v);
+	case TR_MUNMAP:
+		return mark(m, s, s + page_up(ev->len), &gone);
+	case TR_MPROTECT:
+		return retouch(m, s, s + page_up(ev->len), op->rank, op->prot);
+	case TR_MADVISE:
+		return retouch(m, s, s + page_up(ev->len), op->rank, -1);
+	case TR_MREMAP:
+		v = *old;
+		v.rank = op->rank;
+		if (mark(m, s, s + page_up(ev->len), &gone))
+			return -ENOMEM;
+		return mark(m, ret, ret + page_up(ev->arg), &v);
+	case TR_BRK:
+		m->last_brk = op->rank;
+		v.prot = PROT_READ | PROT_WRITE;
+		v.flags = MAP_PRIVATE | MAP_ANONYMOUS;
+		v.file = -1;
+		if (page_up(ret) > page_up(m->brk))
+			return mark(m, page_up(m->brk), page_up(ret), &v);
+		return mark(m, page_up(ret), page_up(m->brk), &gone);
+	default:
+		return 0;
+	}
+}
+
+/* The recorded range of a layout event, and its kind's fields. */
+static void layout_fields(const struct trace_ev *ev, const struct model *m,
+			  struct rp_op *op, unsigned long *s, unsigned long *e)
+{
+	unsigned long ret = (unsigned long)ev->ret, lo, hi;
+
+	*s = ev->addr & ~(PAGE - 1);
+	*e = *s + page_up(ev->len);
+	switch (ev->kind) {
+	case TR_MMAP:
+		*s = ret;
+		*e = ret + page_up(ev->len);
+		op->prot = (int)(ev->arg & (PROT_READ | PROT_WRITE | PROT_EXEC));
+		op->flags = (int)ev->arg2;
+		op->file = ev->fd >= 0 && !(ev->arg2 & MAP_ANONYMOUS) ?
+			   (int)ev->fd : -1;
+		op->pgoff = ev->arg3 / PAGE;
+		op->fixed = !!(ev->arg2 & (MAP_FIXED | MAP_FIXED_NOREPLACE));
+		break;
+	case TR_MPROTECT:
+		op->prot = (int)(ev->arg & (PROT_READ | PROT_WRITE | PROT_EXEC));
+		break;
+	case TR_MADVISE:
+		op->advice = (int)ev->arg;
+		break;
+	case TR_BRK:
+		lo = page_up(m->brk < ret ? m->brk : ret);
+		hi = page_up(m->brk < ret ? ret : m->brk);
+		*s = lo ? lo : page_up(ret);
+		*e = hi ? hi : *s;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The wait set and the model for one layout event. 0 or -ENOMEM. */
+static int build_layout(struct rp_plan *p, struct model *m,
+			const struct trace_ev *ev, struct rp_op *op)
+{
+	unsigned long s, e, ns = 0, ne = 0;
+	const struct iv *first = NULL;
+	struct iv old = { .file = -1 };
+	long o, o2 = 0;
+
+	op->dep0 = (uint32_t)p->ndeps;
+	if (ev->kind == TR_BRK && !m->brk)
+		m->brk = (unsigned long)ev->ret;      /* the first: the base */
+	layout_fields(ev, m, op, &s, &e);
+	if (ev->kind == TR_MADVISE && op->advice != MADV_DONTNEED &&
+	    op->advice != MADV_POPULATE_WRITE)
+		return op->skip = RP_SKIP_ADVICE, 0;
+	if (ev->kind == TR_MREMAP) {
+		ns = (unsigned long)ev->ret;
+		ne = ns + page_up(ev->arg);
+		if ((o2 = to_arena(p, ns, ne - ns, &op->skip)) < 0)
+			return 0;
+	}
+	if ((o = to_arena(p, s, e - s, &op->skip)) < 0)
+		return 0;
+	if (ev->kind == TR_BRK &&
+	    (o2 = to_arena(p, (unsigned long)ev->ret, 0, &op->skip)) < 0)
+		return 0;
+	if (add_deps(p, op, m, s, e, &first) ||
+	    (ev->kind == TR_MREMAP && add_deps(p, op, m, ns, ne, NULL)))
+		return -ENOMEM;
+	if (ev->kind != TR_MMAP && ev->kind != TR_BRK && !first) {
+		p->ndeps = op->dep0;          /* nothing of it was mapped */
+		op->ndeps = 0;
+		return op->skip = RP_SKIP_NEVER_MAPPED, 0;
+	}
+	if (ev->kind == TR_BRK && m->last_brk != RP_NONE &&
+	    !rp_grow((void **)&p->deps, &p->capdeps, p->ndeps + 1,
+		     sizeof(*p->deps)))
+		p->deps[p->ndeps++] = m->last_brk, op->ndeps++;
+	if (first)
+		old = *first;
+	if (ev->kind == TR_MREMAP) {
+		op->prot = old.prot;
+		op->flags = old.flags;
+		op->file = old.file;
+		op->pgoff = old.pgoff;
+		op->off2 = (unsigned long)o2;
+		op->len2 = ne - ns;
+	}
+	if (ev->kind == TR_BRK)
+		op->off2 = (unsigned long)o2;   /* the new break */
+	op->off = (unsigned long)o;
+	op->len = e - s;
+	op->rank = p->nlayout++;
+	if (apply(m, ev, op, &old))
+		return -ENOMEM;
+	if (ev->kind == TR_BRK)
+		m->brk = (unsigned long)ev->ret;
+	return 0;
+}
+
+/* A fault: replayed where the model has its page mapped, after the
+ * operation that last touched the page. */
+static void build_fault(const struct rp_plan *p, const struct model *m,
+			const struct trace_ev *ev, struct rp_op *op)
+{
+	size_t i = iv_find(m, ev->addr);
+	long o;
+
+	op->write = !!(ev->arg & TRACE_FAULT_WRITE);
+	op->len = PAGE;
+	if (i == m->n || m->v[i].s > ev->addr || !m->v[i].mapped ||
+	    (o = to_arena(p, ev->addr, PAGE, &op->skip)) < 0) {
+		op->skip = RP_SKIP_NEVER_MAPPED;
+		return;
+	}
+	op->off = (unsigned long)o;
+	op->rank = m->v[i].rank;
+}
+
+static int add_op(struct rp_plan *p, struct model *m, const struct trace_ev *ev)
+{
+	struct rp_thread *t = &p->th[ev->thread];
+	struct rp_op *op;
+
+	if (rp_grow((void **)&t->ops, &t->cap, t->n + 1, sizeof(*t->ops)))
+		return -ENOMEM;
+	op = &t->ops[t->n];
+	memset(op, 0, sizeof(*op));
+	op->kind = (uint8_t)ev->kind;
+	op->t_ns = ev->t_ns;
+	op->rec = (unsigned long)(ev->kind == TR_MMAP && ev->ret >= 0 ?
+				  (uint64_t)ev->ret : ev->addr);
+	op->rank = RP_NONE;
+	op->file = -1;
+	p->events++;
+	if (ev->kind == TR_FAULT) {
+		p->faults++;
+		build_fault(p, m, ev, op);
+	} else {
+		p->calls++;
+		if (ev->ret < 0)
+			op->skip = RP_SKIP_FAILED;
+		else if (build_layout(p, m, ev, op))
+			return -ENOMEM;
+	}
+	p->skipped[op->skip]++;
+	t->n++;
+	return 0;
+}
+
+int rp_pass_ops(struct rp_plan *p, char *err, size_t len)
+{
+	struct model m = { .last_brk = RP_NONE };
+	struct trace_reader r;
+	struct trace_ev ev;
+	int ret;
+
+	if (trace_open(&r, p->path, err, len))
+		return -1;
+	p->th = calloc(p->nthreads ? (size_t)p->nthreads : 1, sizeof(*p->th));
+	ret = p->th ? 0 : -ENOMEM;
+	while (!ret && (ret = trace_next(&r, &ev, err, len)) > 0)
+		ret = ev.kind == TR_THREAD ? 0 : add_op(p, &m, &ev);
+	trace_close(&r);
+	free(m.v);
+	if (ret == -ENOMEM)
+		snprintf(err, len, "out of memory reading the trace");
+	if (!ret && !p->events)
+		snprintf(err, len, "the trace holds no events"), ret = -1;
+	return ret ? -1 : 0;
+}
