@@ -415,20 +415,6 @@ static int run_publish(struct res_target *tgt, int ntgt, struct res_file *r,
 	return ret;
 }
 
-/* 128 + the signal for an interrupt, 3 for an aborted run (a fault
- * nobody answered, a task process that died), 2 usage, 1 failure. */
-static int run_status(int ret)
-{
-	if (ret == -EINTR)
-		return 128 + (run_first_signal() ? run_first_signal() :
-			      runner_interrupted());
-	if (ret == -ETIMEDOUT || ret == -ECHILD || ret == -ENOSPC)
-		return 3;
-	if (ret == EXIT_USAGE)
-		return EXIT_USAGE;
-	return ret ? 1 : 0;
-}
-
 int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct run_args a = {

@@ -55,6 +55,9 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given);
 void run_replay_print(const struct run_cfg *c);
 void run_replay_done(struct run_cfg *c);
 
+/* The exit status of a run that returned ret (cli/run_guard.c). */
+int run_status(int ret);
+
 void print_banner(const struct run_cfg *c);
 void print_summary(const struct res_file *r, const struct run_cfg *c,
 		   bool brief);

@@ -355,3 +355,17 @@ void warn_noise(const struct res_file *r, int n, const struct host_busy *t0)
 		       "during the run: its figures may be disturbed\n",
 		       others / (t1.wall - t0->wall));
 }
+
+/* 128 + the signal for an interrupt, 3 for an aborted run (a fault
+ * nobody answered, a task process that died), 2 usage, 1 failure. */
+int run_status(int ret)
+{
+	if (ret == -EINTR)
+		return 128 + (run_first_signal() ? run_first_signal() :
+			      runner_interrupted());
+	if (ret == -ETIMEDOUT || ret == -ECHILD || ret == -ENOSPC)
+		return 3;
+	if (ret == EXIT_USAGE)
+		return EXIT_USAGE;
+	return ret ? 1 : 0;
+}

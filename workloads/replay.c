@@ -19,19 +19,11 @@
 
 #include "sync/futex.h"
 #include "sync/rcu.h"
-#include "workloads/replay.h"
+#include "workloads/replay_int.h"
 #include "workloads/workload.h"
 
 enum { PH_MMAP, PH_MUNMAP, PH_MPROTECT, PH_OTHER };
 
-struct rp_shared {
-	struct rp_plan *p;
-	unsigned long base;
-	/* Per rank: 0 not done, 1 done, 2 not done and waited for. */
-	_Atomic int *done;
-	_Atomic int abort;               /* a task gave up: nobody waits */
-	int32_t *vmas;                   /* --replay-log: VMAs after each */
-};
 
 static int rp_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 		    void **shared)
@@ -50,8 +42,8 @@ static int rp_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 	s->base = mm->base;
 	s->done = calloc(p->nlayout + 1, sizeof(*s->done));
 	if (p->log)
-		s->vmas = calloc(p->nlayout + 1, sizeof(*s->vmas));
-	if (!s->done || (p->log && !s->vmas)) {
+		s->val = calloc(p->events + 1, sizeof(*s->val));
+	if (!s->done || (p->log && !s->val)) {
 		free(s->done);
 		free(s);
 		return -ENOMEM;
@@ -107,33 +99,6 @@ static void pace(const struct rp_plan *p, const struct rp_op *op,
 		at.tv_nsec -= 1000000000;
 	}
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
-}
-
-static int count_vma(struct sim_vma *v, void *arg)
-{
-	(*(int32_t *)arg)++;
-	return 0;
-}
-
-/* VMAs of the cluster at arena offset off, after an operation. */
-static int32_t cluster_vmas(struct sim_mm *mm, const struct rp_plan *p,
-			    unsigned long off)
-{
-	int32_t n = 0;
-
-	for (int i = 0; i < p->ncl; i++) {
-		const struct rp_cluster *c = &p->cl[i];
-
-		if (off < c->off || off >= c->off + (c->end - c->start))
-			continue;
-		sim_rcu_read_lock();
-		vma_tree_for_each(&mm->tree, mm->base + c->off,
-				  mm->base + c->off + (c->end - c->start),
-				  count_vma, &n);
-		sim_rcu_read_unlock();
-		break;
-	}
-	return n;
 }
 
 static int map_flags(const struct rp_op *op, bool fixed)
@@ -230,9 +195,27 @@ static int do_layout(struct wl_task *t, struct rp_shared *s,
 	if (ret)
 		atomic_fetch_add_explicit(&s->p->diverged, 1,
 					  memory_order_relaxed);
-	if (s->vmas)
-		s->vmas[op->rank] = cluster_vmas(t->mm, s->p, op->off);
+	if (s->val)
+		s->val[op->seq] = rp_cluster_vmas(t->mm, s->p, op->off);
 	done_rank(s, op->rank);
+	return 0;
+}
+
+/* One fault: a touch, after the call that last changed its page. */
+static int do_fault(struct wl_task *t, struct rp_shared *s,
+		    const struct rp_op *op)
+{
+	unsigned char v = 1;
+	uint64_t c0 = 0;
+	int ret = 0;
+
+	if (op->rank != RP_NONE && (ret = wait_rank(s, t, op->rank)))
+		return ret;
+	if (s->val)
+		c0 = rp_fault_total(t->mm);
+	wl_touch(t, s->base + op->off, op->write, &v);
+	if (s->val)
+		s->val[op->seq] = rp_faulted(t->mm, c0);
 	return 0;
 }
 
@@ -241,52 +224,33 @@ static int rp_task(struct wl_task *t)
 	struct rp_shared *s = t->shared;
 	const struct rp_thread *th = &s->p->th[t->id];
 	struct timespec start;
-	unsigned char v = 1;
 	int ret = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (size_t i = 0; i < th->n && !ret; i++) {
 		const struct rp_op *op = &th->ops[i];
 
-		if (op->skip)
-			continue;
-		if (wl_should_stop(t)) {
+		if (wl_should_stop(t) ||
+		    (s->val && rp_check_turn(s, t, op->seq))) {
 			ret = -EINTR;
 			break;
 		}
-		if (s->p->speed > 0)
-			pace(s->p, op, &start);
-		if (op->kind != TR_FAULT)
-			ret = do_layout(t, s, op);
-		else if (op->rank == RP_NONE || !(ret = wait_rank(s, t, op->rank)))
-			wl_touch(t, s->base + op->off, op->write, &v);
-		wl_add_ops(t, 1);
+		if (op->skip) {
+			if (s->val)
+				s->val[op->seq] = -1;
+		} else {
+			if (s->p->speed > 0)
+				pace(s->p, op, &start);
+			ret = op->kind == TR_FAULT ? do_fault(t, s, op)
+						   : do_layout(t, s, op);
+			wl_add_ops(t, 1);
+		}
+		if (s->val)
+			rp_check_next(s);
 	}
 	if (ret)
 		atomic_store(&s->abort, 1);
 	return ret;
-}
-
-/* --replay-log: one line per layout operation, in rank order. */
-static void write_log(const struct rp_shared *s)
-{
-	FILE *f = fopen(s->p->log, "w");
-
-	if (!f) {
-		fprintf(stderr, "vmsim: replay: cannot write %s\n", s->p->log);
-		return;
-	}
-	fprintf(f, "# rank thread kind recorded_address vmas_in_cluster\n");
-	for (int k = 0; k < s->p->nthreads; k++)
-		for (size_t i = 0; i < s->p->th[k].n; i++) {
-			const struct rp_op *op = &s->p->th[k].ops[i];
-
-			if (op->kind != TR_FAULT && !op->skip)
-				fprintf(f, "%u %d %s 0x%lx %d\n", op->rank, k,
-					trace_kind_name(op->kind), op->rec,
-					s->vmas[op->rank]);
-		}
-	fclose(f);
 }
 
 /* Back to an empty address space for the next iteration. */
@@ -296,11 +260,11 @@ static void rp_teardown(struct sim_mm *mm, const struct wl_opts *o,
 	struct rp_shared *s = shared;
 	unsigned long out;
 
-	if (s->vmas)
-		write_log(s);
+	if (s->val)
+		rp_check_write_log(s);
 	sim_do_brk(mm, mm->start_brk, &out);
 	sim_do_munmap(mm, mm->base, mm->end - mm->base);
-	free(s->vmas);
+	free(s->val);
 	free(s->done);
 	free(s);
 }

@@ -49,7 +49,9 @@ struct rp_op {
 	unsigned long off2, len2;        /* mremap: the new place, length */
 	unsigned long rec;               /* the recorded address */
 	unsigned long pgoff;             /* mmap: file offset in pages */
-	uint32_t rank;                   /* layout ops: place among them */
+	uint32_t seq;                    /* place in the recording */
+	uint32_t rank;                   /* layout ops: place among them;
+					  * faults: the rank they wait for */
 	uint32_t dep0, ndeps;            /* into plan->deps (faults: 1) */
 	uint8_t kind;                    /* enum trace_kind */
 	uint8_t skip;                    /* enum rp_skip */
@@ -85,7 +87,10 @@ struct rp_plan {
 	double speed;                    /* 0: as fast as possible */
 	/* Calls the simulation refused where the recording succeeded. */
 	_Atomic uint64_t diverged;
-	const char *log;                 /* --replay-log: VMAs after each op */
+	/* --replay-log: the check mode. Events run one at a time in the
+	 * recorded order, and the log has a line per event replayed: after
+	 * a call the VMAs of its cluster, after a fault whether it faulted. */
+	const char *log;
 };
 
 /* Read path into a plan. 0, or -1 with one line in err (a bad trace). */

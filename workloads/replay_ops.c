@@ -318,6 +318,7 @@ static int add_op(struct rp_plan *p, struct model *m, const struct trace_ev *ev)
 	op = &t->ops[t->n];
 	memset(op, 0, sizeof(*op));
 	op->kind = (uint8_t)ev->kind;
+	op->seq = (uint32_t)p->events;
 	op->t_ns = ev->t_ns;
 	op->rec = (unsigned long)(ev->kind == TR_MMAP && ev->ret >= 0 ?
 				  (uint64_t)ev->ret : ev->addr);
