@@ -9,8 +9,8 @@ secs=${1:-60}
 dir=${2:-$src/build-fuzz}
 command -v clang >/dev/null || { echo "fuzz.sh: clang is not installed (scripts/install-deps.sh)" >&2; exit 2; }
 CC=clang cmake -S "$src" -B "$dir" -DVMSIM_FUZZ=ON -DVMSIM_SANITIZER_SUITES=OFF >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target fuzz_cli fuzz_results >/dev/null
-for t in fuzz_cli fuzz_results; do
+cmake --build "$dir" -j"$(nproc)" --target fuzz_cli fuzz_results fuzz_trace >/dev/null
+for t in fuzz_cli fuzz_results fuzz_trace; do
 	work=$(mktemp -d)
 	cp "$src/tests/fuzz/corpus/${t#fuzz_}/"* "$work/"
 	echo "fuzz: $t for ${secs}s" >&2
@@ -23,4 +23,4 @@ for t in fuzz_cli fuzz_results; do
 	grep -E "stat::number_of_executed_units|Done" "$work/log" | head -2 >&2
 	rm -rf "$work"
 done
-echo "fuzz: 2 passed, 0 failed"
+echo "fuzz: 3 passed, 0 failed"

@@ -23,6 +23,11 @@ cp "$data/base.json" "$tmp/result.json"
 : >"$tmp/empty.json"
 head -c 300 "$data/base.json" >"$tmp/trunc.json"
 { cat "$data/base.json"; echo '{}'; } >"$tmp/trailing.json"
+traces=$data/../traces
+head -c 3000 "$traces/sort.trace" >"$tmp/trunc.trace"
+printf 'VMSIMTRC\007\000' >"$tmp/v7.trace"
+printf 'not a trace at all' >"$tmp/garbage.trace"
+printf 'VMSIMTRC\001\000\177\000' >"$tmp/garbage2.trace"
 long=$(printf 'x%.0s' $(seq 300))
 python3 - "$data/base.json" "$tmp" <<'PY'
 import json, sys

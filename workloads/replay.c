@@ -25,6 +25,15 @@
 enum { PH_MMAP, PH_MUNMAP, PH_MPROTECT, PH_OTHER };
 
 
+static void rp_shared_free(struct rp_shared *s)
+{
+	free(s->val);
+	free(s->done);
+	free(s->progress);
+	free(s->waiting);
+	free(s);
+}
+
 static int rp_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 		    void **shared)
 {
@@ -41,11 +50,12 @@ static int rp_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 	s->p = p;
 	s->base = mm->base;
 	s->done = calloc(p->nlayout + 1, sizeof(*s->done));
+	s->progress = calloc((size_t)p->nthreads, sizeof(*s->progress));
+	s->waiting = calloc((size_t)p->nthreads, sizeof(*s->waiting));
 	if (p->log)
 		s->val = calloc(p->events + 1, sizeof(*s->val));
-	if (!s->done || (p->log && !s->val)) {
-		free(s->done);
-		free(s);
+	if (!s->done || !s->progress || !s->waiting || (p->log && !s->val)) {
+		rp_shared_free(s);
 		return -ENOMEM;
 	}
 	if (p->have_brk)
@@ -77,6 +87,41 @@ static int wait_rank(struct rp_shared *s, struct wl_task *t, uint32_t r)
 				NULL, 0);
 	}
 	return 0;
+}
+
+/* Wait until thread k has done more than idx ops (its faults in a
+ * call's range). 0, or -EINTR. */
+static int wait_progress(struct rp_shared *s, struct wl_task *t, uint32_t k,
+			 uint32_t idx)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int v;
+
+	for (int spins = 0; (v = atomic_load(&s->progress[k])) <= (int)idx;
+	     spins++) {
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed) ||
+		    wl_should_stop(t))
+			return -EINTR;
+		if (spins < 200) {
+			cpu_relax();
+			continue;
+		}
+		/* Seq-cst store, then load: the thread's store of its
+		 * progress and load of waiting cannot both miss. */
+		atomic_store(&s->waiting[k], 1);
+		if (atomic_load(&s->progress[k]) == v)
+			syscall(SYS_futex, &s->progress[k], FUTEX_WAIT_PRIVATE,
+				v, &tick, NULL, 0);
+	}
+	return 0;
+}
+
+static void done_op(struct rp_shared *s, int k, size_t n)
+{
+	atomic_store(&s->progress[k], (int)n);
+	if (atomic_load_explicit(&s->waiting[k], memory_order_relaxed) &&
+	    atomic_exchange(&s->waiting[k], 0))
+		futex_wake(&s->progress[k], INT_MAX);
 }
 
 static void done_rank(struct rp_shared *s, uint32_t r)
@@ -183,11 +228,15 @@ static int do_layout(struct wl_task *t, struct rp_shared *s,
 		     const struct rp_op *op)
 {
 	const uint32_t *deps = s->p->deps + op->dep0;
+	const struct rp_tdep *td = s->p->tdeps + op->tdep0;
 	double t0;
 	int phase, ret;
 
 	for (uint32_t i = 0; i < op->ndeps; i++)
 		if (wait_rank(s, t, deps[i]))
+			return -EINTR;
+	for (uint32_t i = 0; i < op->ntdeps; i++)
+		if (wait_progress(s, t, td[i].thread, td[i].idx))
 			return -EINTR;
 	t0 = mono_s();
 	ret = do_call(t->mm, op, s->base, &phase);
@@ -245,6 +294,7 @@ static int rp_task(struct wl_task *t)
 						   : do_layout(t, s, op);
 			wl_add_ops(t, 1);
 		}
+		done_op(s, t->id, i + 1);
 		if (s->val)
 			rp_check_next(s);
 	}
@@ -264,9 +314,7 @@ static void rp_teardown(struct sim_mm *mm, const struct wl_opts *o,
 		rp_check_write_log(s);
 	sim_do_brk(mm, mm->start_brk, &out);
 	sim_do_munmap(mm, mm->base, mm->end - mm->base);
-	free(s->val);
-	free(s->done);
-	free(s);
+	rp_shared_free(s);
 }
 
 static void rp_report(const struct wl_iter *it, double *v)

@@ -43,6 +43,11 @@ enum rp_skip {
 	RP_NSKIP
 };
 
+/* A thread's progress a call waits for: past its op idx. */
+struct rp_tdep {
+	uint32_t thread, idx;
+};
+
 struct rp_op {
 	uint64_t t_ns;                   /* recorded time */
 	unsigned long off, len;          /* arena offset (and length) */
@@ -52,7 +57,8 @@ struct rp_op {
 	uint32_t seq;                    /* place in the recording */
 	uint32_t rank;                   /* layout ops: place among them;
 					  * faults: the rank they wait for */
-	uint32_t dep0, ndeps;            /* into plan->deps (faults: 1) */
+	uint32_t dep0, ndeps;            /* calls: ranks, in plan->deps */
+	uint32_t tdep0, ntdeps;          /* calls: in plan->tdeps */
 	uint8_t kind;                    /* enum trace_kind */
 	uint8_t skip;                    /* enum rp_skip */
 	uint8_t write;                   /* fault: a write */
@@ -77,6 +83,8 @@ struct rp_plan {
 	uint32_t nlayout;                /* ranked layout operations */
 	uint32_t *deps;                  /* ranks waited for */
 	size_t ndeps, capdeps;
+	struct rp_tdep *tdeps;           /* other threads' faults waited for */
+	size_t ntdeps, captdeps;
 	struct rp_cluster *cl;
 	int ncl;
 	unsigned long arena_need;        /* bytes of arena the layout needs */

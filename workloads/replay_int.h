@@ -15,6 +15,8 @@ struct rp_shared {
 	/* Per rank: 0 not done, 1 done, 2 not done and waited for. */
 	_Atomic int *done;
 	_Atomic int abort;               /* a task gave up: nobody waits */
+	/* Per thread: its ops done, and whether someone sleeps on that. */
+	_Atomic int *progress, *waiting;
 	/* Check mode (--replay-log): whose turn it is (an event's seq),
 	 * and per event what the log says (-1: not replayed). */
 	_Atomic int turn;
@@ -32,6 +34,42 @@ int32_t rp_faulted(struct sim_mm *mm, uint64_t c0);
 int32_t rp_cluster_vmas(struct sim_mm *mm, const struct rp_plan *p,
 			unsigned long off);
 void rp_check_write_log(const struct rp_shared *s);
+
+/* The model of the recorded address space (workloads/replay_model.c). */
+struct rp_iv {
+	unsigned long s, e;
+	uint32_t rank;                   /* the last call on it, or RP_NONE */
+	bool mapped;
+	int prot, flags, file;
+	unsigned long pgoff;             /* of s, in pages */
+	struct rp_tdep *fd;              /* per thread: its last fault here */
+	uint32_t nfd;
+};
+
+struct rp_model {
+	struct rp_iv *v;
+	size_t n, cap;
+	uint32_t last_brk;
+	unsigned long brk;               /* the recorded break */
+};
+
+/* The first interval with e > a. */
+size_t rp_iv_find(const struct rp_model *m, unsigned long a);
+/* [s, e) becomes one interval like val, without faults. 0 or -ENOMEM. */
+int rp_model_mark(struct rp_model *m, unsigned long s, unsigned long e,
+		  const struct rp_iv *val);
+/* A call that keeps the mapping (mprotect: prot >= 0; madvise: -1). */
+int rp_model_retouch(struct rp_model *m, unsigned long s, unsigned long e,
+		     uint32_t rank, int prot);
+/* thread's op idx faulted in interval i. */
+int rp_model_fault(struct rp_model *m, size_t i, uint32_t thread,
+		   uint32_t idx);
+/* What a call on [s, e) by thread self waits for, into op and p; *first:
+ * the first mapped interval met (may be NULL). 0 or -ENOMEM. */
+int rp_model_deps(struct rp_plan *p, struct rp_op *op,
+		  const struct rp_model *m, unsigned long s, unsigned long e,
+		  uint32_t self, const struct rp_iv **first);
+void rp_model_free(struct rp_model *m);
 
 /* Pass 2: every event into an operation of its thread. 0 or -1 (err). */
 int rp_pass_ops(struct rp_plan *p, char *err, size_t len);

@@ -15,102 +15,9 @@
 
 #define PAGE 4096UL
 
-struct iv {
-	unsigned long s, e;
-	uint32_t rank;
-	bool mapped;
-	int prot, flags, file;
-	unsigned long pgoff;             /* of s, in pages */
-};
-
-struct model {
-	struct iv *v;
-	size_t n, cap;
-	uint32_t last_brk;
-	unsigned long brk;               /* the recorded break */
-};
-
 static unsigned long page_up(unsigned long v)
 {
 	return (v + PAGE - 1) & ~(PAGE - 1);
-}
-
-/* The first interval with e > a. */
-static size_t iv_find(const struct model *m, unsigned long a)
-{
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->v[mid].e <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Make a an interval boundary. 0 or -ENOMEM. */
-static int iv_split(struct model *m, unsigned long a)
-{
-	size_t i = iv_find(m, a);
-	struct iv *x;
-
-	if (i == m->n || m->v[i].s >= a)
-		return 0;
-	if (rp_grow((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
-		return -ENOMEM;
-	x = &m->v[i];
-	memmove(x + 1, x, (m->n - i) * sizeof(*x));
-	m->n++;
-	x[0].e = a;
-	x[1].s = a;
-	if (x[1].file >= 0)
-		x[1].pgoff += (a - x[0].s) / PAGE;
-	return 0;
-}
-
-/* Replace [s, e) by one interval like val (after the caller split). */
-static int iv_set(struct model *m, unsigned long s, unsigned long e,
-		  const struct iv *val)
-{
-	size_t i = iv_find(m, s), j = i;
-
-	while (j < m->n && m->v[j].s < e)
-		j++;
-	if (i == j && rp_grow((void **)&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
-		return -ENOMEM;
-	memmove(&m->v[i + 1], &m->v[j], (m->n - j) * sizeof(*m->v));
-	m->n = m->n - (j - i) + 1;
-	m->v[i] = *val;
-	m->v[i].s = s;
-	m->v[i].e = e;
-	return 0;
-}
-
-/* The ranks of the intervals meeting [s, e) into the plan's deps; and
- * whether any of them is mapped, and the first mapped one. */
-static int add_deps(struct rp_plan *p, struct rp_op *op, const struct model *m,
-		    unsigned long s, unsigned long e, const struct iv **first)
-{
-	for (size_t i = iv_find(m, s); i < m->n && m->v[i].s < e; i++) {
-		const struct iv *x = &m->v[i];
-		bool seen = false;
-
-		if (x->mapped && first && !*first)
-			*first = x;
-		for (uint32_t k = op->dep0; k < op->dep0 + op->ndeps; k++)
-			seen |= p->deps[k] == x->rank;
-		if (seen || x->rank == RP_NONE)
-			continue;
-		if (rp_grow((void **)&p->deps, &p->capdeps, p->ndeps + 1,
-			    sizeof(*p->deps)))
-			return -ENOMEM;
-		p->deps[p->ndeps++] = x->rank;
-		op->ndeps++;
-	}
-	return 0;
 }
 
 /* Arena offset of the recorded [a, a+len), or -1 if it is not inside
@@ -131,69 +38,45 @@ static long to_arena(const struct rp_plan *p, unsigned long a,
 	return (long)(c->off + (a - c->start));
 }
 
-static int mark(struct model *m, unsigned long s, unsigned long e,
-		struct iv *val)
-{
-	if (s >= e)
-		return 0;
-	if (iv_split(m, s) || iv_split(m, e))
-		return -ENOMEM;
-	return iv_set(m, s, e, val);
-}
-
-/* mprotect and madvise: the touched intervals get the rank (and prot). */
-static int retouch(struct model *m, unsigned long s, unsigned long e,
-		   uint32_t rank, int prot)
-{
-	if (iv_split(m, s) || iv_split(m, e))
-		return -ENOMEM;
-	for (size_t i = iv_find(m, s); i < m->n && m->v[i].s < e; i++) {
-		m->v[i].rank = rank;
-		if (prot >= 0 && m->v[i].mapped)
-			m->v[i].prot = prot;
-	}
-	return 0;
-}
-
 /* The model after a layout op (already checked and translated). */
-static int apply(struct model *m, const struct trace_ev *ev, struct rp_op *op,
-		 const struct iv *old)
+static int apply(struct rp_model *m, const struct trace_ev *ev, struct rp_op *op,
+		 const struct rp_iv *old)
 {
 	unsigned long s = ev->addr & ~(PAGE - 1), ret = (unsigned long)ev->ret;
-	struct iv v = { .rank = op->rank, .mapped = true, .prot = op->prot,
+	struct rp_iv v = { .rank = op->rank, .mapped = true, .prot = op->prot,
 			.flags = op->flags, .file = op->file, .pgoff = op->pgoff };
-	struct iv gone = { .rank = op->rank, .file = -1 };
+	struct rp_iv gone = { .rank = op->rank, .file = -1 };
 
 	switch (ev->kind) {
 	case TR_MMAP:
-		return mark(m, ret, ret + page_up(ev->len), &v);
+		return rp_model_mark(m, ret, ret + page_up(ev->len), &v);
 	case TR_MUNMAP:
-		return mark(m, s, s + page_up(ev->len), &gone);
+		return rp_model_mark(m, s, s + page_up(ev->len), &gone);
 	case TR_MPROTECT:
-		return retouch(m, s, s + page_up(ev->len), op->rank, op->prot);
+		return rp_model_retouch(m, s, s + page_up(ev->len), op->rank, op->prot);
 	case TR_MADVISE:
-		return retouch(m, s, s + page_up(ev->len), op->rank, -1);
+		return rp_model_retouch(m, s, s + page_up(ev->len), op->rank, -1);
 	case TR_MREMAP:
 		v = *old;
 		v.rank = op->rank;
-		if (mark(m, s, s + page_up(ev->len), &gone))
+		if (rp_model_mark(m, s, s + page_up(ev->len), &gone))
 			return -ENOMEM;
-		return mark(m, ret, ret + page_up(ev->arg), &v);
+		return rp_model_mark(m, ret, ret + page_up(ev->arg), &v);
 	case TR_BRK:
 		m->last_brk = op->rank;
 		v.prot = PROT_READ | PROT_WRITE;
 		v.flags = MAP_PRIVATE | MAP_ANONYMOUS;
 		v.file = -1;
 		if (page_up(ret) > page_up(m->brk))
-			return mark(m, page_up(m->brk), page_up(ret), &v);
-		return mark(m, page_up(ret), page_up(m->brk), &gone);
+			return rp_model_mark(m, page_up(m->brk), page_up(ret), &v);
+		return rp_model_mark(m, page_up(ret), page_up(m->brk), &gone);
 	default:
 		return 0;
 	}
 }
 
 /* The recorded range of a layout event, and its kind's fields. */
-static void layout_fields(const struct trace_ev *ev, const struct model *m,
+static void layout_fields(const struct trace_ev *ev, const struct rp_model *m,
 			  struct rp_op *op, unsigned long *s, unsigned long *e)
 {
 	unsigned long ret = (unsigned long)ev->ret, lo, hi;
@@ -229,15 +112,16 @@ static void layout_fields(const struct trace_ev *ev, const struct model *m,
 }
 
 /* The wait set and the model for one layout event. 0 or -ENOMEM. */
-static int build_layout(struct rp_plan *p, struct model *m,
+static int build_layout(struct rp_plan *p, struct rp_model *m,
 			const struct trace_ev *ev, struct rp_op *op)
 {
 	unsigned long s, e, ns = 0, ne = 0;
-	const struct iv *first = NULL;
-	struct iv old = { .file = -1 };
+	const struct rp_iv *first = NULL;
+	struct rp_iv old = { .file = -1 };
 	long o, o2 = 0;
 
 	op->dep0 = (uint32_t)p->ndeps;
+	op->tdep0 = (uint32_t)p->ntdeps;
 	if (ev->kind == TR_BRK && !m->brk)
 		m->brk = (unsigned long)ev->ret;      /* the first: the base */
 	layout_fields(ev, m, op, &s, &e);
@@ -255,12 +139,14 @@ static int build_layout(struct rp_plan *p, struct model *m,
 	if (ev->kind == TR_BRK &&
 	    (o2 = to_arena(p, (unsigned long)ev->ret, 0, &op->skip)) < 0)
 		return 0;
-	if (add_deps(p, op, m, s, e, &first) ||
-	    (ev->kind == TR_MREMAP && add_deps(p, op, m, ns, ne, NULL)))
+	if (rp_model_deps(p, op, m, s, e, ev->thread, &first) ||
+	    (ev->kind == TR_MREMAP &&
+	     rp_model_deps(p, op, m, ns, ne, ev->thread, NULL)))
 		return -ENOMEM;
 	if (ev->kind != TR_MMAP && ev->kind != TR_BRK && !first) {
 		p->ndeps = op->dep0;          /* nothing of it was mapped */
-		op->ndeps = 0;
+		p->ntdeps = op->tdep0;
+		op->ndeps = op->ntdeps = 0;
 		return op->skip = RP_SKIP_NEVER_MAPPED, 0;
 	}
 	if (ev->kind == TR_BRK && m->last_brk != RP_NONE &&
@@ -291,10 +177,11 @@ static int build_layout(struct rp_plan *p, struct model *m,
 
 /* A fault: replayed where the model has its page mapped, after the
  * operation that last touched the page. */
-static void build_fault(const struct rp_plan *p, const struct model *m,
-			const struct trace_ev *ev, struct rp_op *op)
+static int build_fault(const struct rp_plan *p, struct rp_model *m,
+		       const struct trace_ev *ev, struct rp_op *op,
+		       uint32_t idx)
 {
-	size_t i = iv_find(m, ev->addr);
+	size_t i = rp_iv_find(m, ev->addr);
 	long o;
 
 	op->write = !!(ev->arg & TRACE_FAULT_WRITE);
@@ -302,13 +189,14 @@ static void build_fault(const struct rp_plan *p, const struct model *m,
 	if (i == m->n || m->v[i].s > ev->addr || !m->v[i].mapped ||
 	    (o = to_arena(p, ev->addr, PAGE, &op->skip)) < 0) {
 		op->skip = RP_SKIP_NEVER_MAPPED;
-		return;
+		return 0;
 	}
 	op->off = (unsigned long)o;
 	op->rank = m->v[i].rank;
+	return rp_model_fault(m, i, ev->thread, idx);
 }
 
-static int add_op(struct rp_plan *p, struct model *m, const struct trace_ev *ev)
+static int add_op(struct rp_plan *p, struct rp_model *m, const struct trace_ev *ev)
 {
 	struct rp_thread *t = &p->th[ev->thread];
 	struct rp_op *op;
@@ -327,7 +215,8 @@ static int add_op(struct rp_plan *p, struct model *m, const struct trace_ev *ev)
 	p->events++;
 	if (ev->kind == TR_FAULT) {
 		p->faults++;
-		build_fault(p, m, ev, op);
+		if (build_fault(p, m, ev, op, (uint32_t)t->n))
+			return -ENOMEM;
 	} else {
 		p->calls++;
 		if (ev->ret < 0)
@@ -342,7 +231,7 @@ static int add_op(struct rp_plan *p, struct model *m, const struct trace_ev *ev)
 
 int rp_pass_ops(struct rp_plan *p, char *err, size_t len)
 {
-	struct model m = { .last_brk = RP_NONE };
+	struct rp_model m = { .last_brk = RP_NONE };
 	struct trace_reader r;
 	struct trace_ev ev;
 	int ret;
@@ -354,7 +243,7 @@ int rp_pass_ops(struct rp_plan *p, char *err, size_t len)
 	while (!ret && (ret = trace_next(&r, &ev, err, len)) > 0)
 		ret = ev.kind == TR_THREAD ? 0 : add_op(p, &m, &ev);
 	trace_close(&r);
-	free(m.v);
+	rp_model_free(&m);
 	if (ret == -ENOMEM)
 		snprintf(err, len, "out of memory reading the trace");
 	if (!ret && !p->events)

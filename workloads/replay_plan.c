@@ -196,6 +196,7 @@ void rp_plan_free(struct rp_plan *p)
 		free(p->th[i].ops);
 	free(p->th);
 	free(p->deps);
+	free(p->tdeps);
 	free(p->cl);
 	free(p);
 }

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests the trace format and the replay plan: random events written and
+ * read back field for field; every truncation of a trace refused (never
+ * an event past the cut accepted as whole); perf script lines converted;
+ * the plan's clusters, skips and dependencies on a hand-made trace.
+ */
+#include "tests/check_util.h"
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "trace/perf_conv.h"
+#include "trace/trace.h"
+#include "workloads/replay.h"
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* n random events into buf; the events in ev. */
+static size_t make_trace(char *buf, size_t cap, struct trace_ev *ev, int n)
+{
+	FILE *f = fmemopen(buf, cap, "wb");
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	uint64_t s = 88172645463325252ULL, t = 0;
+
+	trace_writer_init(w, f, "test");
+	for (int i = 0; i < n; i++) {
+		struct trace_ev *e = &ev[i];
+		int th = trace_writer_thread(w, 100 + (uint32_t)(rnd(&s) % 5), t);
+
+		memset(e, 0, sizeof(*e));
+		e->kind = (enum trace_kind)(TR_FAULT + rnd(&s) % 7);
+		e->thread = (uint32_t)th;
+		e->t_ns = t += rnd(&s) % 100000;
+		e->addr = (rnd(&s) % (1ULL << 47)) & ~4095ULL;
+		if (e->kind == TR_FAULT) {
+			e->arg = rnd(&s) % 8;
+		} else {
+			e->len = rnd(&s) % (1ULL << 30);
+			e->arg = rnd(&s) % 64;
+			e->arg2 = rnd(&s) % 0x200000;
+			e->arg3 = rnd(&s) % (1ULL << 40);
+			e->fd = (int64_t)(rnd(&s) % 20) - 1;
+			e->ret = rnd(&s) % 3 ? (int64_t)e->addr : -22;
+			if (e->kind != TR_MMAP)
+				e->fd = 0;
+			if (e->kind != TR_MMAP && e->kind != TR_MREMAP)
+				e->arg2 = e->arg3 = 0;
+			if (e->kind == TR_MUNMAP || e->kind == TR_BRK)
+				e->arg = 0;
+			if (e->kind == TR_BRK)
+				e->len = 0;
+		}
+		trace_writer_put(w, e);
+	}
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	free(w);
+	fflush(f);
+	cap = (size_t)ftell(f);
+	fclose(f);
+	return cap;
+}
+
+START_TEST(test_round_trip)
+{
+	enum { N = 5000 };
+	static char buf[1 << 20];
+	static struct trace_ev ev[N];
+	size_t len = make_trace(buf, sizeof(buf), ev, N);
+	FILE *f = fmemopen(buf, len, "rb");
+	struct trace_reader r;
+	struct trace_ev e;
+	char err[256];
+	int i = 0, ret;
+
+	ck_assert_int_eq(trace_open_stream(&r, f, err, sizeof(err)), 0);
+	ck_assert_str_eq(r.comment, "test");
+	while ((ret = trace_next(&r, &e, err, sizeof(err))) > 0) {
+		if (e.kind == TR_THREAD)
+			continue;
+		ck_assert_int_lt(i, N);
+		ck_assert_int_eq(e.kind, ev[i].kind);
+		ck_assert_uint_eq(e.thread, ev[i].thread);
+		ck_assert_uint_eq(e.t_ns, ev[i].t_ns);
+		ck_assert_uint_eq(e.addr, ev[i].addr);
+		ck_assert_uint_eq(e.arg, ev[i].arg);
+		if (e.kind != TR_FAULT) {
+			ck_assert_uint_eq(e.len, ev[i].len);
+			ck_assert_uint_eq(e.arg2, ev[i].arg2);
+			ck_assert_uint_eq(e.arg3, ev[i].arg3);
+			ck_assert_int_eq(e.fd, ev[i].fd);
+			ck_assert_int_eq(e.ret, ev[i].ret);
+		}
+		i++;
+	}
+	ck_assert_msg(ret == 0, "%s", err);
+	ck_assert_int_eq(i, N);
+	ck_assert_uint_eq(r.nthreads, 5);
+	fclose(f);
+}
+END_TEST
+
+START_TEST(test_truncation)
+{
+	static char buf[1 << 16];
+	static struct trace_ev ev[200];
+	size_t len = make_trace(buf, sizeof(buf), ev, 200);
+
+	for (size_t cut = 0; cut < len; cut++) {
+		FILE *f = fmemopen(buf, cut ? cut : 1, "rb");
+		struct trace_reader r;
+		struct trace_ev e;
+		char err[256];
+		int ret = -1;
+
+		if (!trace_open_stream(&r, f, err, sizeof(err)))
+			while ((ret = trace_next(&r, &e, err, sizeof(err))) > 0)
+				;
+		ck_assert_msg(ret == -1, "a trace cut at %zu of %zu was taken "
+			      "as whole", cut, len);
+		fclose(f);
+	}
+}
+END_TEST
+
+START_TEST(test_perf_lines)
+{
+	static char buf[1 << 14];
+	FILE *f = fmemopen(buf, sizeof(buf), "wb");
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	struct perf_conv *c = calloc(1, sizeof(*c));
+	struct trace_reader r;
+	struct trace_ev e;
+	char err[256];
+	size_t len;
+
+	trace_writer_init(w, f, NULL);
+	perf_conv_init(c, w);
+	perf_conv_line(c, "  10/10 5.000000100:     syscalls:sys_enter_mmap: "
+		       "addr: 0x00000000, len: 0x00002000, prot: 0x00000003, "
+		       "flags: 0x00000022, fd: 0xffffffff, off: 0x00000000");
+	perf_conv_line(c, "  10/11 5.000000150:  exceptions:page_fault_user: "
+		       "address=0x7f0000001234 ip=0x4000 error_code=0x7");
+	perf_conv_line(c, "  10/10 5.000000200:      syscalls:sys_exit_mmap: "
+		       "0x7f0000000000");
+	perf_conv_line(c, "  10/10 5.000000300:  syscalls:sys_enter_munmap: "
+		       "addr: 0x7f0000000000, len: 0x00002000");
+	perf_conv_line(c, "  10/10 5.000000400:   syscalls:sys_exit_munmap: "
+		       "0xffffffffffffffea");
+	perf_conv_line(c, "  99/99 5.000000500:  exceptions:page_fault_user: "
+		       "address=0x1000 ip=0x4000 error_code=0x6");
+	perf_conv_line(c, "  10/10 5.000000600: PERF_RECORD_LOST lost 33");
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	len = (size_t)ftell(f);
+	fclose(f);
+	ck_assert_uint_eq(c->other_pid, 1);
+	ck_assert_uint_eq(c->lost, 33);
+	f = fmemopen(buf, len, "rb");
+	ck_assert_int_eq(trace_open_stream(&r, f, err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.kind, TR_THREAD);
+	ck_assert_uint_eq(e.tid, 10);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.kind, TR_THREAD);           /* 11, at its fault */
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.kind, TR_FAULT);
+	ck_assert_uint_eq(e.addr, 0x7f0000001000ULL);
+	ck_assert_uint_eq(e.arg, TRACE_FAULT_WRITE | TRACE_FAULT_PRESENT);
+	ck_assert_uint_eq(e.t_ns, 50);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	/* Written at its exit, after the fault: its entry's time is raised
+	 * to the fault's, as times never go back. */
+	ck_assert_int_eq(e.kind, TR_MMAP);
+	ck_assert_uint_eq(e.t_ns, 50);
+	ck_assert_uint_eq(e.len, 0x2000);
+	ck_assert_int_eq(e.fd, -1);
+	ck_assert_int_eq(e.ret, 0x7f0000000000LL);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.kind, TR_MUNMAP);
+	ck_assert_int_eq(e.ret, -22);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 0);
+	fclose(f);
+	free(w);
+	free(c);
+}
+END_TEST
+
+/* A trace of hand-made events, written to path. */
+static void write_events(const char *path, const struct trace_ev *ev, int n)
+{
+	FILE *f = fopen(path, "wb");
+	struct trace_writer *w = calloc(1, sizeof(*w));
+
+	trace_writer_init(w, f, "plan");
+	for (int i = 0; i < n; i++) {
+		struct trace_ev e = ev[i];
+
+		e.thread = (uint32_t)trace_writer_thread(w, ev[i].thread, e.t_ns);
+		trace_writer_put(w, &e);
+	}
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	fclose(f);
+	free(w);
+}
+
+START_TEST(test_plan)
+{
+	const unsigned long A = 0x7f0000000000UL, H = 0x555500000000UL;
+	const struct trace_ev ev[] = {
+		{ .kind = TR_BRK, .thread = 1, .t_ns = 1, .ret = (int64_t)H },
+		{ .kind = TR_MMAP, .thread = 1, .t_ns = 2, .len = 0x10000,
+		  .arg = PROT_READ | PROT_WRITE, .arg2 = MAP_PRIVATE | MAP_ANONYMOUS,
+		  .fd = -1, .ret = (int64_t)A },
+		{ .kind = TR_FAULT, .thread = 2, .t_ns = 3, .addr = A + 0x3000,
+		  .arg = TRACE_FAULT_WRITE },
+		{ .kind = TR_FAULT, .thread = 2, .t_ns = 4, .addr = 0x7ffd00000000UL },
+		{ .kind = TR_BRK, .thread = 2, .t_ns = 5, .addr = H + 0x21000,
+		  .ret = (int64_t)(H + 0x21000) },
+		{ .kind = TR_MPROTECT, .thread = 1, .t_ns = 6, .addr = A,
+		  .len = 0x1000, .arg = PROT_READ },
+		{ .kind = TR_MPROTECT, .thread = 1, .t_ns = 7, .addr = 0x1000,
+		  .len = 0x1000, .arg = PROT_READ },
+		{ .kind = TR_MUNMAP, .thread = 1, .t_ns = 8, .addr = A,
+		  .len = 0x10000, .ret = -22 },
+		{ .kind = TR_MADVISE, .thread = 2, .t_ns = 9, .addr = A,
+		  .len = 0x10000, .arg = MADV_HUGEPAGE },
+		{ .kind = TR_FAULT, .thread = 1, .t_ns = 10, .addr = H + 0x5000 },
+	};
+	char path[] = "/tmp/vmsim-test-trace-XXXXXX", err[256];
+	struct rp_plan *p;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_events(path, ev, sizeof(ev) / sizeof(ev[0]));
+	ck_assert_msg(!rp_plan_load(path, &p, err, sizeof(err)), "%s", err);
+	unlink(path);
+	ck_assert_int_eq(p->nthreads, 2);
+	ck_assert_int_eq(p->ncl, 2);               /* heap; mmap area */
+	ck_assert_uint_eq(p->events, 10);
+	ck_assert_uint_eq(p->skipped[RP_SKIP_FAILED], 1);       /* munmap */
+	ck_assert_uint_eq(p->skipped[RP_SKIP_NEVER_MAPPED], 2); /* stack,
+								 * RELRO */
+	ck_assert_uint_eq(p->skipped[RP_SKIP_ADVICE], 1);
+	ck_assert_uint_eq(p->nlayout, 4);    /* brk, mmap, brk, mprotect */
+	/* The fault at A+0x3000 waits for the mmap (rank 1); its arena
+	 * offset keeps A's place in its cluster. */
+	ck_assert_uint_eq(p->th[1].ops[0].rank, 1);
+	ck_assert_uint_eq(p->th[1].ops[0].off - p->th[0].ops[1].off, 0x3000);
+	/* The second brk waits for the first (rank 0); the heap fault after
+	 * it for it (rank 2). */
+	ck_assert_uint_eq(p->th[1].ops[2].ndeps, 1);
+	ck_assert_uint_eq(p->deps[p->th[1].ops[2].dep0], 0);
+	ck_assert_uint_eq(p->th[0].ops[5].rank, 2);
+	ck_assert_uint_lt(p->arena_need, 16UL << 20);
+	rp_plan_free(p);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_round_trip);
+	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_perf_lines);
+	tcase_add_test(tc, test_plan);
+	suite_add_tcase(s, tc);
+	return check_run(s, CK_NORMAL);
+}
