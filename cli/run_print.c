@@ -216,6 +216,16 @@ json_object *options_json(const struct run_cfg *c, int target,
 	if (c->wl->options & WL_OPT_ZAP)
 		json_object_object_add(o, "zap", json_object_new_string(
 			c->wo.zap_per_range ? "madvise" : "process_madvise"));
+	if (c->wl->options & WL_OPT_TRACE) {
+		json_object_object_add(o, "trace", json_object_new_string(
+			c->trace ? c->trace : ""));
+		if (c->speed > 0)
+			json_object_object_add(o, "speed",
+					       json_object_new_double(c->speed));
+		else
+			json_object_object_add(o, "speed",
+					       json_object_new_string("asap"));
+	}
 	return o;
 }
 

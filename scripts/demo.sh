@@ -7,7 +7,9 @@
 #     mprotects and unmaps others; each scheme's lock statistics, then
 #     the full comparison;
 #  2. pft (mmtests' page fault test) with no writers: the mean rows only
-#     (none is the simulator's own overhead).
+#     (none is the simulator's own overhead);
+#  3. a real program: the recorded `sort --parallel=2` trace shipped in
+#     tests/data/traces, replayed under the four schemes (mean rows).
 # In each run the schemes are interleaved iteration by iteration. After
 # each table, one sentence per primary metric says which differences its
 # own significance markers (Welch, alpha 0.05) call real, and which are
@@ -65,3 +67,10 @@ schemes="rwsem range range-full pervma spf none"
 	--force --quiet --brief | grep -E '^(vmsim|  |$|Hmean|Amean|\*x|  +rwsem)'
 echo
 summarize pft $(for s in $schemes; do echo results/demo/pft-$s.json; done)
+echo
+schemes="rwsem range pervma spf"
+./build/vmsim run --workload replay --trace tests/data/traces/sort.trace \
+	--lock "${schemes// /,}" --iterations 3 --json results/demo/replay.json \
+	--force --quiet --brief | grep -E '^(vmsim|replay|  |$|Hmean|Amean|\*x|  +rwsem)'
+echo
+summarize replay $(for s in $schemes; do echo results/demo/replay-$s.json; done)
