@@ -47,7 +47,7 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 {
 	int opt;
 
-	optind = 1;
+	optind = 0;      /* 0: glibc re-initialises getopt fully */
 	while ((opt = getopt_long(argc, argv, "+o:p:d:h", rec_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': a->out = optarg; break;

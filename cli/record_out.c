@@ -76,10 +76,11 @@ static void print_summary(const char *path, const struct trace_summary *s,
 {
 	struct stat st;
 
-	printf("recorded %llu events of %u threads over %.3f s: %llu faults, "
+	printf("recorded %llu events of %u thread%s over %.3f s: %llu faults, "
 	       "%llu mmap, %llu munmap, %llu mprotect, %llu mremap, "
 	       "%llu madvise, %llu brk",
-	       (unsigned long long)s->events, s->threads, s->span_ns / 1e9,
+	       (unsigned long long)s->events, s->threads,
+	       s->threads == 1 ? "" : "s", s->span_ns / 1e9,
 	       (unsigned long long)s->by_kind[TR_FAULT],
 	       (unsigned long long)s->by_kind[TR_MMAP],
 	       (unsigned long long)s->by_kind[TR_MUNMAP],

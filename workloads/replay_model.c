@@ -13,6 +13,40 @@
 
 #include "workloads/replay_int.h"
 
+int rp_grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	void *n;
+	size_t c = *cap ? *cap : 64;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	if (!(n = realloc(*v, c * size)))
+		return -ENOMEM;
+	*v = n;
+	*cap = c;
+	return 0;
+}
+
+const struct rp_cluster *rp_cluster_of(const struct rp_plan *p,
+				       unsigned long a)
+{
+	int lo = 0, hi = p->ncl - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (a < p->cl[mid].start)
+			hi = mid - 1;
+		else if (a >= p->cl[mid].end)
+			lo = mid + 1;
+		else
+			return &p->cl[mid];
+	}
+	return NULL;
+}
+
 size_t rp_iv_find(const struct rp_model *m, unsigned long a)
 {
 	size_t lo = 0, hi = m->n;

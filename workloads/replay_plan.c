@@ -23,22 +23,6 @@ static unsigned long page_up(unsigned long v)
 	return (v + PAGE - 1) & ~(PAGE - 1);
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	void *n;
-	size_t c = *cap ? *cap : 64;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	if (!(n = realloc(*v, c * size)))
-		return -ENOMEM;
-	*v = n;
-	*cap = c;
-	return 0;
-}
-
 /* --- pass 1: the ranges the trace maps, into clusters -------------------- */
 
 struct range { unsigned long s, e; };
@@ -55,7 +39,7 @@ static int add_range(struct range **r, size_t *n, size_t *cap,
 {
 	if (e <= s)
 		return 0;
-	if (grow((void **)r, cap, *n + 1, sizeof(**r)))
+	if (rp_grow((void **)r, cap, *n + 1, sizeof(**r)))
 		return -ENOMEM;
 	(*r)[(*n)++] = (struct range){ s & ~(PAGE - 1), page_up(e) };
 	return 0;
@@ -149,24 +133,6 @@ static int pass_ranges(struct rp_plan *p, char *err, size_t len)
 	return ret ? -1 : 0;
 }
 
-const struct rp_cluster *rp_cluster_of(const struct rp_plan *p,
-				       unsigned long a)
-{
-	int lo = 0, hi = p->ncl - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (a < p->cl[mid].start)
-			hi = mid - 1;
-		else if (a >= p->cl[mid].end)
-			lo = mid + 1;
-		else
-			return &p->cl[mid];
-	}
-	return NULL;
-}
-
 /* --- pass 2: operations, their arena addresses and dependencies ---------- */
 
 int rp_plan_load(const char *path, struct rp_plan **out, char *err,
@@ -199,9 +165,4 @@ void rp_plan_free(struct rp_plan *p)
 	free(p->tdeps);
 	free(p->cl);
 	free(p);
-}
-
-int rp_grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	return grow(v, cap, need, size);
 }
