@@ -5,8 +5,8 @@
 #   sanitizer-suite.sh address|thread BUILD_DIR
 # address: the whole suite but interrupt.sh under ASan+UBSan. thread: the concurrent parts
 # (lock validators, uffd, faults racing munmap, VMA-tree concurrency, the
-# page allocator alone and behind the mm, and
-# property tests) under
+# page allocator alone and behind the mm, the trace format and the
+# shipped traces replayed, and property tests) under
 # TSan, with a shorter property run (TSan is ~20x slower).
 set -euo pipefail
 kind=${1:?address|thread}
@@ -18,7 +18,7 @@ cmake --build "$dir" -j"$(nproc)" >/dev/null
 cd "$dir"
 if [ "$kind" = thread ]; then
 	VMSIM_PROPERTY_OPS=5000 ctest --output-on-failure \
-		-R 'test_locks|test_rwsem|test_uffd|test_vma_concurrency|test_vma_property|test_fault_unmap|test_frames|test_slab'
+		-R 'test_locks|test_rwsem|test_uffd|test_vma_concurrency|test_vma_property|test_fault_unmap|test_frames|test_slab|test_trace|^trace$'
 else
 	# interrupt.sh is timing-bound (signals at 1 s and 2.5 s into 18
 	# runs) and runs in the plain suite; under ASan it would only repeat

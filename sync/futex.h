@@ -15,6 +15,14 @@ static inline void futex_wait(_Atomic int *word, int val)
 	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
+/* The same, for at most 10 ms: a waiter that must also see a stop. */
+static inline void futex_wait_tick(_Atomic int *word, int val)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &tick, NULL, 0);
+}
+
 static inline void futex_wake(_Atomic int *word, int nr)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);

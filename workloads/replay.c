@@ -64,27 +64,35 @@ static int rp_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 	return 0;
 }
 
+/* One round of a wait: -EINTR when the run or a task gave up; 1 after
+ * a short spin (the first 200 rounds); 0 when it is time to sleep. */
+static int wait_round(struct rp_shared *s, struct wl_task *t, int *spins)
+{
+	if (atomic_load_explicit(&s->abort, memory_order_relaxed) ||
+	    wl_should_stop(t))
+		return -EINTR;
+	if ((*spins)++ < 200) {
+		cpu_relax();
+		return 1;
+	}
+	return 0;
+}
+
 /* Wait until rank r is done: spin a little, then sleep on it (10 ms at a
  * time, to see a stop). 0, or -EINTR when the run or a task gave up. */
 static int wait_rank(struct rp_shared *s, struct wl_task *t, uint32_t r)
 {
-	const struct timespec tick = { 0, 10 * 1000 * 1000 };
 	_Atomic int *w = &s->done[r];
+	int spins = 0, ret, v;
 
-	for (int spins = 0;
-	     atomic_load_explicit(w, memory_order_acquire) != 1; spins++) {
-		int v = 0;
-
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed) ||
-		    wl_should_stop(t))
-			return -EINTR;
-		if (spins < 200) {
-			cpu_relax();
+	while (atomic_load_explicit(w, memory_order_acquire) != 1) {
+		if ((ret = wait_round(s, t, &spins)) < 0)
+			return ret;
+		if (ret)
 			continue;
-		}
+		v = 0;
 		if (atomic_compare_exchange_strong(w, &v, 2) || v == 2)
-			syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 2, &tick,
-				NULL, 0);
+			futex_wait_tick(w, 2);
 	}
 	return 0;
 }
@@ -94,24 +102,18 @@ static int wait_rank(struct rp_shared *s, struct wl_task *t, uint32_t r)
 static int wait_progress(struct rp_shared *s, struct wl_task *t, uint32_t k,
 			 uint32_t idx)
 {
-	const struct timespec tick = { 0, 10 * 1000 * 1000 };
-	int v;
+	int spins = 0, ret, v;
 
-	for (int spins = 0; (v = atomic_load(&s->progress[k])) <= (int)idx;
-	     spins++) {
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed) ||
-		    wl_should_stop(t))
-			return -EINTR;
-		if (spins < 200) {
-			cpu_relax();
+	while ((v = atomic_load(&s->progress[k])) <= (int)idx) {
+		if ((ret = wait_round(s, t, &spins)) < 0)
+			return ret;
+		if (ret)
 			continue;
-		}
 		/* Seq-cst store, then load: the thread's store of its
 		 * progress and load of waiting cannot both miss. */
 		atomic_store(&s->waiting[k], 1);
 		if (atomic_load(&s->progress[k]) == v)
-			syscall(SYS_futex, &s->progress[k], FUTEX_WAIT_PRIVATE,
-				v, &tick, NULL, 0);
+			futex_wait_tick(&s->progress[k], v);
 	}
 	return 0;
 }

@@ -17,7 +17,6 @@
 
 int rp_check_turn(struct rp_shared *s, struct wl_task *t, uint32_t seq)
 {
-	const struct timespec tick = { 0, 10 * 1000 * 1000 };
 	int v;
 
 	while ((v = atomic_load_explicit(&s->turn, memory_order_acquire)) !=
@@ -25,8 +24,7 @@ int rp_check_turn(struct rp_shared *s, struct wl_task *t, uint32_t seq)
 		if (atomic_load_explicit(&s->abort, memory_order_relaxed) ||
 		    wl_should_stop(t))
 			return -1;
-		syscall(SYS_futex, &s->turn, FUTEX_WAIT_PRIVATE, v, &tick,
-			NULL, 0);
+		futex_wait_tick(&s->turn, v);
 	}
 	return 0;
 }
