@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The workload matrix at tiny sizes: every workload under every scheme,
-# in threads and processes modes, with both fault sources. Each run of a
+# in threads and processes modes (replay: threads), with both fault sources. Each run of a
 # workload takes all schemes at once (interleaved); every result file
 # must be complete, hold samples for each documented metric, and show
 # work done (every sample of the primary metric above zero).
@@ -19,9 +19,12 @@ for w in $workloads; do
 	brk1) args="--duration 1 --warmup 0 --interval 50" ;;  # no --mem
 	madvise_batch) args="-m 1M -i 1" ;;
 	trunc) args="-m 1M -i 1 --frames pcp" ;;               # needs frames
+	replay) args="-i 1 --trace $(dirname "$0")/data/traces/sort.trace" ;;
 	*) args="-m 256K --duration 1 --warmup 0 --interval 50" ;;
 	esac
 	for mode in threads processes; do
+		# a trace is one address space: replay refuses processes mode
+		[ "$w-$mode" = replay-processes ] && continue
 		for src in uffd synthetic; do
 			out=$tmp/$w-$mode-$src
 			# none has no exclusion: vmsim refuses it where tasks
