@@ -90,6 +90,16 @@ static void print_point(const struct res_point *p, const struct run_cfg *c)
 		       hist_quantile(p->lat, 0.99) / 1e3,
 		       hist_quantile(p->lat, 0.999) / 1e3,
 		       (double)p->lat->max_ns / 1e3);
+	if (p->call_lat)
+		printf("  call latency: mean %.1f us, p50 %.1f, p90 %.1f, "
+		       "p99 %.1f, p99.9 %.1f, max %.1f (%llu calls)\n",
+		       hist_mean(p->call_lat) / 1e3,
+		       hist_quantile(p->call_lat, 0.5) / 1e3,
+		       hist_quantile(p->call_lat, 0.9) / 1e3,
+		       hist_quantile(p->call_lat, 0.99) / 1e3,
+		       hist_quantile(p->call_lat, 0.999) / 1e3,
+		       (double)p->call_lat->max_ns / 1e3,
+		       (unsigned long long)p->call_lat->count);
 	if (res_fault_split(p, &split))
 		printf("  mean fault %.2f us = lock wait %.2f + lock hold "
 		       "%.2f + the rest %.2f (the lock's share %.0f%%)\n",

@@ -167,6 +167,7 @@ void res_point_free(struct res_point *p)
 	free(p->cpu);
 	free(p->flag);
 	free(p->lat);
+	free(p->call_lat);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -302,6 +303,28 @@ static json_object *host_json(const struct res_point *p)
 	return o;
 }
 
+/* The samples that are not measurements: which, why, and their times. */
+static json_object *flagged_json(const struct res_point *p)
+{
+	json_object *fl = json_object_new_array();
+
+	for (int i = 0; i < p->nsamples; i++) {
+		json_object *e;
+
+		if (p->flag[i] == RES_FLAG_NONE)
+			continue;
+		e = json_object_new_object();
+		JADD(e, "sample", json_object_new_int(i + 1));
+		JADD(e, "reason", json_object_new_string(
+			res_flag_reason(p->flag[i])));
+		JADD(e, "wall_s", json_object_new_double(p->wall[i]));
+		if (isfinite(p->cpu[i]))
+			JADD(e, "cpu_s", json_object_new_double(p->cpu[i]));
+		json_object_array_add(fl, e);
+	}
+	return fl;
+}
+
 static json_object *point_json(const struct res_file *r,
 			       const struct res_point *p)
 {
@@ -319,29 +342,14 @@ static json_object *point_json(const struct res_file *r,
 		JADD(s, r->metrics[m].name, a);
 	}
 	JADD(o, "samples", s);
-	if (res_point_nflagged(p)) {
-		json_object *fl = json_object_new_array();
-
-		for (int i = 0; i < p->nsamples; i++) {
-			json_object *e;
-
-			if (p->flag[i] == RES_FLAG_NONE)
-				continue;
-			e = json_object_new_object();
-			JADD(e, "sample", json_object_new_int(i + 1));
-			JADD(e, "reason", json_object_new_string(
-				res_flag_reason(p->flag[i])));
-			JADD(e, "wall_s", json_object_new_double(p->wall[i]));
-			if (isfinite(p->cpu[i]))
-				JADD(e, "cpu_s", json_object_new_double(p->cpu[i]));
-			json_object_array_add(fl, e);
-		}
-		JADD(o, "flagged", fl);
-	}
+	if (res_point_nflagged(p))
+		JADD(o, "flagged", flagged_json(p));
 	JADD(o, "touches", JU64(p->touches));
 	JADD(o, "segv", JU64(p->segv));
 	if (p->lat)
 		JADD(o, "latency_ns", latency_json(p->lat));
+	if (p->call_lat)
+		JADD(o, "call_latency_ns", latency_json(p->call_lat));
 	if (res_fault_split(p, &split))
 		JADD(o, "fault_split_ns", split_json(&split));
 	f = json_object_new_object();

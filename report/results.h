@@ -90,6 +90,7 @@ struct res_point {
 	unsigned char *flag;
 	uint64_t touches;                /* pages the workload touched */
 	struct lat_hist *lat;            /* their latencies; NULL: none */
+	struct lat_hist *call_lat;       /* replay's calls' latencies, or NULL */
 	uint64_t segv;                   /* simulated SIGSEGVs */
 	struct res_counters c;
 	/* The host kernel during the timed phases: vmsim's own real memory

@@ -263,6 +263,7 @@ static void agent_iterate(struct agent *a)
 		t->touches = t->segv = 0;
 		t->ns_per_cycle = clock_ns_per_cycle();
 		memset(&t->lat, 0, sizeof(t->lat));
+		memset(&t->call_lat, 0, sizeof(t->call_lat));
 		memset(t->phase, 0, sizeof(t->phase));
 		a->mine[k]->ret = 0;
 		a->mine[k]->cpu_ns = a->mine[k]->t_start = a->mine[k]->t_end = 0;

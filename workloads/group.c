@@ -306,6 +306,10 @@ int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 			p->lat = calloc(1, sizeof(*p->lat));
 		if (p && p->lat)
 			hist_merge(p->lat, &s->t.lat);
+		if (p && s->t.call_lat.count && !p->call_lat)
+			p->call_lat = calloc(1, sizeof(*p->call_lat));
+		if (p && p->call_lat)
+			hist_merge(p->call_lat, &s->t.call_lat);
 	}
 	it->elapsed = last > first ? (double)(last - first) / 1e9 : 0;
 	return ret;

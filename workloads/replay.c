@@ -231,7 +231,7 @@ static int do_layout(struct wl_task *t, struct rp_shared *s,
 {
 	const uint32_t *deps = s->p->deps + op->dep0;
 	const struct rp_tdep *td = s->p->tdeps + op->tdep0;
-	double t0;
+	uint64_t c0, ns;
 	int phase, ret;
 
 	for (uint32_t i = 0; i < op->ndeps; i++)
@@ -240,9 +240,11 @@ static int do_layout(struct wl_task *t, struct rp_shared *s,
 	for (uint32_t i = 0; i < op->ntdeps; i++)
 		if (wait_progress(s, t, td[i].thread, td[i].idx))
 			return -EINTR;
-	t0 = mono_s();
+	c0 = cycles_now();
 	ret = do_call(t->mm, op, s->base, &phase);
-	t->phase[phase] += mono_s() - t0;
+	ns = cycles_to_ns(cycles_now() - c0, t->ns_per_cycle);
+	t->phase[phase] += ns / 1e9;
+	hist_record(&t->call_lat, ns);
 	if (ret)
 		atomic_fetch_add_explicit(&s->p->diverged, 1,
 					  memory_order_relaxed);

@@ -58,6 +58,7 @@ struct wl_task {
 	uint64_t touches;                /* pages touched (wl_touch) */
 	double ns_per_cycle;             /* for lat: clock_ns_per_cycle() */
 	struct lat_hist lat;             /* every touch's latency (ns) */
+	struct lat_hist call_lat;        /* replay: every call's (ns) */
 	uint64_t segv;                   /* touches refused: SIGSEGV */
 	double phase[RES_MAX_METRICS];   /* seconds per timed phase, if any */
 	/* For the runner's watchdog: when the current touch began
