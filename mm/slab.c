@@ -232,13 +232,15 @@ uint32_t slub_alloc_locked(struct slab_cache *s, const struct slab_stat *st,
 
 /* --- freeing -------------------------------------------------------------- */
 
-/* __slab_free(): object i back to its slab, which is not c's. The node's
- * list_lock is taken (first, then the slab's) when the slab will need a
- * list change: it was full, or this empties it. */
+/* __slab_free(): the cnt objects from head to tail (linked by next[], all
+ * of one slab, which is not c's) back to their slab. The node's list_lock
+ * is taken (first, then the slab's) when the slab will need a list
+ * change: it was full, or this empties it. */
 static void slab_free_remote(struct slab_cache *s, const struct slab_stat *st,
-			     struct slab_cpu *c, uint32_t i)
+			     struct slab_cpu *c, uint32_t head, uint32_t tail,
+			     uint32_t cnt)
 {
-	uint32_t si = i / SLAB_OBJS;
+	uint32_t si = head / SLAB_OBJS;
 	struct slab_page *sp = &s->slab[si];
 	bool listed = false, discard = false;
 	uint64_t t = 0;
@@ -246,15 +248,15 @@ static void slab_free_remote(struct slab_cache *s, const struct slab_stat *st,
 	for (;;) {
 		sim_spin_lock_raw(&sp->lock);
 		if (listed || sp->frozen ||
-		    (sp->inuse > 1 && sp->freelist != SLAB_NIL))
+		    (sp->inuse > cnt && sp->freelist != SLAB_NIL))
 			break;
 		sim_spin_unlock_raw(&sp->lock);
 		t = sim_spin_lock(&s->list_lock, st->list_lock);
 		listed = true;
 	}
-	s->next[i] = sp->freelist;
-	sp->freelist = i;
-	sp->inuse--;
+	s->next[tail] = sp->freelist;
+	sp->freelist = head;
+	sp->inuse -= cnt;
 	if (listed && !sp->frozen) {
 		if (!sp->inuse && s->nr_partial >= SLAB_MIN_PARTIAL) {
 			if (sp->on_partial)
@@ -282,7 +284,37 @@ void slub_free(struct slab_cache *s, const struct slab_stat *st,
 		return;
 	}
 	slab_stat_inc(c, SLAB_FREE_SLOWPATH, 1);
-	slab_free_remote(s, st, c, i);
+	slab_free_remote(s, st, c, i, i, 1);
+}
+
+/* kmem_cache_free_bulk(): build_detached_freelist() gathers the objects
+ * of one slab into one list, freed by one __slab_free (one slab lock, at
+ * most one list change) — or, for c's own slab, onto c's freelist. The
+ * objects are sorted by slab first (n is a sheaf's, at most 32). */
+void slub_free_bulk(struct slab_cache *s, const struct slab_stat *st,
+		    struct slab_cpu *c, uint32_t *objs, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i; j && objs[j - 1] > objs[j]; j--) {
+			uint32_t x = objs[j];
+
+			objs[j] = objs[j - 1];
+			objs[j - 1] = x;
+		}
+	for (uint32_t i = 0, k; i < n; i = k) {
+		uint32_t si = objs[i] / SLAB_OBJS;
+
+		for (k = i + 1; k < n && objs[k] / SLAB_OBJS == si; k++)
+			s->next[objs[k - 1]] = objs[k];
+		if (si == c->slab) {
+			s->next[objs[k - 1]] = c->freelist;
+			c->freelist = objs[i];
+			slab_stat_inc(c, SLAB_FREE_FASTPATH, k - i);
+			continue;
+		}
+		slab_stat_inc(c, SLAB_FREE_SLOWPATH, k - i);
+		slab_free_remote(s, st, c, objs[i], objs[k - 1], k - i);
+	}
 }
 
 uint64_t slab_counter(const struct slab_cache *s, enum slab_counter k)

@@ -40,5 +40,9 @@ uint32_t slub_alloc_locked(struct slab_cache *s, const struct slab_stat *st,
 /* SLUB: free object i under the calling CPU's lock c (held). */
 void slub_free(struct slab_cache *s, const struct slab_stat *st,
 	       struct slab_cpu *c, uint32_t i);
+/* The same for n objects at once, as kmem_cache_free_bulk() (objs is
+ * reordered). */
+void slub_free_bulk(struct slab_cache *s, const struct slab_stat *st,
+		    struct slab_cpu *c, uint32_t *objs, uint32_t n);
 
 #endif

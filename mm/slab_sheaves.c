@@ -43,8 +43,8 @@ static void sheaf_flush(struct slab_cache *s, const struct slab_stat *st,
 {
 	struct sheaf *sh = &s->sheaf[i];
 
-	while (sh->size)
-		slub_free(s, st, c, sh->objs[--sh->size]);
+	slub_free_bulk(s, st, c, sh->objs, sh->size);
+	sh->size = 0;
 	slab_stat_inc(c, SLAB_SHEAF_FLUSH, 1);
 }
 
