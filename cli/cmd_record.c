@@ -164,6 +164,8 @@ static void perf_argv(const struct rec_args *a, const char *data,
 		v[n++] = perf_conv_events[i];
 	}
 	if (a->pid) {
+		/* Attached to the process's threads (and those it makes)
+		 * for as long as `sleep S` runs. */
 		snprintf(bufs[0], 32, "%ld", a->pid);
 		snprintf(bufs[1], 32, "%ld", a->duration);
 		v[n++] = "-p"; v[n++] = bufs[0];
@@ -207,9 +209,11 @@ static int run_perf_record(const struct rec_args *a, const char *data,
 	return 0;
 }
 
-/* perf script of data, converted into w. 0 or -errno. */
+/* perf script of data (only process c->pid's when that is set),
+ * converted into c's writer. 0 or -errno. */
 static int run_perf_script(const char *data, struct perf_conv *c)
 {
+	char pidopt[40] = "--ns";
 	int fds[2], st;
 	char *line = NULL;
 	size_t cap = 0;
@@ -229,9 +233,11 @@ static int run_perf_script(const char *data, struct perf_conv *c)
 		if (nul >= 0)
 			dup2(nul, 2);
 		close(fds[0]);
+		if (c->pid > 0)
+			snprintf(pidopt, sizeof(pidopt), "--pid=%ld", c->pid);
 		execlp("perf", "perf", "script", "-i", data, "-F",
 		       "pid,tid,time,event,trace", "--ns",
-		       "--show-lost-events", (char *)NULL);
+		       "--show-lost-events", pidopt, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -275,8 +281,8 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	record_comment(a.cmd, a.pid, a.duration, a.comment, sizeof(a.comment));
 	ret = run_perf_record(&a, data, errlog, &status);
 	if (!ret)
-		ret = record_convert(&a.comment[0], data, errlog, a.out, status,
-				     run_perf_script);
+		ret = record_convert(&a.comment[0], data, errlog, a.out, a.pid,
+				     status, run_perf_script);
 	else
 		fprintf(stderr, "%s: record: cannot run perf: %s\n", prog,
 			strerror(-ret));

@@ -14,10 +14,11 @@ void record_comment(char **cmd, long pid, long duration, char *out,
 
 /* Convert perf's data (script: runs perf script into a converter) into
  * the trace file out — or, when out cannot be written, a file in /tmp,
- * said in one line — and print what it holds. status: perf record's
- * wait status. 0, or -1 after one line. */
+ * said in one line — and print what it holds. pid: the process to keep
+ * (0: the first seen); status: perf record's wait status. 0, or -1
+ * after one line. */
 int record_convert(const char *comment, const char *data, const char *errlog,
-		   const char *out, int status,
+		   const char *out, long pid, int status,
 		   int (*script)(const char *data, struct perf_conv *c));
 
 #endif

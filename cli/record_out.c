@@ -129,7 +129,7 @@ static int check_back(const char *path, const struct perf_conv *c)
 }
 
 int record_convert(const char *comment, const char *data, const char *errlog,
-		   const char *out, int status,
+		   const char *out, long pid, int status,
 		   int (*script)(const char *data, struct perf_conv *c))
 {
 	char tmp[4200], why[600];
@@ -151,6 +151,8 @@ int record_convert(const char *comment, const char *data, const char *errlog,
 	}
 	trace_writer_init(w, f, comment);
 	perf_conv_init(c, w);
+	if (pid)
+		c->pid = pid;                 /* -p: that process only */
 	ret = script(data, c);
 	if (!ret)
 		ret = trace_writer_finish(w);

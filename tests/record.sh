@@ -54,3 +54,20 @@ for src in uffd synthetic; do
 	done
 done
 echo "record: replay matches the program's VMA counts and faults under 5 schemes x 2 sources"
+
+# 3. -p PID --duration: a running program's calls and faults, for a while.
+"$prog" --loop 4 &
+loop=$!
+sleep 0.5
+"$vmsim" record -o "$tmp/p.trace" -p "$loop" --duration 1 >"$tmp/p.out" 2>&1 ||
+	{ cat "$tmp/p.out" >&2; fail "record -p exited non-zero"; }
+wait "$loop"
+"$vmsim" trace info "$tmp/p.trace" >"$tmp/p.info"
+maps=$(awk '$1 == "mmap" { print $2 }' "$tmp/p.info")
+unmaps=$(awk '$1 == "munmap" { print $2 }' "$tmp/p.info")
+faults=$(awk '$1 == "fault" { print $2 }' "$tmp/p.info")
+[ "$maps" -ge 20 ] && [ $((faults - 2 * maps)) -ge -2 ] && [ $((faults - 2 * maps)) -le 2 ] &&
+	[ $((unmaps - maps)) -ge -1 ] && [ $((unmaps - maps)) -le 1 ] ||
+	fail "record -p: $maps mmaps, $unmaps munmaps, $faults faults"
+grep -q "^command   pid $loop for 1 s" "$tmp/p.info" || fail "record -p: $(head -2 "$tmp/p.info")"
+echo "record: -p recorded $maps mmaps, $unmaps munmaps and $faults faults of a running program"

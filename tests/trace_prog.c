@@ -10,6 +10,8 @@
  *   trace_prog EXPECTED   writes, one line per event, what `vmsim trace
  *                         show` must print for the window (without the
  *                         time column), and "vmas N" after each call
+ *   trace_prog --loop S   for S seconds, every 5 ms: mmap 64 KiB, write
+ *                         two of its pages, munmap (for `record -p`)
  *
  * It allocates nothing itself (static buffers, no stdio) so that the
  * window's events are only these.
@@ -18,7 +20,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WINDOW 0x300000000000UL
@@ -117,12 +121,33 @@ static void *worker(void *arg)
 	return arg;
 }
 
+/* Until secs have passed: map, touch twice, unmap, pause. */
+static int loop(int secs)
+{
+	time_t end = time(NULL) + secs;
+
+	while (time(NULL) < end) {
+		char *p = mmap(NULL, K64, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return 1;
+		p[0] = 1;
+		p[K64 / 2] = 2;
+		munmap(p, K64);
+		usleep(5000);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long a = WINDOW, b = WINDOW + (16UL << 20);
 	pthread_t t;
 	int fd, r;
 
+	if (argc == 3 && !strcmp(argv[1], "--loop"))
+		return loop(atoi(argv[2]));
 	if (argc != 2)
 		return 2;
 	map(0, a, 16 * K64);
