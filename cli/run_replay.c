@@ -86,19 +86,20 @@ void run_replay_print(const struct run_cfg *c)
 {
 	const struct rp_plan *p = c->wo.replay;
 
-	printf("replay %s (%s): %d threads, %llu events: %llu faults and "
+	printf("replay %s (%s): %d thread%s, %llu events: %llu faults and "
 	       "%llu calls; not replayed: %llu calls that failed when "
 	       "recorded, %llu events outside any mapping the trace made, "
 	       "%llu madvise of advice vmsim does not model, %llu spanning a "
-	       "collapsed gap; arena %.1f MiB in %d clusters\n",
+	       "collapsed gap; arena %.1f MiB in %d cluster%s\n",
 	       c->trace, p->comment[0] ? p->comment : "?", p->nthreads,
+	       p->nthreads == 1 ? "" : "s",
 	       (unsigned long long)p->events, (unsigned long long)p->faults,
 	       (unsigned long long)p->calls,
 	       (unsigned long long)p->skipped[RP_SKIP_FAILED],
 	       (unsigned long long)p->skipped[RP_SKIP_NEVER_MAPPED],
 	       (unsigned long long)p->skipped[RP_SKIP_ADVICE],
 	       (unsigned long long)p->skipped[RP_SKIP_SPLIT],
-	       p->arena_need / 1048576.0, p->ncl);
+	       p->arena_need / 1048576.0, p->ncl, p->ncl == 1 ? "" : "s");
 }
 
 void run_replay_done(struct run_cfg *c)
