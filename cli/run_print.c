@@ -53,6 +53,17 @@ static void print_slab(const struct res_point *p)
 		printf("\n");
 	}
 }
+/* "  WHAT latency: mean …, p50 …, … max …" and tail. */
+static void print_latency(const char *what, const struct lat_hist *h,
+			  const char *tail)
+{
+	printf("  %s latency: mean %.1f us, p50 %.1f, p90 %.1f, p99 %.1f, "
+	       "p99.9 %.1f, max %.1f%s", what, hist_mean(h) / 1e3,
+	       hist_quantile(h, 0.5) / 1e3, hist_quantile(h, 0.9) / 1e3,
+	       hist_quantile(h, 0.99) / 1e3, hist_quantile(h, 0.999) / 1e3,
+	       (double)h->max_ns / 1e3, tail);
+}
+
 
 static void print_point(const struct res_point *p, const struct run_cfg *c)
 {
@@ -82,24 +93,14 @@ static void print_point(const struct res_point *p, const struct run_cfg *c)
 		       (unsigned long long)p->c.uffd.refused,
 		       (unsigned long long)p->c.uffd.errors);
 	if (p->lat)
-		printf("  touch latency: mean %.1f us, p50 %.1f, p90 %.1f, "
-		       "p99 %.1f, p99.9 %.1f, max %.1f\n",
-		       hist_mean(p->lat) / 1e3,
-		       hist_quantile(p->lat, 0.5) / 1e3,
-		       hist_quantile(p->lat, 0.9) / 1e3,
-		       hist_quantile(p->lat, 0.99) / 1e3,
-		       hist_quantile(p->lat, 0.999) / 1e3,
-		       (double)p->lat->max_ns / 1e3);
-	if (p->call_lat)
-		printf("  call latency: mean %.1f us, p50 %.1f, p90 %.1f, "
-		       "p99 %.1f, p99.9 %.1f, max %.1f (%llu calls)\n",
-		       hist_mean(p->call_lat) / 1e3,
-		       hist_quantile(p->call_lat, 0.5) / 1e3,
-		       hist_quantile(p->call_lat, 0.9) / 1e3,
-		       hist_quantile(p->call_lat, 0.99) / 1e3,
-		       hist_quantile(p->call_lat, 0.999) / 1e3,
-		       (double)p->call_lat->max_ns / 1e3,
-		       (unsigned long long)p->call_lat->count);
+		print_latency("touch", p->lat, "\n");
+	if (p->call_lat) {
+		char n[48];
+
+		snprintf(n, sizeof(n), " (%llu calls)\n",
+			 (unsigned long long)p->call_lat->count);
+		print_latency("call", p->call_lat, n);
+	}
 	if (res_fault_split(p, &split))
 		printf("  mean fault %.2f us = lock wait %.2f + lock hold "
 		       "%.2f + the rest %.2f (the lock's share %.0f%%)\n",
