@@ -71,6 +71,27 @@ static FILE *open_out(const char *out, char *tmp, size_t len, bool *fallback)
 	return fdopen(fd, "wb");
 }
 
+struct restart_ctx {
+	struct trace_writer *w;
+	FILE *f;
+	const char *comment;
+};
+
+/* The traced program exec'd: empty the file and start the trace again,
+ * its comment naming the new program. 0 or -errno. */
+static int restart_trace(void *arg, const char *exe)
+{
+	struct restart_ctx *r = arg;
+	char comment[TRACE_MAX_COMMENT];
+
+	if (fflush(r->f) || ftruncate(fileno(r->f), 0) || fseek(r->f, 0, SEEK_SET))
+		return -errno;
+	snprintf(comment, sizeof(comment), "%.2000s (after exec of %.1000s)",
+		 r->comment, exe);
+	trace_writer_init(r->w, r->f, comment);
+	return 0;
+}
+
 static void print_summary(const char *path, const struct trace_summary *s,
 			  const struct perf_conv *c)
 {
@@ -100,6 +121,10 @@ static void print_summary(const char *path, const struct trace_summary *s,
 			"(the program's children) left out: a trace is one "
 			"address space\n", prog,
 			(unsigned long long)c->other_pid);
+	if (c->dropped)
+		fprintf(stderr, "%s: record: the program exec'd %s: the trace "
+			"holds what came after (%llu events before it left out)\n",
+			prog, c->exe, (unsigned long long)c->dropped);
 	if (c->too_many_threads)
 		fprintf(stderr, "%s: record: %llu events of threads beyond %d "
 			"left out\n", prog,
@@ -135,6 +160,7 @@ int record_convert(const char *comment, const char *data, const char *errlog,
 	char tmp[4200], why[600];
 	struct trace_writer *w = calloc(1, sizeof(*w));
 	struct perf_conv *c = calloc(1, sizeof(*c));
+	struct restart_ctx rc;
 	bool fallback;
 	FILE *f = NULL;
 	int ret = -1;
@@ -151,9 +177,14 @@ int record_convert(const char *comment, const char *data, const char *errlog,
 	}
 	trace_writer_init(w, f, comment);
 	perf_conv_init(c, w);
+	rc = (struct restart_ctx){ w, f, comment };
+	c->restart = restart_trace;
+	c->restart_arg = &rc;
 	if (pid)
 		c->pid = pid;                 /* -p: that process only */
 	ret = script(data, c);
+	if (!ret && c->err)
+		ret = c->err;
 	if (!ret)
 		ret = trace_writer_finish(w);
 	if (fclose(f) && !ret)

@@ -34,6 +34,17 @@ n=$(wc -l <"$tmp/got")
 [ "$n" -eq 23 ] || fail "only $n window events"
 echo "record: the trace holds the program's $n window events exactly"
 
+# 1b. Through a shell that execs it: the trace starts again at the exec
+# (the shell's address space is another), and holds the same events.
+"$vmsim" record -o "$tmp/x.trace" -- bash -c 'x=$(echo shell); exec "$0" "$1"' \
+	"$prog" "$tmp/expected2" >"$tmp/x.out" 2>"$tmp/x.err" || fail "record via bash exited $?"
+grep -q "exec'd $prog: the trace holds what came after" "$tmp/x.err" || fail "no exec said: $(cat "$tmp/x.err")"
+"$vmsim" trace info "$tmp/x.trace" | grep -q "^command   bash .*(after exec of $prog)" || fail "exec comment"
+"$vmsim" trace show "$tmp/x.trace" |
+	awk '$4 ~ /^0x3000/ { $1 = ""; sub(/^ +/, ""); print }' | sed -E 's/ +/ /g' >"$tmp/got2"
+diff "$tmp/want1" "$tmp/got2" >&2 || fail "the exec'd program's window events differ"
+echo "record: through a shell's exec, the same $n events"
+
 # 2. Replay: VMA count after every call, one fault per recorded fault.
 awk '$2 == "vmas" { print $3 }' "$tmp/expected" >"$tmp/want_vmas"
 nf=$(grep -c ' fault ' "$tmp/want")

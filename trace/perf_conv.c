@@ -20,7 +20,7 @@ const char *const perf_conv_events[] = {
 	"syscalls:sys_enter_mremap", "syscalls:sys_exit_mremap",
 	"syscalls:sys_enter_madvise", "syscalls:sys_exit_madvise",
 	"syscalls:sys_enter_brk", "syscalls:sys_exit_brk",
-	"exceptions:page_fault_user", NULL,
+	"exceptions:page_fault_user", "sched:sched_process_exec", NULL,
 };
 
 /* x86 page-fault error code bits (arch/x86/include/asm/trap_pf.h). */
@@ -140,6 +140,26 @@ static void exit_call(struct perf_conv *c, int th, int call, const char *f)
 	trace_writer_put(c->w, ev);
 }
 
+/* The traced process exec'd (fields "filename=F pid=P old_pid=P"): a new
+ * address space, so the trace starts again, if it has begun. */
+static void on_exec(struct perf_conv *c, const char *f)
+{
+	const char *fn = strstr(f, "filename=");
+	size_t n;
+
+	if (!fn)
+		return;
+	fn += 9;
+	n = strcspn(fn, " ");
+	snprintf(c->exe, sizeof(c->exe), "%.*s", (int)(n < 255 ? n : 255), fn);
+	if (!c->w->nevents || !c->restart)
+		return;
+	c->dropped += c->w->nevents;
+	c->err = c->restart(c->restart_arg, c->exe);
+	memset(c->open, 0, sizeof(c->open));
+	c->started = false;
+}
+
 /* "sys_enter_mmap" -> the call's index and whether it is the entry. */
 static int which_call(const char *name, bool *enter)
 {
@@ -180,6 +200,10 @@ void perf_conv_line(struct perf_conv *c, const char *line)
 		c->pid = pid;
 	if (pid != c->pid) {
 		c->other_pid++;
+		return;
+	}
+	if (!strcmp(group, "sched") && !strcmp(name, "sched_process_exec")) {
+		on_exec(c, line + pos);
 		return;
 	}
 	t = sec * 1000000000ULL + nsec;

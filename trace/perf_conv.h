@@ -7,7 +7,8 @@
  * per thread into one event with its result; a fault's x86 error code
  * becomes TRACE_FAULT_* flags. A trace is one address space, so only
  * the first process seen is kept (the recorded command; its children are
- * counted and left out).
+ * counted and left out). When that process execs, its address space is
+ * a new one: the trace so far is dropped (restart) and begins again.
  */
 #ifndef VMSIM_PERF_CONV_H
 #define VMSIM_PERF_CONV_H
@@ -33,6 +34,13 @@ struct perf_conv {
 	uint64_t lost;                   /* events perf lost */
 	uint64_t bad_lines;              /* lines that were none of ours */
 	uint64_t too_many_threads;
+	/* The process exec'd: start the trace again (0, or -errno), with
+	 * the new program's name. */
+	int (*restart)(void *arg, const char *exe);
+	void *restart_arg;
+	uint64_t dropped;                /* events before the last exec */
+	char exe[256];                   /* what it exec'd last ("": none) */
+	int err;                         /* a failed restart */
 };
 
 void perf_conv_init(struct perf_conv *c, struct trace_writer *w);
