@@ -31,6 +31,7 @@ struct rec_args {
 	long pid;                        /* -p; 0: run a command */
 	long duration;                   /* s, with -p */
 	bool duration_given;
+	bool lock_events;                /* the kernel has mmap_lock:* */
 	char **cmd;                      /* NULL-terminated */
 	char comment[TRACE_MAX_COMMENT];
 };
@@ -99,8 +100,18 @@ static bool runnable(const char *name)
 	return false;
 }
 
+/* Has the kernel tracepoint ev ("group:name") under tracefs root? */
+static bool have_tracepoint(const char *root, const char *ev)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/%.*s/%s", root, (int)strcspn(ev, ":"), ev,
+		 strchr(ev, ':') + 1);
+	return access(p, F_OK) == 0;
+}
+
 /* Can perf give us the tracepoints? 0, or 1 after one line. */
-static int rec_preflight(const struct rec_args *a)
+static int rec_preflight(struct rec_args *a)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing/events",
 					     "/sys/kernel/debug/tracing/events" };
@@ -130,16 +141,14 @@ static int rec_preflight(const struct rec_args *a)
 		return fprintf(stderr, "%s: record: no tracefs at "
 			       "/sys/kernel/tracing (mount -t tracefs nodev "
 			       "/sys/kernel/tracing)\n", prog), 1;
-	for (int i = 0; perf_conv_events[i]; i++) {
-		const char *ev = perf_conv_events[i];
-
-		snprintf(p, sizeof(p), "%s/%.*s/%s", root,
-			 (int)strcspn(ev, ":"), ev, strchr(ev, ':') + 1);
-		if (access(p, F_OK))
+	for (int i = 0; perf_conv_events[i]; i++)
+		if (!have_tracepoint(root, perf_conv_events[i]))
 			return fprintf(stderr, "%s: record: this kernel has no "
-				       "tracepoint %s (%s)\n", prog, ev,
-				       strerror(errno)), 1;
-	}
+				       "tracepoint %s (%s)\n", prog,
+				       perf_conv_events[i], strerror(errno)), 1;
+	a->lock_events = true;
+	for (int i = 0; perf_conv_lock_events[i]; i++)
+		a->lock_events &= have_tracepoint(root, perf_conv_lock_events[i]);
 	if (a->cmd && !runnable(a->cmd[0]))
 		return bad("record: command '%s' not found", a->cmd[0]);
 	if (a->pid && kill((pid_t)a->pid, 0) && errno == ESRCH)
@@ -162,6 +171,10 @@ static void perf_argv(const struct rec_args *a, const char *data,
 	for (int i = 0; perf_conv_events[i] && n < max - 8; i++) {
 		v[n++] = "-e";
 		v[n++] = perf_conv_events[i];
+	}
+	for (int i = 0; a->lock_events && perf_conv_lock_events[i]; i++) {
+		v[n++] = "-e";
+		v[n++] = perf_conv_lock_events[i];
 	}
 	if (a->pid) {
 		/* Attached to the process's threads (and those it makes)

@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "cli/cmd.h"
 #include "cli/record.h"
 
@@ -132,6 +134,46 @@ static void print_summary(const char *path, const struct trace_summary *s,
 			TRACE_MAX_THREADS);
 }
 
+static json_object *lockside_json(const struct perf_lockside *l)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "acquired", json_object_new_uint64(l->acquired));
+	json_object_object_add(o, "trylock_failed", json_object_new_uint64(l->failed));
+	json_object_object_add(o, "wait_ns", json_object_new_uint64(l->wait_ns));
+	json_object_object_add(o, "wait_max_ns", json_object_new_uint64(l->wait_max));
+	json_object_object_add(o, "hold_ns", json_object_new_uint64(l->hold_ns));
+	json_object_object_add(o, "hold_max_ns", json_object_new_uint64(l->hold_max));
+	return o;
+}
+
+/* The host's mmap_lock as the program took it: a line per side, and
+ * PATH.mmap_lock.json beside the trace (for comparing with a replay's
+ * lockstat). */
+static void report_host_lock(const char *path, const struct perf_conv *c)
+{
+	static const char *const side[2] = { "read", "write" };
+	json_object *o = json_object_new_object();
+	char side_path[4400];
+
+	for (int w = 0; w < 2; w++) {
+		const struct perf_lockside *l = &c->lock[w];
+
+		printf("host mmap_lock %-5s %llu acquired (%llu trylocks "
+		       "failed): waited %.3f ms in all (max %.1f us), held "
+		       "%.3f ms (max %.1f us)\n", side[w],
+		       (unsigned long long)l->acquired,
+		       (unsigned long long)l->failed, l->wait_ns / 1e6,
+		       l->wait_max / 1e3, l->hold_ns / 1e6, l->hold_max / 1e3);
+		json_object_object_add(o, side[w], lockside_json(l));
+	}
+	snprintf(side_path, sizeof(side_path), "%.4200s.mmap_lock.json", path);
+	if (json_object_to_file_ext(side_path, o, JSON_C_TO_STRING_PRETTY))
+		fprintf(stderr, "%s: record: cannot write %s (the lock figures "
+			"are the two lines above)\n", prog, side_path);
+	json_object_put(o);
+}
+
 /* Read the file back: whole, and what it holds. */
 static int check_back(const char *path, const struct perf_conv *c)
 {
@@ -147,6 +189,9 @@ static int check_back(const char *path, const struct perf_conv *c)
 		ret = -1;
 	} else {
 		print_summary(path, &s, c);
+		if (c->lock[0].acquired + c->lock[1].acquired +
+		    c->lock[0].failed + c->lock[1].failed)
+			report_host_lock(path, c);
 		ret = 0;
 	}
 	trace_close(&r);

@@ -33,6 +33,17 @@ diff "$tmp/want1" "$tmp/got" >&2 || fail "the trace's window events differ from 
 n=$(wc -l <"$tmp/got")
 [ "$n" -eq 23 ] || fail "only $n window events"
 echo "record: the trace holds the program's $n window events exactly"
+# The host's mmap_lock beside it (where the kernel has mmap_lock:*): the
+# program's 12 window mmaps, mprotects and munmaps take it for writing.
+if [ -d /sys/kernel/tracing/events/mmap_lock ]; then
+	grep -q '^host mmap_lock write' "$tmp/rec.out" || fail "no host lock line"
+	python3 - "$tmp/t.trace.mmap_lock.json" <<'PY' || fail "host lock figures"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["write"]["acquired"] >= 12, r
+assert r["write"]["hold_ns"] > 0 and r["read"]["acquired"] >= 0, r
+PY
+fi
 
 # 1b. Through a shell that execs it: the trace starts again at the exec
 # (the shell's address space is another), and holds the same events.

@@ -23,6 +23,12 @@ const char *const perf_conv_events[] = {
 	"exceptions:page_fault_user", "sched:sched_process_exec", NULL,
 };
 
+const char *const perf_conv_lock_events[] = {
+	"mmap_lock:mmap_lock_start_locking",
+	"mmap_lock:mmap_lock_acquire_returned",
+	"mmap_lock:mmap_lock_released", NULL,
+};
+
 /* x86 page-fault error code bits (arch/x86/include/asm/trap_pf.h). */
 #define X86_PF_PROT  0x1
 #define X86_PF_WRITE 0x2
@@ -156,8 +162,53 @@ static void on_exec(struct perf_conv *c, const char *f)
 		return;
 	c->dropped += c->w->nevents;
 	c->err = c->restart(c->restart_arg, c->exe);
+	memset(c->lock, 0, sizeof(c->lock));
+	memset(c->held, 0, sizeof(c->held));
 	memset(c->open, 0, sizeof(c->open));
 	c->started = false;
+}
+
+/* One mmap_lock event of thread tid at t: "start_locking" (asks),
+ * "acquire_returned" (got it, or a trylock failed), "released". */
+static void on_lock(struct perf_conv *c, uint32_t tid, uint64_t t,
+		    const char *name, const char *f)
+{
+	uint32_t h = (tid * 2654435761u) % PERF_LOCK_SLOTS;
+	bool write = strstr(f, "write=true") != NULL;
+	struct perf_lockside *side = &c->lock[write];
+
+	for (int n = 0; c->held[h].tid && c->held[h].tid != tid &&
+	     n < PERF_LOCK_SLOTS; n++)
+		h = (h + 1) % PERF_LOCK_SLOTS;
+	if (c->held[h].tid && c->held[h].tid != tid)
+		return;                      /* more threads than slots */
+	c->held[h].tid = tid;
+	if (!strcmp(name, "mmap_lock_start_locking")) {
+		c->held[h].state = 1;
+		c->held[h].t = t;
+	} else if (!strcmp(name, "mmap_lock_acquire_returned")) {
+		uint64_t w = c->held[h].state == 1 && t > c->held[h].t ?
+			     t - c->held[h].t : 0;
+
+		if (strstr(f, "success=false")) {
+			side->failed++;
+			c->held[h].state = 0;
+			return;
+		}
+		side->acquired++;
+		side->wait_ns += w;
+		if (w > side->wait_max)
+			side->wait_max = w;
+		c->held[h].state = 2;
+		c->held[h].t = t;
+	} else if (c->held[h].state == 2) {   /* released */
+		uint64_t d = t > c->held[h].t ? t - c->held[h].t : 0;
+
+		side->hold_ns += d;
+		if (d > side->hold_max)
+			side->hold_max = d;
+		c->held[h].state = 0;
+	}
 }
 
 /* "sys_enter_mmap" -> the call's index and whether it is the entry. */
@@ -207,6 +258,10 @@ void perf_conv_line(struct perf_conv *c, const char *line)
 		return;
 	}
 	t = sec * 1000000000ULL + nsec;
+	if (!strcmp(group, "mmap_lock")) {
+		on_lock(c, (uint32_t)tid, t, name, line + pos);
+		return;
+	}
 	if (!c->started)
 		c->t0 = t, c->started = true;
 	t = t > c->t0 ? t - c->t0 : 0;

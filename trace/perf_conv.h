@@ -18,8 +18,20 @@
 
 #include "trace/trace.h"
 
-/* The tracepoints vmsim record asks perf for (NULL-terminated). */
+/* The tracepoints vmsim record asks perf for (NULL-terminated), and
+ * those it adds where the kernel has them: the host's mmap_lock. */
 extern const char *const perf_conv_events[];
+extern const char *const perf_conv_lock_events[];
+
+/* The host's mmap_lock as the recorded process took it (mmap_lock:*
+ * tracepoints): per side, acquisitions, the time from asking to having
+ * it, and the time held. */
+struct perf_lockside {
+	uint64_t acquired, failed;       /* failed: a trylock that failed */
+	uint64_t wait_ns, wait_max, hold_ns, hold_max;
+};
+
+#define PERF_LOCK_SLOTS 8192             /* threads tracked, by tid hash */
 
 struct perf_conv {
 	struct trace_writer *w;
@@ -41,6 +53,12 @@ struct perf_conv {
 	uint64_t dropped;                /* events before the last exec */
 	char exe[256];                   /* what it exec'd last ("": none) */
 	int err;                         /* a failed restart */
+	struct perf_lockside lock[2];    /* read, write */
+	struct {
+		uint32_t tid;            /* 0: free */
+		uint8_t state, write;    /* 0 none, 1 asking, 2 holding */
+		uint64_t t;              /* when it asked, or got it */
+	} held[PERF_LOCK_SLOTS];
 };
 
 void perf_conv_init(struct perf_conv *c, struct trace_writer *w);
