@@ -18,12 +18,10 @@
 #include <time.h>
 
 #include "sync/futex.h"
-#include "sync/rcu.h"
 #include "workloads/replay_int.h"
 #include "workloads/workload.h"
 
 enum { PH_MMAP, PH_MUNMAP, PH_MPROTECT, PH_OTHER };
-
 
 static void rp_shared_free(struct rp_shared *s)
 {
