@@ -152,7 +152,7 @@ static int read_end(struct trace_reader *r, char *err, size_t len)
 static int read_body(struct trace_reader *r, struct trace_ev *ev, char *err,
 		     size_t len)
 {
-	uint64_t v[7], page;
+	uint64_t v[6], page;
 
 	switch (ev->kind) {
 	case TR_THREAD:
@@ -176,37 +176,40 @@ static int read_body(struct trace_reader *r, struct trace_ev *ev, char *err,
 		ev->addr = page << TRACE_PAGE_SHIFT;
 		ev->arg = v[0] & TRACE_FAULT_FLAGS;
 		return 0;
-	case TR_MMAP:       /* addr len prot flags fd off ret */
-		if (get_fields(r, v, 7, 0x23, err, len))
+	case TR_MMAP:       /* addr len prot flags fd off, ret */
+		if (get_fields(r, v, 6, 0x23, err, len))
 			return -1;
 		ev->addr = v[0]; ev->len = v[1]; ev->arg = v[2]; ev->arg2 = v[3];
 		ev->fd = trace_unzigzag(v[4]); ev->arg3 = v[5];
 		break;
-	case TR_MUNMAP:     /* addr len ret */
+	case TR_MUNMAP:     /* addr len, ret */
+		if (get_fields(r, v, 2, 0x3, err, len))
+			return -1;
+		ev->addr = v[0]; ev->len = v[1];
+		break;
+	case TR_MPROTECT: case TR_MADVISE:   /* addr len arg, ret */
 		if (get_fields(r, v, 3, 0x3, err, len))
 			return -1;
-		ev->addr = v[0]; ev->len = v[1]; v[6] = v[2];
+		ev->addr = v[0]; ev->len = v[1]; ev->arg = v[2];
 		break;
-	case TR_MPROTECT: case TR_MADVISE:   /* addr len arg ret */
-		if (get_fields(r, v, 4, 0x3, err, len))
-			return -1;
-		ev->addr = v[0]; ev->len = v[1]; ev->arg = v[2]; v[6] = v[3];
-		break;
-	case TR_MREMAP:     /* addr len newlen flags newaddr ret */
-		if (get_fields(r, v, 6, 0x17, err, len))
+	case TR_MREMAP:     /* addr len newlen flags newaddr, ret */
+		if (get_fields(r, v, 5, 0x17, err, len))
 			return -1;
 		ev->addr = v[0]; ev->len = v[1]; ev->arg = v[2]; ev->arg2 = v[3];
-		ev->arg3 = v[4]; v[6] = v[5];
+		ev->arg3 = v[4];
 		break;
-	case TR_BRK:        /* addr ret */
-		if (get_fields(r, v, 2, 0x1, err, len))
+	case TR_BRK:        /* addr, ret */
+		if (get_fields(r, v, 1, 0x1, err, len))
 			return -1;
-		ev->addr = v[0]; v[6] = v[1];
+		ev->addr = v[0];
 		break;
 	default:
 		return -1;
 	}
-	ev->ret = trace_unzigzag(v[6]);
+	/* Every call ends with its result. */
+	if (get_fields(r, v, 1, 0, err, len))
+		return -1;
+	ev->ret = trace_unzigzag(v[0]);
 	if (ev->ret >= (int64_t)TRACE_ADDR_LIMIT || ev->ret < -4095)
 		return fail(err, len, "event %llu: impossible result %lld",
 			    (unsigned long long)r->nevents, (long long)ev->ret);
