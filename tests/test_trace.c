@@ -230,6 +230,8 @@ START_TEST(test_plan)
 		{ .kind = TR_MADVISE, .thread = 2, .t_ns = 9, .addr = A,
 		  .len = 0x10000, .arg = MADV_HUGEPAGE },
 		{ .kind = TR_FAULT, .thread = 1, .t_ns = 10, .addr = H + 0x5000 },
+		{ .kind = TR_MUNMAP, .thread = 1, .t_ns = 11, .addr = A,
+		  .len = 0x10000 },
 	};
 	char path[] = "/tmp/vmsim-test-trace-XXXXXX", err[256];
 	struct rp_plan *p;
@@ -242,12 +244,13 @@ START_TEST(test_plan)
 	unlink(path);
 	ck_assert_int_eq(p->nthreads, 2);
 	ck_assert_int_eq(p->ncl, 2);               /* heap; mmap area */
-	ck_assert_uint_eq(p->events, 10);
+	ck_assert_uint_eq(p->events, 11);
 	ck_assert_uint_eq(p->skipped[RP_SKIP_FAILED], 1);       /* munmap */
 	ck_assert_uint_eq(p->skipped[RP_SKIP_NEVER_MAPPED], 2); /* stack,
 								 * RELRO */
 	ck_assert_uint_eq(p->skipped[RP_SKIP_ADVICE], 1);
-	ck_assert_uint_eq(p->nlayout, 4);    /* brk, mmap, brk, mprotect */
+	ck_assert_uint_eq(p->nlayout, 5);    /* brk, mmap, brk, mprotect,
+					      * munmap */
 	/* The fault at A+0x3000 waits for the mmap (rank 1); its arena
 	 * offset keeps A's place in its cluster. */
 	ck_assert_uint_eq(p->th[1].ops[0].rank, 1);
@@ -258,6 +261,19 @@ START_TEST(test_plan)
 	ck_assert_uint_eq(p->deps[p->th[1].ops[2].dep0], 0);
 	ck_assert_uint_eq(p->th[0].ops[5].rank, 2);
 	ck_assert_uint_lt(p->arena_need, 16UL << 20);
+	/* The munmap waits for the calls before it on its range — the
+	 * mprotect of its first page (rank 3), the mmap of the rest (rank
+	 * 1) — and for the other thread's fault there (its op 0), which is
+	 * marked so that thread publishes its progress after it, and only
+	 * there. */
+	ck_assert_uint_eq(p->th[0].ops[6].ndeps, 2);
+	ck_assert_uint_eq(p->deps[p->th[0].ops[6].dep0], 3);
+	ck_assert_uint_eq(p->deps[p->th[0].ops[6].dep0 + 1], 1);
+	ck_assert_uint_eq(p->th[0].ops[6].ntdeps, 1);
+	ck_assert_uint_eq(p->tdeps[p->th[0].ops[6].tdep0].thread, 1);
+	ck_assert_uint_eq(p->tdeps[p->th[0].ops[6].tdep0].idx, 0);
+	ck_assert(p->th[1].ops[0].waited);
+	ck_assert(!p->th[1].ops[1].waited && !p->th[0].ops[5].waited);
 	rp_plan_free(p);
 }
 END_TEST

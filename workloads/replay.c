@@ -96,7 +96,9 @@ static int wait_rank(struct rp_shared *s, struct wl_task *t, uint32_t r)
 }
 
 /* Wait until thread k has done more than idx ops (its faults in a
- * call's range). 0, or -EINTR. */
+ * call's range). A thread publishes its progress only after the ops
+ * another's call waits for (rp_op.waited): one store, not one an op.
+ * 0, or -EINTR. */
 static int wait_progress(struct rp_shared *s, struct wl_task *t, uint32_t k,
 			 uint32_t idx)
 {
@@ -296,7 +298,8 @@ static int rp_task(struct wl_task *t)
 						   : do_layout(t, s, op);
 			wl_add_ops(t, 1);
 		}
-		done_op(s, t->id, i + 1);
+		if (op->waited)              /* someone waits for it */
+			done_op(s, t->id, i + 1);
 		if (s->val)
 			rp_check_next(s);
 	}

@@ -63,6 +63,8 @@ struct rp_op {
 	uint8_t skip;                    /* enum rp_skip */
 	uint8_t write;                   /* fault: a write */
 	uint8_t fixed;                   /* mmap: MAP_FIXED was asked */
+	uint8_t waited;                  /* a call of another thread waits
+					  * for this one: publish progress */
 	int prot, flags, file, advice;
 };
 

@@ -35,6 +35,20 @@ int32_t rp_cluster_vmas(struct sim_mm *mm, const struct rp_plan *p,
 			unsigned long off);
 void rp_check_write_log(const struct rp_shared *s);
 
+#define RP_PAGE 4096UL
+
+static inline unsigned long rp_page_up(unsigned long v)
+{
+	return (v + RP_PAGE - 1) & ~(RP_PAGE - 1);
+}
+
+/* Arena offset of the recorded [a, a+len): 0, or -1 if it is not inside
+ * one cluster (*why: never mapped, or split). */
+int rp_arena_off(const struct rp_plan *p, unsigned long a, unsigned long len,
+		 unsigned long *off, uint8_t *why);
+/* op waits for the call of rank (once). 0 or -ENOMEM. */
+int rp_add_rank(struct rp_plan *p, struct rp_op *op, uint32_t rank);
+
 /* The model of the recorded address space (workloads/replay_model.c). */
 struct rp_iv {
 	unsigned long s, e;
@@ -64,8 +78,9 @@ int rp_model_retouch(struct rp_model *m, unsigned long s, unsigned long e,
 /* thread's op idx faulted in interval i. */
 int rp_model_fault(struct rp_model *m, size_t i, uint32_t thread,
 		   uint32_t idx);
-/* What a call on [s, e) by thread self waits for, into op and p; *first:
- * the first mapped interval met (may be NULL). 0 or -ENOMEM. */
+/* What a call on [s, e) by thread self waits for, into op and p (the
+ * faults it waits for are marked waited); *first: the first mapped
+ * interval met (may be NULL). 0 or -ENOMEM. */
 int rp_model_deps(struct rp_plan *p, struct rp_op *op,
 		  const struct rp_model *m, unsigned long s, unsigned long e,
 		  uint32_t self, const struct rp_iv **first);

@@ -47,6 +47,19 @@ const struct rp_cluster *rp_cluster_of(const struct rp_plan *p,
 	return NULL;
 }
 
+int rp_arena_off(const struct rp_plan *p, unsigned long a, unsigned long len,
+		 unsigned long *off, uint8_t *why)
+{
+	const struct rp_cluster *c = rp_cluster_of(p, a);
+
+	if (!c || a + len > c->end) {
+		*why = c ? RP_SKIP_SPLIT : RP_SKIP_NEVER_MAPPED;
+		return -1;
+	}
+	*off = c->off + (a - c->start);
+	return 0;
+}
+
 size_t rp_iv_find(const struct rp_model *m, unsigned long a)
 {
 	size_t lo = 0, hi = m->n;
@@ -94,7 +107,7 @@ static int iv_split(struct rp_model *m, unsigned long a)
 		memcpy(copy, x[0].fd, x[0].nfd * sizeof(*copy));
 	x[1].fd = copy;
 	if (x[1].file >= 0)
-		x[1].pgoff += (a - x[0].s) / 4096;
+		x[1].pgoff += (a - x[0].s) / RP_PAGE;
 	return 0;
 }
 
@@ -171,7 +184,7 @@ static int add_tdep(struct rp_plan *p, struct rp_op *op, struct rp_tdep d)
 	return 0;
 }
 
-static int add_rank(struct rp_plan *p, struct rp_op *op, uint32_t rank)
+int rp_add_rank(struct rp_plan *p, struct rp_op *op, uint32_t rank)
 {
 	for (uint32_t k = op->dep0; k < op->dep0 + op->ndeps; k++)
 		if (p->deps[k] == rank)
@@ -193,11 +206,17 @@ int rp_model_deps(struct rp_plan *p, struct rp_op *op,
 
 		if (x->mapped && first && !*first)
 			*first = x;
-		if (x->rank != RP_NONE && add_rank(p, op, x->rank))
+		if (x->rank != RP_NONE && rp_add_rank(p, op, x->rank))
 			return -ENOMEM;
-		for (uint32_t k = 0; k < x->nfd; k++)
-			if (x->fd[k].thread != self && add_tdep(p, op, x->fd[k]))
+		for (uint32_t k = 0; k < x->nfd; k++) {
+			const struct rp_tdep *d = &x->fd[k];
+
+			if (d->thread == self)
+				continue;
+			if (add_tdep(p, op, *d))
 				return -ENOMEM;
+			p->th[d->thread].ops[d->idx].waited = 1;
+		}
 	}
 	return 0;
 }

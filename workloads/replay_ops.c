@@ -13,63 +13,39 @@
 
 #include "workloads/replay_int.h"
 
-#define PAGE 4096UL
-
-static unsigned long page_up(unsigned long v)
+/* The model after a layout call on [s, e) (mremap: to [ns, ne); brk:
+ * the heap's changed part), already checked and translated. */
+static int apply(struct rp_model *m, const struct trace_ev *ev,
+		 const struct rp_op *op, const struct rp_iv *old,
+		 unsigned long s, unsigned long e, unsigned long ns,
+		 unsigned long ne)
 {
-	return (v + PAGE - 1) & ~(PAGE - 1);
-}
-
-/* Arena offset of the recorded [a, a+len), or -1 if it is not inside
- * one cluster (*why: never mapped, or split). */
-static long to_arena(const struct rp_plan *p, unsigned long a,
-		     unsigned long len, uint8_t *why)
-{
-	const struct rp_cluster *c = rp_cluster_of(p, a);
-
-	if (!c) {
-		*why = RP_SKIP_NEVER_MAPPED;
-		return -1;
-	}
-	if (a + len > c->end) {
-		*why = RP_SKIP_SPLIT;
-		return -1;
-	}
-	return (long)(c->off + (a - c->start));
-}
-
-/* The model after a layout op (already checked and translated). */
-static int apply(struct rp_model *m, const struct trace_ev *ev, struct rp_op *op,
-		 const struct rp_iv *old)
-{
-	unsigned long s = ev->addr & ~(PAGE - 1), ret = (unsigned long)ev->ret;
 	struct rp_iv v = { .rank = op->rank, .mapped = true, .prot = op->prot,
-			.flags = op->flags, .file = op->file, .pgoff = op->pgoff };
+			   .flags = op->flags, .file = op->file,
+			   .pgoff = op->pgoff };
 	struct rp_iv gone = { .rank = op->rank, .file = -1 };
 
 	switch (ev->kind) {
 	case TR_MMAP:
-		return rp_model_mark(m, ret, ret + page_up(ev->len), &v);
+		return rp_model_mark(m, s, e, &v);
 	case TR_MUNMAP:
-		return rp_model_mark(m, s, s + page_up(ev->len), &gone);
+		return rp_model_mark(m, s, e, &gone);
 	case TR_MPROTECT:
-		return rp_model_retouch(m, s, s + page_up(ev->len), op->rank, op->prot);
+		return rp_model_retouch(m, s, e, op->rank, op->prot);
 	case TR_MADVISE:
-		return rp_model_retouch(m, s, s + page_up(ev->len), op->rank, -1);
+		return rp_model_retouch(m, s, e, op->rank, -1);
 	case TR_MREMAP:
 		v = *old;
 		v.rank = op->rank;
-		if (rp_model_mark(m, s, s + page_up(ev->len), &gone))
-			return -ENOMEM;
-		return rp_model_mark(m, ret, ret + page_up(ev->arg), &v);
+		return rp_model_mark(m, s, e, &gone) ? -ENOMEM
+						     : rp_model_mark(m, ns, ne, &v);
 	case TR_BRK:
 		m->last_brk = op->rank;
 		v.prot = PROT_READ | PROT_WRITE;
 		v.flags = MAP_PRIVATE | MAP_ANONYMOUS;
 		v.file = -1;
-		if (page_up(ret) > page_up(m->brk))
-			return rp_model_mark(m, page_up(m->brk), page_up(ret), &v);
-		return rp_model_mark(m, page_up(ret), page_up(m->brk), &gone);
+		return rp_model_mark(m, s, e, (unsigned long)ev->ret > m->brk ?
+				     &v : &gone);
 	default:
 		return 0;
 	}
@@ -79,19 +55,19 @@ static int apply(struct rp_model *m, const struct trace_ev *ev, struct rp_op *op
 static void layout_fields(const struct trace_ev *ev, const struct rp_model *m,
 			  struct rp_op *op, unsigned long *s, unsigned long *e)
 {
-	unsigned long ret = (unsigned long)ev->ret, lo, hi;
+	unsigned long ret = (unsigned long)ev->ret;
 
-	*s = ev->addr & ~(PAGE - 1);
-	*e = *s + page_up(ev->len);
+	*s = ev->addr & ~(RP_PAGE - 1);
+	*e = *s + rp_page_up(ev->len);
 	switch (ev->kind) {
 	case TR_MMAP:
 		*s = ret;
-		*e = ret + page_up(ev->len);
+		*e = ret + rp_page_up(ev->len);
 		op->prot = (int)(ev->arg & (PROT_READ | PROT_WRITE | PROT_EXEC));
 		op->flags = (int)ev->arg2;
 		op->file = ev->fd >= 0 && !(ev->arg2 & MAP_ANONYMOUS) ?
 			   (int)ev->fd : -1;
-		op->pgoff = ev->arg3 / PAGE;
+		op->pgoff = ev->arg3 / RP_PAGE;
 		op->fixed = !!(ev->arg2 & (MAP_FIXED | MAP_FIXED_NOREPLACE));
 		break;
 	case TR_MPROTECT:
@@ -100,11 +76,9 @@ static void layout_fields(const struct trace_ev *ev, const struct rp_model *m,
 	case TR_MADVISE:
 		op->advice = (int)ev->arg;
 		break;
-	case TR_BRK:
-		lo = page_up(m->brk < ret ? m->brk : ret);
-		hi = page_up(m->brk < ret ? ret : m->brk);
-		*s = lo ? lo : page_up(ret);
-		*e = hi ? hi : *s;
+	case TR_BRK:                     /* the heap's changed part */
+		*s = rp_page_up(m->brk < ret ? m->brk : ret);
+		*e = rp_page_up(m->brk < ret ? ret : m->brk);
 		break;
 	default:
 		break;
@@ -118,7 +92,6 @@ static int build_layout(struct rp_plan *p, struct rp_model *m,
 	unsigned long s, e, ns = 0, ne = 0;
 	const struct rp_iv *first = NULL;
 	struct rp_iv old = { .file = -1 };
-	long o, o2 = 0;
 
 	op->dep0 = (uint32_t)p->ndeps;
 	op->tdep0 = (uint32_t)p->ntdeps;
@@ -130,18 +103,20 @@ static int build_layout(struct rp_plan *p, struct rp_model *m,
 		return op->skip = RP_SKIP_ADVICE, 0;
 	if (ev->kind == TR_MREMAP) {
 		ns = (unsigned long)ev->ret;
-		ne = ns + page_up(ev->arg);
-		if ((o2 = to_arena(p, ns, ne - ns, &op->skip)) < 0)
+		ne = ns + rp_page_up(ev->arg);
+		if (rp_arena_off(p, ns, ne - ns, &op->off2, &op->skip))
 			return 0;
+		op->len2 = ne - ns;
 	}
-	if ((o = to_arena(p, s, e - s, &op->skip)) < 0)
-		return 0;
-	if (ev->kind == TR_BRK &&
-	    (o2 = to_arena(p, (unsigned long)ev->ret, 0, &op->skip)) < 0)
+	if (rp_arena_off(p, s, e - s, &op->off, &op->skip) ||
+	    (ev->kind == TR_BRK &&           /* off2: the new break */
+	     rp_arena_off(p, (unsigned long)ev->ret, 0, &op->off2, &op->skip)))
 		return 0;
 	if (rp_model_deps(p, op, m, s, e, ev->thread, &first) ||
 	    (ev->kind == TR_MREMAP &&
-	     rp_model_deps(p, op, m, ns, ne, ev->thread, NULL)))
+	     rp_model_deps(p, op, m, ns, ne, ev->thread, NULL)) ||
+	    (ev->kind == TR_BRK && m->last_brk != RP_NONE &&
+	     rp_add_rank(p, op, m->last_brk)))
 		return -ENOMEM;
 	if (ev->kind != TR_MMAP && ev->kind != TR_BRK && !first) {
 		p->ndeps = op->dep0;          /* nothing of it was mapped */
@@ -149,26 +124,17 @@ static int build_layout(struct rp_plan *p, struct rp_model *m,
 		op->ndeps = op->ntdeps = 0;
 		return op->skip = RP_SKIP_NEVER_MAPPED, 0;
 	}
-	if (ev->kind == TR_BRK && m->last_brk != RP_NONE &&
-	    !rp_grow((void **)&p->deps, &p->capdeps, p->ndeps + 1,
-		     sizeof(*p->deps)))
-		p->deps[p->ndeps++] = m->last_brk, op->ndeps++;
 	if (first)
 		old = *first;
-	if (ev->kind == TR_MREMAP) {
+	if (ev->kind == TR_MREMAP) {         /* the mapping it moves or resizes */
 		op->prot = old.prot;
 		op->flags = old.flags;
 		op->file = old.file;
 		op->pgoff = old.pgoff;
-		op->off2 = (unsigned long)o2;
-		op->len2 = ne - ns;
 	}
-	if (ev->kind == TR_BRK)
-		op->off2 = (unsigned long)o2;   /* the new break */
-	op->off = (unsigned long)o;
 	op->len = e - s;
 	op->rank = p->nlayout++;
-	if (apply(m, ev, op, &old))
+	if (apply(m, ev, op, &old, s, e, ns, ne))
 		return -ENOMEM;
 	if (ev->kind == TR_BRK)
 		m->brk = (unsigned long)ev->ret;
@@ -182,16 +148,14 @@ static int build_fault(const struct rp_plan *p, struct rp_model *m,
 		       uint32_t idx)
 {
 	size_t i = rp_iv_find(m, ev->addr);
-	long o;
 
 	op->write = !!(ev->arg & TRACE_FAULT_WRITE);
-	op->len = PAGE;
+	op->len = RP_PAGE;
 	if (i == m->n || m->v[i].s > ev->addr || !m->v[i].mapped ||
-	    (o = to_arena(p, ev->addr, PAGE, &op->skip)) < 0) {
+	    rp_arena_off(p, ev->addr, RP_PAGE, &op->off, &op->skip)) {
 		op->skip = RP_SKIP_NEVER_MAPPED;
 		return 0;
 	}
-	op->off = (unsigned long)o;
 	op->rank = m->v[i].rank;
 	return rp_model_fault(m, i, ev->thread, idx);
 }

@@ -8,20 +8,12 @@
  * touched it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 
-#include "workloads/replay.h"
 #include "workloads/replay_int.h"
 
-#define PAGE 4096UL
 #define HUGE (2UL << 20)
-
-static unsigned long page_up(unsigned long v)
-{
-	return (v + PAGE - 1) & ~(PAGE - 1);
-}
 
 /* --- pass 1: the ranges the trace maps, into clusters -------------------- */
 
@@ -41,7 +33,7 @@ static int add_range(struct range **r, size_t *n, size_t *cap,
 		return 0;
 	if (rp_grow((void **)r, cap, *n + 1, sizeof(**r)))
 		return -ENOMEM;
-	(*r)[(*n)++] = (struct range){ s & ~(PAGE - 1), page_up(e) };
+	(*r)[(*n)++] = (struct range){ s & ~(RP_PAGE - 1), rp_page_up(e) };
 	return 0;
 }
 
@@ -115,21 +107,20 @@ static int pass_ranges(struct rp_plan *p, char *err, size_t len)
 			break;
 	p->nthreads = (int)r.nthreads;
 	trace_close(&r);
-	if (!ret && blo && bhi > blo) {
-		p->have_brk = true;
-		ret = add_range(&rs, &n, &cap, blo, bhi);
-	} else if (!ret && blo) {
-		p->have_brk = true;           /* a break that never moved */
-		ret = add_range(&rs, &n, &cap, blo, blo + PAGE);
-	}
+	/* The heap: to the highest break (a page, if it never moved). */
+	p->have_brk = !ret && blo;
+	if (p->have_brk)
+		ret = add_range(&rs, &n, &cap, blo, bhi > blo ? bhi : blo + RP_PAGE);
 	if (!ret)
 		ret = make_clusters(p, rs, n);
 	free(rs);
 	if (ret > 0 || ret == -ENOMEM)
 		snprintf(err, len, "out of memory reading the trace");
-	if (!ret && blo)
-		p->brk_off = rp_cluster_of(p, blo)->off +
-			     (blo - rp_cluster_of(p, blo)->start);
+	if (!ret && p->have_brk) {
+		uint8_t why;
+
+		rp_arena_off(p, blo, 0, &p->brk_off, &why);  /* in a cluster */
+	}
 	return ret ? -1 : 0;
 }
 
