@@ -9,6 +9,15 @@
  * perf (perf record, then perf script into trace/perf_conv.c), and
  * writes it as a trace (docs/trace.md) that `vmsim run -w replay`
  * replays under each lock scheme.
+ *
+ * As root, and never losing a recording: the trace (and its side file)
+ * is claimed through the safe-write layer before anything runs; perf and
+ * the program run in a process group of their own, to which SIGINT,
+ * SIGTERM and SIGHUP sent to vmsim are forwarded (the terminal is handed
+ * to that group while it records, as a shell does), and vmsim waits for
+ * them and converts what was recorded. A signal while converting stops
+ * the conversion: the trace keeps the events converted so far. The
+ * temporary folder is removed on every path.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +33,7 @@
 #include "cli/cmd.h"
 #include "cli/record.h"
 #include "trace/perf_conv.h"
+#include "util/clock.h"
 #include "util/parse.h"
 
 struct rec_args {
@@ -31,6 +41,7 @@ struct rec_args {
 	long pid;                        /* -p; 0: run a command */
 	long duration;                   /* s, with -p */
 	bool duration_given;
+	bool force;                      /* -f: replace a trace of ours */
 	bool lock_events;                /* the kernel has mmap_lock:* */
 	char **cmd;                      /* NULL-terminated */
 	char comment[TRACE_MAX_COMMENT];
@@ -40,6 +51,7 @@ static const struct option rec_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "duration", required_argument, NULL, 'd' },
+	{ "force", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -49,7 +61,7 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 	int opt;
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, "+o:p:d:h", rec_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+o:p:d:fh", rec_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': a->out = optarg; break;
 		case 'p':
@@ -62,6 +74,7 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 					   "86400 seconds", optarg);
 			a->duration_given = true;
 			break;
+		case 'f': a->force = true; break;
 		case 'h': *help = true; return 0;
 		default: return bad_option(argv, opt, rec_opts);
 		}
@@ -81,23 +94,34 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 	return 0;
 }
 
-/* Is prog runnable (a path, or found in PATH)? */
-static bool runnable(const char *name)
+/* Can name be run (a path, or found in PATH)? 0; -ENOENT not found;
+ * -EACCES found but not executable; -EISDIR a directory. */
+static int runnable(const char *name)
 {
 	const char *path = getenv("PATH");
+	struct stat st;
 	char buf[4096];
+	int ret = -ENOENT;
 
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0;
+	if (strchr(name, '/')) {
+		if (stat(name, &st))
+			return -ENOENT;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		return access(name, X_OK) ? -EACCES : 0;
+	}
 	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
 		size_t n = strcspn(p, ":");
 
 		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", name);
-		if (access(buf, X_OK) == 0)
-			return true;
+		if (!stat(buf, &st) && !S_ISDIR(st.st_mode)) {
+			if (!access(buf, X_OK))
+				return 0;
+			ret = -EACCES;
+		}
 		p += n + (p[n] == ':');
 	}
-	return false;
+	return ret;
 }
 
 /* Has the kernel tracepoint ev ("group:name") under tracefs root? */
@@ -120,7 +144,7 @@ static int rec_preflight(struct rec_args *a)
 	long paranoid = 2;
 	FILE *f;
 
-	if (!runnable("perf"))
+	if (runnable("perf"))
 		return fprintf(stderr, "%s: record: perf is not installed (Debian: "
 			       "apt-get install linux-perf)\n", prog), 1;
 	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
@@ -149,8 +173,15 @@ static int rec_preflight(struct rec_args *a)
 	a->lock_events = true;
 	for (int i = 0; perf_conv_lock_events[i]; i++)
 		a->lock_events &= have_tracepoint(root, perf_conv_lock_events[i]);
-	if (a->cmd && !runnable(a->cmd[0]))
+	switch (a->cmd ? runnable(a->cmd[0]) : 0) {
+	case -ENOENT:
 		return bad("record: command '%s' not found", a->cmd[0]);
+	case -EACCES:
+		return bad("record: '%s' is not executable", a->cmd[0]);
+	case -EISDIR:
+		return bad("record: '%s' is a directory, not a program",
+			   a->cmd[0]);
+	}
 	if (a->pid && kill((pid_t)a->pid, 0) && errno == ESRCH)
 		return bad("record: no process %s", (snprintf(p, sizeof(p),
 			   "%ld", a->pid), p));
@@ -192,6 +223,123 @@ static void perf_argv(const struct rec_args *a, const char *data,
 	v[n] = NULL;
 }
 
+/* --- signals: forwarded to the group that records, never lost --------- */
+
+static volatile sig_atomic_t rec_sig;        /* the first signal, or 0 */
+static volatile sig_atomic_t rec_nsig;       /* how many arrived */
+static volatile pid_t rec_group;             /* whom to forward to; 0 */
+
+static void rec_on_signal(int sig)
+{
+	int e = errno;
+
+	if (!rec_sig)
+		rec_sig = sig;
+	rec_nsig++;
+	if (rec_group > 0)
+		kill(-rec_group, sig);
+	errno = e;
+}
+
+int record_signal(void)
+{
+	return rec_sig;
+}
+
+static const int rec_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void rec_catch(struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = rec_on_signal };
+
+	sigemptyset(&sa.sa_mask);      /* no SA_RESTART: waits see EINTR */
+	for (int i = 0; i < 3; i++)
+		sigaction(rec_signals[i], &sa, &old[i]);
+}
+
+static void rec_restore(const struct sigaction *old)
+{
+	for (int i = 0; i < 3; i++)
+		sigaction(rec_signals[i], &old[i], NULL);
+}
+
+/* Fork a child in a process group of its own, signals blocked until it
+ * is there, so that one arriving meanwhile is forwarded, not lost. */
+static pid_t fork_group(void)
+{
+	sigset_t block, old;
+	pid_t p;
+
+	sigemptyset(&block);
+	for (int i = 0; i < 3; i++)
+		sigaddset(&block, rec_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	p = fork();
+	if (!p) {
+		setpgid(0, 0);
+		for (int i = 0; i < 3; i++)
+			signal(rec_signals[i], SIG_DFL);
+		signal(SIGTTOU, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 0;
+	}
+	if (p > 0) {
+		setpgid(p, p);
+		rec_group = p;
+		if (rec_sig)                 /* it came before the group */
+			kill(-p, rec_sig);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return p;
+}
+
+/* Wait for child p (its group rec_group). After a signal, whatever of
+ * the group outlives it by 10 s is killed; nothing is left running. */
+static int wait_group(pid_t p, int *status)
+{
+	double since = 0;
+
+	for (;;) {
+		pid_t r = waitpid(p, status, rec_sig ? WNOHANG : 0);
+
+		if (r == p)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (rec_sig && !since)
+			since = mono_s();
+		if (rec_sig && mono_s() - since > 10)
+			kill(-p, SIGKILL);
+		if (rec_sig)
+			usleep(20000);
+	}
+	/* The program's own children, if a signal ended it. */
+	if (rec_sig)
+		kill(-p, SIGKILL);
+	rec_group = 0;
+	return 0;
+}
+
+/* The terminal to the recording group while it runs (a terminal ^C then
+ * reaches perf and the program, as without vmsim), and back after. */
+static bool hand_terminal(pid_t group)
+{
+	if (!isatty(STDIN_FILENO) || tcgetpgrp(STDIN_FILENO) != getpgrp())
+		return false;
+	return tcsetpgrp(STDIN_FILENO, group) == 0;
+}
+
+static void take_terminal(void)
+{
+	sigset_t block, old;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	tcsetpgrp(STDIN_FILENO, getpgrp());
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 /* Run perf record; its status (the program's, for a command). perf's
  * own complaints go to errlog. */
 static int run_perf_record(const struct rec_args *a, const char *data,
@@ -199,53 +347,57 @@ static int run_perf_record(const struct rec_args *a, const char *data,
 {
 	const char *v[256];
 	char bufs[2][32];
+	bool term;
 	pid_t p;
+	int ret;
 
 	perf_argv(a, data, bufs, v, 256);
-	p = fork();
+	p = fork_group();
 	if (p < 0)
 		return -errno;
 	if (!p) {
-		int fd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int fd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+			      O_CLOEXEC, 0600);
 
 		if (fd >= 0 && a->pid)
 			dup2(fd, 2);
 		execvp("perf", (char *const *)v);
 		_exit(127);
 	}
-	/* The recorded program gets the terminal's ^C; we wait it out. */
-	signal(SIGINT, SIG_IGN);
-	while (waitpid(p, status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	signal(SIGINT, SIG_DFL);
-	return 0;
+	term = hand_terminal(p);
+	ret = wait_group(p, status);
+	if (term)
+		take_terminal();
+	return ret;
 }
 
 /* perf script of data (only process c->pid's when that is set),
- * converted into c's writer. 0 or -errno. */
-static int run_perf_script(const char *data, struct perf_conv *c)
+ * converted into c's writer. A signal stops it: what was converted is
+ * kept (c->cut). 0 or -errno; -EIO with perf script's status in *st. */
+static int run_perf_script(const char *data, const char *errlog,
+			   struct perf_conv *c, int *st)
 {
 	char pidopt[40] = "--ns";
-	int fds[2], st;
+	int fds[2];
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	FILE *in;
 	pid_t p;
 
-	if (pipe(fds))
+	*st = 0;
+	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
-	p = fork();
+	p = fork_group();
 	if (p < 0)
 		return -errno;
 	if (!p) {
-		int nul = open("/dev/null", O_WRONLY);
+		int log = open(errlog, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW,
+			       0600);
 
 		dup2(fds[1], 1);
-		if (nul >= 0)
-			dup2(nul, 2);
-		close(fds[0]);
+		if (log >= 0)
+			dup2(log, 2);
 		if (c->pid > 0)
 			snprintf(pidopt, sizeof(pidopt), "--pid=%ld", c->pid);
 		execlp("perf", "perf", "script", "-i", data, "-F",
@@ -255,25 +407,42 @@ static int run_perf_script(const char *data, struct perf_conv *c)
 	}
 	close(fds[1]);
 	in = fdopen(fds[0], "r");
-	if (!in)
-		return -errno;
-	while ((n = getline(&line, &cap, in)) > 0) {
+	if (!in) {
+		close(fds[0]);
+		kill(-p, SIGKILL);
+		wait_group(p, st);
+		return -ENOMEM;
+	}
+	for (;;) {
+		errno = 0;
+		n = getline(&line, &cap, in);
+		if (n <= 0 && errno == EINTR && !ferror(in))
+			continue;
+		if (n <= 0 || rec_sig)
+			break;
 		if (line[n - 1] == '\n')
 			line[n - 1] = 0;
 		perf_conv_line(c, line);
 	}
+	if (rec_sig) {
+		c->cut = true;               /* keep what was converted */
+		kill(-p, SIGKILL);
+	}
 	free(line);
 	fclose(in);
-	while (waitpid(p, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -EIO;
+	if (wait_group(p, st))
+		return -ECHILD;
+	if (c->cut)
+		return 0;
+	return WIFEXITED(*st) && !WEXITSTATUS(*st) ? 0 : -EIO;
 }
 
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct rec_args a = { .out = "vmsim.trace", .duration = 10 };
 	char dir[] = "/tmp/vmsim-record-XXXXXX", data[64], errlog[64];
+	struct sigaction old[3];
+	struct record_out out;
 	bool help = false;
 	int ret, status = 0;
 
@@ -286,21 +455,39 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 		return 0;
 	if ((ret = rec_preflight(&a)))
 		return ret;
-	if (!mkdtemp(dir))
-		return fprintf(stderr, "%s: record: cannot make a directory in "
-			       "/tmp: %s\n", prog, strerror(errno)), 1;
+	/* The trace's place claimed before anything runs. */
+	if (record_claim(&out, a.out, a.force, a.lock_events))
+		return EXIT_USAGE;
+	rec_sig = rec_nsig = 0;
+	rec_catch(old);
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "%s: record: cannot make a directory in /tmp: "
+			"%s\n", prog, strerror(errno));
+		record_release(&out);
+		rec_restore(old);
+		return 1;
+	}
 	snprintf(data, sizeof(data), "%s/perf.data", dir);
 	snprintf(errlog, sizeof(errlog), "%s/perf.err", dir);
 	record_comment(a.cmd, a.pid, a.duration, a.comment, sizeof(a.comment));
 	ret = run_perf_record(&a, data, errlog, &status);
-	if (!ret)
-		ret = record_convert(&a.comment[0], data, errlog, a.out, a.pid,
-				     status, run_perf_script);
-	else
+	if (!ret) {
+		struct record_job job = {
+			.comment = a.comment, .data = data, .errlog = errlog,
+			.pid = a.pid, .status = status, .script = run_perf_script,
+			.signal_at_start = rec_sig,
+		};
+
+		ret = record_convert(&job, &out);
+	} else {
 		fprintf(stderr, "%s: record: cannot run perf: %s\n", prog,
 			strerror(-ret));
+		ret = -1;
+	}
+	record_release(&out);
 	unlink(data);
 	unlink(errlog);
 	rmdir(dir);
-	return ret ? 1 : 0;
+	rec_restore(old);
+	return ret < 0 ? 1 : ret > 0 ? 1 : 0;
 }

@@ -256,7 +256,7 @@ static int run_settle(struct run_args *a)
 		return bad("--trace, --speed and --replay-log go with -w replay, "
 			   "not '%s'", c->wl->name);
 	if ((c->wl->options & WL_OPT_TRACE) &&
-	    run_replay_settle(c, a->tasks_given))
+	    run_replay_settle(c, a->tasks_given, a->force))
 		return EXIT_USAGE;
 	if (c->wo.writers < 0)
 		c->wo.writers = c->wl->background ? 1 : 0;
@@ -339,13 +339,14 @@ static int run_claim(const struct run_args *a, struct res_target *tgt,
 		     int *ntgt)
 {
 	const struct run_cfg *c = &a->c;
+	const char *const inputs[] = { c->trace, NULL };
 
 	for (; a->json && *ntgt < run_ntargets(c); (*ntgt)++) {
 		char path[PATH_MAX], terr[PATH_MAX + 256];
 
 		result_path(path, sizeof(path), a->json, run_ntargets(c) > 1 ?
 			    run_target_label(c, *ntgt) : NULL);
-		if (res_target_open(&tgt[*ntgt], path, a->force, terr,
+		if (res_target_open(&tgt[*ntgt], path, a->force, inputs, terr,
 				    sizeof(terr))) {
 			fprintf(stderr, "%s: %s\n", prog, terr);
 			return EXIT_USAGE;
@@ -437,7 +438,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	};
 	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
 	struct res_target tgt[RUNNER_MAX_SCHEMES];
-	int ntgt = 0, ret;
+	int ntgt = 0, ret, lret;
 	char err[256] = "";
 	bool stopped;
 
@@ -480,6 +481,9 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		run_show(&a, r, ret, err, stopped);
 		warn_noise(r, run_ntargets(&a.c), &t0);
 		ret = run_publish(tgt, ntgt, r, stopped, ret);
+		lret = run_replay_publish(&a.c, r[0].complete);
+		if (lret && !ret)
+			ret = lret;
 	}
 	run_replay_done(&a.c);
 	for (int i = 0; i < ntgt; i++)

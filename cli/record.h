@@ -1,24 +1,53 @@
 /* SPDX-License-Identifier: MIT */
-/* vmsim record's second half (cli/record_out.c): perf's data into a
- * trace file that is never lost, and what was recorded, told. */
+/* vmsim record's second half (cli/record_out.c): the trace's place
+ * claimed before the recording, perf's data converted into it through
+ * the safe-write layer — never lost, never clobbering — and what was
+ * recorded, told. */
 #ifndef VMSIM_RECORD_H
 #define VMSIM_RECORD_H
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "trace/perf_conv.h"
+#include "util/safefile.h"
 
 /* The header's comment: the command line, or "pid P for S s". */
 void record_comment(char **cmd, long pid, long duration, char *out,
 		    size_t len);
 
-/* Convert perf's data (script: runs perf script into a converter) into
- * the trace file out — or, when out cannot be written, a file in /tmp,
- * said in one line — and print what it holds. pid: the process to keep
- * (0: the first seen); status: perf record's wait status. 0, or -1
- * after one line. */
-int record_convert(const char *comment, const char *data, const char *errlog,
-		   const char *out, long pid, int status,
-		   int (*script)(const char *data, struct perf_conv *c));
+/* The first signal record received (0: none); cli/cmd_record.c. */
+int record_signal(void);
+
+struct record_out {
+	struct sf_out trace;
+	char side[PATH_MAX + 32];        /* TRACE.mmap_lock.json, or "" */
+	bool force;
+	bool open;
+};
+
+/* Claim path for the trace (and, with lock_side, its side file): 0, or
+ * -1 after one line. */
+int record_claim(struct record_out *o, const char *path, bool force,
+		 bool lock_side);
+/* Drop whatever was not published. Safe twice. */
+void record_release(struct record_out *o);
+
+struct record_job {
+	const char *comment, *data, *errlog;
+	long pid;                        /* -p: that process only; 0 */
+	int status;                      /* perf record's wait status */
+	int signal_at_start;             /* a signal ended the recording */
+	/* perf script of data into c (errlog: its complaints); 0, -errno,
+	 * or -EIO with its wait status in *st. */
+	int (*script)(const char *data, const char *errlog,
+		      struct perf_conv *c, int *st);
+};
+
+/* Convert j's data into o and print what it holds. Returns enum sf_where
+ * (0: the trace is where asked; 1 or 2: elsewhere, said), or -1 after
+ * one line (nothing recorded, or nothing could be written). */
+int record_convert(const struct record_job *j, struct record_out *o);
 
 #endif

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vmsim record's output: perf's data converted into the trace file,
- * written beside its final name and renamed into place (or, when that
- * directory cannot be written, into /tmp, and the user told where), then
- * read back — the check that it is whole — and summarized.
+ * vmsim record's output: perf's data converted into the trace file
+ * through the safe-write layer (util/safefile.h: claimed before the
+ * recording, written unnamed, published when whole; under $TMPDIR when
+ * its directory cannot take it, converted again there), then read back —
+ * the check that it is whole — and summarized.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 
 #include "cli/cmd.h"
 #include "cli/record.h"
+#include "util/parse.h"
 
 void record_comment(char **cmd, long pid, long duration, char *out,
 		    size_t len)
@@ -37,40 +40,25 @@ void record_comment(char **cmd, long pid, long duration, char *out,
 	}
 }
 
-/* perf's first complaint, for the one line. */
-static void perf_complaint(const char *errlog, char *out, size_t len)
+/* perf's complaint, for the one line: its last line that is not
+ * chatter ("[ perf record: ...", "'trace' not valid for ...", warnings). */
+static void perf_complaint(const char *errlog, const char *none, char *out,
+			   size_t len)
 {
 	FILE *f = fopen(errlog, "r");
-	char line[512];
+	char line[512], shown[512];
 
-	snprintf(out, len, "perf wrote no data");
+	snprintf(out, len, "%s", none);
 	while (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
-		if (line[0] && strncmp(line, "[ perf", 6)) {
-			snprintf(out, len, "perf: %s", line);
-			break;
-		}
+		if (line[0] && strncmp(line, "[ perf", 6) &&
+		    strncmp(line, "'trace' not valid", 17) &&
+		    strncmp(line, "WARNING", 7) && strncmp(line, "Was the", 7))
+			snprintf(out, len, "perf: %s",
+				 printable(shown, sizeof(shown), line));
 	}
 	if (f)
 		fclose(f);
-}
-
-/* A file to write the trace to: out.tmp beside out, or one in /tmp.
- * *tmp gets its name. */
-static FILE *open_out(const char *out, char *tmp, size_t len, bool *fallback)
-{
-	FILE *f;
-	int fd;
-
-	snprintf(tmp, len, "%s.tmp", out);
-	*fallback = false;
-	if ((f = fopen(tmp, "wb")))
-		return f;
-	snprintf(tmp, len, "/tmp/vmsim-trace-XXXXXX");
-	if ((fd = mkstemp(tmp)) < 0)
-		return NULL;
-	*fallback = true;
-	return fdopen(fd, "wb");
 }
 
 struct restart_ctx {
@@ -97,6 +85,7 @@ static int restart_trace(void *arg, const char *exe)
 static void print_summary(const char *path, const struct trace_summary *s,
 			  const struct perf_conv *c)
 {
+	char shown[PATH_MAX];
 	struct stat st;
 
 	printf("recorded %llu events of %u thread%s over %.3f s: %llu faults, "
@@ -112,7 +101,8 @@ static void print_summary(const char *path, const struct trace_summary *s,
 	       (unsigned long long)s->by_kind[TR_MADVISE],
 	       (unsigned long long)s->by_kind[TR_BRK]);
 	if (!stat(path, &st))
-		printf(" -> %s (%.1f KiB)", path, st.st_size / 1024.0);
+		printf(" -> %s (%.1f KiB)", printable(shown, sizeof(shown), path),
+		       st.st_size / 1024.0);
 	printf("\n");
 	if (c->lost)
 		fprintf(stderr, "%s: record: perf lost %llu events: the trace "
@@ -126,7 +116,8 @@ static void print_summary(const char *path, const struct trace_summary *s,
 	if (c->dropped)
 		fprintf(stderr, "%s: record: the program exec'd %s: the trace "
 			"holds what came after (%llu events before it left out)\n",
-			prog, c->exe, (unsigned long long)c->dropped);
+			prog, printable(shown, sizeof(shown), c->exe),
+			(unsigned long long)c->dropped);
 	if (c->too_many_threads)
 		fprintf(stderr, "%s: record: %llu events of threads beyond %d "
 			"left out\n", prog,
@@ -147,15 +138,43 @@ static json_object *lockside_json(const struct perf_lockside *l)
 	return o;
 }
 
+/* A side file of ours (--force replaces only one). */
+static bool is_lock_json(int fd)
+{
+	static const char key[] = "\"vmsim_mmap_lock\"";
+	char head[256];
+	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
+
+	if (n <= 0)
+		return false;
+	head[n] = 0;
+	return strstr(head, key) != NULL;
+}
+
+static const struct sf_spec side_spec = {
+	.what = "lock file", .ours = is_lock_json,
+};
+
+static int emit_json(FILE *f, void *arg)
+{
+	fputs(json_object_to_json_string_ext(arg, JSON_C_TO_STRING_PRETTY), f);
+	putc('\n', f);
+	return 0;
+}
+
 /* The host's mmap_lock as the program took it: a line per side, and
- * PATH.mmap_lock.json beside the trace (for comparing with a replay's
- * lockstat). */
-static void report_host_lock(const char *path, const struct perf_conv *c)
+ * TRACE.mmap_lock.json beside the trace (for comparing with a replay's
+ * lockstat). Returns enum sf_where, or -1 after one line. */
+static int report_host_lock(struct record_out *o, const struct perf_conv *c)
 {
 	static const char *const side[2] = { "read", "write" };
-	json_object *o = json_object_new_object();
-	char side_path[4400];
+	json_object *j = json_object_new_object();
+	struct sf_spec spec = side_spec;
+	char err[PATH_MAX + 256], where[PATH_MAX + 64];
+	struct sf_out out;
+	int ret;
 
+	json_object_object_add(j, "vmsim_mmap_lock", json_object_new_int(1));
 	for (int w = 0; w < 2; w++) {
 		const struct perf_lockside *l = &c->lock[w];
 
@@ -165,13 +184,19 @@ static void report_host_lock(const char *path, const struct perf_conv *c)
 		       (unsigned long long)l->acquired,
 		       (unsigned long long)l->failed, l->wait_ns / 1e6,
 		       l->wait_max / 1e3, l->hold_ns / 1e6, l->hold_max / 1e3);
-		json_object_object_add(o, side[w], lockside_json(l));
+		json_object_object_add(j, side[w], lockside_json(l));
 	}
-	snprintf(side_path, sizeof(side_path), "%.4200s.mmap_lock.json", path);
-	if (json_object_to_file_ext(side_path, o, JSON_C_TO_STRING_PRETTY))
-		fprintf(stderr, "%s: record: cannot write %s (the lock figures "
-			"are the two lines above)\n", prog, side_path);
-	json_object_put(o);
+	spec.force = o->force;
+	ret = sf_open(&out, o->side, &spec, err, sizeof(err));
+	if (!ret && (ret = sf_emit(&out, emit_json, j)) >= 0)
+		ret = sf_commit(&out, true, where, sizeof(where), err,
+				sizeof(err));
+	sf_abort(&out);
+	json_object_put(j);
+	if (ret)
+		fprintf(stderr, "%s: record: %s%s\n", prog, err, ret < 0 ?
+			" (the lock figures are the two lines above)" : "");
+	return ret < 0 ? -1 : ret;
 }
 
 /* Read the file back: whole, and what it holds. */
@@ -179,84 +204,193 @@ static int check_back(const char *path, const struct perf_conv *c)
 {
 	struct trace_reader r;
 	struct trace_summary s;
-	char err[256];
-	int ret;
+	char err[256], shown[PATH_MAX];
+	int ret = 0;
 
 	if (trace_open(&r, path, err, sizeof(err)) ||
 	    trace_summarize(&r, &s, err, sizeof(err))) {
 		fprintf(stderr, "%s: record: the trace %s reads back wrong: "
-			"%s\n", prog, path, err);
+			"%s\n", prog, printable(shown, sizeof(shown), path), err);
 		ret = -1;
 	} else {
 		print_summary(path, &s, c);
-		if (c->lock[0].acquired + c->lock[1].acquired +
-		    c->lock[0].failed + c->lock[1].failed)
-			report_host_lock(path, c);
-		ret = 0;
 	}
 	trace_close(&r);
 	return ret;
 }
 
-int record_convert(const char *comment, const char *data, const char *errlog,
-		   const char *out, long pid, int status,
-		   int (*script)(const char *data, struct perf_conv *c))
-{
-	char tmp[4200], why[600];
-	struct trace_writer *w = calloc(1, sizeof(*w));
-	struct perf_conv *c = calloc(1, sizeof(*c));
+struct conv_ctx {
+	const struct record_job *j;
+	struct trace_writer w;
+	struct perf_conv c;
 	struct restart_ctx rc;
-	bool fallback;
-	FILE *f = NULL;
-	int ret = -1;
+	int script_status;
+};
 
-	if (access(data, R_OK)) {
-		perf_complaint(errlog, why, sizeof(why));
-		fprintf(stderr, "%s: record: %s\n", prog, why);
-		goto out;
-	}
-	if (!w || !c || !(f = open_out(out, tmp, sizeof(tmp), &fallback))) {
-		fprintf(stderr, "%s: record: cannot write %s or a file in /tmp: "
-			"%s\n", prog, out, strerror(errno));
-		goto out;
-	}
-	trace_writer_init(w, f, comment);
-	perf_conv_init(c, w);
-	rc = (struct restart_ctx){ w, f, comment };
-	c->restart = restart_trace;
-	c->restart_arg = &rc;
-	if (pid)
-		c->pid = pid;                 /* -p: that process only */
-	ret = script(data, c);
-	if (!ret && c->err)
-		ret = c->err;
+/* The whole conversion into f (run again under $TMPDIR if f's place
+ * fails). 0 or -errno. */
+static int conv_emit(FILE *f, void *arg)
+{
+	struct conv_ctx *x = arg;
+	int ret;
+
+	trace_writer_init(&x->w, f, x->j->comment);
+	perf_conv_init(&x->c, &x->w);
+	x->rc = (struct restart_ctx){ &x->w, f, x->j->comment };
+	x->c.restart = restart_trace;
+	x->c.restart_arg = &x->rc;
+	if (x->j->pid)
+		x->c.pid = x->j->pid;        /* -p: that process only */
+	ret = x->j->script(x->j->data, x->j->errlog, &x->c, &x->script_status);
+	if (!ret && x->c.err)
+		ret = x->c.err;
 	if (!ret)
-		ret = trace_writer_finish(w);
-	if (fclose(f) && !ret)
-		ret = -errno;
-	f = NULL;
-	if (ret) {
-		fprintf(stderr, "%s: record: converting perf's data failed: "
-			"%s\n", prog, strerror(-ret));
-		unlink(tmp);
-		goto out;
+		ret = trace_writer_finish(&x->w);
+	return ret;
+}
+
+static const char *sig_name(int sig)
+{
+	const char *n = sigabbrev_np(sig);
+	static char buf[16];
+
+	if (n) {
+		snprintf(buf, sizeof(buf), "SIG%s", n);
+		return buf;
 	}
-	if (!fallback && rename(tmp, out)) {
-		fprintf(stderr, "%s: record: cannot rename %s to %s (%s): the "
-			"trace is in %s\n", prog, tmp, out, strerror(errno), tmp);
-		out = tmp;
-	} else if (fallback) {
-		fprintf(stderr, "%s: record: cannot write %s: the trace is in "
-			"%s\n", prog, out, tmp);
-		out = tmp;
-	}
-	ret = check_back(out, c);
-	if (WIFEXITED(status) && WEXITSTATUS(status))
+	snprintf(buf, sizeof(buf), "signal %d", sig);
+	return buf;
+}
+
+/* What ended the program, if it is news. */
+static void tell_status(const struct record_job *j)
+{
+	if (j->signal_at_start)
+		fprintf(stderr, "%s: record: recording stopped by %s\n", prog,
+			sig_name(j->signal_at_start));
+	if (j->pid)                      /* the status is perf's own */
+		return;
+	if (WIFEXITED(j->status) && WEXITSTATUS(j->status))
 		fprintf(stderr, "%s: record: the program exited with status %d "
 			"(the trace holds what it did)\n", prog,
-			WEXITSTATUS(status));
-out:
-	free(w);
-	free(c);
+			WEXITSTATUS(j->status));
+	else if (WIFSIGNALED(j->status) &&
+		 WTERMSIG(j->status) != j->signal_at_start)
+		fprintf(stderr, "%s: record: the program was killed by %s (the "
+			"trace holds what it did)\n", prog,
+			sig_name(WTERMSIG(j->status)));
+}
+
+/* The conversion failed: why, in one line. */
+static void tell_failure(const struct record_out *o, struct conv_ctx *x,
+			 int ret)
+{
+	char why[600];
+
+	if (ret == -EIO) {
+		const int st = x->script_status;
+
+		perf_complaint(x->j->errlog, "it gave no reason", why,
+			       sizeof(why));
+		fprintf(stderr, "%s: record: perf could not read what it "
+			"recorded (perf record: %s %d, perf script: %s %d): %s\n",
+			prog, WIFSIGNALED(x->j->status) ? "signal" : "status",
+			WIFSIGNALED(x->j->status) ? WTERMSIG(x->j->status) :
+			WEXITSTATUS(x->j->status),
+			WIFSIGNALED(st) ? "signal" : "status",
+			WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), why);
+	} else {
+		fprintf(stderr, "%s: record: cannot write '%s' nor a file under "
+			"$TMPDIR (%s): the recording is lost\n", prog,
+			o->trace.shown, strerror(-ret));
+	}
+}
+
+int record_claim(struct record_out *o, const char *path, bool force,
+		 bool lock_side)
+{
+	struct sf_spec spec = { .what = "trace", .force = force,
+				.ours = trace_is_ours };
+	char err[PATH_MAX + 256];
+
+	memset(o, 0, sizeof(*o));
+	o->force = force;
+	if (sf_open(&o->trace, path, &spec, err, sizeof(err))) {
+		fprintf(stderr, "%s: record: %s\n", prog, err);
+		return -1;
+	}
+	o->open = true;
+	if (!lock_side)
+		return 0;
+	snprintf(o->side, sizeof(o->side), "%s.mmap_lock.json", path);
+	spec = side_spec;
+	spec.force = force;
+	if (sf_check(o->side, &spec, err, sizeof(err))) {
+		fprintf(stderr, "%s: record: %s\n", prog, err);
+		record_release(o);
+		return -1;
+	}
+	return 0;
+}
+
+void record_release(struct record_out *o)
+{
+	if (o->open)
+		sf_abort(&o->trace);
+	o->open = false;
+}
+
+int record_convert(const struct record_job *j, struct record_out *o)
+{
+	struct conv_ctx *x = calloc(1, sizeof(*x));
+	char where[PATH_MAX + 64], note[PATH_MAX + 256], why[600];
+	struct stat st;
+	int ret, sret;
+
+	if (!x)
+		return fprintf(stderr, "%s: record: out of memory\n", prog), -1;
+	x->j = j;
+	if (stat(j->data, &st) || !st.st_size) {
+		if (j->signal_at_start)
+			fprintf(stderr, "%s: record: nothing recorded (stopped by "
+				"%s before perf wrote any data)\n", prog,
+				sig_name(j->signal_at_start));
+		else {
+			perf_complaint(j->errlog, "perf wrote no data", why,
+				       sizeof(why));
+			fprintf(stderr, "%s: record: nothing recorded: %s\n", prog,
+				why);
+		}
+		free(x);
+		return -1;
+	}
+	ret = sf_emit(&o->trace, conv_emit, x);
+	if (ret < 0) {
+		tell_failure(o, x, ret);
+		free(x);
+		return -1;
+	}
+	ret = sf_commit(&o->trace, !x->c.cut, where, sizeof(where), note,
+			sizeof(note));
+	if (ret < 0) {
+		fprintf(stderr, "%s: record: %s\n", prog, note);
+		free(x);
+		return -1;
+	}
+	if (ret)
+		fprintf(stderr, "%s: record: %s\n", prog, note);
+	tell_status(j);
+	if (x->c.cut)
+		fprintf(stderr, "%s: record: converting stopped by %s: the trace "
+			"holds the first %llu events of the recording\n", prog,
+			sig_name(record_signal()),
+			(unsigned long long)x->w.nevents);
+	if (check_back(where, &x->c))
+		ret = -1;
+	else if (o->side[0] && x->c.lock[0].acquired + x->c.lock[1].acquired +
+		 x->c.lock[0].failed + x->c.lock[1].failed &&
+		 (sret = report_host_lock(o, &x->c)) != 0 && !ret)
+		ret = sret < 0 ? 1 : sret;
+	free(x);
 	return ret;
 }

@@ -51,7 +51,10 @@ size_t run_mem_need(const struct run_cfg *c);
  * and the task count set: 0 or EXIT_USAGE; what the plan replays,
  * printed; after the run, what diverged, and the plan freed. */
 int run_replay_opt(struct run_cfg *c, int which, const char *arg);
-int run_replay_settle(struct run_cfg *c, bool tasks_given);
+int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force);
+/* The replay log published (complete: the run was): 0, -EEXIST when it
+ * went elsewhere, -errno when lost; each said in one line. */
+int run_replay_publish(struct run_cfg *c, bool complete);
 void run_replay_print(const struct run_cfg *c);
 void run_replay_done(struct run_cfg *c);
 

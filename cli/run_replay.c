@@ -5,10 +5,13 @@
  * before anything starts, and the run's task count is the trace's
  * thread count.
  */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/run.h"
@@ -43,7 +46,38 @@ int run_replay_opt(struct run_cfg *c, int which, const char *arg)
 	}
 }
 
-int run_replay_settle(struct run_cfg *c, bool tasks_given)
+/* A replay log (--force replaces only one). */
+static bool is_replay_log(int fd)
+{
+	char head[sizeof(RP_LOG_HEADER)];
+
+	return pread(fd, head, sizeof(head) - 1, 0) == sizeof(head) - 1 &&
+	       !memcmp(head, RP_LOG_HEADER, sizeof(head) - 1);
+}
+
+/* --replay-log's file, checked and claimed before the run. */
+static int open_log(struct run_cfg *c, struct rp_plan *p, bool force)
+{
+	const char *const inputs[] = { c->trace, NULL };
+	const struct sf_spec spec = { .what = "replay log", .force = force,
+				      .ours = is_replay_log, .inputs = inputs };
+	char err[PATH_MAX + 256];
+
+	if (!c->replay_log)
+		return 0;
+	p->log = calloc(1, sizeof(*p->log));
+	if (!p->log)
+		return fprintf(stderr, "%s: out of memory\n", prog), EXIT_USAGE;
+	if (sf_open(p->log, c->replay_log, &spec, err, sizeof(err))) {
+		free(p->log);
+		p->log = NULL;
+		return fprintf(stderr, "%s: --replay-log: %s\n", prog, err),
+		       EXIT_USAGE;
+	}
+	return 0;
+}
+
+int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 {
 	struct rp_plan *p;
 	char err[600], shown[256];
@@ -74,8 +108,11 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given)
 		rp_plan_free(p);
 		return EXIT_USAGE;
 	}
+	if (open_log(c, p, force)) {
+		rp_plan_free(p);
+		return EXIT_USAGE;
+	}
 	p->speed = c->speed;
-	p->log = c->replay_log;
 	c->tasks[0] = p->nthreads;
 	c->ntasklist = 1;
 	c->wo.replay = p;
@@ -102,12 +139,41 @@ void run_replay_print(const struct run_cfg *c)
 	       p->arena_need / 1048576.0, p->ncl, p->ncl == 1 ? "" : "s");
 }
 
+int run_replay_publish(struct run_cfg *c, bool complete)
+{
+	struct rp_plan *p = c->wo.replay;
+	char where[PATH_MAX + 64], note[PATH_MAX + 256];
+	int ret;
+
+	if (!p || !p->log)
+		return 0;
+	if (p->log_err < 0) {
+		fprintf(stderr, "%s: --replay-log: cannot write '%s' nor a file "
+			"under $TMPDIR: %s\n", prog, p->log->shown,
+			strerror(-p->log_err));
+		return p->log_err;
+	}
+	ret = sf_commit(p->log, complete, where, sizeof(where), note,
+			sizeof(note));
+	if (ret)
+		fprintf(stderr, "%s: --replay-log: %s\n", prog, note);
+	if (ret >= 0)
+		printf("replay log written to %s%s\n", printable(note,
+		       sizeof(note), where), complete ? "" : " (incomplete)");
+	return ret > 0 ? -EEXIST : ret;
+}
+
 void run_replay_done(struct run_cfg *c)
 {
 	struct rp_plan *p = c->wo.replay;
 
 	if (!p)
 		return;
+	if (p->log) {
+		sf_abort(p->log);
+		free(p->log);
+		p->log = NULL;
+	}
 	if (p->diverged)
 		fprintf(stderr, "%s: replay: %llu calls the recording made were "
 			"refused by the simulation (summed over iterations)\n",

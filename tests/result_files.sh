@@ -7,8 +7,9 @@
 #    and the message says where and why;
 #  - a full file system (a small tmpfs, if this machine lets us mount
 #    one): the real errno (No space left on device), result in $TMPDIR;
-#  - --force replaces a vmsim result; the temporary files of a vmsim
-#    that died are removed.
+#  - --force replaces a vmsim result; files that look like another
+#    vmsim's temporary files are never touched (it may be alive in
+#    another PID namespace).
 # (The refused targets — links, devices, FIFOs, directories, other
 # files — are rows of bad_inputs.tsv, which checks they are unchanged.)
 set -u
@@ -28,7 +29,7 @@ run -o "$tmp/race.json" >"$tmp/out1" 2>"$tmp/err1" &
 run -o "$tmp/race.json" >"$tmp/out2" 2>"$tmp/err2" &
 wait
 if valid "$tmp/race.json" && valid "$tmp/race-2.json" &&
-   cat "$tmp/err1" "$tmp/err2" | grep -q "was created while vmsim ran; the result is in '$tmp/race-2.json'" &&
+   cat "$tmp/err1" "$tmp/err2" | grep -q "was created while vmsim ran; the result file is in '$tmp/race-2.json'" &&
    cat "$tmp/out1" "$tmp/out2" | grep -q "result written to $tmp/race-2.json"; then
 	ok
 else
@@ -49,9 +50,9 @@ sleep 0.5
 rm -rf "$tmp/gone"
 wait $pid
 rc=$?
-saved=$(ls "$tmp"/safe/vmsim-page_fault1-rwsem-*.json 2>/dev/null | head -1)
+saved=$(ls "$tmp"/safe/vmsim-r-*.json 2>/dev/null | head -1)
 if [ $rc -eq 1 ] && [ -n "$saved" ] && valid "$saved" &&
-   grep -q "cannot write '$tmp/gone/r.json': No such file or directory; the result is in '$saved'" "$tmp/err"; then
+   grep -q "cannot write '$tmp/gone/r.json': No such file or directory; the result file is in '$saved'" "$tmp/err"; then
 	ok
 else
 	fail "directory removed: exit $rc, $(cat "$tmp/err")"
@@ -67,9 +68,9 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
 	dd if=/dev/zero of="$tmp/full/filler" bs=4k 2>/dev/null
 	wait $pid
 	rc=$?
-	saved=$(ls "$tmp"/safe/vmsim-page_fault1-rwsem-*.json 2>/dev/null | head -1)
+	saved=$(ls "$tmp"/safe/vmsim-r-*.json 2>/dev/null | head -1)
 	if [ $rc -eq 1 ] && [ -n "$saved" ] && valid "$saved" &&
-	   grep -q "No space left on device; the result is in '$saved'" "$tmp/err"; then
+	   grep -q "No space left on device; the result file is in '$saved'" "$tmp/err"; then
 		ok
 	else
 		fail "full file system: exit $rc, $(cat "$tmp/err")"
@@ -79,16 +80,20 @@ else
 	echo "result_files: no tmpfs mount here; the full-disk case is not tried"
 fi
 
-# --force replaces a result; a dead vmsim's temporary files go.
+# --force replaces a result; another process's temporary-looking files
+# are left alone.
 run -o "$tmp/f.json" >/dev/null 2>&1
 before=$(md5sum <"$tmp/f.json")
-touch "$tmp/.vmsim-999999999-0.tmp" "$tmp/old.json.tmp.999999999"
+echo theirs >"$tmp/.vmsim-999999999-0.tmp"
+echo theirs >"$tmp/old.json.tmp.999999999"
 if run -o "$tmp/f.json" -f >/dev/null 2>&1 && valid "$tmp/f.json" &&
    [ "$(md5sum <"$tmp/f.json")" != "$before" ] &&
-   [ ! -e "$tmp/.vmsim-999999999-0.tmp" ] && [ ! -e "$tmp/old.json.tmp.999999999" ]; then
+   [ "$(cat "$tmp/.vmsim-999999999-0.tmp")" = theirs ] &&
+   [ "$(cat "$tmp/old.json.tmp.999999999")" = theirs ] &&
+   [ -z "$(ls -A "$tmp" | grep -v -e '^f.json$' -e '^race' -e '^safe$' -e '^full$' -e '^out' -e '^err' -e '^\.vmsim-999999999-0.tmp$' -e '^old.json.tmp.999999999$')" ]; then
 	ok
 else
-	fail "--force on a result, or stale temporary files: $(ls -a "$tmp")"
+	fail "--force on a result, or another's temporary files: $(ls -a "$tmp")"
 fi
 echo "result_files: $passes passed, $fails failed"
 [ $fails -eq 0 ]

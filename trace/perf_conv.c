@@ -150,14 +150,17 @@ static void exit_call(struct perf_conv *c, int th, int call, const char *f)
  * address space, so the trace starts again, if it has begun. */
 static void on_exec(struct perf_conv *c, const char *f)
 {
-	const char *fn = strstr(f, "filename=");
+	const char *fn = strstr(f, "filename="), *end;
 	size_t n;
 
 	if (!fn)
 		return;
 	fn += 9;
-	n = strcspn(fn, " ");
-	snprintf(c->exe, sizeof(c->exe), "%.*s", (int)(n < 255 ? n : 255), fn);
+	/* The path may hold spaces: it ends where the pid field begins. */
+	end = strstr(fn, " pid=");
+	n = end ? (size_t)(end - fn) : strlen(fn);
+	snprintf(c->exe, sizeof(c->exe), "%.*s", (int)(n < sizeof(c->exe) - 1 ?
+		 n : sizeof(c->exe) - 1), fn);
 	if (!c->w->nevents || !c->restart)
 		return;
 	c->dropped += c->w->nevents;

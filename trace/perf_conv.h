@@ -51,8 +51,9 @@ struct perf_conv {
 	int (*restart)(void *arg, const char *exe);
 	void *restart_arg;
 	uint64_t dropped;                /* events before the last exec */
-	char exe[256];                   /* what it exec'd last ("": none) */
+	char exe[1024];                  /* what it exec'd last ("": none) */
 	int err;                         /* a failed restart */
+	bool cut;                        /* conversion stopped by a signal */
 	struct perf_lockside lock[2];    /* read, write */
 	struct {
 		uint32_t tid;            /* 0: free */

@@ -118,6 +118,9 @@ int trace_open_stream(struct trace_reader *r, FILE *f, char *err,
 int trace_next(struct trace_reader *r, struct trace_ev *ev, char *err,
 	       size_t errlen);
 void trace_close(struct trace_reader *r);
+/* Does the file open on fd begin as a vmsim trace does (read with
+ * pread: fd's offset is kept)? */
+bool trace_is_ours(int fd);
 
 /* --- summary (vmsim trace info) ----------------------------------------- */
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace/trace.h"
 #include "trace/trace_int.h"
@@ -123,6 +124,14 @@ int trace_open(struct trace_reader *r, const char *path, char *err,
 	if (ret)
 		trace_close(r);
 	return ret;
+}
+
+bool trace_is_ours(int fd)
+{
+	char magic[TRACE_MAGIC_LEN];
+
+	return pread(fd, magic, sizeof(magic), 0) == sizeof(magic) &&
+	       !memcmp(magic, TRACE_MAGIC, sizeof(magic));
 }
 
 void trace_close(struct trace_reader *r)

@@ -28,10 +28,13 @@
 #include <stdint.h>
 
 #include "trace/trace.h"
+#include "util/safefile.h"
 
 #define RP_GAP   (256UL << 20)            /* kept as recorded below this */
 #define RP_GUARD (2UL << 20)              /* between clusters */
 #define RP_NONE  UINT32_MAX               /* no dependency */
+/* A replay log's first words (--force replaces only a file that has them). */
+#define RP_LOG_HEADER "# seq thread kind recorded_address value"
 
 /* Why an event is not replayed. */
 enum rp_skip {
@@ -99,8 +102,11 @@ struct rp_plan {
 	_Atomic uint64_t diverged;
 	/* --replay-log: the check mode. Events run one at a time in the
 	 * recorded order, and the log has a line per event replayed: after
-	 * a call the VMAs of its cluster, after a fault whether it faulted. */
-	const char *log;
+	 * a call the VMAs of its cluster, after a fault whether it faulted.
+	 * Written through the safe-write layer (opened before the run,
+	 * published after it); log_err: the last write's failure. */
+	struct sf_out *log;
+	int log_err;
 };
 
 /* Read path into a plan. 0, or -1 with one line in err (a bad trace). */

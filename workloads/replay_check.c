@@ -5,6 +5,7 @@
  * VMAs of its cluster after a call, whether a fault faulted — and a log
  * a test compares with what the recorded program saw.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,15 +84,36 @@ int32_t rp_cluster_vmas(struct sim_mm *mm, const struct rp_plan *p,
 	return n;
 }
 
+struct log_ctx {
+	const struct rp_shared *s;
+	const struct rp_op **by_seq;
+	const int *who;
+};
+
+static int emit_log(FILE *f, void *arg)
+{
+	const struct log_ctx *c = arg;
+	const struct rp_plan *p = c->s->p;
+
+	fprintf(f, "%s (a call: VMAs in its cluster after it; a fault: 1 if "
+		"it faulted)\n", RP_LOG_HEADER);
+	for (uint64_t q = 0; q < p->events; q++)
+		if (c->by_seq[q] && c->s->val[q] >= 0)
+			fprintf(f, "%llu %d %s 0x%lx %d\n", (unsigned long long)q,
+				c->who[q], trace_kind_name(c->by_seq[q]->kind),
+				c->by_seq[q]->rec, c->s->val[q]);
+	return 0;
+}
+
 void rp_check_write_log(const struct rp_shared *s)
 {
-	const struct rp_plan *p = s->p;
+	struct rp_plan *p = s->p;
 	const struct rp_op **by_seq = calloc(p->events + 1, sizeof(*by_seq));
 	int *who = calloc(p->events + 1, sizeof(*who));
-	FILE *f = by_seq && who ? fopen(p->log, "w") : NULL;
+	struct log_ctx c = { s, by_seq, who };
 
-	if (!f) {
-		fprintf(stderr, "vmsim: replay: cannot write %s\n", p->log);
+	if (!by_seq || !who) {
+		p->log_err = -ENOMEM;
 		goto out;
 	}
 	for (int k = 0; k < p->nthreads; k++)
@@ -99,14 +121,9 @@ void rp_check_write_log(const struct rp_shared *s)
 			by_seq[p->th[k].ops[i].seq] = &p->th[k].ops[i];
 			who[p->th[k].ops[i].seq] = k;
 		}
-	fprintf(f, "# seq thread kind recorded_address value (a call: VMAs "
-		"in its cluster after it; a fault: 1 if it faulted)\n");
-	for (uint64_t q = 0; q < p->events; q++)
-		if (by_seq[q] && s->val[q] >= 0)
-			fprintf(f, "%llu %d %s 0x%lx %d\n", (unsigned long long)q,
-				who[q], trace_kind_name(by_seq[q]->kind),
-				by_seq[q]->rec, s->val[q]);
-	fclose(f);
+	p->log_err = sf_emit(p->log, emit_log, &c);
+	if (p->log_err > 0)
+		p->log_err = 0;              /* under $TMPDIR: said at commit */
 out:
 	free(by_seq);
 	free(who);
