@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -161,6 +162,11 @@ static int rec_preflight(struct rec_args *a)
 	for (size_t i = 0; i < 2 && !root; i++)
 		if (access(roots[i], X_OK) == 0)
 			root = roots[i];
+	/* perf mounts tracefs itself where it is not (tracefs__mount());
+	 * so does vmsim, for the checks below. */
+	if (!root && geteuid() == 0 &&
+	    !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		root = roots[0];
 	if (!root)
 		return fprintf(stderr, "%s: record: no tracefs at "
 			       "/sys/kernel/tracing (mount -t tracefs nodev "
@@ -227,6 +233,7 @@ static void perf_argv(const struct rec_args *a, const char *data,
 
 static volatile sig_atomic_t rec_sig;        /* the first signal, or 0 */
 static volatile sig_atomic_t rec_nsig;       /* how many arrived */
+static volatile sig_atomic_t rec_last;       /* the latest signal */
 static volatile pid_t rec_group;             /* whom to forward to; 0 */
 
 static void rec_on_signal(int sig)
@@ -236,14 +243,10 @@ static void rec_on_signal(int sig)
 	if (!rec_sig)
 		rec_sig = sig;
 	rec_nsig++;
+	rec_last = sig;
 	if (rec_group > 0)
 		kill(-rec_group, sig);
 	errno = e;
-}
-
-int record_signal(void)
-{
-	return rec_sig;
 }
 
 static const int rec_signals[] = { SIGINT, SIGTERM, SIGHUP };
@@ -268,6 +271,7 @@ static void rec_restore(const struct sigaction *old)
 static pid_t fork_group(void)
 {
 	sigset_t block, old;
+	int n0 = rec_nsig;
 	pid_t p;
 
 	sigemptyset(&block);
@@ -286,35 +290,36 @@ static pid_t fork_group(void)
 	if (p > 0) {
 		setpgid(p, p);
 		rec_group = p;
-		if (rec_sig)                 /* it came before the group */
-			kill(-p, rec_sig);
+		if (rec_nsig != n0)          /* it came before the group */
+			kill(-p, rec_last);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return p;
 }
 
-/* Wait for child p (its group rec_group). After a signal, whatever of
- * the group outlives it by 10 s is killed; nothing is left running. */
-static int wait_group(pid_t p, int *status)
+/* Wait for child p (its group rec_group). After a signal (more than n0
+ * of them), whatever of the group outlives it by 10 s is killed, and so
+ * is what is left of the group once p is gone: nothing keeps running. */
+static int wait_group(pid_t p, int *status, int n0)
 {
 	double since = 0;
 
 	for (;;) {
-		pid_t r = waitpid(p, status, rec_sig ? WNOHANG : 0);
+		bool sig = rec_nsig > n0;
+		pid_t r = waitpid(p, status, sig ? WNOHANG : 0);
 
 		if (r == p)
 			break;
 		if (r < 0 && errno != EINTR)
 			return -errno;
-		if (rec_sig && !since)
+		if (sig && !since)
 			since = mono_s();
-		if (rec_sig && mono_s() - since > 10)
+		if (sig && mono_s() - since > 10)
 			kill(-p, SIGKILL);
-		if (rec_sig)
+		if (sig)
 			usleep(20000);
 	}
-	/* The program's own children, if a signal ended it. */
-	if (rec_sig)
+	if (rec_nsig > n0)
 		kill(-p, SIGKILL);
 	rec_group = 0;
 	return 0;
@@ -365,7 +370,7 @@ static int run_perf_record(const struct rec_args *a, const char *data,
 		_exit(127);
 	}
 	term = hand_terminal(p);
-	ret = wait_group(p, status);
+	ret = wait_group(p, status, 0);
 	if (term)
 		take_terminal();
 	return ret;
@@ -378,7 +383,7 @@ static int run_perf_script(const char *data, const char *errlog,
 			   struct perf_conv *c, int *st)
 {
 	char pidopt[40] = "--ns";
-	int fds[2];
+	int fds[2], n0 = rec_nsig;       /* a signal from now on stops it */
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -410,7 +415,7 @@ static int run_perf_script(const char *data, const char *errlog,
 	if (!in) {
 		close(fds[0]);
 		kill(-p, SIGKILL);
-		wait_group(p, st);
+		wait_group(p, st, n0);
 		return -ENOMEM;
 	}
 	for (;;) {
@@ -418,19 +423,20 @@ static int run_perf_script(const char *data, const char *errlog,
 		n = getline(&line, &cap, in);
 		if (n <= 0 && errno == EINTR && !ferror(in))
 			continue;
-		if (n <= 0 || rec_sig)
+		if (n <= 0 || rec_nsig > n0)
 			break;
 		if (line[n - 1] == '\n')
 			line[n - 1] = 0;
 		perf_conv_line(c, line);
 	}
-	if (rec_sig) {
+	if (rec_nsig > n0) {
 		c->cut = true;               /* keep what was converted */
+		c->cut_by = rec_last;
 		kill(-p, SIGKILL);
 	}
 	free(line);
 	fclose(in);
-	if (wait_group(p, st))
+	if (wait_group(p, st, n0))
 		return -ECHILD;
 	if (c->cut)
 		return 0;
@@ -440,7 +446,7 @@ static int run_perf_script(const char *data, const char *errlog,
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct rec_args a = { .out = "vmsim.trace", .duration = 10 };
-	char dir[] = "/tmp/vmsim-record-XXXXXX", data[64], errlog[64];
+	char dir[] = "/tmp/vmsim-record-XXXXXX", data[64], errlog[64], slog[64];
 	struct sigaction old[3];
 	struct record_out out;
 	bool help = false;
@@ -453,11 +459,14 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	}
 	if (ctx->dry_run)
 		return 0;
-	if ((ret = rec_preflight(&a)))
-		return ret;
 	/* The trace's place claimed before anything runs. */
-	if (record_claim(&out, a.out, a.force, a.lock_events))
+	if (record_claim(&out, a.out, a.force))
 		return EXIT_USAGE;
+	if ((ret = rec_preflight(&a)) ||
+	    (a.lock_events && record_claim_side(&out) && (ret = EXIT_USAGE))) {
+		record_release(&out);
+		return ret;
+	}
 	rec_sig = rec_nsig = 0;
 	rec_catch(old);
 	if (!mkdtemp(dir)) {
@@ -468,12 +477,14 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 		return 1;
 	}
 	snprintf(data, sizeof(data), "%s/perf.data", dir);
-	snprintf(errlog, sizeof(errlog), "%s/perf.err", dir);
+	snprintf(errlog, sizeof(errlog), "%s/record.err", dir);
+	snprintf(slog, sizeof(slog), "%s/script.err", dir);
 	record_comment(a.cmd, a.pid, a.duration, a.comment, sizeof(a.comment));
 	ret = run_perf_record(&a, data, errlog, &status);
 	if (!ret) {
 		struct record_job job = {
 			.comment = a.comment, .data = data, .errlog = errlog,
+			.script_log = slog,
 			.pid = a.pid, .status = status, .script = run_perf_script,
 			.signal_at_start = rec_sig,
 		};
@@ -487,6 +498,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	record_release(&out);
 	unlink(data);
 	unlink(errlog);
+	unlink(slog);
 	rmdir(dir);
 	rec_restore(old);
 	return ret < 0 ? 1 : ret > 0 ? 1 : 0;

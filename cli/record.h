@@ -17,9 +17,6 @@
 void record_comment(char **cmd, long pid, long duration, char *out,
 		    size_t len);
 
-/* The first signal record received (0: none); cli/cmd_record.c. */
-int record_signal(void);
-
 struct record_out {
 	struct sf_out trace;
 	char side[PATH_MAX + 32];        /* TRACE.mmap_lock.json, or "" */
@@ -27,21 +24,23 @@ struct record_out {
 	bool open;
 };
 
-/* Claim path for the trace (and, with lock_side, its side file): 0, or
- * -1 after one line. */
-int record_claim(struct record_out *o, const char *path, bool force,
-		 bool lock_side);
+/* Claim path for the trace; then (when the host's lock is recorded too)
+ * check its side file's place. 0, or -1 after one line. */
+int record_claim(struct record_out *o, const char *path, bool force);
+int record_claim_side(struct record_out *o);
 /* Drop whatever was not published. Safe twice. */
 void record_release(struct record_out *o);
 
 struct record_job {
-	const char *comment, *data, *errlog;
+	const char *comment, *data;
+	const char *errlog;              /* perf record's complaints (-p) */
+	const char *script_log;          /* perf script's */
 	long pid;                        /* -p: that process only; 0 */
 	int status;                      /* perf record's wait status */
 	int signal_at_start;             /* a signal ended the recording */
-	/* perf script of data into c (errlog: its complaints); 0, -errno,
+	/* perf script of data into c (log: its complaints); 0, -errno,
 	 * or -EIO with its wait status in *st. */
-	int (*script)(const char *data, const char *errlog,
+	int (*script)(const char *data, const char *log,
 		      struct perf_conv *c, int *st);
 };
 

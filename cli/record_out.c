@@ -241,7 +241,8 @@ static int conv_emit(FILE *f, void *arg)
 	x->c.restart_arg = &x->rc;
 	if (x->j->pid)
 		x->c.pid = x->j->pid;        /* -p: that process only */
-	ret = x->j->script(x->j->data, x->j->errlog, &x->c, &x->script_status);
+	ret = x->j->script(x->j->data, x->j->script_log, &x->c,
+			   &x->script_status);
 	if (!ret && x->c.err)
 		ret = x->c.err;
 	if (!ret)
@@ -274,8 +275,7 @@ static void tell_status(const struct record_job *j)
 		fprintf(stderr, "%s: record: the program exited with status %d "
 			"(the trace holds what it did)\n", prog,
 			WEXITSTATUS(j->status));
-	else if (WIFSIGNALED(j->status) &&
-		 WTERMSIG(j->status) != j->signal_at_start)
+	else if (WIFSIGNALED(j->status) && !j->signal_at_start)
 		fprintf(stderr, "%s: record: the program was killed by %s (the "
 			"trace holds what it did)\n", prog,
 			sig_name(WTERMSIG(j->status)));
@@ -287,10 +287,19 @@ static void tell_failure(const struct record_out *o, struct conv_ctx *x,
 {
 	char why[600];
 
-	if (ret == -EIO) {
+	if (ret == -EIO && x->j->signal_at_start) {
+		/* A signal can end perf record before its data file is
+		 * whole (SIGPIPE on the pipe that starts the program, say):
+		 * then there is nothing to keep. */
+		perf_complaint(x->j->script_log, "no readable data", why,
+			       sizeof(why));
+		fprintf(stderr, "%s: record: nothing recorded (stopped by %s "
+			"before perf's data was whole: %s)\n", prog,
+			sig_name(x->j->signal_at_start), why);
+	} else if (ret == -EIO) {
 		const int st = x->script_status;
 
-		perf_complaint(x->j->errlog, "it gave no reason", why,
+		perf_complaint(x->j->script_log, "it gave no reason", why,
 			       sizeof(why));
 		fprintf(stderr, "%s: record: perf could not read what it "
 			"recorded (perf record: %s %d, perf script: %s %d): %s\n",
@@ -306,8 +315,7 @@ static void tell_failure(const struct record_out *o, struct conv_ctx *x,
 	}
 }
 
-int record_claim(struct record_out *o, const char *path, bool force,
-		 bool lock_side)
+int record_claim(struct record_out *o, const char *path, bool force)
 {
 	struct sf_spec spec = { .what = "trace", .force = force,
 				.ours = trace_is_ours };
@@ -320,14 +328,19 @@ int record_claim(struct record_out *o, const char *path, bool force,
 		return -1;
 	}
 	o->open = true;
-	if (!lock_side)
-		return 0;
-	snprintf(o->side, sizeof(o->side), "%s.mmap_lock.json", path);
-	spec = side_spec;
-	spec.force = force;
+	return 0;
+}
+
+int record_claim_side(struct record_out *o)
+{
+	struct sf_spec spec = side_spec;
+	char err[PATH_MAX + 256];
+
+	snprintf(o->side, sizeof(o->side), "%s.mmap_lock.json", o->trace.path);
+	spec.force = o->force;
 	if (sf_check(o->side, &spec, err, sizeof(err))) {
 		fprintf(stderr, "%s: record: %s\n", prog, err);
-		record_release(o);
+		o->side[0] = 0;
 		return -1;
 	}
 	return 0;
@@ -350,6 +363,18 @@ int record_convert(const struct record_job *j, struct record_out *o)
 	if (!x)
 		return fprintf(stderr, "%s: record: out of memory\n", prog), -1;
 	x->j = j;
+	if (j->pid && !j->signal_at_start &&
+	    !(WIFEXITED(j->status) && !WEXITSTATUS(j->status))) {
+		/* -p: the status is perf's own, and perf failed. */
+		perf_complaint(j->errlog, "it gave no reason", why, sizeof(why));
+		fprintf(stderr, "%s: record: nothing recorded: perf record on "
+			"process %ld failed (%s %d): %s\n", prog, j->pid,
+			WIFSIGNALED(j->status) ? "signal" : "status",
+			WIFSIGNALED(j->status) ? WTERMSIG(j->status) :
+			WEXITSTATUS(j->status), why);
+		free(x);
+		return -1;
+	}
 	if (stat(j->data, &st) || !st.st_size) {
 		if (j->signal_at_start)
 			fprintf(stderr, "%s: record: nothing recorded (stopped by "
@@ -383,7 +408,7 @@ int record_convert(const struct record_job *j, struct record_out *o)
 	if (x->c.cut)
 		fprintf(stderr, "%s: record: converting stopped by %s: the trace "
 			"holds the first %llu events of the recording\n", prog,
-			sig_name(record_signal()),
+			sig_name(x->c.cut_by),
 			(unsigned long long)x->w.nevents);
 	if (check_back(where, &x->c))
 		ret = -1;

@@ -53,7 +53,8 @@ struct perf_conv {
 	uint64_t dropped;                /* events before the last exec */
 	char exe[1024];                  /* what it exec'd last ("": none) */
 	int err;                         /* a failed restart */
-	bool cut;                        /* conversion stopped by a signal */
+	bool cut;                        /* conversion stopped by a signal, */
+	int cut_by;                      /* this one */
 	struct perf_lockside lock[2];    /* read, write */
 	struct {
 		uint32_t tid;            /* 0: free */
