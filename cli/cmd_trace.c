@@ -7,6 +7,7 @@
  * A trace that is not whole or not a trace ends in one line and exit 2.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,7 +30,7 @@ static int trace_info(const char *path)
 {
 	struct trace_reader r;
 	struct trace_summary s;
-	char err[256];
+	char err[256], shown[PATH_MAX], cmd[4 * TRACE_MAX_COMMENT + 1];
 	struct stat st;
 
 	if (trace_open(&r, path, err, sizeof(err)))
@@ -38,9 +39,11 @@ static int trace_info(const char *path)
 		trace_close(&r);
 		return trace_bad(path, err);
 	}
-	printf("trace     %s (version %u, %.1f KiB)\n", path, r.version,
+	printf("trace     %s (version %u, %.1f KiB)\n",
+	       printable(shown, sizeof(shown), path), r.version,
 	       stat(path, &st) ? 0.0 : st.st_size / 1024.0);
-	printf("command   %s\n", r.comment[0] ? r.comment : "(none)");
+	printf("command   %s\n", r.comment[0] ?
+	       printable(cmd, sizeof(cmd), r.comment) : "(none)");
 	printf("threads   %u\n", s.threads);
 	printf("events    %" PRIu64 " over %.6f s\n", s.events, s.span_ns / 1e9);
 	for (int k = TR_FAULT; k < TR_END; k++) {
@@ -53,9 +56,9 @@ static int trace_info(const char *path)
 	}
 	printf("failed    %" PRIu64 " calls returned an error\n", s.failed);
 	if (s.addr_lo <= s.addr_hi)
-		printf("addresses 0x%" PRIx64 " - 0x%" PRIx64 " (%.1f GiB)\n",
-		       s.addr_lo, s.addr_hi,
-		       (double)(s.addr_hi - s.addr_lo) / (1 << 30));
+		printf("addresses 0x%" PRIx64 " - 0x%" PRIx64 " (%s)\n",
+		       s.addr_lo, s.addr_hi, parse_size_str(err, sizeof(err),
+						      s.addr_hi - s.addr_lo));
 	trace_close(&r);
 	return 0;
 }
@@ -121,12 +124,13 @@ static int trace_show(const char *path)
 {
 	struct trace_reader r;
 	struct trace_ev ev;
-	char err[256];
+	char err[256], shown[PATH_MAX], cmd[4 * TRACE_MAX_COMMENT + 1];
 	int ret;
 
 	if (trace_open(&r, path, err, sizeof(err)))
 		return trace_bad(path, err);
-	printf("# %s: %s\n", path, r.comment);
+	printf("# %s: %s\n", printable(shown, sizeof(shown), path),
+	       printable(cmd, sizeof(cmd), r.comment));
 	printf("# seconds thread kind arguments = result\n");
 	while ((ret = trace_next(&r, &ev, err, sizeof(err))) > 0)
 		show_ev(&ev);

@@ -93,6 +93,28 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 			printable(shown, sizeof(shown), c->trace), err);
 		return EXIT_USAGE;
 	}
+	if (p->skipped[RP_DO] * 2 < p->events) {
+		/* Most of it (or all of it) is not replayed: say so, why. */
+		bool none = !p->skipped[RP_DO];
+
+		fprintf(stderr, "%s: %strace %s: %s %llu of its %llu events "
+			"can be replayed (%llu calls failed when recorded, %llu "
+			"events outside any mapping it made, %llu madvise of "
+			"advice vmsim does not model, %llu spanning a collapsed "
+			"gap)\n", prog, none ? "" : "warning: ",
+			printable(shown, sizeof(shown), c->trace),
+			none ? "nothing to replay:" : "only",
+			(unsigned long long)p->skipped[RP_DO],
+			(unsigned long long)p->events,
+			(unsigned long long)p->skipped[RP_SKIP_FAILED],
+			(unsigned long long)p->skipped[RP_SKIP_NEVER_MAPPED],
+			(unsigned long long)p->skipped[RP_SKIP_ADVICE],
+			(unsigned long long)p->skipped[RP_SKIP_SPLIT]);
+		if (none) {
+			rp_plan_free(p);
+			return EXIT_USAGE;
+		}
+	}
 	if (tasks_given && (c->ntasklist != 1 || c->tasks[0] != p->nthreads)) {
 		fprintf(stderr, "%s: the trace has %d threads: replay runs one "
 			"task each (drop -t)\n", prog, p->nthreads);
@@ -100,11 +122,15 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 		return EXIT_USAGE;
 	}
 	if (p->arena_need > c->mm.arena_size) {
-		fprintf(stderr, "%s: trace %s: its mappings need %.1f GiB of "
-			"arena after collapsing gaps; --arena is %.1f GiB\n",
-			prog, printable(shown, sizeof(shown), c->trace),
-			p->arena_need / 1073741824.0,
-			c->mm.arena_size / 1073741824.0);
+		char need[32], have[32];
+
+		fprintf(stderr, "%s: trace %s: its mappings need %s of arena "
+			"after collapsing gaps; --arena is %s (give --arena "
+			"%lluM or more)\n", prog,
+			printable(shown, sizeof(shown), c->trace),
+			parse_size_str(need, sizeof(need), p->arena_need),
+			parse_size_str(have, sizeof(have), c->mm.arena_size),
+			(unsigned long long)((p->arena_need + (1 << 20) - 1) >> 20));
 		rp_plan_free(p);
 		return EXIT_USAGE;
 	}
@@ -122,13 +148,16 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 void run_replay_print(const struct run_cfg *c)
 {
 	const struct rp_plan *p = c->wo.replay;
+	char path[PATH_MAX], cmd[200];
 
 	printf("replay %s (%s): %d thread%s, %llu events: %llu faults and "
 	       "%llu calls; not replayed: %llu calls that failed when "
 	       "recorded, %llu events outside any mapping the trace made, "
 	       "%llu madvise of advice vmsim does not model, %llu spanning a "
 	       "collapsed gap; arena %.1f MiB in %d cluster%s\n",
-	       c->trace, p->comment[0] ? p->comment : "?", p->nthreads,
+	       printable(path, sizeof(path), c->trace),
+	       p->comment[0] ? printable_words(cmd, sizeof(cmd), p->comment)
+			     : "?", p->nthreads,
 	       p->nthreads == 1 ? "" : "s",
 	       (unsigned long long)p->events, (unsigned long long)p->faults,
 	       (unsigned long long)p->calls,

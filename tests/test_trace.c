@@ -105,12 +105,34 @@ START_TEST(test_round_trip)
 }
 END_TEST
 
+/* Read the whole trace in buf[0..len): 0 (whole), or -1 (refused). */
+static int read_all(const char *buf, size_t len, uint64_t *nev)
+{
+	FILE *f = fmemopen((void *)buf, len ? len : 1, "rb");
+	struct trace_reader *r = malloc(sizeof(*r));
+	struct trace_ev e;
+	char err[256];
+	int ret = -1;
+
+	*nev = 0;
+	if (!trace_open_stream(r, f, err, sizeof(err)))
+		while ((ret = trace_next(r, &e, err, sizeof(err))) > 0)
+			++*nev;
+	free(r);
+	fclose(f);
+	return ret;
+}
+
 START_TEST(test_truncation)
 {
 	static char buf[1 << 16];
 	static struct trace_ev ev[200];
 	size_t len = make_trace(buf, sizeof(buf), ev, 200);
+	uint64_t n;
 
+	/* The whole trace reads (else every refusal below means nothing). */
+	ck_assert_int_eq(read_all(buf, len, &n), 0);
+	ck_assert_uint_ge(n, 200);
 	for (size_t cut = 0; cut < len; cut++) {
 		FILE *f = fmemopen(buf, cut ? cut : 1, "rb");
 		struct trace_reader r;
@@ -125,6 +147,56 @@ START_TEST(test_truncation)
 			      "as whole", cut, len);
 		fclose(f);
 	}
+}
+END_TEST
+
+/* Version 2: one flipped bit anywhere — header, a block's length, its
+ * records, its checksum — and the trace is refused. */
+START_TEST(test_bit_flips)
+{
+	static char buf[1 << 16], bad[1 << 16];
+	static struct trace_ev ev[300];
+	size_t len = make_trace(buf, sizeof(buf), ev, 300);
+	uint64_t n, accepted = 0;
+
+	ck_assert_int_eq(read_all(buf, len, &n), 0);
+	for (size_t i = 0; i < len; i++)
+		for (int b = 0; b < 8; b++) {
+			memcpy(bad, buf, len);
+			bad[i] ^= (char)(1 << b);
+			if (!read_all(bad, len, &n))
+				accepted++;
+		}
+	ck_assert_msg(!accepted, "%llu of %zu one-bit flips read as whole",
+		      (unsigned long long)accepted, len * 8);
+}
+END_TEST
+
+/* A version 1 trace (no checksums), made by hand: still read. */
+START_TEST(test_version1)
+{
+	static const char v1[] = "VMSIMTRC\x01\x02hi"
+				 "\x01\x00\x00\x64"      /* THREAD 0, tid 100 */
+				 "\x02\x00\x05\x81\x02"  /* FAULT page 16, write */
+				 "\x09\x02";               /* END, 2 events */
+	FILE *f = fmemopen((void *)v1, sizeof(v1) - 1, "rb");
+	struct trace_reader *r = malloc(sizeof(*r));
+	struct trace_ev e;
+	char err[256];
+
+	ck_assert_int_eq(trace_open_stream(r, f, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r->version, 1);
+	ck_assert_str_eq(r->comment, "hi");
+	ck_assert_int_eq(trace_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_uint_eq(e.tid, 100);
+	ck_assert_int_eq(trace_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.kind, TR_FAULT);
+	ck_assert_uint_eq(e.addr, 0x10000);
+	ck_assert_uint_eq(e.arg, TRACE_FAULT_WRITE);
+	ck_assert_uint_eq(e.t_ns, 5);
+	ck_assert_msg(trace_next(r, &e, err, sizeof(err)) == 0, "%s", err);
+	free(r);
+	fclose(f);
 }
 END_TEST
 
@@ -208,6 +280,33 @@ static void write_events(const char *path, const struct trace_ev *ev, int n)
 	free(w);
 }
 
+/* A trace that maps nothing (its faults fall in the image and the
+ * stack): the plan is built — no cluster, no sorting of nothing — and
+ * says nothing can be replayed. Under the sanitizers too. */
+START_TEST(test_plan_maps_nothing)
+{
+	const struct trace_ev ev[] = {
+		{ .kind = TR_FAULT, .thread = 1, .t_ns = 1, .addr = 0x7ffd00000000UL,
+		  .arg = TRACE_FAULT_WRITE },
+		{ .kind = TR_FAULT, .thread = 1, .t_ns = 2, .addr = 0x555500001000UL },
+	};
+	char path[] = "/tmp/vmsim-test-trace-XXXXXX", err[256];
+	struct rp_plan *p;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_events(path, ev, 2);
+	ck_assert_msg(!rp_plan_load(path, &p, err, sizeof(err)), "%s", err);
+	unlink(path);
+	ck_assert_int_eq(p->ncl, 0);
+	ck_assert_uint_eq(p->events, 2);
+	ck_assert_uint_eq(p->skipped[RP_SKIP_NEVER_MAPPED], 2);
+	ck_assert_uint_eq(p->skipped[RP_DO], 0);
+	rp_plan_free(p);
+}
+END_TEST
+
 START_TEST(test_plan)
 {
 	const unsigned long A = 0x7f0000000000UL, H = 0x555500000000UL;
@@ -285,8 +384,11 @@ int main(void)
 
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_truncation);
+	tcase_add_test(tc, test_bit_flips);
+	tcase_add_test(tc, test_version1);
 	tcase_add_test(tc, test_perf_lines);
 	tcase_add_test(tc, test_plan);
+	tcase_add_test(tc, test_plan_maps_nothing);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }

@@ -9,8 +9,10 @@
  * varints, times as deltas from the event before, fault addresses as
  * page deltas from the thread's previous fault — and an END record that
  * holds the event count, so that a truncated file is told from a whole
- * one. Written and read as a stream: neither side holds more than one
- * event and a per-thread table.
+ * one. Since version 2 the header and every block of up to TRACE_BLOCK
+ * bytes of records carry a CRC-32, so that a damaged file is refused,
+ * not replayed. Written and read as a stream: neither side holds more
+ * than one block and a per-thread table.
  */
 #ifndef VMSIM_TRACE_H
 #define VMSIM_TRACE_H
@@ -19,7 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define TRACE_VERSION 1
+#define TRACE_VERSION 2                  /* what is written; 1 is read too */
+#define TRACE_BLOCK 16384                /* bytes of records per block */
 #define TRACE_MAX_THREADS 4096
 #define TRACE_MAX_COMMENT 4096
 /* User addresses and lengths: below 2^57 (5-level paging's limit). */
@@ -73,6 +76,8 @@ const char *trace_kind_name(enum trace_kind k);
 
 struct trace_writer {
 	FILE *f;
+	unsigned char blk[TRACE_BLOCK];  /* the block being filled */
+	size_t blen;
 	uint64_t last_t, nevents;
 	uint32_t nthreads;
 	uint32_t tid[TRACE_MAX_THREADS];
@@ -100,6 +105,10 @@ struct trace_reader {
 	FILE *f;
 	bool own;                        /* f is ours to close */
 	unsigned version;
+	unsigned char blk[TRACE_BLOCK];  /* version 2: the block being read */
+	size_t blen, bpos;
+	uint64_t nblocks;                /* blocks read so far */
+	bool damaged;                    /* a checksum did not match */
 	char comment[TRACE_MAX_COMMENT + 1];
 	uint64_t t, nevents;
 	uint32_t nthreads;

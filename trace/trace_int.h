@@ -3,6 +3,7 @@
 #ifndef VMSIM_TRACE_INT_H
 #define VMSIM_TRACE_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define TRACE_MAGIC "VMSIMTRC"
@@ -20,6 +21,19 @@ static inline uint64_t trace_zigzag(int64_t v)
 static inline int64_t trace_unzigzag(uint64_t u)
 {
 	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+/* v as a LEB128 varint into p (room for 10 bytes); its length. */
+static inline size_t trace_enc_varint(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)((v & 0x7f) | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
 }
 
 #endif

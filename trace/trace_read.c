@@ -5,12 +5,17 @@
  * crash or a runaway allocation.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trace/trace.h"
 #include "trace/trace_int.h"
+#include "util/safefile.h"
+
+#include <zlib.h>
 
 static const char *const kind_names[TR_NKINDS] = {
 	[TR_THREAD] = "thread", [TR_FAULT] = "fault", [TR_MMAP] = "mmap",
@@ -34,13 +39,75 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -1;
 }
 
+static uint32_t get_le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* A varint straight from the file (a block's length): 0 or -1. */
+static int file_u(FILE *f, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		int c = getc_unlocked(f);
+
+		if (c == EOF)
+			return -1;
+		x |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Version 2: the next block into r->blk, its checksum checked. 0; -1 at
+ * the end of the file or a cut block; -1 with r->damaged on a bad
+ * length or checksum. */
+static int load_block(struct trace_reader *r)
+{
+	unsigned char crc[4];
+	uint64_t n;
+	int c = getc_unlocked(r->f);
+
+	if (c == EOF)
+		return -1;
+	ungetc(c, r->f);
+	if (file_u(r->f, &n))
+		return -1;
+	if (!n || n > TRACE_BLOCK)
+		return r->damaged = true, -1;
+	if (fread(r->blk, 1, n, r->f) != n || fread(crc, 1, 4, r->f) != 4)
+		return -1;
+	if (crc32(0L, r->blk, (uInt)n) != get_le32(crc))
+		return r->damaged = true, -1;
+	r->blen = n;
+	r->bpos = 0;
+	r->nblocks++;
+	return 0;
+}
+
+/* The next byte of the records, or EOF (the file ended, or with
+ * r->damaged it is damaged). */
+static int get_byte(struct trace_reader *r)
+{
+	if (r->version < 2)
+		return getc_unlocked(r->f);
+	if (r->bpos == r->blen && load_block(r))
+		return EOF;
+	return r->blk[r->bpos++];
+}
+
 /* A varint: 0, or -1 (end of file: *eof; more than 64 bits: garbage). */
 static int get_u(struct trace_reader *r, uint64_t *v, bool *eof)
 {
 	uint64_t x = 0;
 
 	for (int shift = 0; shift < 64; shift += 7) {
-		int c = getc_unlocked(r->f);
+		int c = get_byte(r);
 
 		if (c == EOF) {
 			*eof = true;
@@ -57,6 +124,18 @@ static int get_u(struct trace_reader *r, uint64_t *v, bool *eof)
 	return -1;
 }
 
+/* "damaged" when a checksum said so, else "truncated". */
+static int cut_or_damaged(struct trace_reader *r, char *err, size_t len)
+{
+	if (r->damaged)
+		return fail(err, len, "damaged: block %llu (after event %llu) "
+			    "does not match its checksum",
+			    (unsigned long long)r->nblocks + 1,
+			    (unsigned long long)r->nevents);
+	return fail(err, len, "truncated in event %llu (no END record)",
+		    (unsigned long long)r->nevents);
+}
+
 /* Read n varints into v[]; an address-sized value must stay below the
  * limit where addr_mask has its bit. */
 static int get_fields(struct trace_reader *r, uint64_t *v, int n,
@@ -66,9 +145,7 @@ static int get_fields(struct trace_reader *r, uint64_t *v, int n,
 
 	for (int i = 0; i < n; i++) {
 		if (get_u(r, &v[i], &eof))
-			return eof ? fail(err, len, "truncated in event %llu "
-					  "(no END record)",
-					  (unsigned long long)r->nevents)
+			return eof ? cut_or_damaged(r, err, len)
 				   : fail(err, len, "garbage in event %llu (a "
 					  "number longer than 64 bits)",
 					  (unsigned long long)r->nevents);
@@ -84,40 +161,74 @@ static int get_fields(struct trace_reader *r, uint64_t *v, int n,
 int trace_open_stream(struct trace_reader *r, FILE *f, char *err,
 		      size_t errlen)
 {
-	char magic[TRACE_MAGIC_LEN];
+	unsigned char head[TRACE_MAGIC_LEN + 20 + TRACE_MAX_COMMENT + 4];
 	uint64_t ver, n;
-	bool eof = false;
+	size_t h = TRACE_MAGIC_LEN;
+	unsigned char crc[4];
 
 	memset(r, 0, sizeof(*r));
 	r->f = f;
-	if (fread(magic, 1, sizeof(magic), f) != sizeof(magic) ||
-	    memcmp(magic, TRACE_MAGIC, sizeof(magic)))
+	r->version = 1;                  /* the header is read byte by byte */
+	if (fread(head, 1, TRACE_MAGIC_LEN, f) != TRACE_MAGIC_LEN ||
+	    memcmp(head, TRACE_MAGIC, TRACE_MAGIC_LEN))
 		return fail(err, errlen, "not a vmsim trace (no VMSIMTRC "
 			    "header)");
-	if (get_u(r, &ver, &eof))
+	if (file_u(f, &ver))
 		return fail(err, errlen, "truncated header");
-	if (ver != TRACE_VERSION)
+	if (ver != 1 && ver != TRACE_VERSION)
 		return fail(err, errlen, "trace version %llu; this vmsim reads "
-			    "version %d", (unsigned long long)ver, TRACE_VERSION);
-	r->version = (unsigned)ver;
-	if (get_u(r, &n, &eof) || n > TRACE_MAX_COMMENT)
+			    "versions 1 to %d", (unsigned long long)ver,
+			    TRACE_VERSION);
+	if (file_u(f, &n) || n > TRACE_MAX_COMMENT)
 		return fail(err, errlen, "bad header (comment length)");
 	if (fread(r->comment, 1, n, f) != n)
 		return fail(err, errlen, "truncated header");
 	r->comment[n] = 0;
+	if (ver >= 2) {
+		/* The header's checksum covers what was just read. */
+		memcpy(head, TRACE_MAGIC, TRACE_MAGIC_LEN);
+		h += trace_enc_varint(head + h, ver);
+		h += trace_enc_varint(head + h, n);
+		memcpy(head + h, r->comment, n);
+		h += n;
+		if (fread(crc, 1, 4, f) != 4)
+			return fail(err, errlen, "truncated header");
+		if (crc32(0L, head, (uInt)h) != get_le32(crc))
+			return fail(err, errlen, "damaged header (it does not "
+				    "match its checksum)");
+	}
 	if (memchr(r->comment, 0, n))
 		return fail(err, errlen, "bad header (a NUL in the comment)");
+	r->version = (unsigned)ver;
 	return 0;
 }
 
 int trace_open(struct trace_reader *r, const char *path, char *err,
 	       size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	int ret;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), ret;
+	struct stat st;
+	FILE *f;
 
-	if (!f)
+	if (fd < 0)
 		return fail(err, errlen, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = errno;
+		close(fd);
+		return fail(err, errlen, "cannot open: %s", strerror(ret));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return fail(err, errlen, "%s, not a trace file",
+			    sf_kind(st.st_mode));
+	}
+	f = fdopen(fd, "rb");
+	if (!f || fcntl(fd, F_SETFL, 0)) {
+		ret = errno;
+		f ? fclose(f) : close(fd);
+		return fail(err, errlen, "cannot open: %s", strerror(ret));
+	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	ret = trace_open_stream(r, f, err, errlen);
 	r->own = true;
@@ -151,7 +262,8 @@ static int read_end(struct trace_reader *r, char *err, size_t len)
 		return fail(err, len, "END says %llu events, the trace has %llu",
 			    (unsigned long long)n,
 			    (unsigned long long)r->nevents);
-	if (getc_unlocked(r->f) != EOF)
+	if ((r->version >= 2 && r->bpos != r->blen) ||
+	    getc_unlocked(r->f) != EOF)
 		return fail(err, len, "data after the END record");
 	r->done = true;
 	return 0;
@@ -234,7 +346,9 @@ int trace_next(struct trace_reader *r, struct trace_ev *ev, char *err,
 	if (r->done)
 		return 0;
 	memset(ev, 0, sizeof(*ev));
-	k = getc_unlocked(r->f);
+	k = get_byte(r);
+	if (k == EOF && r->damaged)
+		return cut_or_damaged(r, err, errlen);
 	if (k == EOF)
 		return fail(err, errlen, "truncated after %llu events (no END "
 			    "record)", (unsigned long long)r->nevents);

@@ -1,20 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The trace writer: a header, then each event as a kind byte and LEB128
- * varints (docs/trace.md).
+ * varints, in blocks of up to TRACE_BLOCK bytes, each with its CRC-32
+ * (zlib's), as is the header (docs/trace.md, version 2).
  */
 #include <errno.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "trace/trace.h"
 #include "trace/trace_int.h"
 
-static void put_byte(struct trace_writer *w, int b)
+static void write_out(struct trace_writer *w, const void *p, size_t n)
 {
-	if (!w->failed && putc_unlocked(b, w->f) == EOF) {
+	if (!w->failed && n && fwrite(p, 1, n, w->f) != n) {
 		w->failed = true;
 		w->err = errno ? errno : EIO;
 	}
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* The block so far: its length, its bytes, their CRC-32. */
+static void flush_block(struct trace_writer *w)
+{
+	unsigned char head[10], crc[4];
+
+	if (!w->blen)
+		return;
+	write_out(w, head, trace_enc_varint(head, w->blen));
+	write_out(w, w->blk, w->blen);
+	put_le32(crc, (uint32_t)crc32(0L, w->blk, (uInt)w->blen));
+	write_out(w, crc, 4);
+	w->blen = 0;
+}
+
+static void put_byte(struct trace_writer *w, int b)
+{
+	w->blk[w->blen++] = (unsigned char)b;
+	if (w->blen == TRACE_BLOCK)
+		flush_block(w);
 }
 
 static void put_u(struct trace_writer *w, uint64_t v)
@@ -33,18 +63,21 @@ static void put_s(struct trace_writer *w, int64_t v)
 
 void trace_writer_init(struct trace_writer *w, FILE *f, const char *comment)
 {
-	size_t n = comment ? strlen(comment) : 0;
+	size_t n = comment ? strlen(comment) : 0, h = TRACE_MAGIC_LEN;
+	unsigned char head[TRACE_MAGIC_LEN + 20 + TRACE_MAX_COMMENT + 4];
 
 	memset(w, 0, sizeof(*w));
 	w->f = f;
 	if (n > TRACE_MAX_COMMENT)
 		n = TRACE_MAX_COMMENT;
-	for (int i = 0; i < TRACE_MAGIC_LEN; i++)
-		put_byte(w, TRACE_MAGIC[i]);
-	put_u(w, TRACE_VERSION);
-	put_u(w, n);
-	for (size_t i = 0; i < n; i++)
-		put_byte(w, (unsigned char)comment[i]);
+	/* The header, then its own CRC-32. */
+	memcpy(head, TRACE_MAGIC, TRACE_MAGIC_LEN);
+	h += trace_enc_varint(head + h, TRACE_VERSION);
+	h += trace_enc_varint(head + h, n);
+	memcpy(head + h, comment ? comment : "", n);
+	h += n;
+	put_le32(head + h, (uint32_t)crc32(0L, head, (uInt)h));
+	write_out(w, head, h + 4);
 }
 
 /* The record's head: kind, thread, time since the record before. */
@@ -114,6 +147,7 @@ int trace_writer_finish(struct trace_writer *w)
 
 	put_byte(w, TR_END);
 	put_u(w, n);
+	flush_block(w);
 	if (!w->failed && fflush(w->f)) {
 		w->failed = true;
 		w->err = errno ? errno : EIO;

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -182,13 +183,14 @@ static int utf8_len(const unsigned char *s)
 	return n;
 }
 
-char *printable(char *out, size_t len, const char *s)
+/* printable() into out; true when all of s fitted. */
+static bool printable_fit(char *out, size_t len, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t o = 0;
 
 	if (!len)
-		return out;
+		return !*p;
 	while (*p) {
 		int n = utf8_len(p);
 		bool escape = !n || (n == 1 && (*p < 0x20 || *p == 0x7f)) ||
@@ -209,5 +211,52 @@ char *printable(char *out, size_t len, const char *s)
 		p += n;
 	}
 	out[o] = 0;
+	return !*p;
+}
+
+char *printable(char *out, size_t len, const char *s)
+{
+	printable_fit(out, len, s);
+	return out;
+}
+
+char *printable_words(char *out, size_t len, const char *s)
+{
+	char *cut;
+
+	if (len < 16 || printable_fit(out, len, s))
+		return out;
+	/* Room for " ..." (an ellipsis, 3 bytes), at the last space. */
+	out[len - 5] = 0;
+	cut = strrchr(out, ' ');
+	if (!cut || cut - out < (ptrdiff_t)len / 2) {
+		char *lead;
+
+		cut = lead = out + strlen(out);
+		/* Not inside a UTF-8 sequence the truncation cut short. */
+		while (lead > out && ((unsigned char)lead[-1] & 0xc0) == 0x80)
+			lead--;
+		if (lead > out && (unsigned char)lead[-1] >= 0xc0 &&
+		    !utf8_len((const unsigned char *)lead - 1))
+			cut = lead - 1;
+	}
+	memcpy(cut, " \xe2\x80\xa6", 5);
+	return out;
+}
+
+char *parse_size_str(char *out, size_t len, uint64_t bytes)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (v == (double)(uint64_t)v)
+		snprintf(out, len, "%llu %s", (unsigned long long)v, unit[u]);
+	else
+		snprintf(out, len, "%.1f %s", v, unit[u]);
 	return out;
 }

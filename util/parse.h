@@ -5,6 +5,7 @@
 #define VMSIM_PARSE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* "64M", "2g", "4096", "1GiB": binary K/M/G/T suffixes; > 0. */
 int parse_size(const char *s, size_t *out);
@@ -31,5 +32,11 @@ int parse_choice(const char *s, const char *const *names, int n);
  * cannot move the cursor, change colours or end the line. Returns out
  * (always terminated; truncated to len). */
 char *printable(char *out, size_t len, const char *s);
+/* printable(), but a value too long for out is cut at a word (a space)
+ * and ends in an ellipsis, not in the middle of a word. */
+char *printable_words(char *out, size_t len, const char *s);
+
+/* bytes for a message: "4 KiB", "116.3 MiB", "16 GiB". Returns out. */
+char *parse_size_str(char *out, size_t len, uint64_t bytes);
 
 #endif

@@ -82,7 +82,8 @@ struct rp_cluster {
 };
 
 struct rp_plan {
-	char path[512], comment[256];
+	char path[512];
+	char comment[TRACE_MAX_COMMENT + 1];    /* the recorded command */
 	int nthreads;
 	struct rp_thread *th;
 	uint32_t nlayout;                /* ranked layout operations */

@@ -66,7 +66,8 @@ static int make_clusters(struct rp_plan *p, struct range *r, size_t n)
 {
 	unsigned long off = RP_GUARD;
 
-	qsort(r, n, sizeof(*r), cmp_range);
+	if (n)                           /* qsort's base may not be NULL */
+		qsort(r, n, sizeof(*r), cmp_range);
 	p->cl = calloc(n ? n : 1, sizeof(*p->cl));
 	if (!p->cl)
 		return -ENOMEM;
@@ -101,7 +102,7 @@ static int pass_ranges(struct rp_plan *p, char *err, size_t len)
 
 	if (trace_open(&r, p->path, err, len))
 		return -1;
-	snprintf(p->comment, sizeof(p->comment), "%.255s", r.comment);
+	snprintf(p->comment, sizeof(p->comment), "%s", r.comment);
 	while ((ret = trace_next(&r, &ev, err, len)) > 0)
 		if (event_ranges(&ev, &rs, &n, &cap, &blo, &bhi))
 			break;
