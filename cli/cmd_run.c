@@ -388,6 +388,9 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 	}
 	if (run_ntargets(c) > 1 && measured)
 		print_comparison(r, run_ntargets(c));
+	for (int i = 0; i < run_ntargets(c); i++)
+		print_source_errors(&r[i], run_ntargets(c) > 1 ?
+				    run_target_label(c, i) : NULL);
 }
 
 /* Write the claimed files; a failure is said and becomes the status. */

@@ -66,6 +66,10 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 		   bool brief);
 /* Several schemes in one run: the comparison table. */
 void print_comparison(struct res_file *r, int n);
+/* One warning line (stderr) per fault-source operation the host refused
+ * during the run, and for failed reads of the uffd. label: the target's
+ * name with several, or NULL. */
+void print_source_errors(const struct res_file *r, const char *label);
 json_object *options_json(const struct run_cfg *c, int target,
 			  int nhandlers_opt);
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */

@@ -171,6 +171,44 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 		print_point(&r->points[i], c);
 }
 
+void print_source_errors(const struct res_file *r, const char *label)
+{
+	static const char *const what[SIM_SRC_NOPS] = {
+		[SIM_SRC_ZAP] = "zaps (MADV_DONTNEED) failed: pages may have "
+			"stayed mapped after munmap or madvise, so later "
+			"touches of them did not fault",
+		[SIM_SRC_PROTECT] = "write-protects failed: a protection "
+			"mprotect set was not enforced",
+		[SIM_SRC_REFUSE] = "refusals of a bad access could not be sent "
+			"(the watchdog answered those faults)",
+		[SIM_SRC_WAKE] = "wakes of a resolved fault failed (the "
+			"watchdog answered those faults)",
+	};
+	uint64_t reads = 0;
+
+	for (int k = 0; k < SIM_SRC_NOPS; k++) {
+		uint64_t n = 0;
+		int e = 0;
+
+		for (int i = 0; i < r->npoints; i++) {
+			n += r->points[i].c.src_err[k];
+			if (!e)
+				e = r->points[i].c.src_errno[k];
+		}
+		if (n)
+			fprintf(stderr, "%s: warning: %s%s%llu %s (first: %s)\n",
+				prog, label ? label : "", label ? ": " : "",
+				(unsigned long long)n, what[k], strerror(e));
+	}
+	for (int i = 0; i < r->npoints; i++)
+		reads += r->points[i].c.uffd.read_errors;
+	if (reads)
+		fprintf(stderr, "%s: warning: %s%s%llu reads of the userfaultfd "
+			"failed and were retried (the faults behind them waited)\n",
+			prog, label ? label : "", label ? ": " : "",
+			(unsigned long long)reads);
+}
+
 json_object *options_json(const struct run_cfg *c, int target,
 			  int nhandlers_opt)
 {

@@ -113,12 +113,16 @@ static bool syn_absent(struct fault_source *s, unsigned long start,
 	return present_absent(&syn(s)->present, start, end);
 }
 
-static void syn_refuse(struct fault_source *s, unsigned long addr, void *ctx)
+/* The touching thread is itself in the fault path: sim_touch() sees the
+ * refusal in the return, and there is nobody to wake. */
+static int syn_refuse(struct fault_source *s, unsigned long addr, void *ctx)
 {
+	return 0;
 }
 
-static void syn_wake(struct fault_source *s, unsigned long addr, void *ctx)
+static int syn_wake(struct fault_source *s, unsigned long addr, void *ctx)
 {
+	return 0;
 }
 
 /* n fresh zero pages at a from the kernel, unless some are present
@@ -131,10 +135,10 @@ static int populate_fresh(struct present_map *p, unsigned long a,
 		if (atomic_load_explicit(present_byte(p, a + (i << SIM_PAGE_SHIFT)),
 					 memory_order_relaxed) & PRESENT_STATE)
 			return -EEXIST;
-	if (host_madvise((void *)a, n << SIM_PAGE_SHIFT, MADV_DONTNEED) ||
-	    host_madvise((void *)a, n << SIM_PAGE_SHIFT, MADV_POPULATE_WRITE))
-		return -errno;
-	return 0;
+	int ret = host_madvise((void *)a, n << SIM_PAGE_SHIFT, MADV_DONTNEED);
+
+	return ret ? ret : host_madvise((void *)a, n << SIM_PAGE_SHIFT,
+					MADV_POPULATE_WRITE);
 }
 
 static int syn_populate(struct fault_source *s, const struct sim_vma *v,
@@ -168,12 +172,15 @@ static int syn_populate(struct fault_source *s, const struct sim_vma *v,
  * touch that overlapped any of it sees the page's byte change and
  * retries (syn_touch()).
  */
-static void syn_zap(struct fault_source *s, unsigned long start,
-		    unsigned long end)
+static int syn_zap(struct fault_source *s, unsigned long start,
+		   unsigned long end)
 {
+	int ret;
+
 	present_forget(&syn(s)->present, start, end);
-	host_madvise((void *)start, end - start, MADV_DONTNEED);
+	ret = host_madvise((void *)start, end - start, MADV_DONTNEED);
 	present_forget(&syn(s)->present, start, end);
+	return ret;
 }
 
 static void syn_forget(struct fault_source *s, unsigned long start,
@@ -184,13 +191,14 @@ static void syn_forget(struct fault_source *s, unsigned long start,
 
 /* Read-only: pages mapped writable become mapped for read, so the next
  * write faults (and is refused); writable: the next write faults. */
-static void syn_protect(struct fault_source *s, unsigned long start,
-			unsigned long end, unsigned long vm_flags)
+static int syn_protect(struct fault_source *s, unsigned long start,
+		       unsigned long end, unsigned long vm_flags)
 {
 	if (!(vm_flags & VM_ACCESS_FLAGS))
-		syn_zap(s, start, end);
-	else if (!(vm_flags & VM_WRITE))
+		return syn_zap(s, start, end);
+	if (!(vm_flags & VM_WRITE))
 		present_write_protect(&syn(s)->present, start, end);
+	return 0;
 }
 
 /*

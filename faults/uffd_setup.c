@@ -137,15 +137,35 @@ int uffd_source_start(struct uffd_source *u, const struct fault_source_cfg *cfg)
 
 /* --- claims ------------------------------------------------------------ */
 
-/* The uffd the page at a is registered on. */
-static int page_owner(const struct uffd_source *u, unsigned long a)
+int uffd_source_owner(const struct uffd_source *u, unsigned long a)
 {
 	const struct sim_mm *mm = u->base.mm;
 	size_t i = (a - mm->base) >> SIM_PAGE_SHIFT;
 
+	if (u->nchan <= 1)
+		return 0;
 	if (u->owner && u->owner[i])
 		return u->owner[i] - 1;
 	return (int)(((a - mm->base) / UFFD_STRIPE) % (size_t)u->nchan);
+}
+
+unsigned long uffd_source_run_end(const struct uffd_source *u, unsigned long a,
+				  unsigned long end)
+{
+	int k = uffd_source_owner(u, a);
+
+	if (u->nchan <= 1)
+		return end;
+	if (!u->owner) {                 /* no claims: to the stripe's end */
+		unsigned long off = (a - u->base.mm->base) % UFFD_STRIPE;
+
+		a += UFFD_STRIPE - off;
+		return a < end ? a : end;
+	}
+	for (a += SIM_PAGE_SIZE; a < end && uffd_source_owner(u, a) == k;
+	     a += SIM_PAGE_SIZE)
+		;
+	return a < end ? a : end;
 }
 
 /* Move [a, e) (one owner now: from) to uffd to. */
@@ -188,9 +208,9 @@ int uffd_source_claim(struct fault_source *s, unsigned long start,
 		u->owner = m;
 	}
 	for (unsigned long a = start, e; a < end && !ret; a = e) {
-		int from = page_owner(u, a);
+		int from = uffd_source_owner(u, a);
 
-		for (e = a + SIM_PAGE_SIZE; e < end && page_owner(u, e) == from;)
+		for (e = a + SIM_PAGE_SIZE; e < end && uffd_source_owner(u, e) == from;)
 			e += SIM_PAGE_SIZE;
 		if (from != to)
 			ret = move_run(u, a, e, from, to);

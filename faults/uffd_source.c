@@ -122,11 +122,11 @@ static bool uf_absent(struct fault_source *s, unsigned long start,
 }
 
 /* A refused access must still be answered, or the thread hangs. */
-static void uf_refuse(struct fault_source *s, unsigned long addr, void *arg)
+static int uf_refuse(struct fault_source *s, unsigned long addr, void *arg)
 {
 	struct uffd_fault_ctx *ctx = arg;
 
-	uffd_refuse(ctx->tid, addr, ctx->c);
+	return uffd_refuse(ctx->tid, addr, ctx->c);
 }
 
 /*
@@ -135,11 +135,11 @@ static void uf_refuse(struct fault_source *s, unsigned long addr, void *arg)
  * letting UFFDIO_COPY wake the thread inside the lock would charge a
  * cross-CPU wake-up to every fault's lock hold time.
  */
-static void uf_wake(struct fault_source *s, unsigned long addr, void *arg)
+static int uf_wake(struct fault_source *s, unsigned long addr, void *arg)
 {
 	struct uffd_fault_ctx *ctx = arg;
 
-	uffd_wake(ctx->fd, addr, SIM_PAGE_SIZE);
+	return uffd_wake(ctx->fd, addr, SIM_PAGE_SIZE);
 }
 
 /* The pool's callback: one fault message through the mm's fault path. */
@@ -170,23 +170,23 @@ static int uf_populate(struct fault_source *s, const struct sim_vma *v,
 	int ret = 0;
 
 	while (start < end && !ret) {
-		unsigned long n = (end - start) >> SIM_PAGE_SHIFT;
+		/* One copy never spans two uffds' pages (two host VMAs). */
+		unsigned long n = (uffd_source_run_end(u, start, end) - start) >>
+				  SIM_PAGE_SHIFT;
+		int fd = u->chan[uffd_source_owner(u, start)].fd;
 		const void *src;
 
 		if (n > FAULT_ZERO_PAGES)
 			n = FAULT_ZERO_PAGES;
-		/* One copy never spans two stripes: they are two host VMAs. */
-		if (n > (UFFD_STRIPE - (start & (UFFD_STRIPE - 1))) >> SIM_PAGE_SHIFT)
-			n = (UFFD_STRIPE - (start & (UFFD_STRIPE - 1))) >> SIM_PAGE_SHIFT;
 		src = file ? fault_file_pages(v, start, n) : fault_zero_page;
 		if (!src)
 			return -ENOMEM;
-		if (uffd_resolve_copy(u->chan[0].fd, start, src,
-				      n << SIM_PAGE_SHIFT, false, !w, &c)) {
+		if (uffd_resolve_copy(fd, start, src, n << SIM_PAGE_SHIFT,
+				      false, !w, &c)) {
 			for (unsigned long i = 0; i < n && !ret; i++) {
 				unsigned long a = start + (i << SIM_PAGE_SHIFT);
 
-				ret = uffd_resolve_copy(u->chan[0].fd, a,
+				ret = uffd_resolve_copy(fd, a,
 					(const char *)src + (i << SIM_PAGE_SHIFT),
 					SIM_PAGE_SIZE, false, !w, &c);
 			}
@@ -205,25 +205,35 @@ static void uf_forget(struct fault_source *s, unsigned long start,
 	present_forget(&us(s)->present, start, end);
 }
 
-static void uf_zap(struct fault_source *s, unsigned long start,
-		   unsigned long end)
+static int uf_zap(struct fault_source *s, unsigned long start,
+		  unsigned long end)
 {
 	present_forget(&us(s)->present, start, end);
-	host_madvise((void *)start, end - start, MADV_DONTNEED);
+	return host_madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
 /* No access zaps the pages; otherwise change_protection(MM_CP_UFFD_WP):
  * present pages only, absent ones fault as MISSING and are checked
- * against the VMA then. */
-static void uf_protect(struct fault_source *s, unsigned long start,
-		       unsigned long end, unsigned long vm_flags)
+ * against the VMA then. Each run of pages through the uffd it is
+ * registered on: the kernel (mwriteprotect_range) accepts any uffd's
+ * range today, but the registering one is the range's owner. */
+static int uf_protect(struct fault_source *s, unsigned long start,
+		      unsigned long end, unsigned long vm_flags)
 {
-	if (!(vm_flags & VM_ACCESS_FLAGS)) {
-		uf_zap(s, start, end);
-		return;
+	struct uffd_source *u = us(s);
+	int ret = 0;
+
+	if (!(vm_flags & VM_ACCESS_FLAGS))
+		return uf_zap(s, start, end);
+	while (start < end && !ret) {
+		unsigned long e = uffd_source_run_end(u, start, end);
+
+		ret = uffd_writeprotect(u->chan[uffd_source_owner(u, start)].fd,
+					start, e - start,
+					!(vm_flags & VM_WRITE), false);
+		start = e;
 	}
-	uffd_writeprotect(us(s)->chan[0].fd, start, end - start, !(vm_flags & VM_WRITE),
-			  false);
+	return ret;
 }
 
 static void uf_stop(struct fault_source *s)

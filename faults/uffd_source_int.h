@@ -47,6 +47,11 @@ void uffd_source_fault(void *arg, int fd, const struct uffd_msg *msg,
 		       struct uffd_counters *c);
 /* Open the uffds, register the arena, start the handlers. 0 or -errno. */
 int uffd_source_start(struct uffd_source *u, const struct fault_source_cfg *cfg);
+/* The uffd the page at a is registered on, and the end of the run of
+ * pages from a (below end) registered on the same one. */
+int uffd_source_owner(const struct uffd_source *u, unsigned long a);
+unsigned long uffd_source_run_end(const struct uffd_source *u, unsigned long a,
+				  unsigned long end);
 /* fault_source_ops.claim. */
 int uffd_source_claim(struct fault_source *s, unsigned long start,
 		      unsigned long end, int task);

@@ -213,7 +213,8 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		 * hangs: under the lock, so that no writer (an mprotect that
 		 * would now allow it) comes between the decision and it. */
 		if (ret == -EFAULT)
-			src->ops->refuse(src, addr, ctx);
+			sim_mm_src_failed(mm, SIM_SRC_REFUSE,
+					  src->ops->refuse(src, addr, ctx));
 		sim_rcu_read_unlock();
 		set_phase("releasing the fault-side lock");
 		ops->fault_end(mm->lock, &h);
@@ -226,7 +227,7 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 	sim_mm_count_fault(mm, kind, pages, wait, hold);
 	set_phase("waking the faulting thread");
 	if (!ret)
-		src->ops->wake(src, addr, ctx);
+		sim_mm_src_failed(mm, SIM_SRC_WAKE, src->ops->wake(src, addr, ctx));
 	set_phase(NULL);
 	return ret;
 }

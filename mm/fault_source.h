@@ -68,7 +68,8 @@ struct fault_source_ops {
 	 * a it places gets frame + (a - start) / page (sim_mm_map_frame;
 	 * frame FRAME_NIL: no frames); refuse
 	 * answers a refused access; wake, called after the lock is dropped,
-	 * lets the faulting thread go. */
+	 * lets the faulting thread go. refuse and wake return 0 or -errno
+	 * (the mm counts a failure: the thread is then the watchdog's). */
 	int (*resolve)(struct fault_source *s, const struct sim_vma *v,
 		       unsigned long addr, unsigned long start,
 		       unsigned long end, uint32_t frame, unsigned flags,
@@ -76,20 +77,22 @@ struct fault_source_ops {
 	/* No page of [start, end) is present (for a folio's choice). */
 	bool (*absent)(struct fault_source *s, unsigned long start,
 		       unsigned long end);
-	void (*refuse)(struct fault_source *s, unsigned long addr, void *ctx);
-	void (*wake)(struct fault_source *s, unsigned long addr, void *ctx);
+	int (*refuse)(struct fault_source *s, unsigned long addr, void *ctx);
+	int (*wake)(struct fault_source *s, unsigned long addr, void *ctx);
 
 	/* MAP_POPULATE / MADV_POPULATE_WRITE of [start, end) in v. */
 	int (*populate)(struct fault_source *s, const struct sim_vma *v,
 			unsigned long start, unsigned long end);
-	/* Throw the pages of [start, end) away; forget: they are gone
+	/* Throw the pages of [start, end) away (0 or -errno: the host
+	 * refused, and they may still be there); forget: they are gone
 	 * already (one process_madvise for many ranges), update the state. */
-	void (*zap)(struct fault_source *s, unsigned long start, unsigned long end);
+	int (*zap)(struct fault_source *s, unsigned long start, unsigned long end);
 	void (*forget)(struct fault_source *s, unsigned long start,
 		       unsigned long end);
-	/* Make [start, end) obey vm_flags' access bits (write side held). */
-	void (*protect)(struct fault_source *s, unsigned long start,
-			unsigned long end, unsigned long vm_flags);
+	/* Make [start, end) obey vm_flags' access bits (write side held).
+	 * 0 or -errno (the protection is then not enforced). */
+	int (*protect)(struct fault_source *s, unsigned long start,
+		       unsigned long end, unsigned long vm_flags);
 	/* Pages placed and not zapped. */
 	uint64_t (*resident)(const struct fault_source *s);
 

@@ -36,7 +36,7 @@ static bool lookup_for_lock(void *arg, unsigned long addr, struct lock_vma *out)
  * side that zaps) is held. */
 void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end)
 {
-	mm->src->ops->zap(mm->src, start, end);
+	sim_mm_src_failed(mm, SIM_SRC_ZAP, mm->src->ops->zap(mm->src, start, end));
 }
 
 void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end)
@@ -47,7 +47,18 @@ void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end)
 void sim_mm_protect(struct sim_mm *mm, unsigned long start, unsigned long end,
 		    unsigned long vm_flags)
 {
-	mm->src->ops->protect(mm->src, start, end, vm_flags);
+	sim_mm_src_failed(mm, SIM_SRC_PROTECT,
+			  mm->src->ops->protect(mm->src, start, end, vm_flags));
+}
+
+const char *sim_src_op_name(enum sim_src_op op)
+{
+	static const char *const names[SIM_SRC_NOPS] = {
+		[SIM_SRC_ZAP] = "zap", [SIM_SRC_PROTECT] = "protect",
+		[SIM_SRC_REFUSE] = "refuse", [SIM_SRC_WAKE] = "wake",
+	};
+
+	return names[op];
 }
 
 uint64_t sim_mm_resident(const struct sim_mm *mm)

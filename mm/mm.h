@@ -56,6 +56,23 @@ struct sim_fault_slot {
 	_Atomic uint64_t lock_wait, lock_hold;
 } __attribute__((aligned(64)));
 
+/*
+ * Fault-source operations the host refused: a zap (MADV_DONTNEED: the
+ * pages may still be there), a write-protect (a protection not
+ * enforced), the signal that answers a refused access, a wake. The
+ * kernel's own never fail; here each is counted and reported with the
+ * first error, never passed over.
+ */
+enum sim_src_op { SIM_SRC_ZAP, SIM_SRC_PROTECT, SIM_SRC_REFUSE, SIM_SRC_WAKE,
+		  SIM_SRC_NOPS };
+
+struct sim_src_errors {
+	_Atomic uint64_t n[SIM_SRC_NOPS];
+	_Atomic int first[SIM_SRC_NOPS];         /* errno of the first */
+};
+
+const char *sim_src_op_name(enum sim_src_op op);
+
 struct sim_mm_cfg {
 	const struct lock_ops *lock;
 	size_t arena_size;               /* bytes of simulated address space */
@@ -93,6 +110,7 @@ struct sim_mm {
 	_Atomic uint32_t *page_frame;
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */
+	struct sim_src_errors src_err;
 	unsigned long start_brk;
 	/* The break; changed only inside a tree transaction (the tree's
 	 * mutex), read locklessly by range-locked mmap's gap search. */
@@ -172,6 +190,20 @@ static inline struct uffd_counters sim_mm_handler_counters(const struct sim_mm *
 	mm->src->ops->counters(mm->src, &c);
 	return c;
 }
+/* A fault-source operation failed with -err (err < 0; 0: nothing). */
+static inline void sim_mm_src_failed(struct sim_mm *mm, enum sim_src_op op,
+				     int err)
+{
+	int none = 0;
+
+	if (!err)
+		return;
+	atomic_fetch_add_explicit(&mm->src_err.n[op], 1, memory_order_relaxed);
+	atomic_compare_exchange_strong_explicit(&mm->src_err.first[op], &none,
+						-err, memory_order_relaxed,
+						memory_order_relaxed);
+}
+
 /* Resident pages (placed by faults, not yet zapped). */
 uint64_t sim_mm_resident(const struct sim_mm *mm);
 /* Zap the real pages of [start, end) and forget them. */

@@ -360,7 +360,10 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 	 * batches the TLB flushes since SeongJae Park's 2025 series), then
 	 * forgotten by the mm. */
 	if (one_syscall && i) {
-		host_process_madvise(mm->pidfd, iov, (size_t)i, MADV_DONTNEED);
+		long r = host_process_madvise(mm->pidfd, iov, (size_t)i,
+					      MADV_DONTNEED);
+
+		sim_mm_src_failed(mm, SIM_SRC_ZAP, r < 0 ? (int)r : 0);
 		for (int k = 0; k < i; k++)
 			madvise_walk(mm, (unsigned long)iov[k].iov_base,
 				     (unsigned long)iov[k].iov_base +

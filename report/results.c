@@ -99,6 +99,12 @@ void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 	c->handlers = (uint64_t)mm->src->ops->nhandlers(mm->src);
 	c->slots = (uint64_t)mm->faults.n;
 	c->fault_pages = sim_mm_fault_pages(mm);
+	for (int k = 0; k < SIM_SRC_NOPS; k++) {
+		c->src_err[k] = atomic_load_explicit(&mm->src_err.n[k],
+						     memory_order_relaxed);
+		c->src_errno[k] = atomic_load_explicit(&mm->src_err.first[k],
+						       memory_order_relaxed);
+	}
 	{
 		uint64_t w, h;
 
@@ -140,6 +146,11 @@ void res_counters_add(struct res_counters *a, const struct res_counters *b)
 	a->handlers += b->handlers;
 	a->slots += b->slots;
 	a->fault_pages += b->fault_pages;
+	for (int k = 0; k < SIM_SRC_NOPS; k++) {
+		a->src_err[k] += b->src_err[k];
+		if (!a->src_errno[k])
+			a->src_errno[k] = b->src_errno[k];
+	}
 	a->lock_wait_ns += b->lock_wait_ns;
 	a->lock_hold_ns += b->lock_hold_ns;
 	for (int i = 0; i < b->nclasses; i++) {
@@ -283,7 +294,26 @@ static json_object *uffd_json(const struct res_counters *rc)
 	JADD(o, "refused", JU64(c->refused));
 	JADD(o, "retries", JU64(c->retries));
 	JADD(o, "errors", JU64(c->errors));
+	JADD(o, "read_errors", JU64(c->read_errors));
 	JADD(o, "other_events", JU64(c->other_events));
+	return o;
+}
+
+/* {"zap": {"failed": N, "first_error": "EINVAL"}, ...}: what the host
+ * refused of the fault source's work. */
+static json_object *source_errors_json(const struct res_counters *c)
+{
+	json_object *o = json_object_new_object();
+
+	for (int k = 0; k < SIM_SRC_NOPS; k++) {
+		json_object *e = json_object_new_object();
+		const char *n = c->src_errno[k] ?
+				strerrorname_np(c->src_errno[k]) : NULL;
+
+		JADD(e, "failed", JU64(c->src_err[k]));
+		JADD(e, "first_error", n ? json_object_new_string(n) : NULL);
+		JADD(o, sim_src_op_name((enum sim_src_op)k), e);
+	}
 	return o;
 }
 
@@ -365,6 +395,7 @@ static json_object *point_json(const struct res_file *r,
 	JADD(o, "mm", f);
 	if (r->fault_source && !strcmp(r->fault_source, "uffd"))
 		JADD(o, "uffd", uffd_json(&p->c));
+	JADD(o, "source_errors", source_errors_json(&p->c));
 	JADD(o, "counter_slots", JU64(p->c.slots));
 	if (p->has_frames) {
 		f = json_object_new_object();

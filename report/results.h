@@ -46,6 +46,10 @@ struct res_counters {
 	uint64_t uffds, handlers;        /* userfaultfds read, their threads */
 	uint64_t slots;                  /* per-thread counter slots */
 	uint64_t fault_pages;            /* pages faults placed */
+	/* Fault-source operations the host refused (enum sim_src_op), and
+	 * the errno of the first of each. */
+	uint64_t src_err[SIM_SRC_NOPS];
+	int src_errno[SIM_SRC_NOPS];
 	/* The fault path's time in the scheme's lock (ns, summed): waiting
 	 * for it (fault_begin) and holding it (to fault_end). */
 	double lock_wait_ns, lock_hold_ns;

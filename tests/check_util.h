@@ -25,6 +25,18 @@ static inline int check_run(Suite *s, enum print_output mode)
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* Can this process open a userfaultfd? */
+static inline bool uffd_available(void)
+{
+	bool via_dev;
+	int fd = uffd_open(0, &via_dev, NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 /* Exit 77 (ctest: skipped) where userfaultfd is truly unavailable. */
 static inline void skip_without_uffd(void)
 {

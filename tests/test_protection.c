@@ -18,6 +18,7 @@
 
 #include "mm/fault.h"
 #include "mm/mm.h"
+#include "report/results.h"
 #include "uffd/host.h"
 
 #define P SIM_PAGE_SIZE
@@ -105,14 +106,66 @@ START_TEST(test_protection_synthetic)
 }
 END_TEST
 
+/* A source whose host refuses every zap and write-protect after the
+ * real one (a stand-in for a kernel that says EIO). */
+static struct fault_source_ops failing;
+
+static int fail_zap(struct fault_source *s, unsigned long start,
+		    unsigned long end)
+{
+	synthetic_fault_source.zap(s, start, end);
+	return -EIO;
+}
+
+static int fail_protect(struct fault_source *s, unsigned long start,
+			unsigned long end, unsigned long vm_flags)
+{
+	synthetic_fault_source.protect(s, start, end, vm_flags);
+	return -EPERM;
+}
+
+/* What the host refused is counted by the mm, with its first error, and
+ * reaches the result's counters: never passed over. */
+START_TEST(test_source_errors_counted)
+{
+	struct sim_mm *mm;
+	struct res_counters c;
+	unsigned long a;
+	unsigned char v = 1;
+
+	failing = synthetic_fault_source;
+	failing.zap = fail_zap;
+	failing.protect = fail_protect;
+	mm = mk_mm(lock_schemes[_i], &synthetic_fault_source);
+	mm->src->ops = &failing;         /* create set its own */
+	ck_assert_int_eq(sim_do_mmap(mm, 0, 4 * P, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE, SIM_FILE_NONE, 0, &a), 0);
+	ck_assert_int_eq(sim_touch(mm, a, true, &v), 0);
+	ck_assert_int_eq(sim_do_mprotect(mm, a, P, PROT_READ), 0);
+	ck_assert_int_eq(sim_do_munmap(mm, a, 4 * P), 0);
+	ck_assert_uint_eq(mm->src_err.n[SIM_SRC_PROTECT], 1);
+	ck_assert_int_eq(mm->src_err.first[SIM_SRC_PROTECT], EPERM);
+	ck_assert_uint_ge(mm->src_err.n[SIM_SRC_ZAP], 1);
+	ck_assert_int_eq(mm->src_err.first[SIM_SRC_ZAP], EIO);
+	res_counters_collect(&c, mm);
+	ck_assert_uint_eq(c.src_err[SIM_SRC_PROTECT], 1);
+	ck_assert_int_eq(c.src_errno[SIM_SRC_ZAP], EIO);
+	ck_assert_uint_eq(c.src_err[SIM_SRC_WAKE], 0);
+	sim_mm_destroy(mm);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("protection");
 	TCase *tc = tcase_create("protection");
 
-	skip_without_uffd();
-	tcase_add_loop_test(tc, test_protection_uffd, 0, lock_nschemes);
 	tcase_add_loop_test(tc, test_protection_synthetic, 0, lock_nschemes);
+	tcase_add_loop_test(tc, test_source_errors_counted, 0, lock_nschemes);
+	if (uffd_available())
+		tcase_add_loop_test(tc, test_protection_uffd, 0, lock_nschemes);
+	else
+		printf("SKIP: userfaultfd unavailable: the uffd half is not run\n");
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }

@@ -233,9 +233,26 @@ START_TEST(test_per_task_uffds)
 		ck_assert_int_eq(sim_touch(mm, x, true, &v), 0);     /* 12 */
 	/* A page is there: refused. */
 	ck_assert_int_eq(sim_mm_claim(mm, b, b + P, 1), -EBUSY);
+	/* mprotect across stripes 2 and 3 (uffds 2 and 3): enforced on
+	 * both, and nothing the host refused. */
+	ck_assert_int_eq(sim_do_mprotect(mm, b + (4UL << 20), 4UL << 20,
+					 PROT_READ), 0);
+	ck_assert_int_eq(sim_touch(mm, b + (4UL << 20), true, &v), -EFAULT);
+	ck_assert_int_eq(sim_touch(mm, b + (6UL << 20), true, &v), -EFAULT);
+	ck_assert_int_eq(sim_touch(mm, b + (6UL << 20), false, &v), 0);
+	for (int k = 0; k < SIM_SRC_NOPS; k++)
+		ck_assert_msg(!mm->src_err.n[k], "%s failed: %s",
+			      sim_src_op_name(k), strerror(mm->src_err.first[k]));
+	/* MAP_POPULATE over four stripes: every page placed, no fault. */
+	ck_assert_int_eq(sim_do_mmap(mm, b + (16UL << 20), 8UL << 20,
+				     PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_FIXED | MAP_POPULATE,
+				     SIM_FILE_NONE, 0, &a), 0);
+	ck_assert_uint_eq(mm->populated, (8UL << 20) / P);
 	sim_mm_stop_handlers(mm);
 	{
-		const uint64_t want[4] = { 1, 0, 2 + 12, 1 };
+		/* + the two refused writes, on uffds 2 and 3 */
+		const uint64_t want[4] = { 1, 0, 2 + 12 + 1, 1 + 1 };
 
 		for (int k = 0; k < 4; k++)
 			ck_assert_msg(u->chan[k].final.messages == want[k],
@@ -244,6 +261,37 @@ START_TEST(test_per_task_uffds)
 				      (unsigned long)want[k]);
 	}
 	sim_mm_destroy(mm);
+}
+END_TEST
+
+/* A read of the uffd that fails (here: the fd is no uffd and not
+ * readable) is counted and retried after a pause, never spun on. */
+START_TEST(test_read_errors_counted)
+{
+	struct uffd_counters sum;
+	struct uffd_pool *p;
+	int fds[2];
+
+	ck_assert_int_eq(pipe(fds), 0);
+	for (int m = UFFD_WAIT_BLOCK; m <= UFFD_WAIT_URING; m++) {
+		struct uffd_pool_cfg cfg = {
+			.fd = fds[1], .nhandlers = 1, .batch = 4,
+			.wait = (enum uffd_wait_mode)m, .fn = NULL,
+		};
+
+		if (m == UFFD_WAIT_POLL)
+			continue;        /* poll() never says a write end is readable */
+		ck_assert_int_eq(uffd_pool_start(&cfg, &p), 0);
+		usleep(100000);
+		ck_assert_int_ne(atomic_load(&uffd_pool_state(p, 0)->read_errno), 0);
+		uffd_pool_stop(p, &sum);
+		/* ~100 in 100 ms (a 1 ms pause each), not millions. */
+		ck_assert_msg(sum.read_errors >= 5 && sum.read_errors <= 200,
+			      "mode %d: %lu read errors in 100 ms", m,
+			      (unsigned long)sum.read_errors);
+	}
+	close(fds[0]);
+	close(fds[1]);
 }
 END_TEST
 
@@ -287,6 +335,7 @@ int main(void)
 	tcase_add_test(tc, test_refused_access);
 	tcase_add_test(tc, test_munmap_zaps);
 	tcase_add_test(tc, test_per_task_uffds);
+	tcase_add_test(tc, test_read_errors_counted);
 	tcase_add_test(tc, test_shutdown_leaves_nothing);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_VERBOSE);

@@ -44,13 +44,16 @@ int host_mprotect(void *addr, size_t len, int prot)
 int host_madvise(void *addr, size_t len, int advice)
 {
 	count(HOST_MADVISE);
-	return madvise(addr, len, advice);
+	return madvise(addr, len, advice) ? -errno : 0;
 }
 
 long host_process_madvise(int pidfd, const void *iov, size_t n, int advice)
 {
+	long ret;
+
 	count(HOST_MADVISE);
-	return syscall(SYS_process_madvise, pidfd, iov, n, advice, 0);
+	ret = syscall(SYS_process_madvise, pidfd, iov, n, advice, 0);
+	return ret < 0 ? -errno : ret;
 }
 
 void host_malloc_setup(void)

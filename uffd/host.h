@@ -30,8 +30,10 @@ void *host_mmap(void *addr, size_t len, int prot, int flags, int fd,
 		off_t off);
 int host_munmap(void *addr, size_t len);
 int host_mprotect(void *addr, size_t len, int prot);
+/* 0 or -errno. */
 int host_madvise(void *addr, size_t len, int advice);
-/* process_madvise(2) on pidfd; counted as madvise. */
+/* process_madvise(2) on pidfd (the bytes advised, or -errno); counted
+ * as madvise. */
 long host_process_madvise(int pidfd, const void *iov, size_t n, int advice);
 
 /*

@@ -25,6 +25,8 @@ struct uffd_handler {
 	struct uffd_counters c;          /* first: owns its cache line */
 	struct uffd_handler_state st;
 	struct uffd_msg buf[POOL_MAX_BATCH];  /* uring mode's read buffer */
+	struct io_uring ring;            /* uring mode: made at start */
+	bool ring_ok;
 	struct uffd_pool *pool;
 	pthread_t thread;
 	bool started;
@@ -99,10 +101,26 @@ static void pool_handle(struct uffd_handler *h, const struct uffd_msg *m)
 	atomic_store_explicit(&h->st.addr, 0, memory_order_relaxed);
 }
 
+/*
+ * A read of the uffd failed for another reason than a stop kick or an
+ * empty queue: counted, shown to the watchdog (whose diagnostic names
+ * it), and retried after a millisecond — never a silent spin. A fault
+ * queued meanwhile waits; one that waits too long is the watchdog's.
+ */
+static void pool_read_failed(struct uffd_handler *h, int err)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	h->c.read_errors++;
+	atomic_store_explicit(&h->st.read_errno, err, memory_order_relaxed);
+	nanosleep(&ms, NULL);
+}
+
 static void pool_dispatch(struct uffd_handler *h, const struct uffd_msg *msgs,
 			  ssize_t n)
 {
 	h->c.reads++;
+	atomic_store_explicit(&h->st.read_errno, 0, memory_order_relaxed);
 	for (size_t i = 0; i < (size_t)n / sizeof(msgs[0]); i++) {
 		h->c.messages++;
 		if (msgs[i].event == UFFD_EVENT_PAGEFAULT)
@@ -121,34 +139,36 @@ static void pool_dispatch(struct uffd_handler *h, const struct uffd_msg *msgs,
 static void pool_uring_loop(struct uffd_handler *h, size_t want)
 {
 	struct uffd_pool *p = h->pool;
-	struct io_uring ring;
+	struct io_uring *ring = &h->ring;
 	bool pending = false;
 
-	if (io_uring_queue_init(4, &ring, 0) < 0) {
-		h->c.errors++;
-		return;
-	}
 	while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
 		struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 50000000 };
 		struct io_uring_cqe *cqe;
 		int ret, res;
 
 		if (!pending) {
-			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+			struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 
 			io_uring_prep_read(sqe, p->cfg.fd, h->buf, (unsigned)want, 0);
 			pending = true;
 		}
-		ret = io_uring_submit_and_wait_timeout(&ring, &cqe, 1, &ts, NULL);
-		if (ret < 0)
-			continue;        /* -ETIME, -EINTR: look at stop */
+		ret = io_uring_submit_and_wait_timeout(ring, &cqe, 1, &ts, NULL);
+		if (ret == -ETIME || ret == -EINTR)
+			continue;        /* look at stop */
+		if (ret < 0) {
+			pool_read_failed(h, -ret);
+			continue;
+		}
 		res = cqe->res;
-		io_uring_cqe_seen(&ring, cqe);
+		io_uring_cqe_seen(ring, cqe);
 		pending = false;
 		if (res > 0)
 			pool_dispatch(h, h->buf, res);
+		else if (res < 0 && res != -EINTR && res != -EAGAIN &&
+			 res != -ECANCELED)
+			pool_read_failed(h, -res);
 	}
-	io_uring_queue_exit(&ring);
 }
 
 static void *pool_handler_main(void *arg)
@@ -176,6 +196,8 @@ static void *pool_handler_main(void *arg)
 		if (p->cfg.wait == UFFD_WAIT_POLL && !pool_wait_ready(p))
 			continue;
 		n = read(p->cfg.fd, msgs, want);
+		if (n < 0 && errno != EINTR && errno != EAGAIN)
+			pool_read_failed(h, errno);
 		if (n <= 0) {
 			if (n < 0 && errno == EAGAIN && p->cfg.wait == UFFD_WAIT_BUSY)
 				sched_yield();
@@ -258,6 +280,14 @@ int uffd_pool_start(const struct uffd_pool_cfg *cfg, struct uffd_pool **out)
 		h->pool = p;
 		h->cpu = cfg->ncpus ? cfg->cpus[i % cfg->ncpus] : -1;
 		h->slot = cfg->slot_base + i;
+		/* A ring that cannot be made fails the start, not a handler
+		 * later (whose faults would then wait for the watchdog). */
+		if (cfg->wait == UFFD_WAIT_URING) {
+			ret = io_uring_queue_init(4, &h->ring, 0);
+			if (ret)
+				goto err;
+			h->ring_ok = true;
+		}
 		ret = -pthread_create(&h->thread, NULL, pool_handler_main, h);
 		if (ret)
 			goto err;
@@ -313,6 +343,9 @@ void uffd_pool_stop(struct uffd_pool *p, struct uffd_counters *sum)
 	for (int i = 0; i < p->n; i++)
 		if (p->h[i].started)
 			pool_join(p, &p->h[i]);
+	for (int i = 0; p->h && i < p->cfg.nhandlers; i++)
+		if (p->h[i].ring_ok)
+			io_uring_queue_exit(&p->h[i].ring);
 	if (p->stop_efd >= 0)
 		close(p->stop_efd);
 	for (int i = 0; sum && i < p->n; i++)

@@ -35,6 +35,7 @@ struct uffd_handler_state {
 	_Atomic unsigned long addr;      /* fault being handled, 0 if none */
 	_Atomic uint64_t since_ns;       /* CLOCK_MONOTONIC_COARSE when it began */
 	_Atomic(uffd_phase_t *) phase;   /* the handler's current step */
+	_Atomic int read_errno;          /* its last read failed so; 0: ok */
 };
 
 struct uffd_pool_cfg {

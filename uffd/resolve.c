@@ -21,6 +21,7 @@ void uffd_counters_add(struct uffd_counters *a, const struct uffd_counters *b)
 	a->refused += b->refused;
 	a->retries += b->retries;
 	a->errors += b->errors;
+	a->read_errors += b->read_errors;
 	a->other_events += b->other_events;
 }
 

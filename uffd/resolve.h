@@ -33,6 +33,8 @@ struct uffd_counters {
 	uint64_t refused;        /* faults answered with a signal (SIGSEGV) */
 	uint64_t retries;        /* EAGAIN retried */
 	uint64_t errors;         /* resolve failures other than the above */
+	uint64_t read_errors;    /* reads of the uffd that failed (not EINTR,
+				  * EAGAIN): its faults wait for a retry */
 	uint64_t other_events;   /* non-pagefault messages */
 } __attribute__((aligned(64)));
 

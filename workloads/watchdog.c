@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -58,6 +59,10 @@ static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
 				"%#lx for %.1f s: %s\n", h, busy,
 				(double)(now > began ? now - began : 0) / 1e9,
 				what ? what : "before the fault path");
+		else if (atomic_load(&st->read_errno))
+			fprintf(stderr, "vmsim: watchdog:   handler %d: its reads "
+				"of the userfaultfd fail: %s\n", h,
+				strerror(atomic_load(&st->read_errno)));
 		else
 			fprintf(stderr, "vmsim: watchdog:   handler %d: idle, "
 				"waiting for messages\n", h);
