@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "report/compare.h"
@@ -195,6 +196,10 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!ret)
 		ret = compare_metric_check(&files[0], a.o.metric);
 	if (!ret) {
+		static char obuf[1 << 20];       /* tables can be long */
+
+		if (!isatty(STDOUT_FILENO))
+			setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 		cmp_print(stdout, files, n, &a.o);
 		if (a.fail && cmp_regressions(stderr, files, n, &a.o, a.pct))
 			ret = 1;

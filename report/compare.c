@@ -293,7 +293,8 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 	       const struct cmp_opts *o)
 {
 	struct printer pr = { out, o, files, n, 0, NULL, NULL };
-	int tasks[256], nt = base_tasks(&files[0], tasks, 256);
+	const int *tasks = files[0].tasks;
+	int nt = files[0].ntasks;
 	static const char *const rule[] = {
 		"Welch's t-test (Welch-Satterthwaite df, two-sided)",
 		"Mann-Whitney U test (two-sided)",

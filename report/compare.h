@@ -59,6 +59,9 @@ struct cmp_file {
 	int nmetrics;
 	struct cmp_metric metrics[CMP_MAX_METRICS];
 	json_object *results;            /* the results array */
+	int ntasks;
+	int *tasks;                      /* results[i]'s task count */
+	int *by_tasks;                   /* indices of results, by task count */
 };
 
 /* Read and check one result file. Returns 0, or -EINVAL with err saying
@@ -89,7 +92,11 @@ int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
  * duration) and the task list (validated on its own), the fault source,
  * and the machine (kernel, CPU model and count, NUMA nodes). Writes
  * "mem 33554432 vs 67108864, kernel ..." to out; returns the count.
- * A key that only one file has (an older format) is not a difference.
+ * An option that only one file has is compared with the value an older
+ * format meant by its absence (folio 4096, frames none, slab malloc,
+ * ...); one with no such meaning, or a file with no options or fault
+ * source at all, is a difference: the gate never judges what it cannot
+ * compare.
  */
 int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 		 char *out, size_t len);

@@ -28,8 +28,6 @@ size_t samples_of(const struct cmp_file *f, const char *metric, int tasks,
 const struct cmp_metric *metric_of(const struct cmp_file *f, const char *name);
 /* Is every sample of x a measurement of m (finite, > 0 if primary)? */
 bool samples_ok(const struct cmp_metric *m, const double *x, size_t n);
-/* The task counts of the base file, in its order. */
-int base_tasks(const struct cmp_file *b, int *tasks, int max);
 
 const char *stat_name(enum stat_id st, bool higher);
 double stat_value(enum stat_id st, const double *x, size_t n, bool higher);

@@ -55,6 +55,51 @@ static int load_metrics(struct cmp_file *f, char *err, size_t errlen)
 	return 0;
 }
 
+static struct cmp_file *sort_file;      /* qsort has no argument */
+
+static int cmp_by_tasks(const void *a, const void *b)
+{
+	int x = sort_file->tasks[*(const int *)a];
+	int y = sort_file->tasks[*(const int *)b];
+
+	return (x > y) - (x < y);
+}
+
+/* The task counts, and their order for point_of()'s binary search; a
+ * count given twice is refused (which of the two would be compared?). */
+static int index_tasks(struct cmp_file *f, char *err, size_t errlen)
+{
+	size_t n = json_object_array_length(f->results);
+
+	f->tasks = malloc((n ? n : 1) * sizeof(*f->tasks));
+	f->by_tasks = malloc((n ? n : 1) * sizeof(*f->by_tasks));
+	if (!f->tasks || !f->by_tasks) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *t;
+
+		json_object_object_get_ex(json_object_array_get_idx(f->results, i),
+					  "tasks", &t);
+		f->tasks[i] = json_object_get_int(t);
+		f->by_tasks[i] = (int)i;
+	}
+	f->ntasks = (int)n;
+	sort_file = f;
+	qsort(f->by_tasks, n, sizeof(*f->by_tasks), cmp_by_tasks);
+	for (size_t i = 1; i < n; i++)
+		if (f->tasks[f->by_tasks[i]] == f->tasks[f->by_tasks[i - 1]]) {
+			int a = f->by_tasks[i - 1], b = f->by_tasks[i];
+
+			snprintf(err, errlen, "malformed: results[%d] and "
+				 "results[%d] are both at %d tasks",
+				 a < b ? a : b, a < b ? b : a, f->tasks[a]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
 /* Every result needs "tasks" >= 1 and numeric sample arrays. */
 static int check_results(struct cmp_file *f, char *err, size_t errlen)
 {
@@ -102,7 +147,7 @@ bad:
 			return -EINVAL;
 		}
 	}
-	return 0;
+	return index_tasks(f, err, errlen);
 }
 
 static const char *get_str(json_object *o, const char *key)
@@ -260,14 +305,19 @@ int cmp_from_json(json_object *root, const char *path, struct cmp_file *f,
 		ret = check_results(f, err, errlen);
 	if (ret)
 		goto err;
+	if (json_object_object_get_ex(f->root, "complete", &ver) &&
+	    !json_object_is_type(ver, json_type_boolean)) {
+		snprintf(err, errlen, "malformed: \"complete\" is not true or "
+			 "false");
+		goto err;
+	}
 	/* A component variant's file is compared as the variant. */
 	printable(f->label, sizeof(f->label), get_str(f->root, "label") ?
 		  get_str(f->root, "label") : f->scheme);
 	printable(f->workload_shown, sizeof(f->workload_shown), f->workload);
 	return 0;
 err:
-	json_object_put(f->root);
-	f->root = NULL;
+	cmp_file_free(f);
 	return -EINVAL;
 }
 
@@ -275,21 +325,29 @@ void cmp_file_free(struct cmp_file *f)
 {
 	json_object_put(f->root);
 	f->root = NULL;
+	free(f->tasks);
+	free(f->by_tasks);
+	f->tasks = f->by_tasks = NULL;
+	f->ntasks = 0;
 }
 
 /* --- data access ---------------------------------------------------------- */
 
 json_object *point_of(const struct cmp_file *f, int tasks)
 {
-	size_t n = json_object_array_length(f->results);
+	int lo = 0, hi = f->ntasks;
 
-	for (size_t i = 0; i < n; i++) {
-		json_object *p = json_object_array_get_idx(f->results, i), *t;
+	while (lo < hi) {                /* the first at or above tasks */
+		int mid = lo + (hi - lo) / 2;
 
-		if (json_object_object_get_ex(p, "tasks", &t) &&
-		    json_object_get_int(t) == tasks)
-			return p;
+		if (f->tasks[f->by_tasks[mid]] < tasks)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	if (lo < f->ntasks && f->tasks[f->by_tasks[lo]] == tasks)
+		return json_object_array_get_idx(f->results,
+						  (size_t)f->by_tasks[lo]);
 	return NULL;
 }
 
@@ -407,6 +465,7 @@ int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
 	char tmp[256];
 
 	if (!json_object_object_get_ex(f->root, "complete", &cpl) ||
+	    !json_object_is_type(cpl, json_type_boolean) ||
 	    !json_object_get_boolean(cpl)) {
 		snprintf(why, len, "an incomplete run (%s)",
 			 json_object_object_get_ex(f->root, "stopped", &st) ?
@@ -448,11 +507,13 @@ static void mismatch_add(char *out, size_t len, int *count, const char *key,
 	char va[96], vb[96];
 	size_t used = strlen(out);
 
-	if (!a || !b || json_object_equal(a, b))
+	if (a && b && json_object_equal(a, b))
 		return;
-	printable(va, sizeof(va), json_object_is_type(a, json_type_string) ?
+	printable(va, sizeof(va), !a ? "(not recorded)" :
+		  json_object_is_type(a, json_type_string) ?
 		  json_object_get_string(a) : json_object_to_json_string(a));
-	printable(vb, sizeof(vb), json_object_is_type(b, json_type_string) ?
+	printable(vb, sizeof(vb), !b ? "(not recorded)" :
+		  json_object_is_type(b, json_type_string) ?
 		  json_object_get_string(b) : json_object_to_json_string(b));
 	if (used < len)
 		snprintf(out + used, len - used, "%s%s %s vs %s",
@@ -460,35 +521,86 @@ static void mismatch_add(char *out, size_t len, int *count, const char *key,
 	(*count)++;
 }
 
+/* What a file written before an option existed meant by its absence:
+ * the behaviour vmsim had then. An option not listed here has no such
+ * meaning (or is only written where it applies), so its absence on one
+ * side is a difference. */
+static json_object *option_before_it_existed(const char *key)
+{
+	static const struct { const char *key, *str; int64_t num; } was[] = {
+		{ "folio", NULL, 4096 },         /* one page a fault */
+		{ "fault_around", NULL, 4096 },  /* no fault-around */
+		{ "frames", "none", 0 },
+		{ "slab", "malloc", 0 },
+		{ "uffd", "shared", 0 },         /* one uffd for the mm */
+		{ "handler_cpu", "any", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(was) / sizeof(*was); i++)
+		if (!strcmp(key, was[i].key))
+			return was[i].str ? json_object_new_string(was[i].str)
+					  : json_object_new_int64(was[i].num);
+	return NULL;
+}
+
+static bool samples_only(const char *key)
+{
+	static const char *const keys[] = { "iterations", "duration", "tasks" };
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
+		if (!strcmp(key, keys[k]))
+			return true;
+	return false;
+}
+
+/* Key of one side's options against the other's (absent: what an older
+ * format meant, if anything). */
+static void option_mismatch(char *out, size_t len, int *count, const char *key,
+			    json_object *va, json_object *ob, bool a_first)
+{
+	json_object *vb = NULL, *dflt = NULL;
+
+	if (samples_only(key))
+		return;
+	if (!json_object_object_get_ex(ob, key, &vb))
+		vb = dflt = option_before_it_existed(key);
+	if (a_first)
+		mismatch_add(out, len, count, key, va, vb);
+	else
+		mismatch_add(out, len, count, key, vb, va);
+	json_object_put(dflt);
+}
+
 int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 		 char *out, size_t len)
 {
-	static const char *const samples_only[] = { "iterations", "duration",
-						    "tasks" };
 	static const char *const machine[] = { "kernel", "machine", "cpu_model",
 					       "cpus", "numa_nodes" };
-	json_object *oa, *ob, *ma, *mb, *x, *y;
+	json_object *oa = NULL, *ob = NULL, *ma, *mb, *x = NULL, *y = NULL, *y2;
 	int count = 0;
 
 	out[0] = 0;
-	if (json_object_object_get_ex(a->root, "options", &oa) &&
-	    json_object_object_get_ex(b->root, "options", &ob) &&
-	    json_object_is_type(oa, json_type_object) &&
-	    json_object_is_type(ob, json_type_object)) {
-		json_object_object_foreach(oa, key, va) {
-			size_t k;
+	json_object_object_get_ex(a->root, "options", &oa);
+	json_object_object_get_ex(b->root, "options", &ob);
+	if (!json_object_is_type(oa, json_type_object) ||
+	    !json_object_is_type(ob, json_type_object)) {
+		json_object *sa = json_object_new_string(oa ? "recorded" : "(none)");
+		json_object *sb = json_object_new_string(ob ? "recorded" : "(none)");
 
-			for (k = 0; k < sizeof(samples_only) / sizeof(*samples_only) &&
-				    strcmp(key, samples_only[k]); k++)
-				;
-			if (k == sizeof(samples_only) / sizeof(*samples_only) &&
-			    json_object_object_get_ex(ob, key, &y))
-				mismatch_add(out, len, &count, key, va, y);
-		}
+		mismatch_add(out, len, &count, "options", sa, sb);
+		json_object_put(sa);
+		json_object_put(sb);
+	} else {
+		json_object_object_foreach(oa, key, va)
+			option_mismatch(out, len, &count, key, va, ob, true);
+		json_object_object_foreach(ob, keyb, vb)
+			if (!json_object_object_get_ex(oa, keyb, &y2))
+				option_mismatch(out, len, &count, keyb, vb, oa,
+						false);
 	}
-	if (json_object_object_get_ex(a->root, "fault_source", &x) &&
-	    json_object_object_get_ex(b->root, "fault_source", &y))
-		mismatch_add(out, len, &count, "fault_source", x, y);
+	json_object_object_get_ex(a->root, "fault_source", &x);
+	json_object_object_get_ex(b->root, "fault_source", &y);
+	mismatch_add(out, len, &count, "fault_source", x, y);
 	if (json_object_object_get_ex(a->root, "meta", &ma) &&
 	    json_object_object_get_ex(b->root, "meta", &mb))
 		for (size_t k = 0; k < sizeof(machine) / sizeof(*machine); k++)
@@ -497,4 +609,3 @@ int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 				mismatch_add(out, len, &count, machine[k], x, y);
 	return count;
 }
-

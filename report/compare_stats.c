@@ -109,25 +109,11 @@ int cmp_significant(const struct cmp_opts *o, const double *a, size_t na,
 	return *p < cmp_alpha(o);
 }
 
-int base_tasks(const struct cmp_file *b, int *tasks, int max)
-{
-	size_t n = json_object_array_length(b->results);
-	int k = 0;
-
-	for (size_t i = 0; i < n && k < max; i++) {
-		json_object *t;
-
-		json_object_object_get_ex(json_object_array_get_idx(b->results, i),
-					  "tasks", &t);
-		tasks[k++] = json_object_get_int(t);
-	}
-	return k;
-}
-
 int cmp_regressions(FILE *msg, const struct cmp_file *files, int n,
 		    const struct cmp_opts *o, double pct)
 {
-	int tasks[256], nt = base_tasks(&files[0], tasks, 256), found = 0;
+	const int *tasks = files[0].tasks;
+	int nt = files[0].ntasks, found = 0;
 
 	for (int m = 0; m < files[0].nmetrics; m++) {
 		const struct cmp_metric *mt = &files[0].metrics[m];

@@ -131,7 +131,8 @@ void print_wis(FILE *out, const struct cmp_file *files, int n)
 {
 	static const char *const cols[WIS_COLS] = { "MIN", "MAX", "MEAN",
 						    "MEDIAN", "STDDEV" };
-	int tasks[256], nt = base_tasks(&files[0], tasks, 256), nprimary = 0;
+	const int *tasks = files[0].tasks;
+	int nt = files[0].ntasks, nprimary = 0;
 	bool first = true;
 
 	fprintf(out, "| %-10s |", "");
