@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The structure rules of vmsim, checked: folders are layers (each folder's
 files include only their own folder and the folders below it in LAYERS),
-no include loop between files, no source file over 500 lines, no function
-over 80 lines. Prints one line per breach; exits 1 if there is any."""
+no include loop between files, no function over 80 lines. A file is as
+long as its one concern needs (DESIGN.md): no line cap. Prints one line per breach; exits 1 if there is any."""
 import os
 import re
 import sys
@@ -10,9 +10,9 @@ import sys
 # Bottom up. A folder may include itself and any folder listed before it.
 LAYERS = ["util", "trace", "sync", "locks", "uffd", "mm", "faults", "report",
           "workloads", "cli"]
-# Held to the size rules too, above every layer (they may include any).
+# Held to the function-size rule too, above every layer (they may include any).
 EXTRA = ["tests", "tests/fuzz"]
-MAX_FILE, MAX_FUNC = 500, 80
+MAX_FUNC = 80
 
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
 inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -29,8 +29,6 @@ for layer in LAYERS + EXTRA:
         lines = open(os.path.join(d, f), encoding="utf-8").read().split("\n")
         if lines and lines[-1] == "":
             lines.pop()
-        if len(lines) > MAX_FILE:
-            bad.append(f"{path}: {len(lines)} lines (limit {MAX_FILE})")
         graph[path] = []
         for ln in lines:
             m = inc_re.match(ln)

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Every file vmsim writes goes through one safe-write layer (issue 22):
+#  - record -o, --replay-log and run -o never replace a file that is not
+#    theirs (without --force not even theirs), never write through a
+#    symbolic link planted at any name vmsim might choose (the name, the
+#    names beside it, the old temporary names, side files, $TMPDIR
+#    fallbacks): every planted link's target is unchanged afterwards;
+#  - --replay-log never writes onto the trace it replays; /dev/full and a
+#    directory are refused before the run;
+#  - -f with an interrupted run keeps the good result, the partial one
+#    goes beside it;
+#  - two runs in different PID namespaces into one folder both land;
+#  - a full disk sends a recording, a result and a replay log to $TMPDIR
+#    (exit 1, said where), and the recording is whole there.
+# The record cases need perf (skipped, and said, without it).
+set -u
+VMSIM=${1:?usage: safe_write.sh path/to/vmsim TRACE}
+trace=${2:?a shipped trace}
+tmp=$(mktemp -d)
+trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
+fails=0 passes=0
+ok()   { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+valid_result() {
+	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['vmsim_result']" "$1" 2>/dev/null
+}
+valid_trace() { "$VMSIM" trace info "$1" >/dev/null 2>&1; }
+have_perf=0
+command -v perf >/dev/null && [ "$(id -u)" = 0 ] && have_perf=1
+[ $have_perf = 1 ] || echo "safe_write: no perf or tracepoints here: the record cases are skipped"
+out=$tmp/w victims=$tmp/victims
+mkdir -p "$out" "$victims" "$tmp/safe"
+for v in 1 2 3 4 5 6 7 8 9; do echo "victim $v" >"$victims/v$v"; done
+victims_intact() {
+	for v in 1 2 3 4 5 6 7 8 9; do
+		[ "$(cat "$victims/v$v")" = "victim $v" ] || return 1
+	done
+}
+expect() {   # expect WHAT RC FRAGMENT CMD...: exit RC and FRAGMENT on stderr
+	local what=$1 rc=$2 frag=$3; shift 3
+	"$@" >"$tmp/o" 2>"$tmp/e"
+	local got=$?
+	if [ $got -eq "$rc" ] && { [ -z "$frag" ] || grep -qF -- "$frag" "$tmp/e"; }; then ok
+	else fail "$what: exit $got (want $rc), stderr: $(head -c 400 "$tmp/e")"; fi
+}
+run() { "$VMSIM" run -w pft -t 1 -i 2 -m 8M -q "$@"; }
+replay() { "$VMSIM" run -w replay --trace "$out/in.trace" -i 1 -q --fault-source synthetic "$@"; }
+cp "$trace" "$out/in.trace"
+sum_in=$(md5sum <"$out/in.trace")
+
+# 1. record -o onto a file that is not a trace, a device, an existing trace.
+echo keep >"$out/notes.txt"
+if [ $have_perf = 1 ]; then
+	expect "record onto notes" 2 "trace '$out/notes.txt' exists (use --force" \
+		"$VMSIM" record -o "$out/notes.txt" -- /bin/true
+	expect "record -f onto notes" 2 "is not a vmsim trace: --force replaces only traces" \
+		"$VMSIM" record -f -o "$out/notes.txt" -- /bin/true
+	expect "record onto /dev/null" 2 "'/dev/null' is a character device" \
+		"$VMSIM" record -o /dev/null -- /bin/true
+	[ "$(cat "$out/notes.txt")" = keep ] && [ -c /dev/null ] && ok ||
+		fail "a refused record target changed"
+	# --force replaces a trace (and only then).
+	"$VMSIM" record -o "$out/t.trace" -- /bin/true >/dev/null 2>&1
+	expect "record onto a trace" 2 "exists (use --force" \
+		"$VMSIM" record -o "$out/t.trace" -- /bin/true
+	expect "record -f onto a trace" 0 "" "$VMSIM" record -f -o "$out/t.trace" -- /bin/true
+	valid_trace "$out/t.trace" && ok || fail "record -f: not a trace"
+fi
+
+# 2. Links planted at every name vmsim might choose.
+ln -s "$victims/v1" "$out/x.trace.tmp"            # the old temporary name
+ln -s "$victims/v2" "$out/x-2.trace"
+ln -s "$victims/v3" "$out/r-2.json"               # beside names
+ln -s "$victims/v4" "$out/r-3.json"
+ln -s "$victims/v5" "$out/log-2.txt"
+for p in 1 2 $$ $((BASHPID + 1)) $((BASHPID + 2)); do
+	ln -sf "$victims/v6" "$out/.vmsim-$p-0.tmp"   # the old result temporaries
+	ln -sf "$victims/v7" "$out/r.json.tmp.$p"
+done
+for k in 0 1 2 3; do                              # old $TMPDIR fallbacks
+	ln -sf "$victims/v8" "$tmp/safe/vmsim-pft-rwsem-$k.json"
+	ln -sf "$victims/v8" "$tmp/safe/vmsim-trace-$k"
+done
+if [ $have_perf = 1 ]; then
+	expect "record beside planted links" 0 "" "$VMSIM" record -o "$out/x.trace" -- /bin/true
+	valid_trace "$out/x.trace" && ok || fail "record with planted links"
+	ln -s "$victims/v9" "$out/y.trace.mmap_lock.json"
+	expect "record's side file a link" 2 "'$out/y.trace.mmap_lock.json' is a symbolic link" \
+		"$VMSIM" record -o "$out/y.trace" -- /bin/true
+	[ ! -e "$out/y.trace" ] && ok || fail "record made its trace though its side file was refused"
+fi
+# run -o: a result exists; -f with an interrupted run must go beside it,
+# past the links at r-2.json and r-3.json.
+run -o "$out/r.json" >/dev/null 2>&1
+sum_r=$(md5sum <"$out/r.json")
+TMPDIR=$tmp/safe timeout --preserve-status -s INT 0.3 "$VMSIM" run -w pft -t 1,2 \
+	-i 50 -m 32M -q -f -o "$out/r.json" >"$tmp/o" 2>"$tmp/e"
+if [ "$(md5sum <"$out/r.json")" = "$sum_r" ] && valid_result "$out/r-4.json" &&
+   grep -q "'$out/r.json' is kept: this one is incomplete; the result file is in '$out/r-4.json'" "$tmp/e"; then
+	ok
+else
+	fail "-f interrupted: $(ls "$out"; cat "$tmp/e")"
+fi
+# --replay-log: its beside names are links, and it is forced over a log.
+replay --replay-log "$out/log.txt" >/dev/null 2>&1
+expect "replay log exists" 2 "replay log '$out/log.txt' exists (use --force" \
+	replay --replay-log "$out/log.txt"
+expect "replay log forced" 0 "" replay --replay-log "$out/log.txt" -f
+head -1 "$out/log.txt" | grep -q '^# seq thread kind' && ok || fail "replay log content"
+victims_intact && ok || fail "a planted link's target changed: $(head -n1 "$victims"/v*)"
+[ "$(md5sum <"$out/in.trace")" = "$sum_in" ] && ok || fail "the input trace changed"
+
+# 3. The replay log onto its own input, a device, a folder, another file.
+expect "replay log = trace" 2 "'$out/in.trace' is an input of this run" \
+	replay --replay-log "$out/in.trace"
+expect "replay log = trace, forced" 2 "is an input of this run" \
+	replay --replay-log "$out/in.trace" -f
+ln -s in.trace "$out/in-link.trace"
+expect "replay log = a link to the trace" 2 "is a symbolic link" \
+	replay --replay-log "$out/in-link.trace" -f
+expect "replay log onto /dev/full" 2 "'/dev/full' is a character device" \
+	replay --replay-log /dev/full
+expect "replay log onto a folder" 2 "is a directory, not a place for a replay log" \
+	replay --replay-log "$out"
+expect "replay log onto notes, forced" 2 "is not a vmsim replay log" \
+	replay --replay-log "$out/notes.txt" -f
+[ "$(md5sum <"$out/in.trace")" = "$sum_in" ] && [ "$(cat "$out/notes.txt")" = keep ] &&
+	ok || fail "a refused replay log target changed"
+expect "result onto the trace" 2 "is an input of this run" \
+	replay -o "$out/in.trace" -f
+
+# 5. Two runs in two PID namespaces (both are pid 1 there) into one folder.
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	mkdir "$out/ns"
+	unshare --pid --fork --mount-proc "$VMSIM" run -w pft -t 1 -i 2 -m 8M -q \
+		-o "$out/ns/a.json" >/dev/null 2>&1 &
+	unshare --pid --fork --mount-proc "$VMSIM" run -w pft -t 1 -i 2 -m 8M -q \
+		-o "$out/ns/b.json" >/dev/null 2>&1 &
+	wait
+	valid_result "$out/ns/a.json" && valid_result "$out/ns/b.json" &&
+		[ "$(ls -A "$out/ns" | wc -l)" -eq 2 ] && ok ||
+		fail "two PID namespaces: $(ls -A "$out/ns")"
+else
+	echo "safe_write: no PID namespaces here: that case is skipped"
+fi
+
+# 6, 9. A full disk: everything goes to $TMPDIR, exit 1, said where.
+mkdir -p "$tmp/full"
+if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
+	dd if=/dev/zero of="$tmp/full/filler" bs=4k 2>/dev/null
+	rm -f "$tmp/safe"/*
+	if [ $have_perf = 1 ]; then
+		TMPDIR=$tmp/safe "$VMSIM" record -o "$tmp/full/f.trace" -- /bin/true \
+			>"$tmp/o" 2>"$tmp/e"
+		rc=$?
+		saved=$(ls "$tmp"/safe/vmsim-f-*.trace 2>/dev/null | head -1)
+		if [ $rc -eq 1 ] && [ -n "$saved" ] && valid_trace "$saved" &&
+		   grep -q "cannot write '$tmp/full/f.trace': No space left on device; the trace is in '$saved'" "$tmp/e"; then
+			ok
+		else
+			fail "record on a full disk: exit $rc, $(cat "$tmp/e")"
+		fi
+	fi
+	cp "$out/in.trace" "$tmp/in2.trace" 2>/dev/null
+	TMPDIR=$tmp/safe "$VMSIM" run -w replay --trace "$tmp/in2.trace" -i 1 -q \
+		--fault-source synthetic --replay-log "$tmp/full/l.txt" >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	saved=$(ls "$tmp"/safe/vmsim-l-*.txt 2>/dev/null | head -1)
+	if [ $rc -eq 1 ] && [ -n "$saved" ] && head -1 "$saved" | grep -q '^# seq' &&
+	   grep -q "No space left on device; the replay log is in '$saved'" "$tmp/e"; then
+		ok
+	else
+		fail "replay log on a full disk: exit $rc, $(cat "$tmp/e")"
+	fi
+	umount "$tmp/full"
+else
+	echo "safe_write: no tmpfs mount here: the full-disk cases are skipped"
+fi
+echo "safe_write: $passes passed, $fails failed"
+[ $fails -eq 0 ]
