@@ -41,10 +41,8 @@ double stats_stddev(const double *x, size_t n)
 {
 	double m, s = 0;
 
-	if (!n)
+	if (n <= 1)                      /* mmtests: NaN, not 0 */
 		return NAN;
-	if (n == 1)
-		return 0;
 	m = stats_amean(x, n);
 	for (size_t i = 0; i < n; i++)
 		s += (x[i] - m) * (x[i] - m);
@@ -80,18 +78,15 @@ double stats_coeffvar(const double *x, size_t n)
 
 double stats_hstddev(const double *x, size_t n)
 {
-	double h = stats_hmean(x, n), m = 0, s = 0;
+	double h = stats_hmean(x, n), s = 0;
 
-	if (!n || isnan(h) || h == 0)
+	if (n <= 1 || isnan(h) || h == 0)
 		return NAN;
-	if (n == 1)
-		return 0;
+	/* mmtests' calc_stddev for the harmonic mean, to the letter:
+	 * sqrt(sum (1/x - 1/H)^2 * H^4 / n) — divided by n, not n - 1. */
 	for (size_t i = 0; i < n; i++)
-		m += 1.0 / x[i];
-	m /= (double)n;
-	for (size_t i = 0; i < n; i++)
-		s += (1.0 / x[i] - m) * (1.0 / x[i] - m);
-	return h * h * sqrt(s / (double)(n - 1));
+		s += (1.0 / x[i] - 1.0 / h) * (1.0 / x[i] - 1.0 / h);
+	return sqrt(s * h * h * h * h / (double)n);
 }
 
 double stats_hcoeffvar(const double *x, size_t n)

@@ -9,7 +9,7 @@
 double stats_amean(const double *x, size_t n);
 /* Harmonic mean; 0 if any value is 0 (the limit), NaN if any is < 0. */
 double stats_hmean(const double *x, size_t n);
-/* Sample standard deviation (n - 1); 0 for n == 1. */
+/* Sample standard deviation (n - 1); NaN for n <= 1, as mmtests. */
 double stats_stddev(const double *x, size_t n);
 double stats_min(const double *x, size_t n);
 double stats_max(const double *x, size_t n);
@@ -19,9 +19,10 @@ double stats_median(const double *x, size_t n);
 double stats_coeffvar(const double *x, size_t n);
 /*
  * The spread that goes with the harmonic mean H (mmtests' HStddev): the
- * sample standard deviation of the reciprocals, mapped back at H by the
- * delta method, H^2 * stddev(1/x). Close to stddev(x) for a tight sample;
- * 0 for n == 1; NaN if any value is <= 0. HCoeffVar is 100 * it / H.
+ * population standard deviation of the reciprocals, mapped back at H by
+ * the delta method, sqrt(sum (1/x - 1/H)^2 * H^4 / n) — mmtests'
+ * calc_stddev formula, divided by n. Close to stddev(x) for a tight
+ * sample; NaN for n <= 1 or any value <= 0. HCoeffVar is 100 * it / H.
  */
 double stats_hstddev(const double *x, size_t n);
 double stats_hcoeffvar(const double *x, size_t n);

@@ -51,9 +51,12 @@ def best(x, pct, higher):
 
 
 def hstddev(x):
-    # the harmonic mean's spread: H^2 * stdev(1/x) (delta method)
+    # mmtests' calc_stddev for the harmonic mean:
+    # sqrt(sum (1/x - 1/H)^2 * H^4 / n), NaN for one sample
+    if len(x) < 2:
+        return float("nan")
     h = statistics.harmonic_mean(x)
-    return h * h * statistics.stdev([1 / v for v in x])
+    return math.sqrt(sum((1 / v - 1 / h) ** 2 for v in x) * h ** 4 / len(x))
 
 
 def stat(name, x, higher):

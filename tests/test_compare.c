@@ -30,7 +30,7 @@ START_TEST(test_means)
 	ck_assert_double_eq_tol(stats_coeffvar(x, 3), 100 * sqrt(7.0 / 3) / (7.0 / 3), EPS);
 	ck_assert_double_eq_tol(stats_min(x, 3), 1, EPS);
 	ck_assert_double_eq_tol(stats_max(x, 3), 4, EPS);
-	ck_assert_double_eq_tol(stats_stddev(x, 1), 0, EPS);
+	ck_assert(isnan(stats_stddev(x, 1)));            /* mmtests: NaN */
 }
 END_TEST
 
@@ -59,6 +59,29 @@ START_TEST(test_fault_split)
 	p.c.lock_hold_ns = 1e9;                          /* never below 0 */
 	ck_assert(res_fault_split(&p, &sp));
 	ck_assert_double_eq_tol(sp.rest, 0, EPS);
+}
+END_TEST
+
+/* HStddev and HCoeffVar as mmtests computes them, against values worked
+ * by hand: x = 10, 12, 15, 20 has H = 40/3 exactly; the reciprocals
+ * 0.1, 1/12, 1/15, 0.05 lie 1/40, 1/120, -1/120, -1/40 from 1/H, whose
+ * squares sum to 1/720; divided by n = 4: 1/2880. So HStddev =
+ * H^2 * sqrt(1/2880) = (1600/9) / sqrt(2880) = 3.3126932999996885, and
+ * HCoeffVar = 100 * HStddev / H = 24.845199749997664. With n - 1 it would
+ * be 3.8251... (15.5% more): the divisor is pinned. One sample: NaN. */
+START_TEST(test_hstddev_mmtests)
+{
+	const double x[] = { 10, 12, 15, 20 }, one[] = { 7 };
+
+	ck_assert_double_eq_tol(stats_hmean(x, 4), 40.0 / 3, 1e-12);
+	ck_assert_double_eq_tol(stats_hstddev(x, 4), 1600.0 / 9 / sqrt(2880),
+				1e-12);
+	ck_assert_double_eq_tol(stats_hstddev(x, 4), 3.3126932999996885, 1e-12);
+	ck_assert_double_eq_tol(stats_hcoeffvar(x, 4), 24.845199749997664, 1e-9);
+	ck_assert(isnan(stats_hstddev(one, 1)));
+	ck_assert(isnan(stats_hcoeffvar(one, 1)));
+	ck_assert(isnan(stats_stddev(one, 1)));
+	ck_assert(isnan(stats_coeffvar(one, 1)));
 }
 END_TEST
 
@@ -147,10 +170,9 @@ START_TEST(test_significance_rules)
 	double p;
 
 	ck_assert_double_eq_tol(stats_hmean(a, 5), 99.97999719931981, 1e-9);
-	ck_assert_double_eq_tol(stats_hstddev(a, 5), 1.5811546303148463, 1e-9);
-	ck_assert_double_eq_tol(stats_hstddev(b, 5), 1.5811540171894565, 1e-9);
-	ck_assert_double_eq_tol(stats_hcoeffvar(a, 5),
-				100 * 1.5811546303148463 / 99.97999719931981, 1e-9);
+	ck_assert_double_eq_tol(stats_hstddev(a, 5), 1.4142276945290184, 1e-9);
+	ck_assert_double_eq_tol(stats_hstddev(b, 5), 1.4142271461329983, 1e-9);
+	ck_assert_double_eq_tol(stats_hcoeffvar(a, 5), 1.414510636272192, 1e-9);
 	/* Welch: t = -2, df = 8 -> p = 0.0805; not at alpha 0.05. */
 	ck_assert_int_eq(cmp_significant(&welch, a, 5, b, 5, true, &p), 0);
 	ck_assert_double_eq_tol(p, 0.08051623795726018, 1e-7);
@@ -203,6 +225,7 @@ int main(void)
 
 	tcase_add_test(tc, test_means);
 	tcase_add_test(tc, test_edge_cases);
+	tcase_add_test(tc, test_hstddev_mmtests);
 	tcase_add_test(tc, test_fault_split);
 	tcase_add_test(tc, test_best_mean);
 	tcase_add_test(tc, test_welch);
