@@ -28,7 +28,7 @@ int vmsim_cli_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 
 	opterr = 0;      /* getopt's complaints are ours: bad_option() */
 	if (argc < 2)
-		return bad("%s", "no command: want run, list, compare, check, bench, record or trace");
+		return bad("%s", "no command: want run, list, compare, rerun, gate, check, bench, record or trace");
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		usage(stdout);
@@ -54,6 +54,10 @@ int vmsim_cli_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 		return cmd_trace(argc - 1, argv + 1, ctx);
 	if (!strcmp(cmd, "compare"))
 		return cmd_compare(argc - 1, argv + 1, ctx);
+	if (!strcmp(cmd, "rerun"))
+		return cmd_rerun(argc - 1, argv + 1, ctx);
+	if (!strcmp(cmd, "gate"))
+		return cmd_gate(argc - 1, argv + 1, ctx);
 	return bad("unknown command '%s'", cmd);
 }
 

@@ -47,6 +47,8 @@ int set_int_opt(const struct int_opt *ints, size_t n, int opt, const char *arg);
 /* The commands, one file each (cli/cmd_*.c). */
 int cmd_run(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx);
+int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx);
+int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx);

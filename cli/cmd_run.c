@@ -47,7 +47,8 @@ enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
        OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU, OPT_UFFD,
        OPT_FOLIO, OPT_FAULT_AROUND, OPT_FRAMES, OPT_PHYS, OPT_BULK_FREE,
-       OPT_SLAB, OPT_RCU_FREE, OPT_TRACE, OPT_SPEED, OPT_REPLAY_LOG };
+       OPT_SLAB, OPT_RCU_FREE, OPT_TRACE, OPT_SPEED, OPT_REPLAY_LOG,
+       OPT_HOLD_EXTRA };
 
 static const struct option run_opts[] = {
 	{ "lock", required_argument, NULL, 'l' },
@@ -85,6 +86,7 @@ static const struct option run_opts[] = {
 	{ "fault-timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
 	{ "max-map-count", required_argument, NULL, OPT_MAX_MAP },
+	{ "hold-extra", required_argument, NULL, OPT_HOLD_EXTRA },
 	{ "json", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -168,6 +170,12 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 		if (parse_long(arg, 1, 100000000, &v))
 			return bad("bad --max-map-count '%s': want 1 or more", arg);
 		c->mm.max_map_count = (size_t)v;
+		return 0;
+	case OPT_HOLD_EXTRA:
+		if (parse_long(arg, 0, 10000000, &v))
+			return bad("bad --hold-extra '%s': want 0 to 10000000 ns "
+				   "of busy work per critical section", arg);
+		c->mm.hold_extra_ns = (uint64_t)v;
 		return 0;
 	case OPT_CYCLES:
 		if (parse_long(arg, 1, 100000000, &v))
@@ -260,9 +268,13 @@ static int run_settle(struct run_args *a)
 		return EXIT_USAGE;
 	if (c->wo.writers < 0)
 		c->wo.writers = c->wl->background ? 1 : 0;
-	/* --pin alone keeps each handler beside its task, as before;
-	 * placing handlers relative to tasks pins the tasks. */
-	if (c->pin && !a->handler_cpu_given)
+	/* By default each task's handler runs on the task's CPU and the
+	 * tasks are pinned (as will-it-scale pins them): the kernel handles
+	 * a fault on the faulting CPU, and a handler elsewhere adds a
+	 * cross-CPU wake-up — on a VM a hypervisor exit when that vCPU
+	 * idles — that made identical runs differ by 2x (README: "Numbers
+	 * that repeat"). --handler-cpu any is the old placement. */
+	if (!a->handler_cpu_given)
 		c->handler_cpu = HANDLER_CPU_SAME;
 	if (c->handler_cpu != HANDLER_CPU_ANY)
 		c->pin = true;
@@ -475,6 +487,14 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		host_busy_now(&t0);
 		ret = runner_run(&a.c, r, err, sizeof(err));
 		for (int i = 0; i < run_ntargets(&a.c); i++) {
+			/* The command line, as given (vmsim rerun runs the
+			 * options, which say the same in full). */
+			r[i].command = json_object_new_array();
+			json_object_array_add(r[i].command,
+					      json_object_new_string(prog));
+			for (int k = 0; k < argc; k++)
+				json_object_array_add(r[i].command,
+					json_object_new_string(argv[k]));
 			r[i].host_wake_us = hp.wake_us;
 			r[i].host_uffd_block_us = hp.uffd_block_us;
 			r[i].host_uffd_busy_us = hp.uffd_busy_us;

@@ -70,8 +70,23 @@ void print_comparison(struct res_file *r, int n);
  * during the run, and for failed reads of the uffd. label: the target's
  * name with several, or NULL. */
 void print_source_errors(const struct res_file *r, const char *label);
+/* What a result records of the run that made it (cli/run_options.c):
+ * every option that changes what is measured. */
 json_object *options_json(const struct run_cfg *c, int target,
 			  int nhandlers_opt);
+
+/* The other way: the arguments of `vmsim run` (argv[0] "run") that make
+ * the run of result root again — its scheme, workload, fault source and
+ * every recorded option. 0, or -EINVAL (an option this vmsim does not
+ * know, say) / -ENOMEM with one clause in err. Free with run_args_free. */
+#define RUN_ARGS_MAX 128
+struct run_args_vec {
+	int n;
+	char *argv[RUN_ARGS_MAX];
+};
+int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
+		   size_t len);
+void run_args_free(struct run_args_vec *v);
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
 void result_path(char *out, size_t len, const char *json, const char *scheme);
 

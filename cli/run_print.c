@@ -129,6 +129,53 @@ static void print_point(const struct res_point *p, const struct run_cfg *c)
 	print_lockstat(p);
 }
 
+/* "noise tasks 1: steal 0.0% (max 0.1%), others 0.02 CPUs (max 0.05),
+ * 130 involuntary switches/s; faults/sec: sample 3 an outlier, bimodal". */
+static void print_noise(const struct res_file *r, const struct res_point *p)
+{
+	double st = 0, stmax = 0, ot = 0, otmax = 0, iv = 0;
+	int n = 0, m = 0;
+	struct res_shape sh;
+
+	for (int i = 0; i < p->nsamples; i++) {
+		const struct res_noise *z = &p->noise[i];
+
+		if (!isfinite(z->steal) || !isfinite(z->others))
+			continue;
+		st += z->steal;
+		ot += z->others;
+		iv += isfinite(z->ivcsw) ? z->ivcsw : 0;
+		stmax = fmax(stmax, z->steal);
+		otmax = fmax(otmax, z->others);
+		n++;
+	}
+	while (m < r->nmetrics - 1 && !r->metrics[m].primary)
+		m++;
+	res_shape_of(p->samples[m], p->nsamples, &sh);
+	printf("noise tasks %d: ", p->tasks);
+	if (n)
+		printf("steal %.1f%% (max %.1f%%), others %.2f CPUs (max %.2f), "
+		       "%.0f involuntary switches/s", 100 * st / n, 100 * stmax,
+		       ot / n, otmax, iv / n);
+	else
+		printf("not measured");
+	if (sh.noutliers || sh.bimodal) {
+		int k = 0;
+
+		printf("; %s:", r->metrics[m].name);
+		if (sh.noutliers)
+			printf(" sample%s", sh.noutliers == 1 ? "" : "s");
+		for (int i = 0; i < p->nsamples && i < 64; i++)
+			if (sh.outlier[i])
+				printf("%s %d", k++ ? "," : "", i + 1);
+		if (sh.noutliers)
+			printf(" far out");
+		if (sh.bimodal)
+			printf("%s in two groups (bimodal)", sh.noutliers ? ";" : "");
+	}
+	printf("\n");
+}
+
 void print_summary(const struct res_file *r, const struct run_cfg *c,
 			  bool brief)
 {
@@ -167,6 +214,8 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 				       p->tasks, k + 1, p->wall[k],
 				       res_flag_reason(p->flag[k]));
 	}
+	for (int i = 0; i < r->npoints && !brief; i++)
+		print_noise(r, &r->points[i]);
 	for (int i = 0; i < r->npoints && !brief; i++)
 		print_point(&r->points[i], c);
 }
@@ -207,75 +256,6 @@ void print_source_errors(const struct res_file *r, const char *label)
 			"failed and were retried (the faults behind them waited)\n",
 			prog, label ? label : "", label ? ": " : "",
 			(unsigned long long)reads);
-}
-
-json_object *options_json(const struct run_cfg *c, int target,
-			  int nhandlers_opt)
-{
-	json_object *o = json_object_new_object(), *t = json_object_new_array();
-
-	for (int i = 0; i < c->ntasklist; i++)
-		json_object_array_add(t, json_object_new_int(c->tasks[i]));
-	json_object_object_add(o, "tasks", t);
-	json_object_object_add(o, "iterations", json_object_new_int(c->wo.iterations));
-	if (c->wl->min_mem)              /* only where the workload uses it */
-		json_object_object_add(o, "mem", json_object_new_int64((int64_t)c->wo.mem));
-	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
-	json_object_object_add(o, "handlers", json_object_new_int(nhandlers_opt));
-	json_object_object_add(o, "wait", json_object_new_string(
-		uffd_wait_mode_name(c->mm.src.wait)));
-	json_object_object_add(o, "batch", json_object_new_int(c->mm.src.batch));
-	json_object_object_add(o, "writers", json_object_new_int(c->wo.writers));
-	json_object_object_add(o, "mode", json_object_new_string(
-		c->processes ? "processes" : "threads"));
-	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
-	json_object_object_add(o, "folio", json_object_new_int64(
-		(int64_t)(c->mm.folio_size ? c->mm.folio_size : SIM_PAGE_SIZE)));
-	json_object_object_add(o, "fault_around", json_object_new_int64(
-		(int64_t)(c->mm.fault_around ? c->mm.fault_around : SIM_PAGE_SIZE)));
-	json_object_object_add(o, "frames", json_object_new_string(
-		frames_mode_name(c->frames)));
-	json_object_object_add(o, "slab", json_object_new_string(
-		slab_kind_name(run_target_slab(c, target))));
-	if (run_target_slab(c, target) == SLAB_SHEAVES)
-		json_object_object_add(o, "rcu_free", json_object_new_string(
-			slab_rcu_free_name(run_target_rcu_free(c, target))));
-	if (c->frames != FRAMES_NONE) {
-		json_object_object_add(o, "phys", json_object_new_int64(
-			(int64_t)c->phys));
-		json_object_object_add(o, "bulk_free", json_object_new_string(
-			c->bulk_free == FRAMES_ONEPASS ? "onepass" : "twopass"));
-	}
-	json_object_object_add(o, "uffd", json_object_new_string(
-		c->uffd_split == UFFD_SPLIT_SHARED ? "shared" :
-		c->uffd_split == UFFD_SPLIT_PER_TASK ? "per-task" : "auto"));
-	json_object_object_add(o, "handler_cpu", json_object_new_string(
-		c->handler_cpu == HANDLER_CPU_SAME ? "same" :
-		c->handler_cpu == HANDLER_CPU_OTHER ? "other" : "any"));
-	json_object_object_add(o, "numa", json_object_new_string(
-		c->mm.numa == SIM_NUMA_LOCAL ? "local" :
-		c->mm.numa == SIM_NUMA_INTERLEAVE ? "interleave" : "default"));
-	if (c->wl->loop) {
-		json_object_object_add(o, "warmup", json_object_new_int(c->wo.warmup));
-		json_object_object_add(o, "duration", json_object_new_int(c->wo.duration));
-		json_object_object_add(o, "interval_ms", json_object_new_int(c->wo.interval_ms));
-	}
-	if (c->wl->options & WL_OPT_CYCLES)
-		json_object_object_add(o, "cycles", json_object_new_int64(c->wo.cycles));
-	if (c->wl->options & WL_OPT_ZAP)
-		json_object_object_add(o, "zap", json_object_new_string(
-			c->wo.zap_per_range ? "madvise" : "process_madvise"));
-	if (c->wl->options & WL_OPT_TRACE) {
-		json_object_object_add(o, "trace", json_object_new_string(
-			c->trace ? c->trace : ""));
-		if (c->speed > 0)
-			json_object_object_add(o, "speed",
-					       json_object_new_double(c->speed));
-		else
-			json_object_object_add(o, "speed",
-					       json_object_new_string("asap"));
-	}
-	return o;
 }
 
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */

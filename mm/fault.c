@@ -201,6 +201,7 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		t0 = cycles_now();
 		v = ops->fault_begin(mm->lock, addr, lflags, &h);
 		t1 = cycles_now();
+		sim_mm_hold_extra(mm);
 		wait += t1 - t0;
 		set_phase("looking up the VMA and resolving (lock held)");
 		/* After the scheme's lock (a reader never waits for a lock

@@ -211,6 +211,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		return -ENOMEM;
 	memset(mm, 0, sizeof(*mm));
 	mm->cfg = *cfg;
+	mm->hold_extra_cycles = cfg->hold_extra_ns ?
+		(uint64_t)((double)cfg->hold_extra_ns / clock_ns_per_cycle()) : 0;
 	if (!mm->cfg.max_map_count)
 		mm->cfg.max_map_count = SIM_DEFAULT_MAX_MAP_COUNT;
 	mm->pidfd = -1;

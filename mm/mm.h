@@ -29,6 +29,7 @@
 #include "mm/objpool.h"
 #include "mm/vma.h"
 #include "mm/vma_tree.h"
+#include "util/clock.h"
 
 /* --numa: where the arena's memory and the handlers go (libnuma). */
 enum sim_numa {
@@ -91,6 +92,10 @@ struct sim_mm_cfg {
 	 * from, or NULL: the mm's own pools (--slab malloc). */
 	struct slab_cache *slab_vma, *slab_node;
 	enum sim_numa numa;
+	/* --hold-extra: ns of busy work added inside every critical section
+	 * the scheme opens (fault, write and range-read sides), right after
+	 * its begin: "what if the tree walk were slower?"; 0: none. */
+	uint64_t hold_extra_ns;
 };
 
 struct sim_mm {
@@ -111,6 +116,7 @@ struct sim_mm {
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */
 	struct sim_src_errors src_err;
+	uint64_t hold_extra_cycles;      /* cfg.hold_extra_ns, in cycles */
 	unsigned long start_brk;
 	/* The break; changed only inside a tree transaction (the tree's
 	 * mutex), read locklessly by range-locked mmap's gap search. */
@@ -190,6 +196,19 @@ static inline struct uffd_counters sim_mm_handler_counters(const struct sim_mm *
 	mm->src->ops->counters(mm->src, &c);
 	return c;
 }
+/* --hold-extra's busy work, inside the section just begun: the CPU spins
+ * (no sleep, no syscall) as a longer tree walk would. */
+static inline void sim_mm_hold_extra(const struct sim_mm *mm)
+{
+	uint64_t t0;
+
+	if (!mm->hold_extra_cycles)
+		return;
+	t0 = cycles_now();
+	while (cycles_now() - t0 < mm->hold_extra_cycles)
+		;
+}
+
 /* A fault-source operation failed with -err (err < 0; 0: nothing). */
 static inline void sim_mm_src_failed(struct sim_mm *mm, enum sim_src_op op,
 				     int err)

@@ -33,6 +33,7 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 		return -EINVAL;
 	end = start + len;
 	ops->write_begin(mm->lock, start, end, &h);
+	sim_mm_hold_extra(mm);
 	txn_begin(&x, mm);
 	ret = txn_unmap(&x, start, end, &unmapped);
 	if (!ret)
@@ -134,6 +135,7 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 			ops->write_begin_unplaced(mm->lock, addr, len, &h, &guess);
 		else
 			ops->write_begin(mm->lock, mm->base, mm->end, &h);
+		sim_mm_hold_extra(mm);
 		txn_begin(&x, mm);
 		ret = mmap_place(&x, addr, len, flags, &start);
 		if (ret || fixed || !guess || start == guess)
@@ -175,6 +177,7 @@ out:
 	 * racing munmap took is skipped. */
 	if (!ret && (flags & MAP_POPULATE)) {
 		ops->read_range_begin(mm->lock, start, start + len, 0, &h);
+		sim_mm_hold_extra(mm);
 		sim_populate(mm, start, start + len);
 		ops->read_range_end(mm->lock, &h);
 	}
@@ -204,6 +207,7 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 		return -ENOMEM;
 	end = start + len;
 	ops->write_begin(mm->lock, start, end, &h);
+	sim_mm_hold_extra(mm);
 	txn_begin(&x, mm);
 	txn_covered(&x, start, end, &hole);
 	if (hole)
@@ -307,6 +311,7 @@ int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
 	 * MADV_POPULATE_WRITE faults pages in under mmap_read_lock. */
 	ops->read_range_begin(mm->lock, start, start + len,
 			      advice == MADV_DONTNEED ? LOCK_RANGE_VMA : 0, &h);
+	sim_mm_hold_extra(mm);
 	ret = madvise_walk(mm, start, start + len, advice == MADV_DONTNEED ?
 			   MADV_STEP_ZAP : MADV_STEP_POPULATE);
 	ops->read_range_end(mm->lock, &h);
@@ -342,6 +347,7 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 	 * the range side covers the span of all the ranges. */
 	ops->read_range_begin(mm->lock, lo, hi,
 			      advice == MADV_DONTNEED ? LOCK_RANGE_VMA : 0, &h);
+	sim_mm_hold_extra(mm);
 	for (i = 0; i < n; i++) {
 		unsigned long s = (unsigned long)iov[i].iov_base;
 		size_t len = iov[i].iov_len;
@@ -428,6 +434,7 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 		/* The heap's changing part (at least the page the break is
 		 * in); a scheme without ranges takes its whole write side. */
 		ops->write_begin(mm->lock, lo, lo < hi ? hi : lo + SIM_PAGE_SIZE, &h);
+		sim_mm_hold_extra(mm);
 		txn_begin(&x, mm);
 		if (atomic_load(&mm->brk) == oldbrk)
 			break;

@@ -28,6 +28,17 @@
 #include "report/results.h"
 #include "report/stats.h"
 
+double cmp_spread(const double *a, size_t na, const double *b, size_t nb,
+		  bool higher)
+{
+	double sa = higher ? stats_hcoeffvar(a, na) : stats_coeffvar(a, na);
+	double sb = higher ? stats_hcoeffvar(b, nb) : stats_coeffvar(b, nb);
+
+	if (isnan(sa))
+		return sb;
+	return isnan(sb) ? sa : fmax(sa, sb);
+}
+
 /* All rows of one metric at one task count. */
 static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 			int tasks)
@@ -37,9 +48,9 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 	struct row r = { .section = "metric" };
 
 	for (int i = 0; i < pr->n; i++) {
-		nx[i] = samples_of(&pr->files[i], m->name, tasks, &x[i]);
+		nx[i] = cmp_samples_of(&pr->files[i], m->name, tasks, &x[i]);
 		/* Not a number to compute with, nor to compare against. */
-		r.invalid[i] = !samples_ok(m, x[i], nx[i]);
+		r.invalid[i] = !cmp_samples_ok(m, x[i], nx[i]);
 		if (r.invalid[i])
 			nx[i] = 0;
 	}
@@ -47,12 +58,12 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 	for (int st = 0; st < ST_N; st++) {
 		bool lower_form = st == ST_STDDEV || st == ST_COV;
 
-		r.stat = stat_name(st, m->higher);
+		r.stat = cmp_stat_name(st, m->higher);
 		for (int i = 0; i < pr->n; i++) {
 			double p;
 
-			r.v[i] = stat_value(st, x[i], nx[i], m->higher);
-			r.pct[i] = pct_diff(r.v[0], r.v[i],
+			r.v[i] = cmp_stat_value(st, x[i], nx[i], m->higher);
+			r.pct[i] = cmp_pct_diff(r.v[0], r.v[i],
 					    lower_form ? false : m->higher);
 			r.sig[i] = -1;
 			if (st != ST_MEAN || i == 0 || !nx[i])
@@ -60,6 +71,12 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 			r.sig[i] = cmp_significant(pr->o, x[0], nx[0], x[i], nx[i],
 						   m->higher, &p) == 1 &&
 				   isfinite(r.pct[i]) && r.pct[i] != 0;
+			/* A difference within the spread of the samples
+			 * behind it is no finding, significant or not. */
+			if (isfinite(r.pct[i]) &&
+			    fabs(r.pct[i]) < cmp_spread(x[0], nx[0], x[i], nx[i],
+							 m->higher))
+				r.sig[i] = CMP_WITHIN;
 		}
 		cmp_emit_row(pr, &r);
 	}
@@ -91,11 +108,11 @@ static void counter_row(struct printer *pr, const char *stat, const char *key,
 
 	snprintf(r.key, sizeof(r.key), "%s-%d", key, tasks);
 	for (int i = 0; i < pr->n; i++) {
-		json_object *p = point_of(&pr->files[i], tasks);
+		json_object *p = cmp_point_of(&pr->files[i], tasks);
 
 		r.v[i] = p ? int_at(p, path[0], path[1], path[2], path[3]) / scale
 			   : NAN;
-		r.pct[i] = lower_better ? pct_diff(r.v[0], r.v[i], false) : NAN;
+		r.pct[i] = lower_better ? cmp_pct_diff(r.v[0], r.v[i], false) : NAN;
 		r.sig[i] = -1;
 	}
 	cmp_emit_row(pr, &r);
@@ -108,7 +125,7 @@ static int key_union(struct printer *pr, int tasks, const char *field,
 	int n = 0;
 
 	for (int i = 0; i < pr->n; i++) {
-		json_object *p = point_of(&pr->files[i], tasks), *o;
+		json_object *p = cmp_point_of(&pr->files[i], tasks), *o;
 
 		if (!p || !json_object_object_get_ex(p, field, &o) ||
 		    !json_object_is_type(o, json_type_object))
@@ -155,16 +172,88 @@ static void latency_rows(struct printer *pr, int tasks)
 
 		snprintf(r.key, sizeof(r.key), "%s-%d", rows[k].key, tasks);
 		for (int i = 0; i < pr->n; i++) {
-			json_object *p = point_of(&pr->files[i], tasks);
+			json_object *p = cmp_point_of(&pr->files[i], tasks);
 
 			r.v[i] = p ? int_at(p, rows[k].obj, rows[k].field, NULL,
 					    NULL) / rows[k].scale : NAN;
 			any |= isfinite(r.v[i]);
-			r.pct[i] = pct_diff(r.v[0], r.v[i], false);
+			r.pct[i] = cmp_pct_diff(r.v[0], r.v[i], false);
 			r.sig[i] = -1;
 		}
 		if (any)
 			cmp_emit_row(pr, &r);
+	}
+}
+
+/* The mean of the numbers in p.noise.<field> (nulls skipped), or NaN. */
+static double noise_mean(json_object *p, const char *field)
+{
+	json_object *nz, *a;
+	double s = 0;
+	size_t n = 0;
+
+	if (!p || !json_object_object_get_ex(p, "noise", &nz) ||
+	    !json_object_object_get_ex(nz, field, &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return NAN;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *v = json_object_array_get_idx(a, i);
+
+		if (json_object_is_type(v, json_type_double) ||
+		    json_object_is_type(v, json_type_int)) {
+			s += json_object_get_double(v);
+			n++;
+		}
+	}
+	return n ? s / (double)n : NAN;
+}
+
+/* What the machine was doing (results' noise): the mean steal (per cent
+ * of all CPUs), other processes' CPUs, vmsim's involuntary switches a
+ * second; the samples far out and whether they form two groups. Rows
+ * only where some file has them; no better or worse. */
+static void noise_rows(struct printer *pr, int tasks)
+{
+	static const struct { const char *stat, *field; double scale; } rows[] = {
+		{ "Steal%", "steal", 0.01 }, { "Others", "others_cpus", 1 },
+		{ "Ivcsw/s", "ivcsw_per_s", 1 },
+	};
+	bool any = false;
+
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		struct row r = { .section = "noise", .stat = rows[k].stat,
+				 .nopct = true };
+
+		snprintf(r.key, sizeof(r.key), "noise-%d", tasks);
+		for (int i = 0; i < pr->n; i++) {
+			r.v[i] = noise_mean(cmp_point_of(&pr->files[i], tasks),
+					    rows[k].field) / rows[k].scale;
+			r.pct[i] = NAN;
+			r.sig[i] = -1;
+			any |= isfinite(r.v[i]);
+		}
+		if (any)
+			cmp_emit_row(pr, &r);
+	}
+	for (int s = 0; s < 2 && any; s++) {
+		struct row r = { .section = "noise", .integer = true, .nopct = true,
+				 .stat = s ? "Bimodal" : "Outliers" };
+
+		snprintf(r.key, sizeof(r.key), "noise-%d", tasks);
+		for (int i = 0; i < pr->n; i++) {
+			json_object *p = cmp_point_of(&pr->files[i], tasks), *nz, *v;
+
+			r.v[i] = NAN;
+			r.pct[i] = NAN;
+			r.sig[i] = -1;
+			if (!p || !json_object_object_get_ex(p, "noise", &nz))
+				continue;
+			if (s && json_object_object_get_ex(nz, "bimodal", &v))
+				r.v[i] = json_object_get_boolean(v);
+			if (!s && json_object_object_get_ex(nz, "outliers", &v))
+				r.v[i] = (double)json_object_array_length(v);
+		}
+		cmp_emit_row(pr, &r);
 	}
 }
 
@@ -307,11 +396,11 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 	if (n > CMP_MAX_FILES)
 		n = pr.n = CMP_MAX_FILES;
 	if (o->format == CMP_GNUPLOT) {
-		print_gnuplot(out, files, n, o);
+		cmp_print_gnuplot(out, files, n, o);
 		return;
 	}
 	if (o->format == CMP_WIS) {
-		print_wis(out, files, n);
+		cmp_print_wis(out, files, n);
 		return;
 	}
 	print_head(&pr);
@@ -321,12 +410,17 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 	for (int t = 0; t < nt; t++)
 		latency_rows(&pr, tasks[t]);
 	for (int t = 0; t < nt; t++)
+		noise_rows(&pr, tasks[t]);
+	for (int t = 0; t < nt; t++)
 		lock_rows(&pr, tasks[t]);
 	if (o->test != CMP_MMTESTS_CI)
 		snprintf(level, sizeof(level), " at alpha = %g", cmp_alpha(o));
 	if (o->format == CMP_TEXT || o->format == CMP_MARKDOWN)
 		fprintf(out, "\n%s*x.xx%%* on a mean row: significant by %s%s "
-			"against the first column; positive is better.\n",
+			"against the first column; positive is better. "
+			"(~x.xx%%): smaller than the spread of the samples "
+			"behind it (the larger CoeffVar of the two): not a "
+			"finding, significant or not.\n",
 			o->format == CMP_MARKDOWN ? "**x.xx%** / " : "",
 			rule[o->test], level);
 	else if (o->format == CMP_JSON)

@@ -101,13 +101,34 @@ int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
 int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 		 char *out, size_t len);
 
+/* The result of f at tasks (its JSON object), or NULL. */
+json_object *cmp_point_of(const struct cmp_file *f, int tasks);
+/* Samples of metric at tasks in f (malloc'ed into *out; NULL if none). */
+size_t cmp_samples_of(const struct cmp_file *f, const char *metric, int tasks,
+		      double **out);
+
 /* Print the comparison of files[0] (the base) with the others. */
 void cmp_print(FILE *out, const struct cmp_file *files, int n,
 	       const struct cmp_opts *o);
 
-/* Primary metrics of a later file significantly worse than the base by
- * more than pct percent; each is described on msg. Returns the count. */
-int cmp_regressions(FILE *msg, const struct cmp_file *files, int n,
-		    const struct cmp_opts *o, double pct);
+/*
+ * The regression gate (docs/gate.md): each primary metric at each task
+ * count, for each later file against the base, is a regression when it
+ * is more than pct percent worse AND significantly so in the rule's
+ * one-sided test after Holm–Bonferroni over every row (family-wise
+ * alpha: o->alpha, else 0.05). A row with fewer than 3 samples a side
+ * cannot be judged. Prints a line per regression on out; the verdict
+ * ("PASS: …", "REGRESSION: …", "CANNOT JUDGE: …") goes into line.
+ */
+enum cmp_verdict { CMP_PASS, CMP_REGRESSION, CMP_CANNOT_JUDGE };
+#define CMP_GATE_DEFAULT_PCT 5.0         /* --fail-on-regression's */
+int cmp_gate(FILE *out, const struct cmp_file *files, int n,
+	     const struct cmp_opts *o, double pct, char *line, size_t len);
+/* Several runs of one configuration as one result (a new JSON root, or
+ * NULL): files[0] with, at each of its task counts, every file's
+ * samples after its own (flags and noise kept alongside). */
+json_object *cmp_pool(const struct cmp_file *files, int n);
+/* The gate's family-wise alpha under o. */
+double cmp_gate_alpha(const struct cmp_opts *o);
 
 #endif

@@ -24,6 +24,8 @@ static void fmt_pct(char *buf, size_t len, double p, int sig)
 		snprintf(buf, len, " (    n/a)");
 	else if (sig == 1)
 		snprintf(buf, len, " *%7.2f%%*", p);
+	else if (sig == CMP_WITHIN)
+		snprintf(buf, len, " (~%6.2f%%)", p);
 	else
 		snprintf(buf, len, " (%7.2f%%)", p);
 }
@@ -60,6 +62,11 @@ static void emit_text(struct printer *pr, const struct row *r)
 			fprintf(pr->out, "\n");
 		if (!strcmp(r->section, "lock"))
 			fprintf(pr->out, "Lock statistics and counters\n");
+		if (!strcmp(r->section, "noise"))
+			fprintf(pr->out, "The machine meanwhile: steal (%% of all "
+				"CPUs), other processes (CPUs), vmsim's "
+				"involuntary switches a second; samples far "
+				"out, two groups (1)\n");
 		if (!strcmp(r->section, "latency"))
 			fprintf(pr->out, "Latency of a touch (us: the fault's, when "
 				"it faulted); the mean fault split (us, and the "
@@ -89,6 +96,7 @@ static void emit_markdown(struct printer *pr, const struct row *r)
 			fprintf(pr->out, " %s |", v + strspn(v, " "));
 		else
 			fprintf(pr->out, r->sig[i] == 1 ? " %s (**%.2f%%**) |" :
+				r->sig[i] == CMP_WITHIN ? " %s (~%.2f%%) |" :
 				" %s (%.2f%%) |", v + strspn(v, " "), r->pct[i]);
 	}
 	fprintf(pr->out, "\n");
@@ -107,6 +115,7 @@ static void emit_csv(struct printer *pr, const struct row *r)
 		if (isfinite(r->pct[i]))
 			fprintf(pr->out, "%.6f", r->pct[i]);
 		fprintf(pr->out, ",%s\n", r->sig[i] < 0 ? "" :
+			r->sig[i] == CMP_WITHIN ? "within-spread" :
 			r->sig[i] ? "yes" : "no");
 	}
 }
@@ -127,11 +136,20 @@ static void emit_json(struct printer *pr, const struct row *r)
 		json_object_array_add(b, isfinite(r->pct[i]) ?
 			json_object_new_double(r->pct[i]) : NULL);
 		json_object_array_add(c, r->sig[i] < 0 ? NULL :
-			json_object_new_boolean(r->sig[i]));
+			json_object_new_boolean(r->sig[i] == 1));
 	}
 	json_object_object_add(o, "values", a);
 	json_object_object_add(o, "diff_pct", b);
 	json_object_object_add(o, "significant", c);
+	for (int i = 0; i < pr->n; i++)
+		if (r->sig[i] == CMP_WITHIN) {
+			a = json_object_new_array();
+			for (int k = 0; k < pr->n; k++)
+				json_object_array_add(a, json_object_new_boolean(
+					r->sig[k] == CMP_WITHIN));
+			json_object_object_add(o, "within_spread", a);
+			break;
+		}
 	for (int i = 0; i < pr->n; i++)
 		if (r->invalid[i]) {
 			a = json_object_new_array();

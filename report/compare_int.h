@@ -21,27 +21,30 @@
 enum stat_id { ST_MIN, ST_MEAN, ST_STDDEV, ST_COV, ST_MAX, ST_MEDIAN, ST_B50,
 	       ST_B95, ST_B99, ST_N };
 
-json_object *point_of(const struct cmp_file *f, int tasks);
-/* Samples of metric at tasks in f (malloc'ed into *out; NULL if none). */
-size_t samples_of(const struct cmp_file *f, const char *metric, int tasks,
-		  double **out);
-const struct cmp_metric *metric_of(const struct cmp_file *f, const char *name);
+const struct cmp_metric *cmp_metric_of(const struct cmp_file *f, const char *name);
 /* Is every sample of x a measurement of m (finite, > 0 if primary)? */
-bool samples_ok(const struct cmp_metric *m, const double *x, size_t n);
+bool cmp_samples_ok(const struct cmp_metric *m, const double *x, size_t n);
 
-const char *stat_name(enum stat_id st, bool higher);
-double stat_value(enum stat_id st, const double *x, size_t n, bool higher);
+const char *cmp_stat_name(enum stat_id st, bool higher);
+double cmp_stat_value(enum stat_id st, const double *x, size_t n, bool higher);
+/* The spread of two samples in per cent of their means: the larger
+ * CoeffVar (HCoeffVar for higher-is-better); NaN with fewer than two
+ * samples on both sides. */
+double cmp_spread(const double *a, size_t na, const double *b, size_t nb,
+		  bool higher);
 /* Difference from the base, positive = better; NaN when undefined. */
-double pct_diff(double base, double v, bool higher);
+double cmp_pct_diff(double base, double v, bool higher);
 
 /* --format wis (compare_wis.c): will-it-scale's summary. */
-void print_wis(FILE *out, const struct cmp_file *files, int n);
+void cmp_print_wis(FILE *out, const struct cmp_file *files, int n);
 
 /* --format gnuplot (compare_stats.c). */
-void print_gnuplot(FILE *out, const struct cmp_file *files, int n,
+void cmp_print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 		   const struct cmp_opts *o);
 
 /* compare.c's tables, row by row (compare_emit.c prints them). */
+#define CMP_WITHIN 2
+
 struct row {
 	const char *section;             /* "metric" or "lock" */
 	const char *stat;
@@ -50,7 +53,9 @@ struct row {
 	bool nopct;                      /* a count with no better/worse */
 	double v[CMP_MAX_FILES];
 	double pct[CMP_MAX_FILES];
-	int sig[CMP_MAX_FILES];          /* -1 not tested, 0 no, 1 yes */
+	int sig[CMP_MAX_FILES];          /* -1 not tested, 0 no, 1 yes,
+					  * CMP_WITHIN: smaller than the spread
+					  * of the samples behind it */
 	bool invalid[CMP_MAX_FILES];     /* samples that are not measurements */
 };
 

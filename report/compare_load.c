@@ -65,7 +65,7 @@ static int cmp_by_tasks(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The task counts, and their order for point_of()'s binary search; a
+/* The task counts, and their order for cmp_point_of()'s binary search; a
  * count given twice is refused (which of the two would be compared?). */
 static int index_tasks(struct cmp_file *f, char *err, size_t errlen)
 {
@@ -333,7 +333,7 @@ void cmp_file_free(struct cmp_file *f)
 
 /* --- data access ---------------------------------------------------------- */
 
-json_object *point_of(const struct cmp_file *f, int tasks)
+json_object *cmp_point_of(const struct cmp_file *f, int tasks)
 {
 	int lo = 0, hi = f->ntasks;
 
@@ -352,10 +352,10 @@ json_object *point_of(const struct cmp_file *f, int tasks)
 }
 
 /* Samples of metric at tasks in f (malloc'ed into *out; NULL if none). */
-size_t samples_of(const struct cmp_file *f, const char *metric,
+size_t cmp_samples_of(const struct cmp_file *f, const char *metric,
 			 int tasks, double **out)
 {
-	json_object *p = point_of(f, tasks), *s, *arr;
+	json_object *p = cmp_point_of(f, tasks), *s, *arr;
 	size_t n;
 
 	*out = NULL;
@@ -371,7 +371,7 @@ size_t samples_of(const struct cmp_file *f, const char *metric,
 	return n;
 }
 
-const struct cmp_metric *metric_of(const struct cmp_file *f,
+const struct cmp_metric *cmp_metric_of(const struct cmp_file *f,
 					  const char *name)
 {
 	for (int i = 0; i < f->nmetrics; i++)
@@ -388,7 +388,7 @@ static bool sample_ok(const struct cmp_metric *m, double v)
 	return isfinite(v) && (m->primary ? v > 0 : v >= 0);
 }
 
-bool samples_ok(const struct cmp_metric *m, const double *x, size_t n)
+bool cmp_samples_ok(const struct cmp_metric *m, const double *x, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!sample_ok(m, x[i]))
@@ -430,7 +430,7 @@ static int validate_point(const struct cmp_file *f, json_object *p,
 	for (int m = 0; m < f->nmetrics; m++) {
 		const struct cmp_metric *mt = &f->metrics[m];
 		double *x;
-		size_t n = samples_of(f, mt->name, tasks, &x);
+		size_t n = cmp_samples_of(f, mt->name, tasks, &x);
 
 		for (size_t i = 0; i < n; i++)
 			if (!sample_ok(mt, x[i])) {
@@ -484,7 +484,7 @@ int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
 	if (!base)
 		return 0;
 	for (int m = 0; m < base->nmetrics; m++)
-		if (!metric_of(f, base->metrics[m].name)) {
+		if (!cmp_metric_of(f, base->metrics[m].name)) {
 			snprintf(why, len, "no metric '%s' (the base has it)",
 				 printable(tmp, sizeof(tmp), base->metrics[m].name));
 			return -EINVAL;
@@ -492,7 +492,7 @@ int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
 	for (size_t i = 0; i < json_object_array_length(base->results); i++) {
 		int t = point_tasks(json_object_array_get_idx(base->results, i));
 
-		if (!point_of(f, t)) {
+		if (!cmp_point_of(f, t)) {
 			snprintf(why, len, "no result at %d tasks (the base has one)",
 				 t);
 			return -EINVAL;
@@ -534,6 +534,7 @@ static json_object *option_before_it_existed(const char *key)
 		{ "slab", "malloc", 0 },
 		{ "uffd", "shared", 0 },         /* one uffd for the mm */
 		{ "handler_cpu", "any", 0 },
+		{ "hold_extra_ns", NULL, 0 },    /* no such busy work */
 	};
 
 	for (size_t i = 0; i < sizeof(was) / sizeof(*was); i++)

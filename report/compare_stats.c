@@ -17,7 +17,7 @@
 
 /* --- statistics per row ------------------------------------------------------ */
 
-const char *stat_name(enum stat_id st, bool higher)
+const char *cmp_stat_name(enum stat_id st, bool higher)
 {
 	static const char *const hi[ST_N] = { "Min", "Hmean", "HStddev",
 		"HCoeffVar", "Max", "Median", "BHmean-50", "BHmean-95",
@@ -29,7 +29,7 @@ const char *stat_name(enum stat_id st, bool higher)
 	return higher ? hi[st] : lo[st];
 }
 
-double stat_value(enum stat_id st, const double *x, size_t n,
+double cmp_stat_value(enum stat_id st, const double *x, size_t n,
 			 bool higher)
 {
 	if (!n)
@@ -49,7 +49,7 @@ double stat_value(enum stat_id st, const double *x, size_t n,
 }
 
 /* Difference from the base, positive = better; NaN when undefined. */
-double pct_diff(double base, double v, bool higher)
+double cmp_pct_diff(double base, double v, bool higher)
 {
 	if (!isfinite(base) || !isfinite(v) || base == 0)
 		return NAN;
@@ -83,8 +83,8 @@ int cmp_significant(const struct cmp_opts *o, const double *a, size_t na,
 	*p = NAN;
 	if (!na || !nb)
 		return -1;
-	ma = stat_value(ST_MEAN, a, na, higher);
-	mb = stat_value(ST_MEAN, b, nb, higher);
+	ma = cmp_stat_value(ST_MEAN, a, na, higher);
+	mb = cmp_stat_value(ST_MEAN, b, nb, higher);
 	switch (o->test) {
 	case CMP_WELCH:
 		*p = stats_welch_p(a, na, b, nb);
@@ -97,8 +97,8 @@ int cmp_significant(const struct cmp_opts *o, const double *a, size_t na,
 				     stats_stddev(b, nb), nb);
 		break;
 	case CMP_MMTESTS_CI:
-		sa = stat_value(ST_STDDEV, a, na, higher);
-		sb = stat_value(ST_STDDEV, b, nb, higher);
+		sa = cmp_stat_value(ST_STDDEV, a, na, higher);
+		sb = cmp_stat_value(ST_STDDEV, b, nb, higher);
 		if (na < 2 || nb < 2 || isnan(ma) || isnan(mb) || isnan(sa) ||
 		    isnan(sb))
 			return -1;
@@ -109,54 +109,13 @@ int cmp_significant(const struct cmp_opts *o, const double *a, size_t na,
 	return *p < cmp_alpha(o);
 }
 
-int cmp_regressions(FILE *msg, const struct cmp_file *files, int n,
-		    const struct cmp_opts *o, double pct)
-{
-	const int *tasks = files[0].tasks;
-	int nt = files[0].ntasks, found = 0;
-
-	for (int m = 0; m < files[0].nmetrics; m++) {
-		const struct cmp_metric *mt = &files[0].metrics[m];
-
-		if (!mt->primary)
-			continue;
-		for (int t = 0; t < nt; t++) {
-			double *b;
-			size_t nb = samples_of(&files[0], mt->name, tasks[t], &b);
-			double bm = stat_value(ST_MEAN, b, nb, mt->higher);
-
-			for (int i = 1; i < n; i++) {
-				double *x, d, p;
-				size_t nx = samples_of(&files[i], mt->name, tasks[t], &x);
-
-				d = pct_diff(bm, stat_value(ST_MEAN, x, nx, mt->higher),
-					     mt->higher);
-				if (isfinite(d) && d < -pct &&
-				    cmp_significant(o, b, nb, x, nx, mt->higher, &p) == 1) {
-					fprintf(msg, "regression: %s-%d in %s (%s) is "
-						"%.2f%% worse than %s (%s", mt->name,
-						tasks[t], files[i].shown, files[i].label,
-						-d, files[0].shown, cmp_test_name(o->test));
-					if (!isnan(p))
-						fprintf(msg, ", p = %.3g", p);
-					fprintf(msg, ")\n");
-					found++;
-				}
-				free(x);
-			}
-			free(b);
-		}
-	}
-	return found;
-}
-
 /* --format gnuplot: per file, tasks and the mean, min and max of one
  * metric (the first unless --metric). */
-void print_gnuplot(FILE *out, const struct cmp_file *files, int n,
+void cmp_print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 			  const struct cmp_opts *o)
 {
 	const char *name = o->metric ? o->metric : files[0].metrics[0].name;
-	const struct cmp_metric *m = metric_of(&files[0], name);
+	const struct cmp_metric *m = cmp_metric_of(&files[0], name);
 
 	if (!m)
 		return;
@@ -174,11 +133,11 @@ void print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 
 			json_object_object_get_ex(json_object_array_get_idx(
 				files[i].results, k), "tasks", &t);
-			nx = samples_of(&files[i], name, json_object_get_int(t), &x);
+			nx = cmp_samples_of(&files[i], name, json_object_get_int(t), &x);
 			if (nx)
 				fprintf(out, "%d %.10g %.10g %.10g\n",
 					json_object_get_int(t),
-					stat_value(ST_MEAN, x, nx, m->higher),
+					cmp_stat_value(ST_MEAN, x, nx, m->higher),
 					stats_min(x, nx), stats_max(x, nx));
 			free(x);
 		}

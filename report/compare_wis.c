@@ -76,8 +76,8 @@ static bool summary(const struct cmp_file *f, const struct cmp_metric *m,
 		    int tasks, double v[WIS_COLS])
 {
 	double *x;
-	size_t n = samples_of(f, m->name, tasks, &x);
-	bool ok = n > 0 && samples_ok(m, x, n);
+	size_t n = cmp_samples_of(f, m->name, tasks, &x);
+	bool ok = n > 0 && cmp_samples_ok(m, x, n);
 
 	if (ok) {
 		v[0] = stats_min(x, n);
@@ -127,7 +127,7 @@ static void test_block(FILE *out, const struct cmp_file *files, int n,
 	}
 }
 
-void print_wis(FILE *out, const struct cmp_file *files, int n)
+void cmp_print_wis(FILE *out, const struct cmp_file *files, int n)
 {
 	static const char *const cols[WIS_COLS] = { "MIN", "MAX", "MEAN",
 						    "MEDIAN", "STDDEV" };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "report/results.h"
 #include "report/results_int.h"
+#include "report/stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,23 +30,72 @@ int res_point_reserve(struct res_point *p, int n)
 	}
 	{
 		unsigned char *f = realloc(p->flag, (size_t)n);
+		struct res_noise *z;
 
 		if (!f)
 			return -ENOMEM;
 		p->flag = f;
+		z = realloc(p->noise, sizeof(*z) * (size_t)n);
+		if (!z)
+			return -ENOMEM;
+		p->noise = z;
 	}
 	p->cap = n;
 	return 0;
 }
 
 void res_point_note(struct res_point *p, double wall, double cpu,
-		    enum res_flag flag)
+		    enum res_flag flag, const struct res_noise *noise)
 {
 	if (p->nsamples >= p->cap)
 		return;                  /* res_point_add() failed before */
 	p->wall[p->nsamples] = wall;
 	p->cpu[p->nsamples] = cpu;
 	p->flag[p->nsamples] = (unsigned char)flag;
+	p->noise[p->nsamples] = noise ? *noise :
+		(struct res_noise){ NAN, NAN, NAN };
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void res_shape_of(const double *x, int n, struct res_shape *out)
+{
+	double s[64], d[64], med, mad, gap = 0;
+	int cut = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (n > 64)
+		n = 64;
+	if (n < 3)
+		return;
+	memcpy(s, x, sizeof(double) * (size_t)n);
+	qsort(s, (size_t)n, sizeof(double), cmp_double);
+	med = stats_median(s, (size_t)n);
+	for (int i = 0; i < n; i++)
+		d[i] = fabs(s[i] - med);
+	mad = stats_median(d, (size_t)n);
+	for (int i = 0; i < n && mad > 0; i++)
+		if (fabs(x[i] - med) > 3.5 * 1.4826 * mad) {
+			out->outlier[i] = true;
+			out->noutliers++;
+		}
+	/* Two groups: the widest gap between neighbours, sorted. */
+	for (int i = 1; i < n; i++)
+		if (s[i] - s[i - 1] > gap) {
+			gap = s[i] - s[i - 1];
+			cut = i;
+		}
+	if (cut >= 2 && n - cut >= 2) {
+		double lo = s[cut - 1] - s[0], hi = s[n - 1] - s[cut];
+
+		out->bimodal = gap > 2 * (lo > hi ? lo : hi) &&
+			       gap > 0.05 * fabs(med);
+	}
 }
 
 int res_point_nflagged(const struct res_point *p)
@@ -177,6 +227,7 @@ void res_point_free(struct res_point *p)
 	free(p->wall);
 	free(p->cpu);
 	free(p->flag);
+	free(p->noise);
 	free(p->lat);
 	free(p->call_lat);
 	memset(p, 0, sizeof(*p));
@@ -191,6 +242,8 @@ void res_file_free(struct res_file *r)
 	r->npoints = 0;
 	json_object_put(r->options);
 	r->options = NULL;
+	json_object_put(r->command);
+	r->command = NULL;
 }
 
 static json_object *hist_json(const uint64_t *h)
@@ -355,6 +408,40 @@ static json_object *flagged_json(const struct res_point *p)
 	return fl;
 }
 
+/* The machine per sample, and the shape of the primary metric's samples. */
+static json_object *noise_json(const struct res_file *r,
+			       const struct res_point *p)
+{
+	json_object *o = json_object_new_object(), *a[3], *out;
+	struct res_shape sh;
+	int m = 0;
+
+	for (int k = 0; k < 3; k++)
+		a[k] = json_object_new_array();
+	for (int i = 0; i < p->nsamples; i++) {
+		const double v[3] = { p->noise[i].steal, p->noise[i].others,
+				      p->noise[i].ivcsw };
+
+		for (int k = 0; k < 3; k++)
+			json_object_array_add(a[k], isfinite(v[k]) ?
+					      json_object_new_double(v[k]) : NULL);
+	}
+	JADD(o, "steal", a[0]);
+	JADD(o, "others_cpus", a[1]);
+	JADD(o, "ivcsw_per_s", a[2]);
+	while (m < r->nmetrics - 1 && !r->metrics[m].primary)
+		m++;
+	res_shape_of(p->samples[m], p->nsamples, &sh);
+	JADD(o, "metric", json_object_new_string(r->metrics[m].name));
+	out = json_object_new_array();
+	for (int i = 0; i < p->nsamples && i < 64; i++)
+		if (sh.outlier[i])
+			json_object_array_add(out, json_object_new_int(i + 1));
+	JADD(o, "outliers", out);
+	JADD(o, "bimodal", json_object_new_boolean(sh.bimodal));
+	return o;
+}
+
 static json_object *point_json(const struct res_file *r,
 			       const struct res_point *p)
 {
@@ -374,6 +461,8 @@ static json_object *point_json(const struct res_file *r,
 	JADD(o, "samples", s);
 	if (res_point_nflagged(p))
 		JADD(o, "flagged", flagged_json(p));
+	if (p->nsamples)
+		JADD(o, "noise", noise_json(r, p));
 	JADD(o, "touches", JU64(p->touches));
 	JADD(o, "segv", JU64(p->segv));
 	if (p->lat)
@@ -490,6 +579,8 @@ json_object *res_to_json(const struct res_file *r)
 	JADD(o, "workload", json_object_new_string(r->workload));
 	JADD(o, "fault_source", json_object_new_string(r->fault_source));
 	JADD(o, "meta", meta_json(r));
+	if (r->command)
+		JADD(o, "command", json_object_get(r->command));
 	JADD(o, "options", r->options ? json_object_get(r->options)
 				      : json_object_new_object());
 	ms = json_object_new_object();

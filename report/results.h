@@ -73,6 +73,31 @@ enum res_flag {
 };
 const char *res_flag_reason(enum res_flag f);
 
+/*
+ * The machine while a sample was taken, measured over its iteration (a
+ * loop workload's seconds share their iteration's): what could have
+ * disturbed it. NaN where it could not be read.
+ */
+struct res_noise {
+	double steal;                    /* share of all CPUs' time the
+					  * hypervisor gave away (0 to 1) */
+	double others;                   /* CPUs other processes kept busy */
+	double ivcsw;                    /* vmsim's involuntary context
+					  * switches per second */
+};
+
+/* What the samples of one metric at one task count look like: which lie
+ * far out (modified z-score over 3.5: |x - median| > 3.5 * 1.4826 * MAD,
+ * Iglewicz and Hoaglin), and whether they fall in two groups (split at
+ * the widest gap: at least two samples each side, the gap over twice the
+ * wider group's range and over 5% of the median). */
+struct res_shape {
+	int noutliers;
+	bool outlier[64];                /* the first 64 samples */
+	bool bimodal;
+};
+void res_shape_of(const double *x, int n, struct res_shape *out);
+
 /* The mean fault, split: its time in the lock's wait and hold, and the
  * rest (delivery, the round trip, the wake-up). A touch's time is a
  * fault's when it faulted and a few ns when not, so the mean fault is
@@ -92,6 +117,7 @@ struct res_point {
 	 * not measured), and its enum res_flag. */
 	double *wall, *cpu;
 	unsigned char *flag;
+	struct res_noise *noise;         /* per sample */
 	uint64_t touches;                /* pages the workload touched */
 	struct lat_hist *lat;            /* their latencies; NULL: none */
 	struct lat_hist *call_lat;       /* replay's calls' latencies, or NULL */
@@ -122,6 +148,8 @@ struct res_file {
 	const char *workload;
 	const char *fault_source;        /* "uffd" | "synthetic" */
 	json_object *options;            /* owned: the run's options */
+	json_object *command;            /* owned: its command line (an
+					  * array of strings), or NULL */
 	bool complete;
 	char stopped[256];               /* why an incomplete run stopped */
 	int nmetrics;
@@ -141,7 +169,7 @@ int res_point_add(struct res_point *p, int m, double v);
 /* The wall time, CPU time and flag of the sample being added (call
  * before nsamples is incremented, after res_point_add). */
 void res_point_note(struct res_point *p, double wall, double cpu,
-		    enum res_flag flag);
+		    enum res_flag flag, const struct res_noise *noise);
 /* Samples of p that are flagged. */
 int res_point_nflagged(const struct res_point *p);
 /* The mm's counters and lock statistics. */

@@ -1,62 +1,29 @@
 #!/usr/bin/env bash
-# The intended CI use: run a workload, compare it with a stored baseline
-# result, and fail the job when a primary metric is significantly worse.
+# The CI regression gate, a thin wrapper over `vmsim gate` (docs/gate.md).
 #
-#   scripts/ci-regression.sh BASELINE.json [PCT] [-- extra 'vmsim run' options]
+#   scripts/ci-regression.sh BASELINE.json [PCT] [-- candidate run options]
+#       the stored baseline is the base; this build runs its recorded run
+#       (every option it records) --rounds times, pooled, and is gated
+#   scripts/ci-regression.sh --base OLD/vmsim [gate options] -- RUN OPTIONS
+#       two builds run alternately, the same options (any `vmsim gate`
+#       options pass through as they are)
 #
-# The candidate repeats the baseline's scheme, workload, fault source and
-# every run option recorded in it (tasks, iterations, mem, arena, wait,
-# mode, ...), so that like is compared with like. PCT (default 5) is how
-# much worse, significantly (Welch, alpha 0.05), fails the gate. Extra
-# options that change what is measured make the gate refuse (exit 2), as
-# does a baseline or candidate that is not a valid measurement, or a
-# different machine or kernel (the compare line names the differences).
-# Exit: 0 pass, 1 regression, 2 usage, invalid data or unlike runs.
+# PCT is the minimum effect (default: the gate's, 5%). The last line is
+# the verdict — PASS, REGRESSION: …, CANNOT JUDGE: … — and the exit status
+# 0, 1 or 2. VMSIM names this build's binary (default build/vmsim).
 set -euo pipefail
-base=${1:?usage: scripts/ci-regression.sh BASELINE.json [PCT] [-- run options]}
-shift
-base=$(realpath -- "$base")
 cd "$(dirname "$0")/.."
-pct=5
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then pct=$1; shift; fi
-[ "${1:-}" = "--" ] && shift
 vmsim=${VMSIM:-./build/vmsim}
-# The baseline's run, as vmsim run options (one per line).
-if ! args=$(python3 - "$base" <<'PY'
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-    o = r["options"]
-    out = ["--lock", r["scheme"], "--workload", r["workload"],
-           "--fault-source", r.get("fault_source", "uffd")]
-except (OSError, ValueError, KeyError, TypeError) as e:
-    sys.exit(f"ci-regression: {sys.argv[1]}: not a vmsim result ({e})")
-flags = {"iterations": "--iterations", "mem": "--mem", "arena": "--arena",
-         "wait": "--wait", "batch": "--batch", "mode": "--mode",
-         "warmup": "--warmup", "duration": "--duration",
-         "interval_ms": "--interval", "cycles": "--cycles", "zap": "--zap",
-         "handler_cpu": "--handler-cpu"}
-for k, flag in flags.items():
-    if k in o:
-        out += [flag, str(o[k])]
-if "tasks" in o:
-    out += ["--tasks", ",".join(str(t) for t in o["tasks"])]
-if o.get("handlers"):
-    out += ["--handlers", str(o["handlers"])]
-if o.get("numa", "default") != "default":
-    out += ["--numa", o["numa"]]
-if o.get("pin"):
-    out += ["--pin"]
-if r["workload"] == "fault_vs_mmap" and "writers" in o:
-    out += ["--writers", str(o["writers"])]
-print("\n".join(out))
-PY
-); then
-	exit 2
+[ $# -gt 0 ] || { echo "usage: scripts/ci-regression.sh BASELINE.json [PCT] | --base OLD [gate options] -- RUN OPTIONS" >&2; exit 2; }
+case $1 in
+-*) exec "$vmsim" gate "$@" ;;
+esac
+base=$1
+shift
+args=(--baseline "$base")
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then args+=(--fail-on-regression "$1"); shift; fi
+if [ "${1:-}" = "--" ]; then
+	shift
+	[ $# -eq 0 ] || args+=(--candidate-opts "$*")
 fi
-mapfile -t run_args <<<"$args"
-new=$(mktemp -d)
-trap 'rm -rf "$new"' EXIT
-"$vmsim" run "${run_args[@]}" --json "$new/candidate.json" --quiet "$@" >/dev/null
-"$vmsim" compare --label baseline --label candidate --fail-on-regression="$pct" \
-	"$base" "$new/candidate.json"
+exec "$vmsim" gate "${args[@]}"

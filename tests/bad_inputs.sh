@@ -58,6 +58,15 @@ make("mismatch.json", lambda r: r["options"].update(mem=33554432, wait="busy"))
 make("otherkernel.json", lambda r: r["meta"].update(kernel="6.1.0"))
 make("synthetic.json", lambda r: r.update(fault_source="synthetic"))
 make("completestr.json", lambda r: r.update(complete="false"))
+def cut(k):
+    def f(r):
+        for p in r["results"]:
+            for m in p["samples"]:
+                p["samples"][m] = p["samples"][m][:k]
+    return f
+make("one.json", cut(1))
+make("two.json", cut(2))
+make("newer.json", lambda r: r["options"].update(quantum_flux=3))
 make("nooptions.json", lambda r: r.pop("options"))
 make("nosource.json", lambda r: r.pop("fault_source"))
 make("duptasks.json", lambda r: r["results"].append(r["results"][0]))

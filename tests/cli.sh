@@ -277,11 +277,13 @@ data=$(dirname "$0")/data/compare
 	grep -q '^Hmean     faults/sec-1 ' "$tmp/cmp" && grep -q "Welch's t-test" "$tmp/cmp" &&
 	ok || fail "compare text output: $(head -5 "$tmp/cmp")"
 "$VMSIM" compare --fail-on-regression "$data/base.json" "$data/worse.json" \
-	>/dev/null 2>"$tmp/err"
-[ $? -eq 1 ] && grep -q '^regression: faults/sec-1 ' "$tmp/err" && ok ||
-	fail "--fail-on-regression on a worse file: want exit 1 naming the metric"
-"$VMSIM" compare --fail-on-regression "$data/base.json" "$data/same.json" >/dev/null 2>&1 &&
-	ok || fail "--fail-on-regression on an equal file: want exit 0"
+	>"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q '^regression: faults/sec-1 ' "$tmp/out" &&
+	tail -n1 "$tmp/out" | grep -q '^REGRESSION: faults/sec-' && ok ||
+	fail "--fail-on-regression on a worse file: want exit 1 naming the metric, REGRESSION last"
+"$VMSIM" compare --fail-on-regression "$data/base.json" "$data/same.json" >"$tmp/out" 2>&1 &&
+	tail -n1 "$tmp/out" | grep -q '^PASS: ' &&
+	ok || fail "--fail-on-regression on an equal file: want exit 0 and PASS last"
 "$VMSIM" compare --fail-on-regression=20 "$data/base.json" "$data/worse.json" >/dev/null 2>&1 &&
 	ok || fail "--fail-on-regression=20 on a 10% worse file: want exit 0"
 "$VMSIM" compare --format json --label a --label b "$data/base.json" "$data/worse.json" |

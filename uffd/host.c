@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -146,4 +147,31 @@ void host_vmstat_add_delta(struct host_vmstat *out, const struct host_vmstat *a,
 		}
 		out->v[k] += b->v[i] - a->v[j];
 	}
+}
+
+int host_cpustat_read(struct host_cpustat *out)
+{
+	unsigned long long v[8] = { 0 };
+	long hz = sysconf(_SC_CLK_TCK);
+	char buf[512];
+	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
+		return -EIO;
+	buf[n] = 0;
+	/* user nice system idle iowait irq softirq steal */
+	if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+		return -EIO;
+	out->busy = (double)(v[0] + v[1] + v[2] + v[5] + v[6]) / (double)hz;
+	out->steal = (double)v[7] / (double)hz;
+	out->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	out->ok = true;
+	return 0;
 }

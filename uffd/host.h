@@ -20,6 +20,7 @@
 #define VMSIM_HOST_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -66,5 +67,16 @@ int host_vmstat_read(struct host_vmstat *out);
 /* out += b - a, matching lines by name. */
 void host_vmstat_add_delta(struct host_vmstat *out, const struct host_vmstat *a,
 			   const struct host_vmstat *b);
+
+/* The machine's CPU time so far, all CPUs (/proc/stat's "cpu" line), in
+ * seconds: busy (user, nice, system, irq, softirq) and steal (what the
+ * hypervisor gave to another tenant). */
+struct host_cpustat {
+	bool ok;
+	double busy, steal;
+	int ncpus;
+};
+/* Read it now (no allocation). Returns 0 or -errno (then !ok). */
+int host_cpustat_read(struct host_cpustat *out);
 
 #endif

@@ -238,6 +238,7 @@ static void agent_iterate(struct agent *a)
 	const struct run_cfg *c = g->c;
 	int iter = atomic_load(&g->shm->iter), ret = 0;
 	uint64_t h0[HOST_NCALLS], h1[HOST_NCALLS], hcpu = 0;
+	struct rusage ru0, ru1;
 	void *shared = NULL;
 
 	a->r->ret = 0;
@@ -269,12 +270,15 @@ static void agent_iterate(struct agent *a)
 		a->mine[k]->cpu_ns = a->mine[k]->t_start = a->mine[k]->t_end = 0;
 	}
 	host_counts(h0);
+	getrusage(RUSAGE_SELF, &ru0);
 	hcpu = a->mm->src->ops->handler_cpu_ns(a->mm->src);
 	atomic_store(&a->r->arm, iter);
 	grp_wake_all(&a->r->arm);
 	for (int f; (f = atomic_load(&a->r->finished)) < a->nmine;)
 		futex_wait_shared(&a->r->finished, f, NULL);
 	host_counts(h1);
+	getrusage(RUSAGE_SELF, &ru1);
+	a->r->ivcsw = (uint64_t)(ru1.ru_nivcsw - ru0.ru_nivcsw);
 	for (int i = 0; i < HOST_NCALLS; i++)
 		a->r->host[i] = h1[i] - h0[i];
 	a->r->handler_ns = a->mm->src->ops->handler_cpu_ns(a->mm->src) - hcpu;

@@ -276,6 +276,7 @@ int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 	it->ntasks = g->nfg;
 	for (int k = 0; k < g->nagents; k++) {
 		hns += g->rec[k].handler_ns;
+		it->ivcsw += g->rec[k].ivcsw;
 		for (int i = 0; p && i < HOST_NCALLS; i++)
 			p->host_calls[i] += g->rec[k].host[i];
 	}
@@ -289,6 +290,7 @@ int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 		}
 		if (s->t.background) {
 			it->bg_ops += atomic_load(&s->t.ops);
+			it->bg_cpu += (double)s->cpu_ns / 1e9;
 			continue;
 		}
 		if (s->t_start < first)

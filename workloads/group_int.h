@@ -23,6 +23,10 @@ struct agent_rec {
 	int ret;                         /* -errno: start or set-up failed */
 	char err[256];
 	uint64_t handler_ns;             /* the iteration's handler CPU */
+	uint64_t ivcsw;                  /* its process's involuntary context
+					  * switches in the iteration (one
+					  * agent in threads mode: all of
+					  * vmsim's threads) */
 	uint64_t host[HOST_NCALLS];      /* the iteration's host calls */
 	struct res_counters final;       /* at exit */
 } __attribute__((aligned(64)));

@@ -100,7 +100,7 @@ const struct workload pft_workload = {
 	.nmetrics = 5,
 	.metrics = {
 		{ "faults/sec", "faults/s", true, true },
-		{ "faults/cpu", "faults/cpu-s", true, true },
+		{ "faults/cpu", "faults/cpu-s", true, false },
 		{ "elapsed", "s", false, false },
 		{ "system", "s", false, false },
 		{ "user", "s", false, false },

@@ -134,14 +134,39 @@ static int sample_loop(const struct run_cfg *c, struct group *g,
 	return 0;
 }
 
+/*
+ * The machine over the timed phase (from the gate's opening to the
+ * tasks' end): the share of all CPUs stolen, the CPUs that processes
+ * other than vmsim's tasks (background writers too) and handlers kept
+ * busy (busy time minus what they used, over the wall time), vmsim's
+ * involuntary switches a second.
+ */
+static void note_noise(const struct host_cpustat *a, const struct host_cpustat *b,
+		       double wall, const struct wl_iter *it, struct res_noise *z)
+{
+	*z = (struct res_noise){ NAN, NAN, NAN };
+	if (wall <= 0)
+		return;
+	z->ivcsw = (double)it->ivcsw / wall;
+	if (!a->ok || !b->ok || a->ncpus <= 0)
+		return;
+	z->steal = (b->steal - a->steal) / (wall * a->ncpus);
+	z->others = ((b->busy - a->busy) -
+		     (it->cpu + it->bg_cpu + it->handler)) / wall;
+	if (z->others < 0)               /* the clock's tick: it rounds */
+		z->others = 0;
+}
+
 /* One iteration of g; fills it, and p's host section. */
 static int run_iteration(const struct run_cfg *c, struct group *g,
 			 struct wl_iter *it, struct res_point *p, char *err,
 			 size_t errlen)
 {
 	struct host_vmstat v0, v1;
+	struct host_cpustat s0, s1;
 	struct wl_iter keep = *it;
 	unsigned long c0 = atomic_load(&conts);
+	uint64_t t0;
 	int ret, ret2;
 
 	memset(it, 0, sizeof(*it));
@@ -152,11 +177,16 @@ static int run_iteration(const struct run_cfg *c, struct group *g,
 	ret = group_start(g, err, errlen);
 	if (ret)
 		return ret;
+	host_cpustat_read(&s0);
+	t0 = mono_ns();
 	if (c->wl->loop)
 		ret = sample_loop(c, g, it, err, errlen);
 	else
 		ret = group_wait_foreground(g, err, errlen);
+	host_cpustat_read(&s1);
+	it->noise_wall = (double)(mono_ns() - t0) / 1e9;
 	ret2 = group_finish(g, it, p, ret ? NULL : err, ret ? 0 : errlen);
+	note_noise(&s0, &s1, it->noise_wall, it, &it->noise);
 	host_vmstat_read(&v1);
 	host_vmstat_add_delta(&p->vmstat, &v0, &v1);
 	it->stopped = atomic_load(&conts) != c0;
@@ -177,7 +207,7 @@ static int add_sample(const struct run_cfg *c, struct res_point *p,
 		snprintf(err, errlen, "out of memory");
 		return ret;
 	}
-	res_point_note(p, wall, cpu, flag);
+	res_point_note(p, wall, cpu, flag, &it->noise);
 	p->nsamples++;
 	return 0;
 }

@@ -77,8 +77,12 @@ struct wl_iter {
 	double user, sys;                /* s, cpu split as the kernel's tick
 					  * sampling splits it (user + sys == cpu) */
 	double handler;                  /* s, CPU of the uffd handlers */
+	uint64_t ivcsw;                  /* vmsim's involuntary switches */
+	double noise_wall;               /* s, the window noise is taken over */
+	struct res_noise noise;          /* the machine meanwhile */
 	uint64_t ops, touches, segv;     /* summed over foreground tasks */
 	uint64_t bg_ops;                 /* summed over background tasks */
+	double bg_cpu;                   /* s, their CPU */
 	double phase[RES_MAX_METRICS];   /* slowest task's time per phase */
 	/* Loop workloads: one ops/sec value per --duration second, with
 	 * the interval's real length and its enum res_flag. */

@@ -1,0 +1,661 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmsim gate — the regression gate as CI runs it (docs/gate.md).
+ *
+ *   vmsim gate [options] -- RUN OPTIONS       the run to gate on
+ *   vmsim gate [options] --recipe RESULT      the run RESULT records
+ *   vmsim gate [options] --baseline RESULT    RESULT is the base: only the
+ *                                             candidate runs, its options
+ *
+ * The base and the candidate (two vmsim binaries, by default both this
+ * one) run the same options alternately — base, candidate, base,
+ * candidate … for --rounds rounds — so that a machine whose speed drifts
+ * drifts under both; each side's rounds are pooled into one result (the
+ * samples of every round) and the pooled pair goes through the gate of
+ * vmsim compare --fail-on-regression: a primary metric more than PCT
+ * worse and significantly so, one-sided, Holm–Bonferroni over the rows,
+ * at least 3 samples a side. The last line is the verdict: PASS,
+ * REGRESSION or CANNOT JUDGE (exit 0, 1, 2).
+ *
+ * --calibrate N measures the gate itself: N A/A gates (both sides the
+ * same) and N A/B gates whose candidate runs with --hold-extra sized to
+ * cost about 10% — the false-alarm and the detection rate.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/run.h"
+#include "report/compare.h"
+#include "report/stats.h"
+#include "util/parse.h"
+#include "util/safefile.h"
+
+#define GATE_MAX_ROUNDS 100
+#define GATE_MAX_ARGS 96
+
+struct gate_args {
+	const char *base_prog, *cand_prog;
+	const char *recipe, *baseline;
+	const char *cand_opts;
+	const char *dir;
+	int rounds;
+	int calibrate;                   /* N A/A and N A/B gates; 0: off */
+	bool quiet, allow_mismatch;
+	double pct;
+	struct cmp_opts o;
+	char *run[GATE_MAX_ARGS + 1];    /* the run's options (argv) */
+	int nrun;
+	struct run_args_vec vec;         /* from a result file */
+};
+
+/* The gate's own interrupt: forwarded to the run under way. */
+static volatile sig_atomic_t gate_sig;
+static volatile pid_t gate_child;
+
+static void gate_on_signal(int sig)
+{
+	if (!gate_sig)
+		gate_sig = sig;
+	if (gate_child > 0)
+		kill(gate_child, sig);
+}
+
+static const struct option gate_opts[] = {
+	{ "base", required_argument, NULL, 'B' },
+	{ "candidate", required_argument, NULL, 'C' },
+	{ "candidate-opts", required_argument, NULL, 'X' },
+	{ "recipe", required_argument, NULL, 'r' },
+	{ "baseline", required_argument, NULL, 'b' },
+	{ "rounds", required_argument, NULL, 'n' },
+	{ "calibrate", required_argument, NULL, 'c' },
+	{ "fail-on-regression", required_argument, NULL, 'p' },
+	{ "alpha", required_argument, NULL, 'a' },
+	{ "significance", required_argument, NULL, 's' },
+	{ "keep", required_argument, NULL, 'o' },
+	{ "allow-mismatch", no_argument, NULL, 'M' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+static void gate_usage(void)
+{
+	printf("usage: vmsim gate [options] -- RUN OPTIONS\n"
+	       "       vmsim gate [options] --recipe RESULT.json\n"
+	       "       vmsim gate [options] --baseline RESULT.json\n"
+	       "Runs the base and the candidate alternately with the same "
+	       "options, pools\neach side's rounds and gates on the pooled pair; "
+	       "the last line is the\nverdict (PASS, REGRESSION, CANNOT JUDGE; "
+	       "exit 0, 1, 2).\n\n"
+	       "  --base PROG            the base vmsim binary (default: this one)\n"
+	       "  --candidate PROG       the candidate vmsim binary (default: this one)\n"
+	       "  --candidate-opts OPTS  run options for the candidate only\n"
+	       "                         (e.g. \"--hold-extra 500\")\n"
+	       "  --recipe RESULT        run what RESULT records (its options)\n"
+	       "  --baseline RESULT      RESULT is the base; only the candidate runs\n"
+	       "  --rounds N             base/candidate rounds (default 3)\n"
+	       "  --fail-on-regression PCT  the minimum effect (default %g)\n"
+	       "  --alpha A              family-wise alpha (default 0.05)\n"
+	       "  --significance RULE    welch (default) | mannwhitney | mmtests-ttest\n"
+	       "  --allow-mismatch       with --baseline: gate although the stored\n"
+	       "                         run was made differently (said)\n"
+	       "  --keep DIR             keep every run and the pooled files in DIR\n"
+	       "                         (a new directory)\n"
+	       "  --calibrate N          N A/A and N A/B gates (the candidate with\n"
+	       "                         --hold-extra costing about 10%%): the gate's\n"
+	       "                         false-alarm and detection rates\n"
+	       "  -q, --quiet            no line per round\n", CMP_GATE_DEFAULT_PCT);
+}
+
+static int gate_opt(struct gate_args *a, int opt, char **argv)
+{
+	long v;
+	char *end;
+	int k;
+
+	switch (opt) {
+	case 'B': a->base_prog = optarg; return 0;
+	case 'C': a->cand_prog = optarg; return 0;
+	case 'X': a->cand_opts = optarg; return 0;
+	case 'r': a->recipe = optarg; return 0;
+	case 'b': a->baseline = optarg; return 0;
+	case 'o': a->dir = optarg; return 0;
+	case 'q': a->quiet = true; return 0;
+	case 'M': a->allow_mismatch = true; return 0;
+	case 'n':
+		if (parse_long(optarg, 1, GATE_MAX_ROUNDS, &v))
+			return bad("gate: bad --rounds '%s': want 1 to 100", optarg);
+		a->rounds = (int)v;
+		return 0;
+	case 'c':
+		if (parse_long(optarg, 1, 1000, &v))
+			return bad("gate: bad --calibrate '%s': want 1 to 1000 "
+				   "gates of each kind", optarg);
+		a->calibrate = (int)v;
+		return 0;
+	case 'p':
+		a->pct = strtod(optarg, &end);
+		if (*end || !(a->pct >= 0 && a->pct < 1000))
+			return bad("gate: bad regression threshold '%s': want a "
+				   "percentage such as 5", optarg);
+		return 0;
+	case 'a':
+		a->o.alpha = strtod(optarg, &end);
+		if (*end || !(a->o.alpha > 0 && a->o.alpha < 1))
+			return bad("gate: bad alpha '%s': want a number between 0 "
+				   "and 1", optarg);
+		return 0;
+	case 's':
+		if ((k = pick("gate significance rule", optarg, NAMES("welch",
+			      "mannwhitney", "mmtests-ttest"))) < 0)
+			return EXIT_USAGE;
+		a->o.test = (enum cmp_test)k;
+		return 0;
+	}
+	return bad_option(argv, opt, gate_opts);
+}
+
+/* The run's options: after --, or from a result (its first word "run"
+ * dropped). Checked by vmsim run's own parser, without running. */
+static int gate_recipe(struct gate_args *a, int argc, char **argv)
+{
+	const char *from = a->recipe ? a->recipe : a->baseline;
+	const struct cli_ctx dry = { .dry_run = true };
+	char err[512], *check[GATE_MAX_ARGS + 2];
+	int given = argc - optind, ret;
+
+	if (from && given)
+		return bad("gate: give the run's options after -- or %s, not "
+			   "both", a->recipe ? "--recipe" : "--baseline");
+	if (a->recipe && a->baseline)
+		return bad("gate: %s", "--recipe or --baseline, not both");
+	if (!from && !given)
+		return bad("gate: %s", "nothing to gate: want '-- RUN OPTIONS', "
+			   "--recipe RESULT or --baseline RESULT");
+	if (from) {
+		struct cmp_file f;
+
+		if (cmp_load(from, &f, err, sizeof(err))) {
+			char shown[256];
+
+			fprintf(stderr, "%s: gate: %s: %s\n", prog,
+				printable(shown, sizeof(shown), from), err);
+			return EXIT_USAGE;
+		}
+		ret = run_rerun_args(f.root, &a->vec, err, sizeof(err));
+		if (ret)
+			fprintf(stderr, "%s: gate: %s: cannot run it again: %s\n",
+				prog, f.shown, err);
+		cmp_file_free(&f);
+		if (ret)
+			return EXIT_USAGE;
+		for (int i = 1; i < a->vec.n && a->nrun < GATE_MAX_ARGS; i++)
+			a->run[a->nrun++] = a->vec.argv[i];
+	} else {
+		for (int i = optind; i < argc && a->nrun < GATE_MAX_ARGS; i++)
+			a->run[a->nrun++] = argv[i];
+	}
+	for (int i = 0; i < a->nrun; i++) {
+		const char *s = a->run[i];
+
+		if (!strcmp(s, "-o") || !strncmp(s, "--json", 6) ||
+		    !strcmp(s, "-f") || !strcmp(s, "--force"))
+			return bad("gate: '%s' is the gate's to give: leave the "
+				   "run's output out (--keep DIR keeps it)", s);
+		if ((!strcmp(s, "-l") || !strcmp(s, "--lock")) &&
+		    i + 1 < a->nrun && strchr(a->run[i + 1], ','))
+			return bad("gate: one scheme at a time ('%s'): the gate "
+				   "compares a base and a candidate of one run",
+				   a->run[i + 1]);
+	}
+	check[0] = (char *)"run";
+	memcpy(check + 1, a->run, sizeof(char *) * (size_t)a->nrun);
+	check[a->nrun + 1] = NULL;
+	return cmd_run(a->nrun + 1, check, &dry) ? EXIT_USAGE : 0;
+}
+
+/* argv for one run of side's program: PROG run RECIPE [extra] -q -o OUT. */
+static int run_argv(const struct gate_args *a, const char *progpath,
+		    const char *extra, const char *out, char **v, char *buf,
+		    size_t blen)
+{
+	int n = 0;
+
+	v[n++] = (char *)progpath;
+	v[n++] = (char *)"run";
+	for (int i = 0; i < a->nrun; i++)
+		v[n++] = a->run[i];
+	if (extra && *extra) {
+		snprintf(buf, blen, "%s", extra);
+		for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t &&
+		     n < GATE_MAX_ARGS * 2 - 6; t = strtok_r(NULL, " \t", &save))
+			v[n++] = t;
+	}
+	v[n++] = (char *)"-q";
+	v[n++] = (char *)"-o";
+	v[n++] = (char *)out;
+	v[n] = NULL;
+	return n;
+}
+
+/* Run PROG with the recipe into out; its output into log. 0, or -1 with
+ * why (the run's last complaint). */
+static int run_one(const struct gate_args *a, const char *progpath,
+		   const char *extra, const char *out, const char *log,
+		   char *why, size_t len)
+{
+	char *v[GATE_MAX_ARGS * 2 + 8], buf[1024], line[512] = "";
+	int fd, st;
+	pid_t p;
+	FILE *f;
+
+	run_argv(a, progpath, extra, out, v, buf, sizeof(buf));
+	fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return snprintf(why, len, "cannot make %.400s: %s", log,
+				strerror(errno)), -1;
+	p = fork();
+	if (p == 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execv(progpath, v);
+		fprintf(stderr, "vmsim: gate: cannot run %s: %s\n", progpath,
+			strerror(errno));
+		_exit(127);
+	}
+	close(fd);
+	if (p < 0)
+		return snprintf(why, len, "cannot fork: %s", strerror(errno)), -1;
+	gate_child = p;
+	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+		;
+	gate_child = 0;
+	if (WIFEXITED(st) && !WEXITSTATUS(st))
+		return 0;
+	f = fopen(log, "r");
+	for (char l[512]; f && fgets(l, sizeof(l), f);)
+		if (!strncmp(l, "vmsim: ", 7) && !strstr(l, "warning"))
+			snprintf(line, sizeof(line), "%s", l + 7);
+	if (f)
+		fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	snprintf(why, len, "%.300s exited with %s %d%s%.400s", progpath,
+		 WIFSIGNALED(st) ? "signal" : "status",
+		 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+		 *line ? ": " : "", line);
+	return -1;
+}
+
+static int emit_json(FILE *f, void *arg)
+{
+	fputs(json_object_to_json_string_ext(arg, JSON_C_TO_STRING_PRETTY |
+					     JSON_C_TO_STRING_NOSLASHESCAPE), f);
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* The pooled side, written through the safe-write layer, and loaded. */
+static int pool_side(const char *dir, const char *name, struct cmp_file *runs,
+		     int n, struct cmp_file *out, char *why, size_t len)
+{
+	struct sf_spec spec = { .what = "pooled result" };
+	char path[PATH_MAX], where[PATH_MAX + 64], note[PATH_MAX + 256];
+	json_object *j = cmp_pool(runs, n);
+	struct sf_out o;
+	int ret;
+
+	if (!j)
+		return snprintf(why, len, "out of memory"), -1;
+	snprintf(path, sizeof(path), "%.3900s/%s.json", dir, name);
+	ret = sf_open(&o, path, &spec, why, len);
+	if (!ret && (ret = sf_emit(&o, emit_json, j)) >= 0)
+		ret = sf_commit(&o, true, where, sizeof(where), note, sizeof(note));
+	sf_abort(&o);
+	if (ret) {
+		json_object_put(j);
+		return snprintf(why, len, "%.*s", (int)len - 1, note), -1;
+	}
+	return cmp_from_json(j, name, out, why, len) ? -1 : 0;
+}
+
+/* One gate: rounds, pooling, verdict. *effect gets the first row's
+ * change (%, positive better) for calibration. Returns enum cmp_verdict;
+ * line holds the verdict. */
+static int gate_once(const struct gate_args *a, const char *dir,
+		     const char *cand_extra, bool verbose, double *effect,
+		     char *line, size_t len)
+{
+	struct cmp_file *runs[2], pooled[2], stored = { 0 };
+	int nruns[2] = { 0, 0 }, verdict = CMP_CANNOT_JUDGE;
+	const char *side[2] = { "base", "candidate" };
+	char why[1024], out[PATH_MAX], log[PATH_MAX];
+	bool stored_base = a->baseline != NULL;
+
+	*effect = NAN;
+	runs[0] = calloc((size_t)a->rounds, sizeof(struct cmp_file));
+	runs[1] = calloc((size_t)a->rounds, sizeof(struct cmp_file));
+	memset(pooled, 0, sizeof(pooled));
+	if (!runs[0] || !runs[1]) {
+		snprintf(line, len, "CANNOT JUDGE: out of memory");
+		goto out;
+	}
+	if (stored_base && cmp_load(a->baseline, &stored, why, sizeof(why))) {
+		snprintf(line, len, "CANNOT JUDGE: %.200s: %.700s", a->baseline, why);
+		goto out;
+	}
+	if (stored_base) {
+		/* Can the stored side be judged at all? Before any run. */
+		struct cmp_file twice[2] = { stored, stored };
+		FILE *null = fopen("/dev/null", "w");
+
+		verdict = cmp_gate(null ? null : stdout, twice, 2, &a->o,
+				   a->pct, line, len);
+		if (null)
+			fclose(null);
+		if (verdict == CMP_CANNOT_JUDGE)
+			goto out;
+		if (cmp_validate(&stored, NULL, why, sizeof(why))) {
+			snprintf(line, len, "CANNOT JUDGE: %.200s is not a valid "
+				 "measurement: %.600s", a->baseline, why);
+			verdict = CMP_CANNOT_JUDGE;
+			goto out;
+		}
+		verdict = CMP_CANNOT_JUDGE;
+	}
+	for (int r = 0; r < a->rounds; r++)
+		for (int s = stored_base; s < 2; s++) {
+			const char *pp = s ? a->cand_prog : a->base_prog;
+
+			if (gate_sig) {
+				snprintf(line, len, "CANNOT JUDGE: interrupted by "
+					 "signal %d", gate_sig);
+				goto out;
+			}
+			snprintf(out, sizeof(out), "%.3900s/%s-%d.json", dir,
+				 side[s], r + 1);
+			snprintf(log, sizeof(log), "%.3900s/%s-%d.log", dir,
+				 side[s], r + 1);
+			if (run_one(a, pp, s ? cand_extra : NULL, out, log, why,
+				    sizeof(why)) ||
+			    cmp_load(out, &runs[s][nruns[s]], why, sizeof(why))) {
+				snprintf(line, len, "CANNOT JUDGE: the %s run of "
+					 "round %d failed: %.800s", side[s], r + 1,
+					 why);
+				goto out;
+			}
+			nruns[s]++;
+		}
+	if (stored_base) {
+		pooled[0] = stored;
+		stored.root = NULL;
+		stored.tasks = stored.by_tasks = NULL;
+	} else if (pool_side(dir, "base", runs[0], nruns[0], &pooled[0], why,
+			     sizeof(why))) {
+		snprintf(line, len, "CANNOT JUDGE: pooling the base: %.800s", why);
+		goto out;
+	}
+	if (pool_side(dir, "candidate", runs[1], nruns[1], &pooled[1], why,
+		      sizeof(why))) {
+		snprintf(line, len, "CANNOT JUDGE: pooling the candidate: %.800s",
+			 why);
+		goto out;
+	}
+	snprintf(pooled[0].label, sizeof(pooled[0].label), "base");
+	snprintf(pooled[1].label, sizeof(pooled[1].label), "candidate");
+	for (int s = 0; s < 2; s++)
+		if (cmp_validate(&pooled[s], s ? &pooled[0] : NULL, why,
+				 sizeof(why))) {
+			snprintf(line, len, "CANNOT JUDGE: the %s is not a valid "
+				 "measurement: %.800s", side[s], why);
+			goto out;
+		}
+	/* A stored base must have been run as the candidate is: the same
+	 * options (it repeats them), but also the same machine and kernel. */
+	if (stored_base && cmp_mismatch(&pooled[0], &pooled[1], why, sizeof(why))) {
+		if (!a->allow_mismatch) {
+			snprintf(line, len, "CANNOT JUDGE: the candidate was run "
+				 "differently from %.200s: %.500s "
+				 "(--allow-mismatch to gate anyway)", a->baseline,
+				 why);
+			goto out;
+		}
+		fprintf(stderr, "%s: gate: warning: the candidate was run "
+			"differently from %s: %s\n", prog, a->baseline, why);
+	}
+	if (verbose)
+		for (int r = 0; r < nruns[1]; r++) {
+			const struct cmp_metric *m = &pooled[0].metrics[0];
+			double *x, *y;
+			size_t nx, ny;
+
+			for (int k = 0; k < pooled[0].nmetrics && !m->primary; k++)
+				m = &pooled[0].metrics[k];
+			nx = cmp_samples_of(stored_base ? &pooled[0] : &runs[0][r],
+					m->name, pooled[0].tasks[0], &x);
+			ny = cmp_samples_of(&runs[1][r], m->name, pooled[0].tasks[0], &y);
+			printf("round %d: %s-%d %s %.6g, candidate %.6g (%+.2f%%)\n",
+			       r + 1, m->name, pooled[0].tasks[0],
+			       stored_base ? "stored base" : "base",
+			       stats_hmean(x, nx), stats_hmean(y, ny),
+			       m->higher ? 100 * stats_hmean(y, ny) /
+					   stats_hmean(x, nx) - 100
+					 : 100 - 100 * stats_amean(y, ny) /
+					   stats_amean(x, nx));
+			free(x);
+			free(y);
+		}
+	verdict = cmp_gate(stdout, pooled, 2, &a->o, a->pct, line, len);
+	{
+		const struct cmp_metric *m = NULL;
+		double *x, *y;
+		size_t nx, ny;
+
+		for (int k = 0; k < pooled[0].nmetrics && !m; k++)
+			if (pooled[0].metrics[k].primary)
+				m = &pooled[0].metrics[k];
+		if (m) {
+			nx = cmp_samples_of(&pooled[0], m->name, pooled[0].tasks[0], &x);
+			ny = cmp_samples_of(&pooled[1], m->name, pooled[0].tasks[0], &y);
+			*effect = m->higher ?
+				100 * stats_hmean(y, ny) / stats_hmean(x, nx) - 100 :
+				100 - 100 * stats_amean(y, ny) / stats_amean(x, nx);
+			free(x);
+			free(y);
+		}
+	}
+out:
+	cmp_file_free(&stored);          /* if it did not become the base */
+	for (int s = 0; s < 2; s++) {
+		for (int r = 0; runs[s] && r < nruns[s]; r++)
+			cmp_file_free(&runs[s][r]);
+		free(runs[s]);
+		cmp_file_free(&pooled[s]);
+	}
+	return verdict;
+}
+
+/* A directory of the gate's own: DIR (new), or a fresh one under
+ * $TMPDIR that is removed afterwards. 0 or EXIT_USAGE. */
+static int gate_dir(const struct gate_args *a, char *dir, size_t len,
+		    bool *temp)
+{
+	const char *t = getenv("TMPDIR");
+
+	*temp = !a->dir;
+	if (a->dir) {
+		snprintf(dir, len, "%s", a->dir);
+		if (mkdir(dir, 0700)) {
+			char shown[PATH_MAX];
+
+			fprintf(stderr, "%s: gate: cannot make the directory '%s' "
+				"for --keep: %s\n", prog,
+				printable(shown, sizeof(shown), dir), strerror(errno));
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	snprintf(dir, len, "%s/vmsim-gate-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "%s: gate: cannot make a directory in %s: %s\n",
+			prog, t && *t ? t : "/tmp", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* A sub-directory for one gate of a calibration (or dir itself). */
+static int sub_dir(const char *dir, const char *name, int i, char *out,
+		   size_t len)
+{
+	snprintf(out, len, "%.3900s/%s-%d", dir, name, i);
+	return mkdir(out, 0700) ? -errno : 0;
+}
+
+static void remove_tree(const char *dir)
+{
+	pid_t p = fork();
+	int st;
+
+	/* Our own fresh directory: nothing but what the gate made. */
+	if (p == 0) {
+		execlp("rm", "rm", "-rf", "--", dir, (char *)NULL);
+		_exit(127);
+	}
+	if (p > 0)
+		while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+			;
+}
+
+/* --calibrate: the --hold-extra that costs about 10%, by two probes (a
+ * cost is close to linear in the busy work added); then N A/A and N A/B
+ * gates, interleaved. */
+static int gate_calibrate(const struct gate_args *a, const char *dir)
+{
+	char line[1024], sub[PATH_MAX], extra[64];
+	double effect, cost = 0, sum_ab = 0;
+	long hold = 1000;
+	int aa = 0, ab = 0;
+
+	for (int probe = 0; probe < 3; probe++) {
+		struct gate_args one = *a;
+
+		one.rounds = 1;
+		snprintf(extra, sizeof(extra), "--hold-extra %ld", hold);
+		if (sub_dir(dir, "probe", probe + 1, sub, sizeof(sub)))
+			return 1;
+		gate_once(&one, sub, extra, false, &effect, line, sizeof(line));
+		if (!isfinite(effect) || effect >= 0) {
+			printf("calibrate: --hold-extra %ld ns: %+.2f%% (no cost "
+			       "seen); doubling\n", hold, effect);
+			hold *= 4;
+			continue;
+		}
+		cost = -effect;
+		printf("calibrate: --hold-extra %ld ns costs %.2f%%\n", hold, cost);
+		if (cost > 8 && cost < 12)
+			break;
+		hold = (long)((double)hold * 10.0 / cost);
+		if (hold < 10)
+			hold = 10;
+		if (hold > 1000000)
+			hold = 1000000;
+	}
+	snprintf(extra, sizeof(extra), "--hold-extra %ld", hold);
+	printf("calibrate: A/B gates run the candidate with %s\n", extra);
+	for (int i = 0; i < a->calibrate && !gate_sig; i++) {
+		int v;
+
+		if (sub_dir(dir, "aa", i + 1, sub, sizeof(sub)))
+			return 1;
+		v = gate_once(a, sub, a->cand_opts, false, &effect, line,
+			      sizeof(line));
+		aa += v == CMP_REGRESSION;
+		printf("A/A %d: %+.2f%% %s\n", i + 1, effect, line);
+		if (sub_dir(dir, "ab", i + 1, sub, sizeof(sub)))
+			return 1;
+		v = gate_once(a, sub, extra, false, &effect, line, sizeof(line));
+		ab += v == CMP_REGRESSION;
+		sum_ab += isfinite(effect) ? effect : 0;
+		printf("A/B %d: %+.2f%% %s\n", i + 1, effect, line);
+	}
+	if (gate_sig)
+		return 128 + gate_sig;
+	printf("false alarms: %d of %d A/A gates; detected: %d of %d A/B gates "
+	       "(%s: %.2f%% slower on average); %d round%s a gate, minimum "
+	       "effect %g%%, family-wise alpha %g\n", aa, a->calibrate, ab,
+	       a->calibrate, extra, -sum_ab / a->calibrate, a->rounds,
+	       a->rounds == 1 ? "" : "s", a->pct, cmp_gate_alpha(&a->o));
+	return 0;
+}
+
+int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	static char self[PATH_MAX];
+	struct gate_args a = { .rounds = 3, .pct = CMP_GATE_DEFAULT_PCT,
+			       .o = { .test = CMP_WELCH } };
+	struct sigaction sa = { .sa_handler = gate_on_signal }, old[2];
+	char dir[PATH_MAX], line[1024];
+	double effect;
+	int opt, ret;
+	bool temp;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+:qh", gate_opts, NULL)) != -1) {
+		if (opt == 'h') {
+			gate_usage();
+			return 0;
+		}
+		if ((ret = gate_opt(&a, opt, argv)))
+			return ret;
+	}
+	ret = gate_recipe(&a, argc, argv);
+	if (ret || ctx->dry_run)
+		goto done;
+	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0)
+		snprintf(self, sizeof(self), "%s", argv[0]);
+	if (!a.base_prog)
+		a.base_prog = self;
+	if (!a.cand_prog)
+		a.cand_prog = self;
+	if (a.calibrate && a.baseline) {
+		ret = bad("gate: %s", "--calibrate runs both sides: give the run "
+			  "with -- or --recipe, not --baseline");
+		goto done;
+	}
+	if ((ret = gate_dir(&a, dir, sizeof(dir), &temp)))
+		goto done;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+	if (a.calibrate) {
+		ret = gate_calibrate(&a, dir);
+	} else {
+		ret = gate_once(&a, dir, a.cand_opts, !a.quiet, &effect, line,
+				sizeof(line));
+		printf("%s\n", line);
+		ret = ret == CMP_PASS ? 0 : ret == CMP_REGRESSION ? 1 :
+		      gate_sig ? 128 + gate_sig : EXIT_USAGE;
+	}
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+	if (temp)
+		remove_tree(dir);
+	else
+		fprintf(stderr, "%s: gate: the runs and the pooled base.json and "
+			"candidate.json are in %s\n", prog, dir);
+done:
+	run_args_free(&a.vec);
+	return ret;
+}

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A run's options, both ways: what a result file records of the run that
+ * made it (options_json: every option that changes what is measured),
+ * and the vmsim run command line that runs it again (run_rerun_args:
+ * vmsim rerun and vmsim gate). The two are kept beside each other so
+ * that an option added to one is added to the other; tests/cli.sh runs a
+ * result again and checks the new result's options are the old ones.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/run.h"
+#include "mm/frames.h"
+#include "mm/slab.h"
+
+json_object *options_json(const struct run_cfg *c, int target,
+			  int nhandlers_opt)
+{
+	json_object *o = json_object_new_object(), *t = json_object_new_array();
+
+	for (int i = 0; i < c->ntasklist; i++)
+		json_object_array_add(t, json_object_new_int(c->tasks[i]));
+	json_object_object_add(o, "tasks", t);
+	json_object_object_add(o, "iterations", json_object_new_int(c->wo.iterations));
+	if (c->wl->min_mem)              /* only where the workload uses it */
+		json_object_object_add(o, "mem", json_object_new_int64((int64_t)c->wo.mem));
+	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
+	json_object_object_add(o, "handlers", json_object_new_int(nhandlers_opt));
+	json_object_object_add(o, "wait", json_object_new_string(
+		uffd_wait_mode_name(c->mm.src.wait)));
+	json_object_object_add(o, "batch", json_object_new_int(c->mm.src.batch));
+	json_object_object_add(o, "writers", json_object_new_int(c->wo.writers));
+	json_object_object_add(o, "mode", json_object_new_string(
+		c->processes ? "processes" : "threads"));
+	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
+	json_object_object_add(o, "folio", json_object_new_int64(
+		(int64_t)(c->mm.folio_size ? c->mm.folio_size : SIM_PAGE_SIZE)));
+	json_object_object_add(o, "fault_around", json_object_new_int64(
+		(int64_t)(c->mm.fault_around ? c->mm.fault_around : SIM_PAGE_SIZE)));
+	json_object_object_add(o, "frames", json_object_new_string(
+		frames_mode_name(c->frames)));
+	json_object_object_add(o, "slab", json_object_new_string(
+		slab_kind_name(run_target_slab(c, target))));
+	if (run_target_slab(c, target) == SLAB_SHEAVES)
+		json_object_object_add(o, "rcu_free", json_object_new_string(
+			slab_rcu_free_name(run_target_rcu_free(c, target))));
+	if (c->frames != FRAMES_NONE) {
+		json_object_object_add(o, "phys", json_object_new_int64(
+			(int64_t)c->phys));
+		json_object_object_add(o, "bulk_free", json_object_new_string(
+			c->bulk_free == FRAMES_ONEPASS ? "onepass" : "twopass"));
+	}
+	json_object_object_add(o, "uffd", json_object_new_string(
+		c->uffd_split == UFFD_SPLIT_SHARED ? "shared" :
+		c->uffd_split == UFFD_SPLIT_PER_TASK ? "per-task" : "auto"));
+	json_object_object_add(o, "handler_cpu", json_object_new_string(
+		c->handler_cpu == HANDLER_CPU_SAME ? "same" :
+		c->handler_cpu == HANDLER_CPU_OTHER ? "other" : "any"));
+	json_object_object_add(o, "max_map_count", json_object_new_int64(
+		(int64_t)(c->mm.max_map_count ? c->mm.max_map_count :
+			  SIM_DEFAULT_MAX_MAP_COUNT)));
+	json_object_object_add(o, "hold_extra_ns", json_object_new_int64(
+		(int64_t)c->mm.hold_extra_ns));
+	json_object_object_add(o, "numa", json_object_new_string(
+		c->mm.numa == SIM_NUMA_LOCAL ? "local" :
+		c->mm.numa == SIM_NUMA_INTERLEAVE ? "interleave" : "default"));
+	if (c->wl->loop) {
+		json_object_object_add(o, "warmup", json_object_new_int(c->wo.warmup));
+		json_object_object_add(o, "duration", json_object_new_int(c->wo.duration));
+		json_object_object_add(o, "interval_ms", json_object_new_int(c->wo.interval_ms));
+	}
+	if (c->wl->options & WL_OPT_CYCLES)
+		json_object_object_add(o, "cycles", json_object_new_int64(c->wo.cycles));
+	if (c->wl->options & WL_OPT_ZAP)
+		json_object_object_add(o, "zap", json_object_new_string(
+			c->wo.zap_per_range ? "madvise" : "process_madvise"));
+	if (c->wl->options & WL_OPT_TRACE) {
+		json_object_object_add(o, "trace", json_object_new_string(
+			c->trace ? c->trace : ""));
+		if (c->speed > 0)
+			json_object_object_add(o, "speed",
+					       json_object_new_double(c->speed));
+		else
+			json_object_object_add(o, "speed",
+					       json_object_new_string("asap"));
+	}
+	return o;
+}
+
+
+/* --- the other way: a result's options as run arguments --------------- */
+
+/* How a recorded option goes back on the command line. */
+enum opt_kind { AS_INT, AS_STR, AS_FLAG, AS_LIST };
+
+static const struct {
+	const char *key, *flag;
+	enum opt_kind kind;
+	const char *skip;                /* a value that is the default and
+					  * has no flag ("auto", "default") */
+} rerun_opts[] = {
+	{ "tasks", "--tasks", AS_LIST, NULL },
+	{ "iterations", "--iterations", AS_INT, NULL },
+	{ "mem", "--mem", AS_INT, NULL },
+	{ "arena", "--arena", AS_INT, NULL },
+	{ "handlers", "--handlers", AS_INT, "0" },
+	{ "wait", "--wait", AS_STR, NULL },
+	{ "batch", "--batch", AS_INT, NULL },
+	{ "writers", "--writers", AS_INT, NULL },
+	{ "mode", "--mode", AS_STR, NULL },
+	{ "pin", "--pin", AS_FLAG, NULL },
+	{ "folio", "--folio", AS_INT, NULL },
+	{ "fault_around", "--fault-around", AS_INT, NULL },
+	{ "frames", "--frames", AS_STR, NULL },
+	{ "slab", "--slab", AS_STR, NULL },
+	{ "rcu_free", "--rcu-free", AS_STR, NULL },
+	{ "phys", "--phys", AS_INT, NULL },
+	{ "bulk_free", "--bulk-free", AS_STR, NULL },
+	{ "uffd", "--uffd", AS_STR, "auto" },
+	{ "handler_cpu", "--handler-cpu", AS_STR, NULL },
+	{ "max_map_count", "--max-map-count", AS_INT, NULL },
+	{ "hold_extra_ns", "--hold-extra", AS_INT, NULL },
+	{ "numa", "--numa", AS_STR, "default" },
+	{ "warmup", "--warmup", AS_INT, NULL },
+	{ "duration", "--duration", AS_INT, NULL },
+	{ "interval_ms", "--interval", AS_INT, NULL },
+	{ "cycles", "--cycles", AS_INT, NULL },
+	{ "zap", "--zap", AS_STR, NULL },
+	{ "trace", "--trace", AS_STR, NULL },
+	{ "speed", "--speed", AS_STR, NULL },
+};
+
+static int args_add(struct run_args_vec *v, const char *s)
+{
+	if (v->n + 1 >= RUN_ARGS_MAX || !(v->argv[v->n] = strdup(s)))
+		return -ENOMEM;
+	v->argv[++v->n] = NULL;
+	return 0;
+}
+
+static const char *get_string(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	       json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : NULL;
+}
+
+/* One recorded option onto v: 0, -ENOMEM, or -EINVAL (why in err). */
+static int add_option(struct run_args_vec *v, int k, json_object *val,
+		      const struct workload *wl, char *err, size_t len)
+{
+	char buf[64];
+	const char *s = buf;
+
+	/* --writers only where the workload has writers (else 0). */
+	if (!strcmp(rerun_opts[k].key, "writers") && !wl->background)
+		return 0;
+	switch (rerun_opts[k].kind) {
+	case AS_FLAG:
+		return json_object_get_boolean(val) ?
+		       args_add(v, rerun_opts[k].flag) : 0;
+	case AS_LIST:
+		buf[0] = 0;
+		for (size_t i = 0; json_object_is_type(val, json_type_array) &&
+		     i < json_object_array_length(val); i++)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 "%s%d", i ? "," : "", json_object_get_int(
+				 json_object_array_get_idx(val, i)));
+		break;
+	case AS_INT:
+		if (!json_object_is_type(val, json_type_int))
+			goto bad;
+		snprintf(buf, sizeof(buf), "%lld",
+			 (long long)json_object_get_int64(val));
+		break;
+	case AS_STR:
+		if (json_object_is_type(val, json_type_double))
+			snprintf(buf, sizeof(buf), "%.17g",
+				 json_object_get_double(val));
+		else if (json_object_is_type(val, json_type_string))
+			s = json_object_get_string(val);
+		else
+			goto bad;
+		break;
+	}
+	if (rerun_opts[k].skip && !strcmp(s, rerun_opts[k].skip))
+		return 0;
+	return args_add(v, rerun_opts[k].flag) ?: args_add(v, s);
+bad:
+	snprintf(err, len, "its option '%s' is not what this vmsim records",
+		 rerun_opts[k].key);
+	return -EINVAL;
+}
+
+int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
+		   size_t len)
+{
+	const char *scheme = get_string(root, "scheme");
+	const char *wname = get_string(root, "workload");
+	const char *src = get_string(root, "fault_source");
+	const struct workload *wl = wname ? workload_find(wname) : NULL;
+	json_object *opts;
+	int ret;
+
+	memset(v, 0, sizeof(*v));
+	if (!scheme || !wname || !src ||
+	    !json_object_object_get_ex(root, "options", &opts) ||
+	    !json_object_is_type(opts, json_type_object)) {
+		snprintf(err, len, "it does not record its scheme, workload, "
+			 "fault source and options");
+		return -EINVAL;
+	}
+	if (!wl) {
+		snprintf(err, len, "its workload '%s' is not one this vmsim has",
+			 wname);
+		return -EINVAL;
+	}
+	ret = args_add(v, "run") ?: args_add(v, "--lock") ?: args_add(v, scheme) ?:
+	      args_add(v, "--workload") ?: args_add(v, wname) ?:
+	      args_add(v, "--fault-source") ?: args_add(v, src);
+	json_object_object_foreach(opts, key, val) {
+		size_t k;
+
+		if (ret)
+			break;
+		for (k = 0; k < sizeof(rerun_opts) / sizeof(*rerun_opts) &&
+			    strcmp(key, rerun_opts[k].key); k++)
+			;
+		if (k == sizeof(rerun_opts) / sizeof(*rerun_opts)) {
+			snprintf(err, len, "it was made with an option this vmsim "
+				 "does not know ('%s'): a newer vmsim made it",
+				 key);
+			ret = -EINVAL;
+			break;
+		}
+		ret = add_option(v, (int)k, val, wl, err, len);
+	}
+	if (ret == -ENOMEM)
+		snprintf(err, len, "out of memory");
+	if (ret)
+		run_args_free(v);
+	return ret;
+}
+
+void run_args_free(struct run_args_vec *v)
+{
+	for (int i = 0; i < v->n; i++)
+		free(v->argv[i]);
+	v->n = 0;
+	v->argv[0] = NULL;
+}
