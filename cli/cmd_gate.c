@@ -8,9 +8,10 @@
  *                                             candidate runs, its options
  *
  * The base and the candidate (two vmsim binaries, by default both this
- * one) run the same options alternately — base, candidate, base,
- * candidate … for --rounds rounds — so that a machine whose speed drifts
- * drifts under both; each side's rounds are pooled into one result (the
+ * one) run the same options alternately — base, candidate, then
+ * candidate, base, … (ABBA: neither is always the second of a pair) for
+ * --rounds rounds — so that a machine whose speed drifts drifts under
+ * both; each side's rounds are pooled into one result (the
  * samples of every round) and the pooled pair goes through the gate of
  * vmsim compare --fail-on-regression: a primary metric more than PCT
  * worse and significantly so, one-sided, Holm–Bonferroni over the rows,
@@ -41,6 +42,10 @@
 #include "util/safefile.h"
 
 #define GATE_MAX_ROUNDS 100
+/* Identical runs here differ by about 6% a pair (one process to the
+ * next); the mean of 10 pairs by about 2%, well inside the 5% minimum
+ * effect (docs/gate.md). */
+#define GATE_DEFAULT_ROUNDS 10
 #define GATE_MAX_ARGS 96
 
 struct gate_args {
@@ -103,7 +108,7 @@ static void gate_usage(void)
 	       "                         (e.g. \"--hold-extra 500\")\n"
 	       "  --recipe RESULT        run what RESULT records (its options)\n"
 	       "  --baseline RESULT      RESULT is the base; only the candidate runs\n"
-	       "  --rounds N             base/candidate rounds (default 3)\n"
+	       "  --rounds N             base/candidate rounds (default %d)\n"
 	       "  --fail-on-regression PCT  the minimum effect (default %g)\n"
 	       "  --alpha A              family-wise alpha (default 0.05)\n"
 	       "  --significance RULE    welch (default) | mannwhitney | mmtests-ttest\n"
@@ -114,7 +119,8 @@ static void gate_usage(void)
 	       "  --calibrate N          N A/A and N A/B gates (the candidate with\n"
 	       "                         --hold-extra costing about 10%%): the gate's\n"
 	       "                         false-alarm and detection rates\n"
-	       "  -q, --quiet            no line per round\n", CMP_GATE_DEFAULT_PCT);
+	       "  -q, --quiet            no line per round\n", GATE_DEFAULT_ROUNDS,
+	       CMP_GATE_DEFAULT_PCT);
 }
 
 static int gate_opt(struct gate_args *a, int opt, char **argv)
@@ -375,7 +381,10 @@ static int gate_once(const struct gate_args *a, const char *dir,
 		verdict = CMP_CANNOT_JUDGE;
 	}
 	for (int r = 0; r < a->rounds; r++)
-		for (int s = stored_base; s < 2; s++) {
+		for (int k = stored_base; k < 2; k++) {
+			/* ABBA: the second run of a pair is not always the
+			 * candidate's (a run after a run is warmer). */
+			int s = stored_base || r % 2 == 0 ? k : 1 - k;
 			const char *pp = s ? a->cand_prog : a->base_prog;
 
 			if (gate_sig) {
@@ -549,16 +558,15 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 	int aa = 0, ab = 0;
 
 	for (int probe = 0; probe < 3; probe++) {
-		struct gate_args one = *a;
-
-		one.rounds = 1;
 		snprintf(extra, sizeof(extra), "--hold-extra %ld", hold);
 		if (sub_dir(dir, "probe", probe + 1, sub, sizeof(sub)))
 			return 1;
-		gate_once(&one, sub, extra, false, &effect, line, sizeof(line));
+		/* As many rounds as a gate: a one-round cost is as noisy as
+		 * one pair of runs. */
+		gate_once(a, sub, extra, false, &effect, line, sizeof(line));
 		if (!isfinite(effect) || effect >= 0) {
 			printf("calibrate: --hold-extra %ld ns: %+.2f%% (no cost "
-			       "seen); doubling\n", hold, effect);
+			       "seen); four times as much\n", hold, effect);
 			hold *= 4;
 			continue;
 		}
@@ -603,7 +611,8 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	static char self[PATH_MAX];
-	struct gate_args a = { .rounds = 3, .pct = CMP_GATE_DEFAULT_PCT,
+	struct gate_args a = { .rounds = GATE_DEFAULT_ROUNDS,
+			       .pct = CMP_GATE_DEFAULT_PCT,
 			       .o = { .test = CMP_WELCH } };
 	struct sigaction sa = { .sa_handler = gate_on_signal }, old[2];
 	char dir[PATH_MAX], line[1024];
