@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "sync/rcu.h"
-#include "mm/vma_tree.h"
-#include "util/clock.h"
+#include "locks/sync/rcu.h"
+#include "sim/vma_tree.h"
+#include "locks/sync/clock.h"
 
 #define BENCH_BASE (1UL << 40)
 #define BENCH_REPS 3
@@ -123,7 +123,7 @@ out:
 	return ret;
 }
 
-int sim_bench_tree(FILE *out, const size_t *sizes, int nsizes, long lookups)
+int bench_tree_run(FILE *out, const size_t *sizes, int nsizes, long lookups)
 {
 	struct bench_row *rows = calloc((size_t)nsizes, sizeof(*rows));
 	int i1000 = -1, i65530 = -1;

@@ -14,7 +14,7 @@
  * plain sorted array of the same ranges with the same addresses. Prints a
  * table and the two ratios the tree must keep small. Returns 0 or -errno.
  */
-int sim_bench_tree(FILE *out, const size_t *sizes, int nsizes, long lookups);
+int bench_tree_run(FILE *out, const size_t *sizes, int nsizes, long lookups);
 
 /*
  * vmsim bench fault (cli/bench_fault.c): one thread writes each page of
@@ -24,13 +24,13 @@ int sim_bench_tree(FILE *out, const size_t *sizes, int nsizes, long lookups);
  * the median rates and ratios to each case's floor. 0, or -errno with the
  * failing case and the cause in err.
  */
-int sim_bench_fault(FILE *out, size_t len, int rounds,
+int bench_fault_run(FILE *out, size_t len, int rounds,
 		    const enum uffd_wait_mode *waits, int nwaits, size_t folio,
 		    char *err, size_t errlen);
 
 /* The bare uffd loop of bench fault over len bytes in wait mode w, a
  * UFFDIO_COPY of folio bytes a fault: pages per second. 0 or -errno. */
-int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode w, size_t folio,
+int bench_bare_uffd_rate(size_t len, enum uffd_wait_mode w, size_t folio,
 		       double *rate);
 
 /* What this host charges (cli/host_probe.c), in microseconds; 0 where it
@@ -40,6 +40,6 @@ struct host_probe {
 	double uffd_block_us;            /* bare uffd fault, blocking handler */
 	double uffd_busy_us;             /* bare uffd fault, busy handler */
 };
-void host_probe(struct host_probe *h);
+void probe_host(struct host_probe *h);
 
 #endif

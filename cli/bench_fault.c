@@ -36,14 +36,15 @@
 #include <unistd.h>
 
 #include "cli/bench.h"
-#include "faults/present.h"
-#include "faults/sources.h"
-#include "mm/fault.h"
-#include "report/stats.h"
-#include "uffd/host.h"
+#include "sim/faults/present.h"
+#include "sim/faults/sources.h"
+#include "sim/faults/uffd_source.h"
+#include "sim/fault.h"
+#include "cli/compare/stats.h"
+#include "sim/host.h"
 #include "uffd/resolve.h"
 #include "uffd/uffd.h"
-#include "util/clock.h"
+#include "locks/sync/clock.h"
 
 #define BF_MAX_ROUNDS 16
 #define BF_MAX_CASES  64
@@ -144,7 +145,7 @@ static void *bare_handler(void *arg)
 			continue;
 		b->err = uffd_resolve_copy(b->fd, m.arg.pagefault.address &
 					   ~(unsigned long)(b->folio - 1),
-					   fault_zero_page, b->folio, false,
+					   present_zero_page, b->folio, false,
 					   false, &c);
 		if (b->err)
 			return NULL;
@@ -153,7 +154,7 @@ static void *bare_handler(void *arg)
 	return NULL;
 }
 
-int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode wait, size_t folio,
+int bench_bare_uffd_rate(size_t len, enum uffd_wait_mode wait, size_t folio,
 		       double *rate)
 {
 	struct bare b = { .want = (long)(len / folio), .folio = folio,
@@ -198,10 +199,12 @@ int sim_bare_uffd_rate(size_t len, enum uffd_wait_mode wait, size_t folio,
 
 static int bf_sim(const struct bf_case *k, size_t len, double *rate)
 {
+	const struct uffd_source_opts uo = { .nhandlers = 1, .wait = k->wait,
+					     .batch = 16 };
 	struct sim_mm_cfg cfg = {
 		.lock = k->lock, .arena_size = 2 * len + (16UL << 20),
 		.source = k->src, .folio_size = k->folio,
-		.src = { .nhandlers = 1, .wait = k->wait, .batch = 16 },
+		.source_opts = k->src == &uffd_fault_source ? &uo : NULL,
 	};
 	struct sim_mm *mm;
 	unsigned long a;
@@ -226,7 +229,7 @@ static int bf_run(const struct bf_case *k, size_t len, double *rate)
 {
 	switch (k->kind) {
 	case BF_NATIVE: return bf_native(len, rate);
-	case BF_BARE: return sim_bare_uffd_rate(len, k->wait, k->folio, rate);
+	case BF_BARE: return bench_bare_uffd_rate(len, k->wait, k->folio, rate);
 	default: return bf_sim(k, len, rate);
 	}
 }
@@ -319,7 +322,7 @@ static void print_cases(FILE *out, const struct bf_case *c, int n, int rounds)
 	}
 }
 
-int sim_bench_fault(FILE *out, size_t len, int rounds,
+int bench_fault_run(FILE *out, size_t len, int rounds,
 		    const enum uffd_wait_mode *waits, int nwaits, size_t folio,
 		    char *err, size_t errlen)
 {

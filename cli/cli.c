@@ -22,16 +22,16 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 
-int vmsim_cli_ctx(int argc, char **argv, const struct cli_ctx *ctx)
+int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	const char *cmd;
 
-	opterr = 0;      /* getopt's complaints are ours: bad_option() */
+	opterr = 0;      /* getopt's complaints are ours: cli_bad_option() */
 	if (argc < 2)
-		return bad("%s", "no command: want run, list, compare, rerun, gate, check, bench, record or trace");
+		return cli_bad("%s", "no command: want run, list, compare, rerun, gate, check, bench, record or trace");
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-		usage(stdout);
+		cli_usage(stdout);
 		return 0;
 	}
 	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
@@ -41,7 +41,7 @@ int vmsim_cli_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1, ctx);
 	if ((!strcmp(cmd, "list") || !strcmp(cmd, "check")) && argc > 2)
-		return bad("unexpected argument '%s'", argv[2]);
+		return cli_bad("unexpected argument '%s'", argv[2]);
 	if (!strcmp(cmd, "list"))
 		return cmd_list();
 	if (!strcmp(cmd, "check"))
@@ -58,12 +58,12 @@ int vmsim_cli_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 		return cmd_rerun(argc - 1, argv + 1, ctx);
 	if (!strcmp(cmd, "gate"))
 		return cmd_gate(argc - 1, argv + 1, ctx);
-	return bad("unknown command '%s'", cmd);
+	return cli_bad("unknown command '%s'", cmd);
 }
 
-int vmsim_cli(int argc, char **argv)
+int cli_main(int argc, char **argv)
 {
 	const struct cli_ctx ctx = { .dry_run = false };
 
-	return vmsim_cli_ctx(argc, argv, &ctx);
+	return cli_main_ctx(argc, argv, &ctx);
 }

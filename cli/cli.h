@@ -8,9 +8,9 @@
 struct cli_ctx;
 
 /* Run the command line; returns the exit code. */
-int vmsim_cli(int argc, char **argv);
+int cli_main(int argc, char **argv);
 /* The same in a given context (the fuzzer: ctx->dry_run, validation
  * only). */
-int vmsim_cli_ctx(int argc, char **argv, const struct cli_ctx *ctx);
+int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx);
 
 #endif

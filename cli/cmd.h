@@ -23,13 +23,13 @@ struct cli_ctx {
 				  * (for fuzzing the parser) */
 };
 
-void usage(FILE *f);
+void cli_usage(FILE *f);
 /* One line "vmsim: <fmt with val>" (val made printable); EXIT_USAGE. */
-int bad(const char *fmt, const char *val);
+int cli_bad(const char *fmt, const char *val);
 /* getopt's complaint as one line of ours; EXIT_USAGE. */
-int bad_option(char **argv, int opt, const struct option *opts);
+int cli_bad_option(char **argv, int opt, const struct option *opts);
 /* arg as one of names: its index, or -1 after one line. */
-int pick(const char *what, const char *arg, const char *const *names, int n);
+int cli_pick(const char *what, const char *arg, const char *const *names, int n);
 #define NAMES(...) (const char *const[]){ __VA_ARGS__ }, \
 	(int)(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *))
 
@@ -42,7 +42,7 @@ struct int_opt {
 
 /* If opt is one of ints, parse arg into it: 1 taken, 0 not an integer
  * option, -1 bad value (said in one line). */
-int set_int_opt(const struct int_opt *ints, size_t n, int opt, const char *arg);
+int cli_set_int_opt(const struct int_opt *ints, size_t n, int opt, const char *arg);
 
 /* The commands, one file each (cli/cmd_*.c). */
 int cmd_run(int argc, char **argv, const struct cli_ctx *ctx);

@@ -8,9 +8,9 @@
 
 #include "cli/bench.h"
 #include "cli/cmd.h"
-#include "util/parse.h"
+#include "cli/parse.h"
 
-static int bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
+static int cmd_bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "vmas", required_argument, NULL, 'n' },
@@ -29,7 +29,7 @@ static int bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 		switch (opt) {
 		case 'n':
 			if (parse_list_check(optarg))
-				return bad("bad VMA count list '%s': want numbers "
+				return cli_bad("bad VMA count list '%s': want numbers "
 					   "separated by commas, none empty, such as "
 					   "1000,65530", optarg);
 			snprintf(buf, sizeof(buf), "%s", optarg);
@@ -39,31 +39,31 @@ static int bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 				long v;
 
 				if (nsizes == 16 || parse_long(tok, 1, 10000000, &v))
-					return bad("bad VMA count list '%s': want numbers "
+					return cli_bad("bad VMA count list '%s': want numbers "
 						   "from 1 to 10000000 such as 1000,65530",
 						   optarg);
 				for (int i = 0; i < nsizes; i++)
 					if (sizes[i] == (size_t)v)
-						return bad("VMA count %s given twice", tok);
+						return cli_bad("VMA count %s given twice", tok);
 				sizes[nsizes++] = (size_t)v;
 			}
 			break;
 		case 'k':
 			if (parse_long(optarg, 1000, 1000000000, &lookups))
-				return bad("bad lookup count '%s': want 1000 or more", optarg);
+				return cli_bad("bad lookup count '%s': want 1000 or more", optarg);
 			break;
 		case 'h':
-			usage(stdout);
+			cli_usage(stdout);
 			return 0;
 		default:
-			return bad_option(argv, opt, opts);
+			return cli_bad_option(argv, opt, opts);
 		}
 	}
 	if (optind < argc)
-		return bad("unexpected argument '%s'", argv[optind]);
+		return cli_bad("unexpected argument '%s'", argv[optind]);
 	if (ctx->dry_run)
 		return 0;
-	ret = sim_bench_tree(stdout, sizes, nsizes, lookups);
+	ret = bench_tree_run(stdout, sizes, nsizes, lookups);
 	if (ret) {
 		fprintf(stderr, "%s: bench tree: %s\n", prog, strerror(-ret));
 		return 1;
@@ -77,23 +77,23 @@ static int bench_waits(const char *arg, enum uffd_wait_mode *w, int *n)
 	char buf[128], *save = NULL, *tok;
 
 	if (parse_list_check(arg))
-		return bad("bad wait mode list '%s': want names separated by "
+		return cli_bad("bad wait mode list '%s': want names separated by "
 			   "commas, none empty, such as block,busy", arg);
 	snprintf(buf, sizeof(buf), "%s", arg);
 	*n = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (*n == 4 || uffd_wait_mode_parse(tok, &w[*n]))
-			return bad("unknown wait mode '%s': want block, poll, busy "
+			return cli_bad("unknown wait mode '%s': want block, poll, busy "
 				   "or uring", tok);
 		for (int i = 0; i < *n; i++)
 			if (w[i] == w[*n])
-				return bad("wait mode '%s' given twice", tok);
+				return cli_bad("wait mode '%s' given twice", tok);
 		(*n)++;
 	}
 	return 0;
 }
 
-static int bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
+static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	static const struct option opts[] = {
 		{ "mem", required_argument, NULL, 'm' },
@@ -116,31 +116,31 @@ static int bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 			mem_arg = optarg;
 		if (opt == 'm' && (parse_size(optarg, &mem) || mem % 4096 ||
 				   mem > (16UL << 30)))
-			return bad("bad size '%s' for --mem: want a multiple of 4K "
+			return cli_bad("bad size '%s' for --mem: want a multiple of 4K "
 				   "up to 16G", optarg);
 		if (opt == 'r' && parse_long(optarg, 1, 16, &rounds))
-			return bad("bad round count '%s': want 1 to 16", optarg);
+			return cli_bad("bad round count '%s': want 1 to 16", optarg);
 		if (opt == 'W' && bench_waits(optarg, waits, &nwaits))
 			return EXIT_USAGE;
 		if (opt == 'F' && (parse_size(optarg, &folio) || folio < 4096 ||
 				   folio > (2UL << 20) || (folio & (folio - 1))))
-			return bad("bad size '%s' for --folio: want a power of two "
+			return cli_bad("bad size '%s' for --folio: want a power of two "
 				   "from 4K to 2M", optarg);
 		if (opt == 'h') {
-			usage(stdout);
+			cli_usage(stdout);
 			return 0;
 		}
 		if (opt != 'm' && opt != 'r' && opt != 'W' && opt != 'F')
-			return bad_option(argv, opt, opts);
+			return cli_bad_option(argv, opt, opts);
 	}
 	if (optind < argc)
-		return bad("unexpected argument '%s'", argv[optind]);
+		return cli_bad("unexpected argument '%s'", argv[optind]);
 	if (ctx->dry_run)
 		return 0;
 	if (folio && mem % folio)
-		return bad("bad size '%s' for --mem: want a multiple of --folio",
+		return cli_bad("bad size '%s' for --mem: want a multiple of --folio",
 			   mem_arg);
-	ret = sim_bench_fault(stdout, mem, (int)rounds, waits, nwaits, folio,
+	ret = bench_fault_run(stdout, mem, (int)rounds, waits, nwaits, folio,
 			      err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: bench fault: %s\n", prog, err);
@@ -152,9 +152,9 @@ static int bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	if (argc >= 2 && !strcmp(argv[1], "tree"))
-		return bench_tree(argc - 1, argv + 1, ctx);
+		return cmd_bench_tree(argc - 1, argv + 1, ctx);
 	if (argc >= 2 && !strcmp(argv[1], "fault"))
-		return bench_fault(argc - 1, argv + 1, ctx);
-	return bad("unknown benchmark '%s' (want: vmsim bench tree or vmsim "
+		return cmd_bench_fault(argc - 1, argv + 1, ctx);
+	return cli_bad("unknown benchmark '%s' (want: vmsim bench tree or vmsim "
 		   "bench fault)", argc < 2 ? "" : argv[1]);
 }

@@ -9,7 +9,7 @@
 
 #include "cli/bench.h"
 #include "cli/cmd.h"
-#include "faults/sources.h"
+#include "sim/faults/sources.h"
 #include "uffd/uffd.h"
 
 static void check_uffd(void)
@@ -70,7 +70,7 @@ int cmd_check(void)
 	printf("CPUs:          %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
 	printf("NUMA nodes:    %d\n",
 	       numa_available() < 0 ? 1 : numa_num_configured_nodes());
-	host_probe(&hp);
+	probe_host(&hp);
 	if (hp.wake_us > 0)
 		printf("wake-up:       %.1f us from CPU 0 to CPU 1 (futex ping-pong; "
 		       "an idle vCPU's wake-up is a hypervisor exit)\n", hp.wake_us);

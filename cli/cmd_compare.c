@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "report/compare.h"
-#include "util/parse.h"
+#include "cli/compare/compare.h"
+#include "cli/parse.h"
 
 enum { OPT_FORMAT = 300, OPT_LABEL, OPT_TEST, OPT_ALPHA, OPT_FAIL, OPT_METRIC,
        OPT_SIGNIFICANCE, OPT_ALLOW_MISMATCH };
@@ -84,7 +84,7 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 
 	switch (opt) {
 	case OPT_FORMAT:             /* in enum cmp_format order */
-		i = pick("format", optarg, NAMES("text", "markdown", "csv",
+		i = cli_pick("format", optarg, NAMES("text", "markdown", "csv",
 						 "json", "gnuplot", "wis"));
 		if (i < 0)
 			return EXIT_USAGE;
@@ -92,14 +92,14 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 		return 0;
 	case OPT_LABEL:
 		if (a->nlabels == 64)
-			return bad("too many labels at '%s'", optarg);
+			return cli_bad("too many labels at '%s'", optarg);
 		a->labels[a->nlabels++] = optarg;
 		return 0;
 	case OPT_TEST:               /* in enum cmp_test order */
 	case OPT_SIGNIFICANCE:
 		i = opt == OPT_TEST ?
-			pick("test", optarg, NAMES("welch", "mannwhitney")) :
-			pick("significance rule", optarg, NAMES("welch",
+			cli_pick("test", optarg, NAMES("welch", "mannwhitney")) :
+			cli_pick("significance rule", optarg, NAMES("welch",
 			     "mannwhitney", "mmtests-ttest", "mmtests-ci"));
 		if (i < 0)
 			return EXIT_USAGE;
@@ -108,7 +108,7 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 	case OPT_ALPHA:
 		a->o.alpha = strtod(optarg, &end);
 		if (*end || !(a->o.alpha > 0 && a->o.alpha < 1))
-			return bad("bad alpha '%s': want a number between 0 and 1",
+			return cli_bad("bad alpha '%s': want a number between 0 and 1",
 				   optarg);
 		return 0;
 	case OPT_FAIL:
@@ -116,7 +116,7 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 		if (optarg) {
 			a->pct = strtod(optarg, &end);
 			if (*end || !(a->pct >= 0 && a->pct < 1000))
-				return bad("bad regression threshold '%s': want a "
+				return cli_bad("bad regression threshold '%s': want a "
 					   "percentage such as 5", optarg);
 		}
 		return 0;
@@ -124,7 +124,7 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 	case OPT_ALLOW_MISMATCH: a->allow_mismatch = true; return 0;
 	case 'h': a->help = true; return 0;
 	}
-	return bad_option(argv, opt, compare_opts);
+	return cli_bad_option(argv, opt, compare_opts);
 }
 
 /* Load every file (one workload, labels applied): 0 or EXIT_USAGE. */
@@ -134,7 +134,7 @@ static int compare_load(const struct compare_args *a, char **paths, int n,
 	char err[256], shown[256];
 
 	for (int i = 0; i < n; i++) {
-		printable(shown, sizeof(shown), paths[i]);
+		parse_printable(shown, sizeof(shown), paths[i]);
 		if (cmp_load(paths[i], &files[i], err, sizeof(err))) {
 			fprintf(stderr, "%s: %s: %s\n", prog, shown, err);
 			return EXIT_USAGE;
@@ -146,7 +146,7 @@ static int compare_load(const struct compare_args *a, char **paths, int n,
 			return EXIT_USAGE;
 		}
 		if (a->nlabels)
-			printable(files[i].label, sizeof(files[i].label),
+			parse_printable(files[i].label, sizeof(files[i].label),
 				  a->labels[i]);
 	}
 	return 0;
@@ -184,7 +184,7 @@ static int compare_metric_check(const struct cmp_file *base, const char *metric)
 		if (!strcmp(base->metrics[k].name, metric))
 			return 0;
 	fprintf(stderr, "%s: %s has no metric '%s'\n", prog, base->shown,
-		printable(m, sizeof(m), metric));
+		parse_printable(m, sizeof(m), metric));
 	return EXIT_USAGE;
 }
 
@@ -203,15 +203,15 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 		if (ret)
 			return ret;
 		if (a.help) {
-			usage(stdout);
+			cli_usage(stdout);
 			return 0;
 		}
 	}
 	n = argc - optind;
 	if (n < 1)
-		return bad("%s", "compare needs at least one result file");
+		return cli_bad("%s", "compare needs at least one result file");
 	if (n > 32)
-		return bad("too many files (%s): at most 32", argv[optind + 32]);
+		return cli_bad("too many files (%s): at most 32", argv[optind + 32]);
 	if (a.nlabels && a.nlabels != n) {
 		fprintf(stderr, "%s: %d labels for %d files: give one --label per "
 			"file\n", prog, a.nlabels, n);

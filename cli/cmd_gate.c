@@ -36,10 +36,10 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "report/compare.h"
-#include "report/stats.h"
-#include "util/parse.h"
-#include "util/safefile.h"
+#include "cli/compare/compare.h"
+#include "cli/compare/stats.h"
+#include "cli/parse.h"
+#include "cli/safefile.h"
 
 #define GATE_MAX_ROUNDS 100
 /* Identical runs here differ by about 6% a pair (one process to the
@@ -55,6 +55,7 @@ struct gate_args {
 	const char *dir;
 	int rounds;
 	int calibrate;                   /* N A/A and N A/B gates; 0: off */
+	bool aa_only;                    /* --calibrate-aa: A/A gates only */
 	bool quiet, allow_mismatch;
 	double pct;
 	struct cmp_opts o;
@@ -83,6 +84,7 @@ static const struct option gate_opts[] = {
 	{ "baseline", required_argument, NULL, 'b' },
 	{ "rounds", required_argument, NULL, 'n' },
 	{ "calibrate", required_argument, NULL, 'c' },
+	{ "calibrate-aa", required_argument, NULL, 'A' },
 	{ "fail-on-regression", required_argument, NULL, 'p' },
 	{ "alpha", required_argument, NULL, 'a' },
 	{ "significance", required_argument, NULL, 's' },
@@ -119,6 +121,7 @@ static void gate_usage(void)
 	       "  --calibrate N          N A/A and N A/B gates (the candidate with\n"
 	       "                         --hold-extra costing about 10%%): the gate's\n"
 	       "                         false-alarm and detection rates\n"
+	       "  --calibrate-aa N       N A/A gates only: the false-alarm rate\n"
 	       "  -q, --quiet            no line per round\n", GATE_DEFAULT_ROUNDS,
 	       CMP_GATE_DEFAULT_PCT);
 }
@@ -140,35 +143,38 @@ static int gate_opt(struct gate_args *a, int opt, char **argv)
 	case 'M': a->allow_mismatch = true; return 0;
 	case 'n':
 		if (parse_long(optarg, 1, GATE_MAX_ROUNDS, &v))
-			return bad("gate: bad --rounds '%s': want 1 to 100", optarg);
+			return cli_bad("gate: bad --rounds '%s': want 1 to 100", optarg);
 		a->rounds = (int)v;
 		return 0;
+	case 'A':
+		a->aa_only = true;
+		/* fall through */
 	case 'c':
 		if (parse_long(optarg, 1, 1000, &v))
-			return bad("gate: bad --calibrate '%s': want 1 to 1000 "
+			return cli_bad("gate: bad --calibrate '%s': want 1 to 1000 "
 				   "gates of each kind", optarg);
 		a->calibrate = (int)v;
 		return 0;
 	case 'p':
 		a->pct = strtod(optarg, &end);
 		if (*end || !(a->pct >= 0 && a->pct < 1000))
-			return bad("gate: bad regression threshold '%s': want a "
+			return cli_bad("gate: bad regression threshold '%s': want a "
 				   "percentage such as 5", optarg);
 		return 0;
 	case 'a':
 		a->o.alpha = strtod(optarg, &end);
 		if (*end || !(a->o.alpha > 0 && a->o.alpha < 1))
-			return bad("gate: bad alpha '%s': want a number between 0 "
+			return cli_bad("gate: bad alpha '%s': want a number between 0 "
 				   "and 1", optarg);
 		return 0;
 	case 's':
-		if ((k = pick("gate significance rule", optarg, NAMES("welch",
+		if ((k = cli_pick("gate significance rule", optarg, NAMES("welch",
 			      "mannwhitney", "mmtests-ttest"))) < 0)
 			return EXIT_USAGE;
 		a->o.test = (enum cmp_test)k;
 		return 0;
 	}
-	return bad_option(argv, opt, gate_opts);
+	return cli_bad_option(argv, opt, gate_opts);
 }
 
 /* The run's options: after --, or from a result (its first word "run"
@@ -181,12 +187,12 @@ static int gate_recipe(struct gate_args *a, int argc, char **argv)
 	int given = argc - optind, ret;
 
 	if (from && given)
-		return bad("gate: give the run's options after -- or %s, not "
+		return cli_bad("gate: give the run's options after -- or %s, not "
 			   "both", a->recipe ? "--recipe" : "--baseline");
 	if (a->recipe && a->baseline)
-		return bad("gate: %s", "--recipe or --baseline, not both");
+		return cli_bad("gate: %s", "--recipe or --baseline, not both");
 	if (!from && !given)
-		return bad("gate: %s", "nothing to gate: want '-- RUN OPTIONS', "
+		return cli_bad("gate: %s", "nothing to gate: want '-- RUN OPTIONS', "
 			   "--recipe RESULT or --baseline RESULT");
 	if (from) {
 		struct cmp_file f;
@@ -195,7 +201,7 @@ static int gate_recipe(struct gate_args *a, int argc, char **argv)
 			char shown[256];
 
 			fprintf(stderr, "%s: gate: %s: %s\n", prog,
-				printable(shown, sizeof(shown), from), err);
+				parse_printable(shown, sizeof(shown), from), err);
 			return EXIT_USAGE;
 		}
 		ret = run_rerun_args(f.root, &a->vec, err, sizeof(err));
@@ -216,11 +222,11 @@ static int gate_recipe(struct gate_args *a, int argc, char **argv)
 
 		if (!strcmp(s, "-o") || !strncmp(s, "--json", 6) ||
 		    !strcmp(s, "-f") || !strcmp(s, "--force"))
-			return bad("gate: '%s' is the gate's to give: leave the "
+			return cli_bad("gate: '%s' is the gate's to give: leave the "
 				   "run's output out (--keep DIR keeps it)", s);
 		if ((!strcmp(s, "-l") || !strcmp(s, "--lock")) &&
 		    i + 1 < a->nrun && strchr(a->run[i + 1], ','))
-			return bad("gate: one scheme at a time ('%s'): the gate "
+			return cli_bad("gate: one scheme at a time ('%s'): the gate "
 				   "compares a base and a candidate of one run",
 				   a->run[i + 1]);
 	}
@@ -336,50 +342,63 @@ static int pool_side(const char *dir, const char *name, struct cmp_file *runs,
 	return cmp_from_json(j, name, out, why, len) ? -1 : 0;
 }
 
-/* One gate: rounds, pooling, verdict. *effect gets the first row's
- * change (%, positive better) for calibration. Returns enum cmp_verdict;
- * line holds the verdict. */
-static int gate_once(const struct gate_args *a, const char *dir,
-		     const char *cand_extra, bool verbose, double *effect,
-		     char *line, size_t len)
+/* The primary metric of f (the first metric if it declares none). */
+static const struct cmp_metric *primary_of(const struct cmp_file *f)
 {
-	struct cmp_file *runs[2], pooled[2], stored = { 0 };
-	int nruns[2] = { 0, 0 }, verdict = CMP_CANNOT_JUDGE;
-	const char *side[2] = { "base", "candidate" };
+	for (int k = 0; k < f->nmetrics; k++)
+		if (f->metrics[k].primary)
+			return &f->metrics[k];
+	return &f->metrics[0];
+}
+
+/* c against b in m at tasks: %, positive better (as compare prints). */
+static double change(const struct cmp_file *b, const struct cmp_file *c,
+		     const struct cmp_metric *m, int tasks)
+{
+	double *x, *y, d;
+	size_t nx = cmp_samples_of(b, m->name, tasks, &x);
+	size_t ny = cmp_samples_of(c, m->name, tasks, &y);
+
+	d = m->higher ? 100 * stats_hmean(y, ny) / stats_hmean(x, nx) - 100
+		      : 100 - 100 * stats_amean(y, ny) / stats_amean(x, nx);
+	free(x);
+	free(y);
+	return d;
+}
+
+/* A stored base: can it be judged at all, before anything runs?
+ * CMP_PASS (yes), or CMP_CANNOT_JUDGE with line. */
+static int check_stored(const struct gate_args *a, const struct cmp_file *st,
+			char *line, size_t len)
+{
+	struct cmp_file twice[2] = { *st, *st };
+	FILE *null = fopen("/dev/null", "w");
+	char why[1024];
+	int v = cmp_gate(null ? null : stdout, twice, 2, &a->o, a->pct, line,
+			 len);
+
+	if (null)
+		fclose(null);
+	if (v == CMP_CANNOT_JUDGE)
+		return v;
+	if (cmp_validate(st, NULL, why, sizeof(why))) {
+		snprintf(line, len, "CANNOT JUDGE: %.200s is not a valid "
+			 "measurement: %.600s", a->baseline, why);
+		return CMP_CANNOT_JUDGE;
+	}
+	return CMP_PASS;
+}
+
+/* The rounds, ABBA (only the candidate's with a stored base), each
+ * run's result loaded into runs[side][]. 0, or -1 with line. */
+static int run_rounds(const struct gate_args *a, const char *dir,
+		      const char *cand_extra, struct cmp_file *runs[2],
+		      int nruns[2], char *line, size_t len)
+{
+	static const char *const side[2] = { "base", "candidate" };
 	char why[1024], out[PATH_MAX], log[PATH_MAX];
 	bool stored_base = a->baseline != NULL;
 
-	*effect = NAN;
-	runs[0] = calloc((size_t)a->rounds, sizeof(struct cmp_file));
-	runs[1] = calloc((size_t)a->rounds, sizeof(struct cmp_file));
-	memset(pooled, 0, sizeof(pooled));
-	if (!runs[0] || !runs[1]) {
-		snprintf(line, len, "CANNOT JUDGE: out of memory");
-		goto out;
-	}
-	if (stored_base && cmp_load(a->baseline, &stored, why, sizeof(why))) {
-		snprintf(line, len, "CANNOT JUDGE: %.200s: %.700s", a->baseline, why);
-		goto out;
-	}
-	if (stored_base) {
-		/* Can the stored side be judged at all? Before any run. */
-		struct cmp_file twice[2] = { stored, stored };
-		FILE *null = fopen("/dev/null", "w");
-
-		verdict = cmp_gate(null ? null : stdout, twice, 2, &a->o,
-				   a->pct, line, len);
-		if (null)
-			fclose(null);
-		if (verdict == CMP_CANNOT_JUDGE)
-			goto out;
-		if (cmp_validate(&stored, NULL, why, sizeof(why))) {
-			snprintf(line, len, "CANNOT JUDGE: %.200s is not a valid "
-				 "measurement: %.600s", a->baseline, why);
-			verdict = CMP_CANNOT_JUDGE;
-			goto out;
-		}
-		verdict = CMP_CANNOT_JUDGE;
-	}
 	for (int r = 0; r < a->rounds; r++)
 		for (int k = stored_base; k < 2; k++) {
 			/* ABBA: the second run of a pair is not always the
@@ -387,105 +406,104 @@ static int gate_once(const struct gate_args *a, const char *dir,
 			int s = stored_base || r % 2 == 0 ? k : 1 - k;
 			const char *pp = s ? a->cand_prog : a->base_prog;
 
-			if (gate_sig) {
-				snprintf(line, len, "CANNOT JUDGE: interrupted by "
-					 "signal %d", gate_sig);
-				goto out;
-			}
+			if (gate_sig)
+				return snprintf(line, len, "CANNOT JUDGE: "
+						"interrupted by signal %d",
+						gate_sig), -1;
 			snprintf(out, sizeof(out), "%.3900s/%s-%d.json", dir,
 				 side[s], r + 1);
 			snprintf(log, sizeof(log), "%.3900s/%s-%d.log", dir,
 				 side[s], r + 1);
 			if (run_one(a, pp, s ? cand_extra : NULL, out, log, why,
 				    sizeof(why)) ||
-			    cmp_load(out, &runs[s][nruns[s]], why, sizeof(why))) {
-				snprintf(line, len, "CANNOT JUDGE: the %s run of "
-					 "round %d failed: %.800s", side[s], r + 1,
-					 why);
-				goto out;
-			}
+			    cmp_load(out, &runs[s][nruns[s]], why, sizeof(why)))
+				return snprintf(line, len, "CANNOT JUDGE: the %s "
+						"run of round %d failed: %.800s",
+						side[s], r + 1, why), -1;
 			nruns[s]++;
 		}
-	if (stored_base) {
-		pooled[0] = stored;
-		stored.root = NULL;
-		stored.tasks = stored.by_tasks = NULL;
-	} else if (pool_side(dir, "base", runs[0], nruns[0], &pooled[0], why,
-			     sizeof(why))) {
-		snprintf(line, len, "CANNOT JUDGE: pooling the base: %.800s", why);
-		goto out;
-	}
-	if (pool_side(dir, "candidate", runs[1], nruns[1], &pooled[1], why,
-		      sizeof(why))) {
-		snprintf(line, len, "CANNOT JUDGE: pooling the candidate: %.800s",
-			 why);
-		goto out;
-	}
+	return 0;
+}
+
+/* Each side pooled (a stored base is its own), checked valid and, with
+ * a stored base, alike. 0, or -1 with line. */
+static int pool_both(const struct gate_args *a, const char *dir,
+		     struct cmp_file *runs[2], const int nruns[2],
+		     struct cmp_file pooled[2], char *line, size_t len)
+{
+	static const char *const side[2] = { "base", "candidate" };
+	char why[1024];
+
+	for (int s = a->baseline != NULL; s < 2; s++)
+		if (pool_side(dir, side[s], runs[s], nruns[s], &pooled[s], why,
+			      sizeof(why)))
+			return snprintf(line, len, "CANNOT JUDGE: pooling the "
+					"%s: %.800s", side[s], why), -1;
 	snprintf(pooled[0].label, sizeof(pooled[0].label), "base");
 	snprintf(pooled[1].label, sizeof(pooled[1].label), "candidate");
 	for (int s = 0; s < 2; s++)
 		if (cmp_validate(&pooled[s], s ? &pooled[0] : NULL, why,
-				 sizeof(why))) {
-			snprintf(line, len, "CANNOT JUDGE: the %s is not a valid "
-				 "measurement: %.800s", side[s], why);
-			goto out;
-		}
+				 sizeof(why)))
+			return snprintf(line, len, "CANNOT JUDGE: the %s is not "
+					"a valid measurement: %.800s", side[s],
+					why), -1;
 	/* A stored base must have been run as the candidate is: the same
 	 * options (it repeats them), but also the same machine and kernel. */
-	if (stored_base && cmp_mismatch(&pooled[0], &pooled[1], why, sizeof(why))) {
-		if (!a->allow_mismatch) {
-			snprintf(line, len, "CANNOT JUDGE: the candidate was run "
-				 "differently from %.200s: %.500s "
-				 "(--allow-mismatch to gate anyway)", a->baseline,
-				 why);
-			goto out;
-		}
+	if (a->baseline && cmp_mismatch(&pooled[0], &pooled[1], why, sizeof(why))) {
+		if (!a->allow_mismatch)
+			return snprintf(line, len, "CANNOT JUDGE: the candidate "
+					"was run differently from %.200s: %.500s "
+					"(--allow-mismatch to gate anyway)",
+					a->baseline, why), -1;
 		fprintf(stderr, "%s: gate: warning: the candidate was run "
 			"differently from %s: %s\n", prog, a->baseline, why);
 	}
-	if (verbose)
-		for (int r = 0; r < nruns[1]; r++) {
-			const struct cmp_metric *m = &pooled[0].metrics[0];
-			double *x, *y;
-			size_t nx, ny;
+	return 0;
+}
 
-			for (int k = 0; k < pooled[0].nmetrics && !m->primary; k++)
-				m = &pooled[0].metrics[k];
-			nx = cmp_samples_of(stored_base ? &pooled[0] : &runs[0][r],
-					m->name, pooled[0].tasks[0], &x);
-			ny = cmp_samples_of(&runs[1][r], m->name, pooled[0].tasks[0], &y);
-			printf("round %d: %s-%d %s %.6g, candidate %.6g (%+.2f%%)\n",
-			       r + 1, m->name, pooled[0].tasks[0],
-			       stored_base ? "stored base" : "base",
-			       stats_hmean(x, nx), stats_hmean(y, ny),
-			       m->higher ? 100 * stats_hmean(y, ny) /
-					   stats_hmean(x, nx) - 100
-					 : 100 - 100 * stats_amean(y, ny) /
-					   stats_amean(x, nx));
-			free(x);
-			free(y);
-		}
-	verdict = cmp_gate(stdout, pooled, 2, &a->o, a->pct, line, len);
-	{
-		const struct cmp_metric *m = NULL;
-		double *x, *y;
-		size_t nx, ny;
+/* One gate: rounds, pooling, verdict. *effect gets the first row's
+ * change (%, positive better) for calibration. Returns enum cmp_verdict;
+ * line holds the verdict. */
+static int gate_once(const struct gate_args *a, const char *dir,
+		     const char *cand_extra, bool verbose, double *effect,
+		     char *line, size_t len)
+{
+	struct cmp_file *runs[2], pooled[2] = { { 0 } };
+	int nruns[2] = { 0, 0 }, verdict = CMP_CANNOT_JUDGE;
+	char why[1024];
 
-		for (int k = 0; k < pooled[0].nmetrics && !m; k++)
-			if (pooled[0].metrics[k].primary)
-				m = &pooled[0].metrics[k];
-		if (m) {
-			nx = cmp_samples_of(&pooled[0], m->name, pooled[0].tasks[0], &x);
-			ny = cmp_samples_of(&pooled[1], m->name, pooled[0].tasks[0], &y);
-			*effect = m->higher ?
-				100 * stats_hmean(y, ny) / stats_hmean(x, nx) - 100 :
-				100 - 100 * stats_amean(y, ny) / stats_amean(x, nx);
-			free(x);
-			free(y);
-		}
+	*effect = NAN;
+	runs[0] = calloc((size_t)a->rounds, sizeof(struct cmp_file));
+	runs[1] = calloc((size_t)a->rounds, sizeof(struct cmp_file));
+	if (!runs[0] || !runs[1]) {
+		snprintf(line, len, "CANNOT JUDGE: out of memory");
+		goto out;
 	}
+	if (a->baseline) {
+		if (cmp_load(a->baseline, &pooled[0], why, sizeof(why))) {
+			snprintf(line, len, "CANNOT JUDGE: %.200s: %.700s",
+				 a->baseline, why);
+			goto out;
+		}
+		if (check_stored(a, &pooled[0], line, len) != CMP_PASS)
+			goto out;
+	}
+	if (run_rounds(a, dir, cand_extra, runs, nruns, line, len) ||
+	    pool_both(a, dir, runs, nruns, pooled, line, len))
+		goto out;
+	for (int r = 0; verbose && r < nruns[1]; r++) {
+		const struct cmp_metric *m = primary_of(&pooled[0]);
+		int t = pooled[0].tasks[0];
+
+		printf("round %d: %s-%d: the candidate %+.2f%% against %s\n",
+		       r + 1, m->name, t, change(a->baseline ? &pooled[0] :
+		       &runs[0][r], &runs[1][r], m, t),
+		       a->baseline ? "the stored base" : "this round's base");
+	}
+	verdict = cmp_gate(stdout, pooled, 2, &a->o, a->pct, line, len);
+	*effect = change(&pooled[0], &pooled[1], primary_of(&pooled[0]),
+			 pooled[0].tasks[0]);
 out:
-	cmp_file_free(&stored);          /* if it did not become the base */
 	for (int s = 0; s < 2; s++) {
 		for (int r = 0; runs[s] && r < nruns[s]; r++)
 			cmp_file_free(&runs[s][r]);
@@ -510,7 +528,7 @@ static int gate_dir(const struct gate_args *a, char *dir, size_t len,
 
 			fprintf(stderr, "%s: gate: cannot make the directory '%s' "
 				"for --keep: %s\n", prog,
-				printable(shown, sizeof(shown), dir), strerror(errno));
+				parse_printable(shown, sizeof(shown), dir), strerror(errno));
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -557,7 +575,7 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 	long hold = 1000;
 	int aa = 0, ab = 0;
 
-	for (int probe = 0; probe < 3; probe++) {
+	for (int probe = 0; probe < 3 && !a->aa_only; probe++) {
 		snprintf(extra, sizeof(extra), "--hold-extra %ld", hold);
 		if (sub_dir(dir, "probe", probe + 1, sub, sizeof(sub)))
 			return 1;
@@ -581,7 +599,8 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 			hold = 1000000;
 	}
 	snprintf(extra, sizeof(extra), "--hold-extra %ld", hold);
-	printf("calibrate: A/B gates run the candidate with %s\n", extra);
+	if (!a->aa_only)
+		printf("calibrate: A/B gates run the candidate with %s\n", extra);
 	for (int i = 0; i < a->calibrate && !gate_sig; i++) {
 		int v;
 
@@ -591,6 +610,8 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 			      sizeof(line));
 		aa += v == CMP_REGRESSION;
 		printf("A/A %d: %+.2f%% %s\n", i + 1, effect, line);
+		if (a->aa_only)
+			continue;
 		if (sub_dir(dir, "ab", i + 1, sub, sizeof(sub)))
 			return 1;
 		v = gate_once(a, sub, extra, false, &effect, line, sizeof(line));
@@ -600,11 +621,14 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 	}
 	if (gate_sig)
 		return 128 + gate_sig;
-	printf("false alarms: %d of %d A/A gates; detected: %d of %d A/B gates "
-	       "(%s: %.2f%% slower on average); %d round%s a gate, minimum "
-	       "effect %g%%, family-wise alpha %g\n", aa, a->calibrate, ab,
-	       a->calibrate, extra, -sum_ab / a->calibrate, a->rounds,
-	       a->rounds == 1 ? "" : "s", a->pct, cmp_gate_alpha(&a->o));
+	printf("false alarms: %d of %d A/A gates", aa, a->calibrate);
+	if (!a->aa_only)
+		printf("; detected: %d of %d A/B gates (%s: %.2f%% slower on "
+		       "average)", ab, a->calibrate, extra,
+		       -sum_ab / a->calibrate);
+	printf("; %d round%s a gate, minimum effect %g%%, family-wise alpha "
+	       "%g\n", a->rounds, a->rounds == 1 ? "" : "s", a->pct,
+	       cmp_gate_alpha(&a->o));
 	return 0;
 }
 
@@ -639,7 +663,7 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!a.cand_prog)
 		a.cand_prog = self;
 	if (a.calibrate && a.baseline) {
-		ret = bad("gate: %s", "--calibrate runs both sides: give the run "
+		ret = cli_bad("gate: %s", "--calibrate runs both sides: give the run "
 			  "with -- or --recipe, not --baseline");
 		goto done;
 	}

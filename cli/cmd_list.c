@@ -23,7 +23,7 @@ int cmd_list(void)
 	       "--rcu-free", "call_rcu | hurry | barrier: how rcu_free sheaves "
 	       "meet RCU (lazy; at once; lazy with an rcu_barrier)");
 	printf("\nworkloads:\n");
-	for (int i = 0; i < nworkloads; i++)
-		printf("  %-14s %s\n", workloads[i]->name, workloads[i]->desc);
+	for (int i = 0; i < wl_nworkloads; i++)
+		printf("  %-14s %s\n", wl_workloads[i]->name, wl_workloads[i]->desc);
 	return 0;
 }

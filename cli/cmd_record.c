@@ -33,9 +33,9 @@
 
 #include "cli/cmd.h"
 #include "cli/record.h"
-#include "trace/perf_conv.h"
-#include "util/clock.h"
-#include "util/parse.h"
+#include "workloads/trace/perf_conv.h"
+#include "locks/sync/clock.h"
+#include "cli/parse.h"
 
 struct rec_args {
 	const char *out;
@@ -67,31 +67,31 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 		case 'o': a->out = optarg; break;
 		case 'p':
 			if (parse_long(optarg, 1, 1L << 30, &a->pid))
-				return bad("record: bad process id '%s'", optarg);
+				return cli_bad("record: bad process id '%s'", optarg);
 			break;
 		case 'd':
 			if (parse_long(optarg, 1, 86400, &a->duration))
-				return bad("record: bad --duration '%s': want 1 to "
+				return cli_bad("record: bad --duration '%s': want 1 to "
 					   "86400 seconds", optarg);
 			a->duration_given = true;
 			break;
 		case 'f': a->force = true; break;
 		case 'h': *help = true; return 0;
-		default: return bad_option(argv, opt, rec_opts);
+		default: return cli_bad_option(argv, opt, rec_opts);
 		}
 	}
 	a->cmd = optind < argc ? argv + optind : NULL;
 	if (a->pid && a->cmd)
-		return bad("record: give a command or -p PID, not both ('%s')",
+		return cli_bad("record: give a command or -p PID, not both ('%s')",
 			   a->cmd[0]);
 	if (!a->pid && !a->cmd)
-		return bad("record: %s", "nothing to record: want 'vmsim record "
+		return cli_bad("record: %s", "nothing to record: want 'vmsim record "
 			   "[-o FILE] -- CMD [ARGS...]' or '-p PID'");
 	if (a->duration_given && !a->pid)
-		return bad("record: %s", "--duration goes with -p PID (a command "
+		return cli_bad("record: %s", "--duration goes with -p PID (a command "
 			   "is recorded until it exits)");
 	if (!a->out[0])
-		return bad("record: %s", "empty output file name");
+		return cli_bad("record: %s", "empty output file name");
 	return 0;
 }
 
@@ -181,15 +181,15 @@ static int rec_preflight(struct rec_args *a)
 		a->lock_events &= have_tracepoint(root, perf_conv_lock_events[i]);
 	switch (a->cmd ? runnable(a->cmd[0]) : 0) {
 	case -ENOENT:
-		return bad("record: command '%s' not found", a->cmd[0]);
+		return cli_bad("record: command '%s' not found", a->cmd[0]);
 	case -EACCES:
-		return bad("record: '%s' is not executable", a->cmd[0]);
+		return cli_bad("record: '%s' is not executable", a->cmd[0]);
 	case -EISDIR:
-		return bad("record: '%s' is a directory, not a program",
+		return cli_bad("record: '%s' is a directory, not a program",
 			   a->cmd[0]);
 	}
 	if (a->pid && kill((pid_t)a->pid, 0) && errno == ESRCH)
-		return bad("record: no process %s", (snprintf(p, sizeof(p),
+		return cli_bad("record: no process %s", (snprintf(p, sizeof(p),
 			   "%ld", a->pid), p));
 	return 0;
 }
@@ -454,7 +454,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 
 	if ((ret = rec_parse(argc, argv, &a, &help)) || help) {
 		if (help)
-			usage(stdout);
+			cli_usage(stdout);
 		return ret;
 	}
 	if (ctx->dry_run)

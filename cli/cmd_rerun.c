@@ -13,7 +13,7 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "report/compare.h"
+#include "cli/compare/compare.h"
 
 int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx)
 {
@@ -30,7 +30,7 @@ int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx)
 		return 0;
 	}
 	if (argc < 2)
-		return bad("%s", "rerun: want 'vmsim rerun RESULT.json [run "
+		return cli_bad("%s", "rerun: want 'vmsim rerun RESULT.json [run "
 			   "options...]'");
 	if (cmp_load(argv[1], &f, err, sizeof(err))) {
 		fprintf(stderr, "%s: rerun: %s: %s\n", prog, f.shown[0] ?

@@ -11,9 +11,9 @@
 #include "cli/bench.h"
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "faults/sources.h"
-#include "report/resfile.h"
-#include "util/parse.h"
+#include "sim/faults/sources.h"
+#include "cli/resfile.h"
+#include "cli/parse.h"
 
 /* "rwsem,range": each a known scheme, none twice. Prints the error. */
 static int parse_locks(const char *arg, struct run_cfg *c)
@@ -21,7 +21,7 @@ static int parse_locks(const char *arg, struct run_cfg *c)
 	char buf[256], *save = NULL, *tok;
 
 	if (parse_list_check(arg))
-		return bad("bad lock scheme list '%s': want names separated by "
+		return cli_bad("bad lock scheme list '%s': want names separated by "
 			   "commas, none empty, such as rwsem,pervma", arg);
 	snprintf(buf, sizeof(buf), "%s", arg);
 	c->nlocks = 0;
@@ -29,16 +29,16 @@ static int parse_locks(const char *arg, struct run_cfg *c)
 		const struct lock_ops *l = lock_scheme_find(tok);
 
 		if (!l)
-			return bad("unknown lock scheme '%s'", tok);
+			return cli_bad("unknown lock scheme '%s'", tok);
 		for (int i = 0; i < c->nlocks; i++)
 			if (c->locks[i] == l)
-				return bad("lock scheme '%s' given twice", tok);
+				return cli_bad("lock scheme '%s' given twice", tok);
 		if (c->nlocks == RUNNER_MAX_SCHEMES)
-			return bad("too many lock schemes at '%s'", tok);
+			return cli_bad("too many lock schemes at '%s'", tok);
 		c->locks[c->nlocks++] = l;
 	}
 	if (!c->nlocks)
-		return bad("no lock scheme in '%s'", arg);
+		return cli_bad("no lock scheme in '%s'", arg);
 	return 0;
 }
 
@@ -115,7 +115,7 @@ static int run_tasks_opt(struct run_args *a, const char *arg)
 
 	if (parse_tasks(arg, a->ncpus, MAX_TASKS_LIMIT, c->tasks,
 			RUNNER_MAX_TASKLIST, &c->ntasklist))
-		return bad("bad task list '%s': want counts from 1 to 1024 "
+		return cli_bad("bad task list '%s': want counts from 1 to 1024 "
 			   "such as 1,2,4 or 1-8 or max", arg);
 	for (int i = 0; i < c->ntasklist; i++)
 		t[i] = c->tasks[i];
@@ -123,7 +123,7 @@ static int run_tasks_opt(struct run_args *a, const char *arg)
 	if (d < 0)
 		return 0;
 	fprintf(stderr, "%s: bad task list '%s': %d tasks given twice (see "
-		"'vmsim --help')\n", prog, printable(err, sizeof(err), arg),
+		"'vmsim --help')\n", prog, parse_printable(err, sizeof(err), arg),
 		c->tasks[d]);
 	return EXIT_USAGE;
 }
@@ -140,8 +140,8 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 	case 'l':
 		return parse_locks(arg, c) ? EXIT_USAGE : 0;
 	case 'w':
-		c->wl = workload_find(arg);
-		return c->wl ? 0 : bad("unknown workload '%s'", arg);
+		c->wl = wl_find(arg);
+		return c->wl ? 0 : cli_bad("unknown workload '%s'", arg);
 	case 't':
 		a->tasks_given = true;
 		return run_tasks_opt(a, arg);
@@ -150,16 +150,16 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 		return run_replay_opt(c, opt - OPT_TRACE, arg);
 	case 'm':
 		if (parse_size(arg, &c->wo.mem))
-			return bad("bad size '%s' for --mem: want a number with "
+			return cli_bad("bad size '%s' for --mem: want a number with "
 				   "an optional K, M, G or T suffix", arg);
 		if (c->wo.mem % SIM_PAGE_SIZE)
-			return bad("bad size '%s' for --mem: want a multiple "
+			return cli_bad("bad size '%s' for --mem: want a multiple "
 				   "of 4K", arg);
 		return 0;
 	case OPT_ARENA:
 		if (parse_size(arg, &c->mm.arena_size) ||
 		    c->mm.arena_size % SIM_PAGE_SIZE)
-			return bad("bad size '%s' for --arena: want a multiple "
+			return cli_bad("bad size '%s' for --arena: want a multiple "
 				   "of 4K", arg);
 		return 0;
 	case OPT_FOLIO: case OPT_FAULT_AROUND: case OPT_FRAMES: case OPT_PHYS:
@@ -168,23 +168,23 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 		return run_mem_opt(c, (enum run_mem_opt)(opt - OPT_FOLIO), arg);
 	case OPT_MAX_MAP:
 		if (parse_long(arg, 1, 100000000, &v))
-			return bad("bad --max-map-count '%s': want 1 or more", arg);
+			return cli_bad("bad --max-map-count '%s': want 1 or more", arg);
 		c->mm.max_map_count = (size_t)v;
 		return 0;
 	case OPT_HOLD_EXTRA:
 		if (parse_long(arg, 0, 10000000, &v))
-			return bad("bad --hold-extra '%s': want 0 to 10000000 ns "
+			return cli_bad("bad --hold-extra '%s': want 0 to 10000000 ns "
 				   "of busy work per critical section", arg);
 		c->mm.hold_extra_ns = (uint64_t)v;
 		return 0;
 	case OPT_CYCLES:
 		if (parse_long(arg, 1, 100000000, &v))
-			return bad("bad cycle count '%s': want 1 or more", arg);
+			return cli_bad("bad cycle count '%s': want 1 or more", arg);
 		c->wo.cycles = v;
 		a->given |= WL_OPT_CYCLES;
 		return 0;
 	case OPT_ZAP:
-		if ((k = pick("zap mode", arg,
+		if ((k = cli_pick("zap mode", arg,
 			      NAMES("process_madvise", "madvise"))) < 0)
 			return EXIT_USAGE;
 		c->wo.zap_per_range = k == 1;
@@ -203,41 +203,41 @@ static int run_host_opt(struct run_args *a, int opt, const char *arg)
 
 	switch (opt) {
 	case OPT_WAIT:
-		if (uffd_wait_mode_parse(arg, &c->mm.src.wait))
-			return bad("unknown wait mode '%s': want block, poll, "
+		if (uffd_wait_mode_parse(arg, &c->uffd.wait))
+			return cli_bad("unknown wait mode '%s': want block, poll, "
 				   "busy or uring", arg);
 		return 0;
 	case OPT_SOURCE:
-		if (pick("fault source", arg, NAMES("uffd", "synthetic")) < 0)
+		if (cli_pick("fault source", arg, NAMES("uffd", "synthetic")) < 0)
 			return EXIT_USAGE;
 		c->mm.source = fault_source_find(arg);
 		return 0;
 	case OPT_MODE:
-		if ((k = pick("mode", arg, NAMES("threads", "processes"))) < 0)
+		if ((k = cli_pick("mode", arg, NAMES("threads", "processes"))) < 0)
 			return EXIT_USAGE;
 		c->processes = k == 1;
 		return 0;
 	case OPT_NUMA:               /* enum sim_numa order, after default */
-		if ((k = pick("NUMA policy", arg, NAMES("local", "interleave"))) < 0)
+		if ((k = cli_pick("NUMA policy", arg, NAMES("local", "interleave"))) < 0)
 			return EXIT_USAGE;
 		c->mm.numa = (enum sim_numa)(SIM_NUMA_LOCAL + k);
 		return 0;
 	case OPT_TIMEOUT:
 		c->fault_timeout = strtod(arg, &end);
 		if (*end || !(c->fault_timeout >= 0 && c->fault_timeout <= 3600))
-			return bad("bad fault timeout '%s': want 0 (off) to "
+			return cli_bad("bad fault timeout '%s': want 0 (off) to "
 				   "3600 seconds", arg);
 		return 0;
 	case OPT_PIN: c->pin = true; return 0;
 	case OPT_HANDLER_CPU:        /* in enum handler_cpu order */
-		if ((k = pick("handler placement", arg,
+		if ((k = cli_pick("handler placement", arg,
 			      NAMES("any", "same", "other"))) < 0)
 			return EXIT_USAGE;
 		c->handler_cpu = (enum handler_cpu)k;
 		a->handler_cpu_given = true;
 		return 0;
 	case OPT_UFFD:               /* enum uffd_split order, after auto */
-		if ((k = pick("uffd split", arg, NAMES("shared", "per-task"))) < 0)
+		if ((k = cli_pick("uffd split", arg, NAMES("shared", "per-task"))) < 0)
 			return EXIT_USAGE;
 		c->uffd_split = (enum uffd_split)(UFFD_SPLIT_SHARED + k);
 		return 0;
@@ -255,13 +255,13 @@ static int run_settle(struct run_args *a)
 	struct run_cfg *c = &a->c;
 
 	if (c->wo.writers >= 0 && !c->wl->background)
-		return bad("--writers does not apply to workload '%s'", c->wl->name);
+		return cli_bad("--writers does not apply to workload '%s'", c->wl->name);
 	if (a->given & WL_OPT_CYCLES & ~c->wl->options)
-		return bad("--cycles does not apply to workload '%s'", c->wl->name);
+		return cli_bad("--cycles does not apply to workload '%s'", c->wl->name);
 	if (a->given & WL_OPT_ZAP & ~c->wl->options)
-		return bad("--zap does not apply to workload '%s'", c->wl->name);
+		return cli_bad("--zap does not apply to workload '%s'", c->wl->name);
 	if (a->given & WL_OPT_TRACE & ~c->wl->options)
-		return bad("--trace, --speed and --replay-log go with -w replay, "
+		return cli_bad("--trace, --speed and --replay-log go with -w replay, "
 			   "not '%s'", c->wl->name);
 	if ((c->wl->options & WL_OPT_TRACE) &&
 	    run_replay_settle(c, a->tasks_given, a->force))
@@ -281,7 +281,7 @@ static int run_settle(struct run_args *a)
 	a->mem_given = c->wo.mem != 0;
 	if (!c->wo.mem)
 		c->wo.mem = c->wl->default_mem ? c->wl->default_mem : 64UL << 20;
-	if (check_limits(c, a->max_tasks, a->mem_given) || run_mem_settle(c))
+	if (run_check_limits(c, a->max_tasks, a->mem_given) || run_mem_settle(c))
 		return EXIT_USAGE;
 	if (!c->wo.iterations)
 		c->wo.iterations = c->wl->loop ? 1 : 5;
@@ -299,7 +299,7 @@ static int run_settle(struct run_args *a)
 	c->mm.lock = c->locks[0];
 	/* The watchdog's test hook (README: "a fault nobody answers"). */
 	if (getenv("VMSIM_TEST_STALL_FAULT"))
-		c->mm.src.test_stall_at = atol(getenv("VMSIM_TEST_STALL_FAULT"));
+		c->uffd.test_stall_at = atol(getenv("VMSIM_TEST_STALL_FAULT"));
 	/* Running out of frames mid-run, for tests: a zone this small. */
 	if (getenv("VMSIM_TEST_PHYS") && c->frames != FRAMES_NONE)
 		c->phys = (size_t)atol(getenv("VMSIM_TEST_PHYS"));
@@ -311,8 +311,8 @@ static int run_parse(int argc, char **argv, struct run_args *a)
 	struct run_cfg *c = &a->c;
 	const struct int_opt ints[] = {
 		{ 'i', 1, 1000000, "iteration count", &c->wo.iterations },
-		{ OPT_HANDLERS, 1, 1024, "handler count", &c->mm.src.nhandlers },
-		{ OPT_BATCH, 1, 64, "batch", &c->mm.src.batch },
+		{ OPT_HANDLERS, 1, 1024, "handler count", &c->uffd.nhandlers },
+		{ OPT_BATCH, 1, 64, "batch", &c->uffd.batch },
 		{ OPT_DURATION, 1, 3600, "duration (samples)", &c->wo.duration },
 		{ OPT_WARMUP, 0, 3600, "warmup (samples)", &c->wo.warmup },
 		{ OPT_MAX_TASKS, 1, MAX_TASKS_LIMIT, "--max-tasks", &a->max_tasks },
@@ -324,7 +324,7 @@ static int run_parse(int argc, char **argv, struct run_args *a)
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
 	while ((opt = getopt_long(argc, argv, ":l:w:t:i:m:o:fqh", run_opts,
 				  NULL)) != -1) {
-		ret = set_int_opt(ints, sizeof(ints) / sizeof(ints[0]), opt, optarg);
+		ret = cli_set_int_opt(ints, sizeof(ints) / sizeof(ints[0]), opt, optarg);
 		if (ret < 0)
 			return EXIT_USAGE;
 		if (ret)
@@ -337,12 +337,12 @@ static int run_parse(int argc, char **argv, struct run_args *a)
 		if (ret < 0)
 			ret = run_host_opt(a, opt, optarg);
 		if (ret < 0)
-			return bad_option(argv, opt, run_opts);
+			return cli_bad_option(argv, opt, run_opts);
 		if (ret)
 			return ret;
 	}
 	if (optind < argc)
-		return bad("unexpected argument '%s'", argv[optind]);
+		return cli_bad("unexpected argument '%s'", argv[optind]);
 	return run_settle(a);
 }
 
@@ -356,9 +356,9 @@ static int run_claim(const struct run_args *a, struct res_target *tgt,
 	for (; a->json && *ntgt < run_ntargets(c); (*ntgt)++) {
 		char path[PATH_MAX], terr[PATH_MAX + 256];
 
-		result_path(path, sizeof(path), a->json, run_ntargets(c) > 1 ?
+		run_result_path(path, sizeof(path), a->json, run_ntargets(c) > 1 ?
 			    run_target_label(c, *ntgt) : NULL);
-		if (res_target_open(&tgt[*ntgt], path, a->force, inputs, terr,
+		if (resfile_open(&tgt[*ntgt], path, a->force, inputs, terr,
 				    sizeof(terr))) {
 			fprintf(stderr, "%s: %s\n", prog, terr);
 			return EXIT_USAGE;
@@ -382,7 +382,6 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 		if (!r[i].complete)
 			snprintf(r[i].stopped, sizeof(r[i].stopped), "%s",
 				 ret ? err : "stopped");
-		r[i].options = options_json(c, i, c->mm.src.nhandlers);
 		measured |= r[i].npoints > 0;
 	}
 	if (ret)
@@ -396,17 +395,18 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 			continue;
 		if (run_ntargets(c) > 1)
 			printf("\n== %s ==", run_target_label(c, i));
-		print_summary(&r[i], c, a->brief);
+		run_print_summary(&r[i], c, a->brief);
 	}
 	if (run_ntargets(c) > 1 && measured)
-		print_comparison(r, run_ntargets(c));
+		run_print_comparison(r, run_ntargets(c));
 	for (int i = 0; i < run_ntargets(c); i++)
-		print_source_errors(&r[i], run_ntargets(c) > 1 ?
+		run_print_source_errors(&r[i], run_ntargets(c) > 1 ?
 				    run_target_label(c, i) : NULL);
 }
 
 /* Write the claimed files; a failure is said and becomes the status. */
-static int run_publish(struct res_target *tgt, int ntgt, struct res_file *r,
+static int run_publish(const struct run_args *a, struct res_target *tgt,
+		       int ntgt, struct res_file *r, json_object *command,
 		       bool stopped, int ret)
 {
 	for (int i = 0; i < ntgt; i++) {
@@ -417,18 +417,34 @@ static int run_publish(struct res_target *tgt, int ntgt, struct res_file *r,
 		 * says the run stopped, and why. */
 		if (!r[i].npoints && !stopped)
 			continue;
-		wret = res_target_publish(&tgt[i], &r[i], where, sizeof(where),
+		json_object *opts = run_options_json(&a->c, i, a->c.uffd.nhandlers);
+
+		wret = resfile_publish(&tgt[i], &r[i], opts, command,
+					  where, sizeof(where),
 					  note, sizeof(note));
 		if (wret)
 			fprintf(stderr, "%s: %s\n", prog, note);
 		if (wret >= 0)
 			printf("%sresult written to %s%s\n", i ? "" : "\n",
-			       printable(note, sizeof(note), where),
+			       parse_printable(note, sizeof(note), where),
 			       r[i].complete ? "" : " (incomplete)");
+		json_object_put(opts);
 		if (wret && !ret)
 			ret = wret < 0 ? wret : -EEXIST;
 	}
 	return ret;
+}
+
+/* The command line, as given (vmsim rerun runs the options, which say
+ * the same in full). */
+static json_object *command_json(int argc, char **argv)
+{
+	json_object *a = json_object_new_array();
+
+	json_object_array_add(a, json_object_new_string(prog));
+	for (int k = 0; k < argc; k++)
+		json_object_array_add(a, json_object_new_string(argv[k]));
+	return a;
 }
 
 int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
@@ -440,8 +456,8 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 				.arena_size = SIM_DEFAULT_ARENA,
 				.folio_size = SIM_PAGE_SIZE,
 				.fault_around = SIM_DEFAULT_FAULT_AROUND,
-				.source = &uffd_fault_source,
-				.src = { .wait = UFFD_WAIT_BLOCK, .batch = 16 } },
+				.source = &uffd_fault_source },
+			.uffd = { .wait = UFFD_WAIT_BLOCK, .batch = 16 },
 			.fault_timeout = 10,
 			.wo = { .iterations = 0, .writers = -1, .duration = 5,
 				.warmup = 1, .cycles = 20000, .interval_ms = 1000 },
@@ -453,6 +469,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	};
 	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
 	struct res_target tgt[RUNNER_MAX_SCHEMES];
+	json_object *command;
 	int ntgt = 0, ret, lret;
 	char err[256] = "";
 	bool stopped;
@@ -463,7 +480,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		a.c.tasks[a.c.ntasklist++] = i + 1;
 	ret = run_parse(argc, argv, &a);
 	if (a.help)
-		usage(stdout);
+		cli_usage(stdout);
 	if (ret || a.help || ctx->dry_run) {
 		run_replay_done(&a.c);
 		return ret;
@@ -471,30 +488,22 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	/* From here an interrupt is a request to stop and keep what was
 	 * measured (caught before the result files are claimed, so that
 	 * their temporary files are removed). */
-	install_interrupts();
+	run_install_interrupts();
 	ret = run_claim(&a, tgt, &ntgt);
-	if (!ret && a.c.mm.source == &uffd_fault_source && uffd_preflight())
+	if (!ret && a.c.mm.source == &uffd_fault_source && run_uffd_preflight())
 		ret = 1;
 	if (!ret) {
 		struct host_busy t0;
 		struct host_probe hp;
 
 		/* What the host charges, for the result's meta (untimed). */
-		host_probe(&hp);
-		print_banner(&a.c);
+		probe_host(&hp);
+		run_print_banner(&a.c);
 		if (a.c.wo.replay)
 			run_replay_print(&a.c);
-		host_busy_now(&t0);
+		run_host_busy_now(&t0);
 		ret = runner_run(&a.c, r, err, sizeof(err));
 		for (int i = 0; i < run_ntargets(&a.c); i++) {
-			/* The command line, as given (vmsim rerun runs the
-			 * options, which say the same in full). */
-			r[i].command = json_object_new_array();
-			json_object_array_add(r[i].command,
-					      json_object_new_string(prog));
-			for (int k = 0; k < argc; k++)
-				json_object_array_add(r[i].command,
-					json_object_new_string(argv[k]));
 			r[i].host_wake_us = hp.wake_us;
 			r[i].host_uffd_block_us = hp.uffd_block_us;
 			r[i].host_uffd_busy_us = hp.uffd_busy_us;
@@ -502,15 +511,17 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD ||
 			  ret == -ENOSPC;
 		run_show(&a, r, ret, err, stopped);
-		warn_noise(r, run_ntargets(&a.c), &t0);
-		ret = run_publish(tgt, ntgt, r, stopped, ret);
+		run_warn_noise(r, run_ntargets(&a.c), &t0);
+		command = command_json(argc, argv);
+		ret = run_publish(&a, tgt, ntgt, r, command, stopped, ret);
+		json_object_put(command);
 		lret = run_replay_publish(&a.c, r[0].complete);
 		if (lret && !ret)
 			ret = lret;
 	}
 	run_replay_done(&a.c);
 	for (int i = 0; i < ntgt; i++)
-		res_target_close(&tgt[i]);
+		resfile_close(&tgt[i]);
 	for (int i = 0; i < run_ntargets(&a.c); i++)
 		res_file_free(&r[i]);
 	return run_status(ret);

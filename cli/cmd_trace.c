@@ -14,15 +14,15 @@
 #include <sys/stat.h>
 
 #include "cli/cmd.h"
-#include "trace/trace.h"
-#include "util/parse.h"
+#include "workloads/trace/trace.h"
+#include "cli/parse.h"
 
 static int trace_bad(const char *path, const char *err)
 {
 	char p[256];
 
 	fprintf(stderr, "%s: trace %s: %s\n", prog,
-		printable(p, sizeof(p), path), err);
+		parse_printable(p, sizeof(p), path), err);
 	return EXIT_USAGE;
 }
 
@@ -40,10 +40,10 @@ static int trace_info(const char *path)
 		return trace_bad(path, err);
 	}
 	printf("trace     %s (version %u, %.1f KiB)\n",
-	       printable(shown, sizeof(shown), path), r.version,
+	       parse_printable(shown, sizeof(shown), path), r.version,
 	       stat(path, &st) ? 0.0 : st.st_size / 1024.0);
 	printf("command   %s\n", r.comment[0] ?
-	       printable(cmd, sizeof(cmd), r.comment) : "(none)");
+	       parse_printable(cmd, sizeof(cmd), r.comment) : "(none)");
 	printf("threads   %u\n", s.threads);
 	printf("events    %" PRIu64 " over %.6f s\n", s.events, s.span_ns / 1e9);
 	for (int k = TR_FAULT; k < TR_END; k++) {
@@ -129,8 +129,8 @@ static int trace_show(const char *path)
 
 	if (trace_open(&r, path, err, sizeof(err)))
 		return trace_bad(path, err);
-	printf("# %s: %s\n", printable(shown, sizeof(shown), path),
-	       printable(cmd, sizeof(cmd), r.comment));
+	printf("# %s: %s\n", parse_printable(shown, sizeof(shown), path),
+	       parse_printable(cmd, sizeof(cmd), r.comment));
 	printf("# seconds thread kind arguments = result\n");
 	while ((ret = trace_next(&r, &ev, err, sizeof(err))) > 0)
 		show_ev(&ev);
@@ -145,13 +145,13 @@ static int trace_show(const char *path)
 int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	if (argc < 2)
-		return bad("trace: %s", "want 'trace info FILE' or 'trace show "
+		return cli_bad("trace: %s", "want 'trace info FILE' or 'trace show "
 			   "FILE'");
 	if (strcmp(argv[1], "info") && strcmp(argv[1], "show"))
-		return bad("trace: unknown subcommand '%s': want info or show",
+		return cli_bad("trace: unknown subcommand '%s': want info or show",
 			   argv[1]);
 	if (argc != 3)
-		return bad("trace %s: want exactly one FILE", argv[1]);
+		return cli_bad("trace %s: want exactly one FILE", argv[1]);
 	if (ctx->dry_run)
 		return 0;
 	return !strcmp(argv[1], "info") ? trace_info(argv[2])

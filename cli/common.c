@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "util/parse.h"
+#include "cli/parse.h"
 
 static const char usage_text[] =
 "usage: vmsim <command> [options]\n"
@@ -157,17 +157,17 @@ static const char usage_text[] =
 "\n"
 "  -h, --help               this help;  -V, --version  the version\n";
 
-void usage(FILE *f)
+void cli_usage(FILE *f)
 {
 	fputs(usage_text, f);
 }
 
-int bad(const char *fmt, const char *val)
+int cli_bad(const char *fmt, const char *val)
 {
 	char shown[256];
 
 	fprintf(stderr, "%s: ", prog);
-	fprintf(stderr, fmt, printable(shown, sizeof(shown), val));
+	fprintf(stderr, fmt, parse_printable(shown, sizeof(shown), val));
 	fprintf(stderr, " (see 'vmsim --help')\n");
 	return EXIT_USAGE;
 }
@@ -176,7 +176,7 @@ int bad(const char *fmt, const char *val)
  * getopt's complaint as one line of ours (opterr is 0, and the option
  * strings start with ':' so that a missing value is told apart).
  */
-int bad_option(char **argv, int opt, const struct option *opts)
+int cli_bad_option(char **argv, int opt, const struct option *opts)
 {
 	char name[64], shown[80];
 	const char *arg = argv[optind - 1];
@@ -186,21 +186,21 @@ int bad_option(char **argv, int opt, const struct option *opts)
 		snprintf(name, sizeof(name), "-%c", optopt);
 	else
 		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
-	printable(shown, sizeof(shown), name);
+	parse_printable(shown, sizeof(shown), name);
 	if (opt == ':')
-		return bad("option '%s' needs a value", shown);
+		return cli_bad("option '%s' needs a value", shown);
 	for (int i = 0; name[0] == '-' && name[1] == '-' && opts[i].name; i++)
 		matches += !strncmp(opts[i].name, name + 2, strlen(name + 2));
 	if (matches > 1)
-		return bad("ambiguous option '%s': give more of its name", shown);
-	return bad("unknown option '%s'", shown);
+		return cli_bad("ambiguous option '%s': give more of its name", shown);
+	return cli_bad("unknown option '%s'", shown);
 }
 
 /*
  * arg as one of names: its index, or -1 after one line naming the bad
  * value and the choices ("unknown WHAT 'x': want a, b or c").
  */
-int pick(const char *what, const char *arg, const char *const *names,
+int cli_pick(const char *what, const char *arg, const char *const *names,
 		int n)
 {
 	int i = parse_choice(arg, names, n);
@@ -209,7 +209,7 @@ int pick(const char *what, const char *arg, const char *const *names,
 	if (i >= 0)
 		return i;
 	fprintf(stderr, "%s: unknown %s '%s': want ", prog, what,
-		printable(shown, sizeof(shown), arg));
+		parse_printable(shown, sizeof(shown), arg));
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "%s%s", names[i], i == n - 1 ? "" :
 			i == n - 2 ? " or " : ", ");
@@ -219,7 +219,7 @@ int pick(const char *what, const char *arg, const char *const *names,
 
 /* If opt is one of ints, parse arg into it: 1 taken, 0 not an integer
  * option, -1 bad value (said in one line). */
-int set_int_opt(const struct int_opt *ints, size_t n, int opt,
+int cli_set_int_opt(const struct int_opt *ints, size_t n, int opt,
 		       const char *arg)
 {
 	long v;

@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "cli/bench.h"
-#include "report/stats.h"
-#include "sync/futex.h"
-#include "util/clock.h"
-#include "util/cpu.h"
+#include "cli/compare/stats.h"
+#include "locks/sync/futex.h"
+#include "locks/sync/clock.h"
+#include "locks/sync/cpu.h"
 
 #define PINGS 400
 
@@ -74,13 +74,13 @@ static double wake_us(void)
 	return stats_median(rt, PINGS);
 }
 
-void host_probe(struct host_probe *h)
+void probe_host(struct host_probe *h)
 {
 	double rate;
 
 	h->wake_us = wake_us();
-	h->uffd_block_us = !sim_bare_uffd_rate(2UL << 20, UFFD_WAIT_BLOCK, 4096, &rate) ?
+	h->uffd_block_us = !bench_bare_uffd_rate(2UL << 20, UFFD_WAIT_BLOCK, 4096, &rate) ?
 			   1e6 / rate : 0;
-	h->uffd_busy_us = !sim_bare_uffd_rate(2UL << 20, UFFD_WAIT_BUSY, 4096, &rate) ?
+	h->uffd_busy_us = !bench_bare_uffd_rate(2UL << 20, UFFD_WAIT_BUSY, 4096, &rate) ?
 			  1e6 / rate : 0;
 }

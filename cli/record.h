@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "trace/perf_conv.h"
-#include "util/safefile.h"
+#include "workloads/trace/perf_conv.h"
+#include "cli/safefile.h"
 
 /* The header's comment: the command line, or "pid P for S s". */
 void record_comment(char **cmd, long pid, long duration, char *out,

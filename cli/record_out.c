@@ -19,7 +19,7 @@
 
 #include "cli/cmd.h"
 #include "cli/record.h"
-#include "util/parse.h"
+#include "cli/parse.h"
 
 void record_comment(char **cmd, long pid, long duration, char *out,
 		    size_t len)
@@ -55,7 +55,7 @@ static void perf_complaint(const char *errlog, const char *none, char *out,
 		    strncmp(line, "'trace' not valid", 17) &&
 		    strncmp(line, "WARNING", 7) && strncmp(line, "Was the", 7))
 			snprintf(out, len, "perf: %s",
-				 printable(shown, sizeof(shown), line));
+				 parse_printable(shown, sizeof(shown), line));
 	}
 	if (f)
 		fclose(f);
@@ -82,7 +82,7 @@ static int restart_trace(void *arg, const char *exe)
 	return 0;
 }
 
-static void print_summary(const char *path, const struct trace_summary *s,
+static void run_print_summary(const char *path, const struct trace_summary *s,
 			  const struct perf_conv *c)
 {
 	char shown[PATH_MAX];
@@ -101,7 +101,7 @@ static void print_summary(const char *path, const struct trace_summary *s,
 	       (unsigned long long)s->by_kind[TR_MADVISE],
 	       (unsigned long long)s->by_kind[TR_BRK]);
 	if (!stat(path, &st))
-		printf(" -> %s (%.1f KiB)", printable(shown, sizeof(shown), path),
+		printf(" -> %s (%.1f KiB)", parse_printable(shown, sizeof(shown), path),
 		       st.st_size / 1024.0);
 	printf("\n");
 	if (c->lost)
@@ -116,7 +116,7 @@ static void print_summary(const char *path, const struct trace_summary *s,
 	if (c->dropped)
 		fprintf(stderr, "%s: record: the program exec'd %s: the trace "
 			"holds what came after (%llu events before it left out)\n",
-			prog, printable(shown, sizeof(shown), c->exe),
+			prog, parse_printable(shown, sizeof(shown), c->exe),
 			(unsigned long long)c->dropped);
 	if (c->too_many_threads)
 		fprintf(stderr, "%s: record: %llu events of threads beyond %d "
@@ -210,10 +210,10 @@ static int check_back(const char *path, const struct perf_conv *c)
 	if (trace_open(&r, path, err, sizeof(err)) ||
 	    trace_summarize(&r, &s, err, sizeof(err))) {
 		fprintf(stderr, "%s: record: the trace %s reads back wrong: "
-			"%s\n", prog, printable(shown, sizeof(shown), path), err);
+			"%s\n", prog, parse_printable(shown, sizeof(shown), path), err);
 		ret = -1;
 	} else {
-		print_summary(path, &s, c);
+		run_print_summary(path, &s, c);
 	}
 	trace_close(&r);
 	return ret;

@@ -8,29 +8,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report/results.h"
+#include "sim/result.h"
 #include "workloads/runner.h"
 
 /* From here SIGINT/SIGTERM stop the run (see run_guard.c). */
-void install_interrupts(void);
+void run_install_interrupts(void);
 /* The first interrupting signal, or 0. */
 int run_first_signal(void);
 /* Can this run have the userfaultfd the uffd source needs? 0, or 1
  * after one line saying why not. */
-int uffd_preflight(void);
+int run_uffd_preflight(void);
 /* The run's memory, tasks and address space against this machine's
  * limits: 0, or non-zero after one line. */
-int check_limits(const struct run_cfg *c, int max_tasks, bool mem_given);
+int run_check_limits(const struct run_cfg *c, int max_tasks, bool mem_given);
 
 /* The machine's busy CPU time and our own, at one moment. */
 struct host_busy {
 	bool ok;
 	double busy, own, wall;          /* seconds */
 };
-void host_busy_now(struct host_busy *b);
+void run_host_busy_now(struct host_busy *b);
 /* After the tables: one line per primary metric whose CoeffVar is over
  * 10%, and one if other processes kept CPUs busy during the run. */
-void warn_noise(const struct res_file *r, int n, const struct host_busy *t0);
+void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0);
 
 /* The simulated memory's options (cli/run_mem.c), in this order:
  * --folio, --fault-around, --frames, --phys, --bulk-free, --slab,
@@ -61,18 +61,18 @@ void run_replay_done(struct run_cfg *c);
 /* The exit status of a run that returned ret (cli/run_guard.c). */
 int run_status(int ret);
 
-void print_banner(const struct run_cfg *c);
-void print_summary(const struct res_file *r, const struct run_cfg *c,
+void run_print_banner(const struct run_cfg *c);
+void run_print_summary(const struct res_file *r, const struct run_cfg *c,
 		   bool brief);
 /* Several schemes in one run: the comparison table. */
-void print_comparison(struct res_file *r, int n);
+void run_print_comparison(struct res_file *r, int n);
 /* One warning line (stderr) per fault-source operation the host refused
  * during the run, and for failed reads of the uffd. label: the target's
  * name with several, or NULL. */
-void print_source_errors(const struct res_file *r, const char *label);
+void run_print_source_errors(const struct res_file *r, const char *label);
 /* What a result records of the run that made it (cli/run_options.c):
  * every option that changes what is measured. */
-json_object *options_json(const struct run_cfg *c, int target,
+json_object *run_options_json(const struct run_cfg *c, int target,
 			  int nhandlers_opt);
 
 /* The other way: the arguments of `vmsim run` (argv[0] "run") that make
@@ -88,6 +88,6 @@ int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 		   size_t len);
 void run_args_free(struct run_args_vec *v);
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
-void result_path(char *out, size_t len, const char *json, const char *scheme);
+void run_result_path(char *out, size_t len, const char *json, const char *scheme);
 
 #endif

@@ -14,10 +14,10 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "faults/sources.h"
-#include "report/stats.h"
+#include "sim/faults/sources.h"
+#include "cli/compare/stats.h"
 #include "uffd/uffd.h"
-#include "util/clock.h"
+#include "locks/sync/clock.h"
 
 /*
  * Interrupts. The first SIGINT or SIGTERM stops the run: the iteration
@@ -71,7 +71,7 @@ static void on_alarm(int sig)
 	_exit(128 + first_signal);
 }
 
-void install_interrupts(void)
+void run_install_interrupts(void)
 {
 	struct sigaction sa;
 
@@ -97,7 +97,7 @@ int run_first_signal(void)
  * needs (thread ids, write-protect faults on anonymous memory)? One line
  * saying exactly why not and what to do, at once.
  */
-int uffd_preflight(void)
+int run_uffd_preflight(void)
 {
 	struct uffd_probe u;
 
@@ -175,7 +175,7 @@ static int check_address_space(const struct run_cfg *c, int most)
 	int nmm = c->processes ? 1 : run_ntargets(c);
 	int tasks = c->processes ? 1 : most + (c->wo.writers > 0 ? c->wo.writers : 0);
 	int handlers = c->mm.source != &uffd_fault_source ? 0 :
-		       c->mm.src.nhandlers ? c->mm.src.nhandlers : tasks;
+		       c->uffd.nhandlers ? c->uffd.nhandlers : tasks;
 	int threads = nmm * (1 + tasks + handlers) + 4;
 	char hint[96] = "raise the limit";
 
@@ -251,7 +251,7 @@ static int check_mem(const struct run_cfg *c, int most, bool mem_given)
 	return 0;
 }
 
-int check_limits(const struct run_cfg *c, int max_tasks,
+int run_check_limits(const struct run_cfg *c, int max_tasks,
 			bool mem_given)
 {
 	int most = run_max_tasks(c);
@@ -298,7 +298,7 @@ int check_limits(const struct run_cfg *c, int max_tasks,
 /* CPU-seconds the whole machine was busy (all CPUs, /proc/stat), and this
  * process's own (with its reaped children): their difference is what
  * others took during a run. */
-void host_busy_now(struct host_busy *b)
+void run_host_busy_now(struct host_busy *b)
 {
 	unsigned long long v[8] = { 0 };
 	long hz = sysconf(_SC_CLK_TCK);
@@ -323,7 +323,7 @@ void host_busy_now(struct host_busy *b)
 	b->wall = (double)mono_ns() / 1e9;
 }
 
-void warn_noise(const struct res_file *r, int n, const struct host_busy *t0)
+void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0)
 {
 	struct host_busy t1;
 	double others;
@@ -347,7 +347,7 @@ void warn_noise(const struct res_file *r, int n, const struct host_busy *t0)
 					       r[i].metrics[m].name, p->tasks, cv);
 			}
 		}
-	host_busy_now(&t1);
+	run_host_busy_now(&t1);
 	others = (t1.busy - t0->busy) - (t1.own - t0->own);
 	if (t0->ok && t1.ok && t1.wall > t0->wall &&
 	    others / (t1.wall - t0->wall) > 0.25)

@@ -7,7 +7,7 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "util/parse.h"
+#include "cli/parse.h"
 
 #define PHYS_MAX (64UL << 30)
 
@@ -16,7 +16,7 @@ static int fault_size(const char *arg, bool folio, size_t *out)
 {
 	if (parse_size(arg, out) || *out < SIM_PAGE_SIZE || *out > (2UL << 20) ||
 	    (*out & (*out - 1)))
-		return bad(folio ? "bad size '%s' for --folio: want a power of "
+		return cli_bad(folio ? "bad size '%s' for --folio: want a power of "
 				   "two from 4K to 2M"
 				 : "bad size '%s' for --fault-around: want a "
 				   "power of two from 4K to 2M", arg);
@@ -31,19 +31,19 @@ static int variants(const char *what, const char *arg,
 	char buf[128], twice[64], *save = NULL, *tok;
 
 	if (parse_list_check(arg) || strlen(arg) >= sizeof(buf))
-		return bad("bad list '%s': want names separated by commas, "
+		return cli_bad("bad list '%s': want names separated by commas, "
 			   "none empty", arg);
 	snprintf(buf, sizeof(buf), "%s", arg);
 	*n = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int k = pick(what, tok, names, nnames);
+		int k = cli_pick(what, tok, names, nnames);
 
 		if (k < 0)
 			return EXIT_USAGE;
 		snprintf(twice, sizeof(twice), "%s '%%s' given twice", what);
 		for (int i = 0; i < *n; i++)
 			if (out[i] == k)
-				return bad(twice, tok);
+				return cli_bad(twice, tok);
 		out[(*n)++] = k;
 	}
 	return 0;
@@ -59,18 +59,18 @@ int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
 	case RUN_OPT_FAULT_AROUND:
 		return fault_size(arg, false, &c->mm.fault_around);
 	case RUN_OPT_FRAMES:         /* enum frames_mode order */
-		if ((k = pick("frames mode", arg, NAMES("none", "zone", "pcp"))) < 0)
+		if ((k = cli_pick("frames mode", arg, NAMES("none", "zone", "pcp"))) < 0)
 			return EXIT_USAGE;
 		c->frames = (enum frames_mode)k;
 		return 0;
 	case RUN_OPT_PHYS:
 		if (parse_size(arg, &c->phys) || c->phys % (2UL << 20) ||
 		    !c->phys || c->phys > PHYS_MAX)
-			return bad("bad size '%s' for --phys: want a multiple of "
+			return cli_bad("bad size '%s' for --phys: want a multiple of "
 				   "2M up to 64G", arg);
 		return 0;
 	case RUN_OPT_BULK_FREE:      /* enum frames_bulk order */
-		if ((k = pick("bulk-free design", arg,
+		if ((k = cli_pick("bulk-free design", arg,
 			      NAMES("twopass", "onepass"))) < 0)
 			return EXIT_USAGE;
 		c->bulk_free = (enum frames_bulk)k;
@@ -112,12 +112,12 @@ static int slab_settle(const struct run_cfg *c)
 	for (int i = 0; i < c->nslabs; i++)       /* none given: malloc */
 		sheaves |= c->slabs[i] == SLAB_SHEAVES;
 	if (c->rcu_free_given && !sheaves)
-		return bad("%s applies only with --slab sheaves", "--rcu-free");
+		return cli_bad("%s applies only with --slab sheaves", "--rcu-free");
 	if (c->nslabs > 1 && c->nrcu_frees > 1)
-		return bad("%s", "compare one component at a time: --slab or "
+		return cli_bad("%s", "compare one component at a time: --slab or "
 			   "--rcu-free with several values, not both");
 	if ((c->nslabs > 1 || c->nrcu_frees > 1) && c->nlocks > 1)
-		return bad("compare %s under one scheme: give --lock one scheme",
+		return cli_bad("compare %s under one scheme: give --lock one scheme",
 			   c->nslabs > 1 ? "slabs" : "rcu-free variants");
 	return 0;
 }
@@ -131,11 +131,11 @@ int run_mem_settle(struct run_cfg *c)
 	if (ret)
 		return ret;
 	if (c->frames == FRAMES_NONE && c->wl->needs_frames)
-		return bad("workload '%s' needs page frames: give --frames zone "
+		return cli_bad("workload '%s' needs page frames: give --frames zone "
 			   "or pcp", c->wl->name);
 	if (c->frames == FRAMES_NONE) {
 		if (c->phys || c->bulk_given)
-			return bad("%s applies only with --frames zone or pcp",
+			return cli_bad("%s applies only with --frames zone or pcp",
 				   c->phys ? "--phys" : "--bulk-free");
 		return 0;
 	}

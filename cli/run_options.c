@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A run's options, both ways: what a result file records of the run that
- * made it (options_json: every option that changes what is measured),
+ * made it (run_options_json: every option that changes what is measured),
  * and the vmsim run command line that runs it again (run_rerun_args:
  * vmsim rerun and vmsim gate). The two are kept beside each other so
  * that an option added to one is added to the other; tests/cli.sh runs a
@@ -14,10 +14,10 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "mm/frames.h"
-#include "mm/slab.h"
+#include "sim/mem/frames.h"
+#include "sim/mem/slab.h"
 
-json_object *options_json(const struct run_cfg *c, int target,
+json_object *run_options_json(const struct run_cfg *c, int target,
 			  int nhandlers_opt)
 {
 	json_object *o = json_object_new_object(), *t = json_object_new_array();
@@ -31,8 +31,8 @@ json_object *options_json(const struct run_cfg *c, int target,
 	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
 	json_object_object_add(o, "handlers", json_object_new_int(nhandlers_opt));
 	json_object_object_add(o, "wait", json_object_new_string(
-		uffd_wait_mode_name(c->mm.src.wait)));
-	json_object_object_add(o, "batch", json_object_new_int(c->mm.src.batch));
+		uffd_wait_mode_name(c->uffd.wait)));
+	json_object_object_add(o, "batch", json_object_new_int(c->uffd.batch));
 	json_object_object_add(o, "writers", json_object_new_int(c->wo.writers));
 	json_object_object_add(o, "mode", json_object_new_string(
 		c->processes ? "processes" : "threads"));
@@ -204,7 +204,7 @@ int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 	const char *scheme = get_string(root, "scheme");
 	const char *wname = get_string(root, "workload");
 	const char *src = get_string(root, "fault_source");
-	const struct workload *wl = wname ? workload_find(wname) : NULL;
+	const struct workload *wl = wname ? wl_find(wname) : NULL;
 	json_object *opts;
 	int ret;
 

@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/results_json.h"
 #include "cli/run.h"
-#include "faults/sources.h"
-#include "report/compare.h"
-#include "report/stats.h"
+#include "sim/faults/sources.h"
+#include "cli/compare/compare.h"
+#include "cli/compare/stats.h"
 
 /* One task count's lock classes, as /proc/lock_stat shows them. */
 static void print_lockstat(const struct res_point *p)
@@ -76,22 +77,14 @@ static void print_point(const struct res_point *p, const struct run_cfg *c)
 	       (unsigned long long)res_faults(&p->c),
 	       (unsigned long long)p->c.fault_pages,
 	       (unsigned long long)p->segv);
-	if (c->mm.source == &uffd_fault_source)
-		printf("  uffd: %llu uffd%s, %llu handler%s; %llu messages in "
-		       "%llu reads; copy %llu, zeropage %llu, unprotect "
-		       "%llu, wake %llu, refused %llu, errors %llu\n",
-		       (unsigned long long)p->c.uffds,
-		       p->c.uffds == 1 ? "" : "s",
-		       (unsigned long long)p->c.handlers,
-		       p->c.handlers == 1 ? "" : "s",
-		       (unsigned long long)p->c.uffd.messages,
-		       (unsigned long long)p->c.uffd.reads,
-		       (unsigned long long)p->c.uffd.copies,
-		       (unsigned long long)p->c.uffd.zeropages,
-		       (unsigned long long)p->c.uffd.unprotects,
-		       (unsigned long long)p->c.uffd.wakes,
-		       (unsigned long long)p->c.uffd.refused,
-		       (unsigned long long)p->c.uffd.errors);
+	if (p->c.nsrc) {
+		/* The source's own counters, as the result names them. */
+		printf("  %s:", c->mm.source->name);
+		for (int k = 0; k < p->c.nsrc; k++)
+			printf("%s %s %llu", k ? "," : "", p->c.src_names[k],
+			       (unsigned long long)p->c.src_values[k]);
+		printf("\n");
+	}
 	if (p->lat)
 		print_latency("touch", p->lat, "\n");
 	if (p->call_lat) {
@@ -135,7 +128,7 @@ static void print_noise(const struct res_file *r, const struct res_point *p)
 {
 	double st = 0, stmax = 0, ot = 0, otmax = 0, iv = 0;
 	int n = 0, m = 0;
-	struct res_shape sh;
+	struct stats_shape sh;
 
 	for (int i = 0; i < p->nsamples; i++) {
 		const struct res_noise *z = &p->noise[i];
@@ -151,7 +144,7 @@ static void print_noise(const struct res_file *r, const struct res_point *p)
 	}
 	while (m < r->nmetrics - 1 && !r->metrics[m].primary)
 		m++;
-	res_shape_of(p->samples[m], p->nsamples, &sh);
+	stats_shape(p->samples[m], p->nsamples, &sh);
 	printf("noise tasks %d: ", p->tasks);
 	if (n)
 		printf("steal %.1f%% (max %.1f%%), others %.2f CPUs (max %.2f), "
@@ -176,7 +169,7 @@ static void print_noise(const struct res_file *r, const struct res_point *p)
 	printf("\n");
 }
 
-void print_summary(const struct res_file *r, const struct run_cfg *c,
+void run_print_summary(const struct res_file *r, const struct run_cfg *c,
 			  bool brief)
 {
 	printf("\n%-6s", "tasks");
@@ -220,7 +213,7 @@ void print_summary(const struct res_file *r, const struct run_cfg *c,
 		print_point(&r->points[i], c);
 }
 
-void print_source_errors(const struct res_file *r, const char *label)
+void run_print_source_errors(const struct res_file *r, const char *label)
 {
 	static const char *const what[SIM_SRC_NOPS] = {
 		[SIM_SRC_ZAP] = "zaps (MADV_DONTNEED) failed: pages may have "
@@ -250,7 +243,7 @@ void print_source_errors(const struct res_file *r, const char *label)
 				(unsigned long long)n, what[k], strerror(e));
 	}
 	for (int i = 0; i < r->npoints; i++)
-		reads += r->points[i].c.uffd.read_errors;
+		reads += res_source_counter(&r->points[i].c, "read_errors");
 	if (reads)
 		fprintf(stderr, "%s: warning: %s%s%llu reads of the userfaultfd "
 			"failed and were retried (the faults behind them waited)\n",
@@ -259,7 +252,7 @@ void print_source_errors(const struct res_file *r, const char *label)
 }
 
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
-void result_path(char *out, size_t len, const char *json,
+void run_result_path(char *out, size_t len, const char *json,
 			const char *scheme)
 {
 	size_t n = strlen(json);
@@ -273,7 +266,7 @@ void result_path(char *out, size_t len, const char *json,
 	snprintf(out, len, "%.*s-%s.json", (int)n, json, scheme);
 }
 
-void print_banner(const struct run_cfg *c)
+void run_print_banner(const struct run_cfg *c)
 {
 	printf("vmsim %s: workload %s, lock ", VMSIM_VERSION, c->wl->name);
 	for (int i = 0; i < c->nlocks; i++)
@@ -283,10 +276,10 @@ void print_banner(const struct run_cfg *c)
 	if (c->mm.source == &uffd_fault_source) {
 		bool split = !c->processes && c->uffd_split != UFFD_SPLIT_SHARED;
 
-		printf(" (%s wait, ", uffd_wait_mode_name(c->mm.src.wait));
-		if (c->mm.src.nhandlers)
-			printf("%d handler%s%s", c->mm.src.nhandlers,
-			       c->mm.src.nhandlers == 1 ? "" : "s",
+		printf(" (%s wait, ", uffd_wait_mode_name(c->uffd.wait));
+		if (c->uffd.nhandlers)
+			printf("%d handler%s%s", c->uffd.nhandlers,
+			       c->uffd.nhandlers == 1 ? "" : "s",
 			       split ? " a uffd" : "");
 		else
 			printf("one handler per task");
@@ -336,7 +329,7 @@ void print_banner(const struct run_cfg *c)
 
 /* Several schemes in one run: the comparison table, rwsem-first order as
  * given (the first is the base). */
-void print_comparison(struct res_file *r, int n)
+void run_print_comparison(struct res_file *r, int n)
 {
 	struct cmp_file f[RUNNER_MAX_SCHEMES];
 	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH };
@@ -344,7 +337,7 @@ void print_comparison(struct res_file *r, int n)
 	int ok = 0;
 
 	for (int i = 0; i < n; i++) {
-		if (cmp_from_json(res_to_json(&r[i]), r[i].label ? r[i].label :
+		if (cmp_from_json(res_json_of(&r[i], NULL, NULL), r[i].label ? r[i].label :
 				  r[i].scheme, &f[ok], err,
 				  sizeof(err)))
 			break;

@@ -15,7 +15,8 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "util/parse.h"
+#include "cli/safefile.h"
+#include "cli/parse.h"
 #include "workloads/replay.h"
 
 int run_replay_opt(struct run_cfg *c, int which, const char *arg)
@@ -37,7 +38,7 @@ int run_replay_opt(struct run_cfg *c, int which, const char *arg)
 		}
 		c->speed = strtod(arg, &end);
 		if (*end || end == arg || !(c->speed >= 0.001 && c->speed <= 1e6))
-			return bad("bad --speed '%s': want asap, recorded, or a "
+			return cli_bad("bad --speed '%s': want asap, recorded, or a "
 				   "factor from 0.001 to 1000000", arg);
 		return 0;
 	default:
@@ -55,9 +56,17 @@ static bool is_replay_log(int fd)
 	       !memcmp(head, RP_LOG_HEADER, sizeof(head) - 1);
 }
 
+/* The check mode writes its log through here: the safe-write layer's
+ * emit (under $TMPDIR if the file's own place fails). */
+static int log_emit(void *out, int (*fn)(FILE *f, void *arg), void *arg)
+{
+	return sf_emit(out, fn, arg);
+}
+
 /* --replay-log's file, checked and claimed before the run. */
 static int open_log(struct run_cfg *c, struct rp_plan *p, bool force)
 {
+	struct sf_out *log;
 	const char *const inputs[] = { c->trace, NULL };
 	const struct sf_spec spec = { .what = "replay log", .force = force,
 				      .ours = is_replay_log, .inputs = inputs };
@@ -65,15 +74,16 @@ static int open_log(struct run_cfg *c, struct rp_plan *p, bool force)
 
 	if (!c->replay_log)
 		return 0;
-	p->log = calloc(1, sizeof(*p->log));
-	if (!p->log)
+	log = calloc(1, sizeof(*log));
+	if (!log)
 		return fprintf(stderr, "%s: out of memory\n", prog), EXIT_USAGE;
-	if (sf_open(p->log, c->replay_log, &spec, err, sizeof(err))) {
-		free(p->log);
-		p->log = NULL;
+	if (sf_open(log, c->replay_log, &spec, err, sizeof(err))) {
+		free(log);
 		return fprintf(stderr, "%s: --replay-log: %s\n", prog, err),
 		       EXIT_USAGE;
 	}
+	p->log_out = log;
+	p->log_emit = log_emit;
 	return 0;
 }
 
@@ -83,14 +93,14 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 	char err[600], shown[256];
 
 	if (!c->trace)
-		return bad("%s", "workload 'replay' needs --trace FILE (made by "
+		return cli_bad("%s", "workload 'replay' needs --trace FILE (made by "
 			   "vmsim record)");
 	if (c->processes)
-		return bad("%s", "workload 'replay' runs in --mode threads: a "
+		return cli_bad("%s", "workload 'replay' runs in --mode threads: a "
 			   "trace is one address space");
 	if (rp_plan_load(c->trace, &p, err, sizeof(err))) {
 		fprintf(stderr, "%s: trace %s: %s\n", prog,
-			printable(shown, sizeof(shown), c->trace), err);
+			parse_printable(shown, sizeof(shown), c->trace), err);
 		return EXIT_USAGE;
 	}
 	if (p->skipped[RP_DO] * 2 < p->events) {
@@ -102,7 +112,7 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 			"events outside any mapping it made, %llu madvise of "
 			"advice vmsim does not model, %llu spanning a collapsed "
 			"gap)\n", prog, none ? "" : "warning: ",
-			printable(shown, sizeof(shown), c->trace),
+			parse_printable(shown, sizeof(shown), c->trace),
 			none ? "nothing to replay:" : "only",
 			(unsigned long long)p->skipped[RP_DO],
 			(unsigned long long)p->events,
@@ -127,7 +137,7 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 		fprintf(stderr, "%s: trace %s: its mappings need %s of arena "
 			"after collapsing gaps; --arena is %s (give --arena "
 			"%lluM or more)\n", prog,
-			printable(shown, sizeof(shown), c->trace),
+			parse_printable(shown, sizeof(shown), c->trace),
 			parse_size_str(need, sizeof(need), p->arena_need),
 			parse_size_str(have, sizeof(have), c->mm.arena_size),
 			(unsigned long long)((p->arena_need + (1 << 20) - 1) >> 20));
@@ -155,8 +165,8 @@ void run_replay_print(const struct run_cfg *c)
 	       "recorded, %llu events outside any mapping the trace made, "
 	       "%llu madvise of advice vmsim does not model, %llu spanning a "
 	       "collapsed gap; arena %.1f MiB in %d cluster%s\n",
-	       printable(path, sizeof(path), c->trace),
-	       p->comment[0] ? printable_words(cmd, sizeof(cmd), p->comment)
+	       parse_printable(path, sizeof(path), c->trace),
+	       p->comment[0] ? parse_printable_words(cmd, sizeof(cmd), p->comment)
 			     : "?", p->nthreads,
 	       p->nthreads == 1 ? "" : "s",
 	       (unsigned long long)p->events, (unsigned long long)p->faults,
@@ -174,20 +184,22 @@ int run_replay_publish(struct run_cfg *c, bool complete)
 	char where[PATH_MAX + 64], note[PATH_MAX + 256];
 	int ret;
 
-	if (!p || !p->log)
+	struct sf_out *log = p ? p->log_out : NULL;
+
+	if (!log)
 		return 0;
 	if (p->log_err < 0) {
 		fprintf(stderr, "%s: --replay-log: cannot write '%s' nor a file "
-			"under $TMPDIR: %s\n", prog, p->log->shown,
+			"under $TMPDIR: %s\n", prog, log->shown,
 			strerror(-p->log_err));
 		return p->log_err;
 	}
-	ret = sf_commit(p->log, complete, where, sizeof(where), note,
+	ret = sf_commit(log, complete, where, sizeof(where), note,
 			sizeof(note));
 	if (ret)
 		fprintf(stderr, "%s: --replay-log: %s\n", prog, note);
 	if (ret >= 0)
-		printf("replay log written to %s%s\n", printable(note,
+		printf("replay log written to %s%s\n", parse_printable(note,
 		       sizeof(note), where), complete ? "" : " (incomplete)");
 	return ret > 0 ? -EEXIST : ret;
 }
@@ -198,10 +210,10 @@ void run_replay_done(struct run_cfg *c)
 
 	if (!p)
 		return;
-	if (p->log) {
-		sf_abort(p->log);
-		free(p->log);
-		p->log = NULL;
+	if (p->log_out) {
+		sf_abort(p->log_out);
+		free(p->log_out);
+		p->log_out = NULL;
 	}
 	if (p->diverged)
 		fprintf(stderr, "%s: replay: %llu calls the recording made were "

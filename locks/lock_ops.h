@@ -40,7 +40,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sync/lockstat.h"
+#include "locks/sync/lockstat.h"
 
 #define LOCK_MAX_CLASSES 8
 #define LOCK_MAX_COUNTERS 16

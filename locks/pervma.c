@@ -45,10 +45,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/futex.h"
+#include "locks/sync/futex.h"
 #include "locks/lock_ops.h"
-#include "sync/rcu.h"
-#include "sync/rw_semaphore.h"
+#include "locks/sync/rcu.h"
+#include "locks/sync/rw_semaphore.h"
 
 #define VMA_LOCK_OFFSET 0x40000000
 #define VMA_REF_LIMIT   (VMA_LOCK_OFFSET - 1)

@@ -50,9 +50,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "sync/futex.h"
+#include "locks/sync/futex.h"
 #include "locks/lock_ops.h"
-#include "sync/spinlock.h"
+#include "locks/sync/spinlock.h"
 
 struct rl_node {
 	struct rl_node *left, *right;

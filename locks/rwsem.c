@@ -21,7 +21,7 @@
 #include <stdlib.h>
 
 #include "locks/lock_ops.h"
-#include "sync/rw_semaphore.h"
+#include "locks/sync/rw_semaphore.h"
 
 struct rwsem_lock {
 	struct lock_inst base;

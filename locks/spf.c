@@ -46,10 +46,10 @@
 #include <string.h>
 
 #include "locks/lock_ops.h"
-#include "sync/futex.h"
-#include "sync/rcu.h"
-#include "sync/rw_semaphore.h"
-#include "sync/spinlock.h"
+#include "locks/sync/futex.h"
+#include "locks/sync/rcu.h"
+#include "locks/sync/rw_semaphore.h"
+#include "locks/sync/spinlock.h"
 
 #define SPF_NPTL     64                  /* page-table locks (hashed) */
 #define SPF_PMD_SHIFT 21                 /* one PTL per 2 MiB */

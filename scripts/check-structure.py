@@ -1,82 +1,237 @@
 #!/usr/bin/env python3
-"""The structure rules of vmsim, checked: folders are layers (each folder's
-files include only their own folder and the folders below it in LAYERS),
-no include loop between files, no function over 80 lines. A file is as
-long as its one concern needs (DESIGN.md): no line cap. Prints one line per breach; exits 1 if there is any."""
+"""The structure rules of vmsim, checked (DESIGN.md, "Layout"):
+
+  - folders are layers, bottom up: locks/sync, locks, uffd, sim,
+    workloads, cli; a file includes only headers of its own layer and of
+    the layers below it (a subfolder belongs to its folder's layer:
+    sim/mem is sim);
+  - cli/compare reads result files and links no simulator code: it
+    includes only cli/compare, cli/parse.h and cli/cmd.h;
+  - no include loop between files;
+  - no function over 80 lines (a file is as long as its concern needs);
+  - with a build directory: every external symbol of every object
+    carries its module's prefix (the table below), and no object of
+    vmsim-compare's library comes from a simulator folder.
+
+  usage: check-structure.py SOURCE_DIR [BUILD_DIR]
+Prints one line per breach; exits 1 if there is any."""
+import fnmatch
 import os
 import re
+import subprocess
 import sys
 
-# Bottom up. A folder may include itself and any folder listed before it.
-LAYERS = ["util", "trace", "sync", "locks", "uffd", "mm", "faults", "report",
-          "workloads", "cli"]
-# Held to the function-size rule too, above every layer (they may include any).
-EXTRA = ["tests", "tests/fuzz"]
+LAYERS = ["locks/sync", "locks", "uffd", "sim", "workloads", "cli"]
+# Held to the function-size rule too (they may include any layer).
+COMPARE_MAY_INCLUDE = ("cli/compare/", "cli/parse.h", "cli/cmd.h")
 MAX_FUNC = 80
 
-root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-bad = []
-graph = {}
-for layer in LAYERS + EXTRA:
-    d = os.path.join(root, layer)
-    if not os.path.isdir(d):
-        continue
-    for f in sorted(os.listdir(d)):
-        if not f.endswith((".c", ".h", ".def")):
-            continue
-        path = f"{layer}/{f}"
-        lines = open(os.path.join(d, f), encoding="utf-8").read().split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        graph[path] = []
-        for ln in lines:
-            m = inc_re.match(ln)
-            if not m:
-                continue
-            tgt = m.group(1)
-            graph[path].append(tgt)
-            top = tgt.split("/")[0]
-            if layer in EXTRA:
-                continue
-            if top not in LAYERS:
-                bad.append(f"{path}: includes {tgt}, which is in no layer")
-            elif LAYERS.index(top) > LAYERS.index(layer):
-                bad.append(f"{path}: includes {tgt}, a layer above {layer}/")
-        # Functions: a line opening with "{" at column 0 after a
-        # declarator, closed by "}" at column 0 (kernel style).
-        start = None
-        for i, ln in enumerate(lines):
-            if ln == "{" and i and lines[i - 1].rstrip().endswith(")"):
-                start = i
-                j = i - 1
-                while j > 0 and not re.match(r"^[A-Za-z_]", lines[j]):
-                    j -= 1
-                name = re.findall(r"(\w+)\s*\(", lines[j])
-                fname = name[0] if name else "?"
-            elif ln == "}" and start is not None:
-                n = i - start - 1
-                if n > MAX_FUNC:
-                    bad.append(f"{path}: function {fname}() is {n} lines (limit {MAX_FUNC})")
-                start = None
+# Module prefixes: a source file (glob, from the source root) and the
+# prefixes its external symbols may carry. The first matching row counts.
+PREFIXES = [
+    ("locks/sync/rcu.c", ["sim_rcu_"]),
+    ("locks/sync/rw_semaphore*.c", ["rwsem_"]),
+    ("locks/sync/lockstat.c", ["lockstat_"]),
+    ("locks/sync/slots.c", ["slots_"]),
+    ("locks/sync/clock.c", ["clock_"]),
+    ("locks/schemes.c", ["lock_"]),
+    ("locks/*.c", ["lock_", "*_lock_ops"]),
+    ("uffd/*.c", ["uffd_"]),
+    ("sim/host.c", ["host_"]),
+    ("sim/hist.c", ["hist_"]),
+    ("sim/result.c", ["res_"]),
+    ("sim/vma_tree*.c", ["vma_tree_", "vt_"]),
+    ("sim/vma_txn.c", ["txn_", "sim_"]),
+    ("sim/*.c", ["sim_"]),
+    ("sim/mem/frames*.c", ["frames_"]),
+    ("sim/mem/slab*.c", ["slab_"]),
+    ("sim/mem/objpool.c", ["objpool_"]),
+    ("sim/mem/pagecache.c", ["pagecache_"]),
+    ("sim/faults/present.c", ["present_"]),
+    ("sim/faults/uffd_*.c", ["uffd_source_", "uffd_touch_", "*_fault_source"]),
+    ("sim/faults/*.c", ["fault_", "*_fault_source"]),
+    ("workloads/trace/perf_conv.c", ["perf_conv_"]),
+    ("workloads/trace/*.c", ["trace_"]),
+    ("workloads/replay*.c", ["rp_", "*_workload"]),
+    ("workloads/runner.c", ["runner_"]),
+    ("workloads/targets.c", ["run_"]),
+    ("workloads/uffds.c", ["run_"]),
+    ("workloads/group.c", ["group_"]),
+    ("workloads/agent.c", ["group_"]),
+    ("workloads/watchdog.c", ["watchdog_"]),
+    ("workloads/registry.c", ["wl_"]),
+    ("workloads/common.c", ["wl_"]),
+    ("workloads/*.c", ["*_workload"]),
+    ("cli/compare/stats.c", ["stats_"]),
+    ("cli/compare/*.c", ["cmp_"]),
+    ("cli/parse.c", ["parse_"]),
+    ("cli/safefile.c", ["sf_"]),
+    ("cli/resfile.c", ["resfile_"]),
+    ("cli/results_json.c", ["res_json_"]),
+    ("cli/common.c", ["cli_"]),
+    ("cli/cli.c", ["cli_"]),
+    ("cli/cmd_*.c", ["cmd_"]),
+    ("cli/record*.c", ["record_"]),
+    ("cli/bench*.c", ["bench_"]),
+    ("cli/host_probe.c", ["probe_"]),
+    ("cli/run_*.c", ["run_"]),
+    ("cli/main.c", ["main"]),
+    ("cli/compare_main.c", ["main"]),
+]
+SIM_FOLDERS = ("locks/", "uffd/", "sim/", "workloads/")
 
-# File-level include loops (depth-first search).
-state = {}
-def visit(n, stack):
-    state[n] = 1
-    for t in graph.get(n, []):
-        if t not in graph:
-            continue
-        if state.get(t) == 1:
-            loop = stack[stack.index(t):] + [t]
-            bad.append("include loop: " + " -> ".join(loop))
-        elif not state.get(t):
-            visit(t, stack + [t])
-    state[n] = 2
-for n in graph:
-    if not state.get(n):
-        visit(n, [n])
 
-for b in bad:
-    print(b)
-sys.exit(1 if bad else 0)
+def layer_of(path):
+    for lay in sorted(LAYERS, key=len, reverse=True):
+        if path.startswith(lay + "/"):
+            return lay
+    return None
+
+
+def check_sources(root, bad):
+    inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+    graph = {}
+    for top in ("locks", "uffd", "sim", "workloads", "cli", "tests"):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for f in sorted(files):
+                if not f.endswith((".c", ".h", ".def")):
+                    continue
+                path = os.path.relpath(os.path.join(dirpath, f), root)
+                lines = open(os.path.join(dirpath, f),
+                             encoding="utf-8").read().split("\n")
+                graph[path] = []
+                lay = layer_of(path)
+                for ln in lines:
+                    m = inc_re.match(ln)
+                    if not m:
+                        continue
+                    tgt = m.group(1)
+                    graph[path].append(tgt)
+                    if top == "tests":
+                        continue
+                    tl = layer_of(tgt)
+                    if path.startswith("cli/compare/") and \
+                       not tgt.startswith(COMPARE_MAY_INCLUDE):
+                        bad.append(f"{path}: includes {tgt}: compare links "
+                                   "no simulator code")
+                    if tl is None:
+                        bad.append(f"{path}: includes {tgt}, which is in no "
+                                   "layer")
+                    elif LAYERS.index(tl) > LAYERS.index(lay):
+                        bad.append(f"{path}: includes {tgt}, a layer above "
+                                   f"{lay}/")
+                check_functions(path, lines, bad)
+    check_loops(graph, bad)
+
+
+def check_functions(path, lines, bad):
+    """A line opening with "{" at column 0 after a declarator, closed by
+    "}" at column 0 (kernel style)."""
+    start = None
+    fname = "?"
+    for i, ln in enumerate(lines):
+        if ln == "{" and i and lines[i - 1].rstrip().endswith(")"):
+            start = i
+            j = i - 1
+            while j > 0 and not re.match(r"^[A-Za-z_]", lines[j]):
+                j -= 1
+            name = re.findall(r"(\w+)\s*\(", lines[j])
+            fname = name[0] if name else "?"
+        elif ln == "}" and start is not None:
+            n = i - start - 1
+            if n > MAX_FUNC:
+                bad.append(f"{path}: function {fname}() is {n} lines "
+                           f"(limit {MAX_FUNC})")
+            start = None
+
+
+def check_loops(graph, bad):
+    state = {}
+
+    def visit(n, stack):
+        state[n] = 1
+        for t in graph.get(n, []):
+            if t not in graph:
+                continue
+            if state.get(t) == 1:
+                loop = stack[stack.index(t):] + [t]
+                bad.append("include loop: " + " -> ".join(loop))
+            elif not state.get(t):
+                visit(t, stack + [t])
+        state[n] = 2
+    for n in graph:
+        if not state.get(n):
+            visit(n, [n])
+
+
+def glob_match(path, pat):
+    """fnmatch, but * does not cross a /."""
+    rx = "".join("[^/]*" if c == "*" else re.escape(c) for c in pat)
+    return re.fullmatch(rx, path) is not None
+
+
+def prefixes_for(src):
+    for pat, pre in PREFIXES:
+        if glob_match(src, pat):
+            return pre
+    return None
+
+
+def allowed(sym, pre):
+    for p in pre:
+        if "*" in p:
+            if fnmatch.fnmatch(sym, p):
+                return True
+        elif sym.startswith(p) or sym == p.rstrip("_"):
+            return True
+    return False
+
+
+def check_symbols(root, build, bad):
+    objs = []
+    for top in ("locks", "uffd", "sim", "workloads", "cli"):
+        for dirpath, _, files in os.walk(os.path.join(build, top)):
+            objs += [os.path.join(dirpath, f) for f in files if f.endswith(".c.o")]
+    for o in sorted(objs):
+        # build/<top>/CMakeFiles/<target>.dir/<path under top>.c.o
+        rel = os.path.relpath(o, build).split(os.sep)
+        top, target = rel[0], rel[2][:-len(".dir")]
+        src = "/".join([top] + rel[3:])[:-len(".o")]
+        full = os.path.join(root, src)
+        if not os.path.exists(full) or \
+           os.path.getmtime(o) < os.path.getmtime(full):
+            continue  # a stale object: its file moved, or changed since
+        if target == "vmsim_compare" and src.startswith(SIM_FOLDERS):
+            bad.append(f"{src}: in vmsim-compare's library, a simulator file")
+        pre = prefixes_for(src)
+        if pre is None:
+            bad.append(f"{src}: no module prefix defined for it "
+                       "(scripts/check-structure.py)")
+            continue
+        out = subprocess.run(["nm", "-g", "--defined-only", o],
+                             capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) < 3:
+                continue
+            sym = parts[2]
+            if sym.startswith(("__odr_asan", "__asan", "__tsan", "__sancov")):
+                continue
+            if not allowed(sym, pre):
+                bad.append(f"{src}: external symbol {sym} lacks the module "
+                           f"prefix ({', '.join(pre)})")
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else \
+        os.path.join(os.path.dirname(__file__), "..")
+    bad = []
+    check_sources(root, bad)
+    if len(sys.argv) > 2:
+        check_symbols(root, sys.argv[2], bad)
+    for b in dict.fromkeys(bad):     # once each, in order
+        print(b)
+    sys.exit(1 if bad else 0)
+
+
+main()

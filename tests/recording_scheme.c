@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mm/vma_tree.h"
-#include "sync/rcu.h"
+#include "sim/vma_tree.h"
+#include "locks/sync/rcu.h"
 
 #define REC_MAX 4096
 

@@ -13,7 +13,7 @@
 #define VMSIM_RECORDING_SCHEME_H
 
 #include "locks/lock_ops.h"
-#include "mm/mm.h"
+#include "sim/mm.h"
 
 extern const struct lock_ops recording_lock_ops;
 

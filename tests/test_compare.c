@@ -9,9 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "report/compare.h"
-#include "report/results.h"
-#include "report/stats.h"
+#include "cli/compare/compare.h"
+#include "sim/result.h"
+#include "cli/compare/stats.h"
 
 #ifndef DATA_DIR
 #define DATA_DIR "."

@@ -16,7 +16,8 @@
  * interrupted: the run stops, reports -EINTR and an incomplete result,
  * and every message read was a fault handled.
  */
-#include "faults/sources.h"
+#include "sim/faults/sources.h"
+#include "sim/faults/uffd_source.h"
 #include "tests/check_util.h"
 #include <errno.h>
 #include <pthread.h>
@@ -26,8 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mm/fault.h"
-#include "mm/mm.h"
+#include "sim/fault.h"
+#include "sim/mm.h"
 #include "workloads/runner.h"
 #include <signal.h>
 
@@ -104,9 +105,10 @@ static void *protector(void *arg)
 
 static void race_scheme(const struct lock_ops *ops, const struct fault_source_ops *src)
 {
+	static const struct uffd_source_opts two = { .nhandlers = 2 };
 	struct sim_mm_cfg cfg = {
 		.lock = ops, .arena_size = 1024 * P, .source = src,
-		.src.nhandlers = 2,
+		.source_opts = src == &uffd_fault_source ? &two : NULL,
 	};
 	struct race r = { 0 };
 	pthread_t t[3];
@@ -157,13 +159,13 @@ static void race_scheme(const struct lock_ops *ops, const struct fault_source_op
 	/* Every message is one fault handled, answered exactly once (no
 	 * access is refused by the host: protection is the simulator's). */
 	if (src == &uffd_fault_source) {
-		const struct uffd_counters uc = sim_mm_handler_counters(r.mm), *u = &uc;
-
-		ck_assert_uint_eq(u->messages, u->copies + u->zeropages +
-				  u->unprotects + u->wakes + u->refused);
-		ck_assert_uint_eq(u->errors, 0);
-		ck_assert_uint_eq(u->messages, handled);
-		ck_assert_uint_eq(u->refused, f[SIM_FAULT_PROT] + f[SIM_FAULT_NOVMA]);
+#define U(name) sim_mm_source_counter(r.mm, name)
+		ck_assert_uint_eq(U("messages"), U("copy") + U("zeropage") +
+				  U("unprotect") + U("wake") + U("refused"));
+		ck_assert_uint_eq(U("errors"), 0);
+		ck_assert_uint_eq(U("messages"), handled);
+		ck_assert_uint_eq(U("refused"), f[SIM_FAULT_PROT] + f[SIM_FAULT_NOVMA]);
+#undef U
 	}
 	/* pervma and spf: every fault handled is one attempt, counted once
 	 * as a success or a failure; some succeeded. */
@@ -200,8 +202,8 @@ START_TEST(test_interrupt)
 	const struct lock_ops *ops = lock_schemes[_i];
 	struct run_cfg c = {
 		.wl = &fault_vs_mmap_workload,
-		.mm = { .arena_size = 1UL << 30, .source = &uffd_fault_source,
-			.src.wait = UFFD_WAIT_BLOCK, .src.batch = 16 },
+		.mm = { .arena_size = 1UL << 30, .source = &uffd_fault_source },
+		.uffd = { .wait = UFFD_WAIT_BLOCK, .batch = 16 },
 		.locks = { ops }, .nlocks = 1,
 		.tasks = { 2 }, .ntasklist = 1,
 		.wo = { .mem = 4UL << 20, .iterations = 1000, .writers = 1 },
@@ -226,8 +228,8 @@ START_TEST(test_interrupt)
 	p = &r.points[0];
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
 		handled += p->c.faults[k];
-	ck_assert_uint_eq(p->c.uffd.messages, handled);
-	ck_assert_uint_eq(p->c.uffd.errors, 0);
+	ck_assert_uint_eq(res_source_counter(&p->c, "messages"), handled);
+	ck_assert_uint_eq(res_source_counter(&p->c, "errors"), 0);
 	res_file_free(&r);
 	runner_clear_interrupt();
 }

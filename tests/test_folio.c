@@ -11,12 +11,12 @@
  *    clamped to the VMA, each page with the file's contents;
  *  - munmap gives every page back.
  */
-#include "faults/sources.h"
+#include "sim/faults/sources.h"
 #include "tests/check_util.h"
 #include <errno.h>
 
-#include "mm/fault.h"
-#include "mm/mm.h"
+#include "sim/fault.h"
+#include "sim/mm.h"
 
 #define P SIM_PAGE_SIZE
 #define F (64UL << 10)
@@ -25,7 +25,7 @@ static struct sim_mm *mk_mm(const struct lock_ops *ops,
 			    const struct fault_source_ops *src)
 {
 	struct sim_mm_cfg cfg = { .lock = ops, .arena_size = 4096 * P,
-				  .source = src, .src.nhandlers = 1,
+				  .source = src,
 				  .folio_size = F, .fault_around = F };
 	struct sim_mm *mm;
 

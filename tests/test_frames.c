@@ -13,7 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "mm/frames.h"
+#include "sim/mem/frames.h"
 
 #define NFRAMES 8192
 

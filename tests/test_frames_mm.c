@@ -17,13 +17,13 @@
  * in exactly one place or live, as many live as the mm holds — the VMAs
  * exactly those in the tree), and once the mm is gone, every object free.
  */
-#include "faults/sources.h"
+#include "sim/faults/sources.h"
 #include "tests/check_util.h"
 #include <stdlib.h>
 #include <string.h>
 
-#include "mm/fault.h"
-#include "mm/mm.h"
+#include "sim/fault.h"
+#include "sim/mm.h"
 
 #define P SIM_PAGE_SIZE
 #define NFR 4096                         /* 16 MiB of frames */
@@ -91,7 +91,7 @@ static void one_run(const struct lock_ops *ops, const struct fault_source_ops *s
 {
 	struct frames *fr;
 	struct sim_mm_cfg cfg = { .lock = ops, .arena_size = 64UL << 20,
-				  .source = src, .src.nhandlers = 1,
+				  .source = src,
 				  .folio_size = folio };
 	struct sim_mm *mm;
 	uint16_t *refs = calloc(NFR, sizeof(*refs));

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "tests/check_util.h"
-#include "util/hist.h"
+#include "sim/hist.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

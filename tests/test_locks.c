@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "locks/lock_ops.h"
-#include "sync/rw_semaphore.h"
+#include "locks/sync/rw_semaphore.h"
 
 #define NPAGES   64
 #define PG       4096UL

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "util/parse.h"
+#include "cli/parse.h"
 
 START_TEST(test_size)
 {

@@ -12,21 +12,21 @@
  *  - a touch of an unmapped page is refused and counted as "no VMA".
  * The counts are exact: the test knows every fault it causes.
  */
-#include "faults/sources.h"
+#include "sim/faults/sources.h"
 #include "tests/check_util.h"
 #include <errno.h>
 
-#include "mm/fault.h"
-#include "mm/mm.h"
-#include "report/results.h"
-#include "uffd/host.h"
+#include "sim/fault.h"
+#include "sim/mm.h"
+#include "sim/result.h"
+#include "sim/host.h"
 
 #define P SIM_PAGE_SIZE
 
 static struct sim_mm *mk_mm(const struct lock_ops *ops, const struct fault_source_ops *src)
 {
 	struct sim_mm_cfg cfg = { .lock = ops, .arena_size = 4096 * P,
-				  .source = src, .src.nhandlers = 1 };
+				  .source = src };
 	struct sim_mm *mm;
 
 	ck_assert_int_eq(sim_mm_create(&cfg, &mm), 0);
@@ -90,7 +90,7 @@ static void protection(const struct lock_ops *ops, const struct fault_source_ops
 	ck_assert_uint_eq(f[SIM_FAULT_PROT], 4);
 	ck_assert_uint_eq(f[SIM_FAULT_NOVMA], 1);
 	if (src == &uffd_fault_source)
-		ck_assert_uint_eq(sim_mm_handler_counters(mm).refused, 5);
+		ck_assert_uint_eq(sim_mm_source_counter(mm, "refused"), 5);
 	sim_mm_destroy(mm);
 }
 

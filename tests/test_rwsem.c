@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sync/rw_semaphore.h"
+#include "locks/sync/rw_semaphore.h"
 
 /* --- sim_rwsem fairness ------------------------------------------------ */
 

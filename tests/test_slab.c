@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "mm/slab.h"
+#include "sim/mem/slab.h"
 
 #define NOBJS 4096
 

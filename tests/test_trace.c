@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "trace/perf_conv.h"
-#include "trace/trace.h"
+#include "workloads/trace/perf_conv.h"
+#include "workloads/trace/trace.h"
 #include "workloads/replay.h"
 
 static uint64_t rnd(uint64_t *s)

@@ -8,7 +8,7 @@
  * that munmap really zaps, and that shutdown leaves no thread or fd.
  * Skips (77) only when userfaultfd is truly unavailable.
  */
-#include "faults/sources.h"
+#include "sim/faults/sources.h"
 #include "tests/check_util.h"
 #include <dirent.h>
 #include <errno.h>
@@ -18,9 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "faults/uffd_source_int.h"
-#include "mm/fault.h"
-#include "mm/mm.h"
+#include "sim/faults/uffd_source.h"
+#include "sim/faults/uffd_source_int.h"
+#include "sim/fault.h"
+#include "sim/mm.h"
 
 #define P SIM_PAGE_SIZE
 #define NPAGES 512
@@ -43,10 +44,12 @@ static int count_dir(const char *path)
 
 static struct sim_mm *mk(enum uffd_wait_mode wait, int handlers)
 {
+	/* Read only while the mm is made. */
+	const struct uffd_source_opts opts = { .nhandlers = handlers,
+					       .wait = wait, .batch = 8 };
 	struct sim_mm_cfg cfg = {
 		.lock = &rwsem_lock_ops, .arena_size = 4096 * P,
-		.source = &uffd_fault_source, .src.nhandlers = handlers, .src.wait = wait,
-		.src.batch = 8,
+		.source = &uffd_fault_source, .source_opts = &opts,
 	};
 	struct sim_mm *mm;
 	int ret = sim_mm_create(&cfg, &mm);
@@ -106,10 +109,10 @@ static void contents_roundtrip(enum uffd_wait_mode wait)
 	}
 	sim_mm_stop_handlers(mm);
 	/* Every first touch was a fault answered through userfaultfd. */
-	ck_assert_uint_eq(sim_mm_handler_counters(mm).copies, NPAGES);
-	ck_assert_uint_eq(sim_mm_handler_counters(mm).messages, NPAGES);
-	ck_assert_uint_eq(sim_mm_handler_counters(mm).refused, 0);
-	ck_assert_uint_eq(sim_mm_handler_counters(mm).errors, 0);
+	ck_assert_uint_eq(sim_mm_source_counter(mm, "copy"), NPAGES);
+	ck_assert_uint_eq(sim_mm_source_counter(mm, "messages"), NPAGES);
+	ck_assert_uint_eq(sim_mm_source_counter(mm, "refused"), 0);
+	ck_assert_uint_eq(sim_mm_source_counter(mm, "errors"), 0);
 	sim_mm_destroy(mm);
 }
 
@@ -146,8 +149,8 @@ START_TEST(test_read_zero_and_file)
 	/* A read-only VMA's pages are mapped write-protected (so that a
 	 * write faults although the host VMA is writable): a copy, not the
 	 * zero page. */
-	ck_assert_uint_eq(sim_mm_handler_counters(mm).zeropages, 0);
-	ck_assert_uint_eq(sim_mm_handler_counters(mm).copies, 5);
+	ck_assert_uint_eq(sim_mm_source_counter(mm, "zeropage"), 0);
+	ck_assert_uint_eq(sim_mm_source_counter(mm, "copy"), 5);
 	sim_mm_destroy(mm);
 }
 END_TEST
@@ -176,7 +179,7 @@ START_TEST(test_refused_access)
 	sim_mm_fault_counts(mm, f);
 	ck_assert_uint_eq(f[SIM_FAULT_NOVMA], 1);
 	ck_assert_uint_eq(f[SIM_FAULT_PROT], 1);
-	ck_assert_uint_eq(sim_mm_handler_counters(mm).refused, 2);
+	ck_assert_uint_eq(sim_mm_source_counter(mm, "refused"), 2);
 	sim_mm_destroy(mm);
 }
 END_TEST
@@ -206,9 +209,11 @@ END_TEST
  * range answered by the claiming task's uffd alone. */
 START_TEST(test_per_task_uffds)
 {
+	static const struct uffd_source_opts four = { .nhandlers = 1,
+						      .nuffds = 4 };
 	struct sim_mm_cfg cfg = { .lock = &rwsem_lock_ops, .arena_size = 64UL << 20,
 				  .source = &uffd_fault_source,
-				  .src = { .nhandlers = 1, .nuffds = 4 } };
+				  .source_opts = &four };
 	struct sim_mm *mm;
 	struct uffd_source *u;
 	unsigned long a, b;

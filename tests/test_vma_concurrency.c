@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/rcu.h"
-#include "mm/vma_tree.h"
+#include "locks/sync/rcu.h"
+#include "sim/vma_tree.h"
 
 #define P       SIM_PAGE_SIZE
 #define BASE    (1UL << 32)

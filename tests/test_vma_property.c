@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "faults/sources.h"
+#include "sim/faults/sources.h"
 #include "tests/recording_scheme.h"
-#include "mm/mm.h"
-#include "sync/rcu.h"
+#include "sim/mm.h"
+#include "locks/sync/rcu.h"
 
 #define NP     1024                      /* pages in the arena */
 #define P      SIM_PAGE_SIZE

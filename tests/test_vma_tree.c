@@ -6,17 +6,17 @@
  * errors, merging, munmap splitting, mprotect split/merge with real
  * protection, madvise, brk, max_map_count.
  */
-#include "faults/sources.h"
+#include "sim/faults/sources.h"
 #include "tests/check_util.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
-#include "mm/fault.h"
-#include "mm/mm.h"
-#include "sync/rcu.h"
-#include "mm/vma_tree.h"
+#include "sim/fault.h"
+#include "sim/mm.h"
+#include "locks/sync/rcu.h"
+#include "sim/vma_tree.h"
 
 #define P SIM_PAGE_SIZE
 
@@ -202,7 +202,7 @@ static struct sim_mm *mk_mm(size_t pages, const struct fault_source_ops *src)
 {
 	struct sim_mm_cfg cfg = {
 		.lock = &rwsem_lock_ops, .arena_size = pages * P,
-		.source = src, .src.nhandlers = 1,
+		.source = src,
 	};
 	struct sim_mm *mm;
 

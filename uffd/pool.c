@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "uffd/pool.h"
-#include "sync/slots.h"
-#include "util/clock.h"
-#include "util/cpu.h"
+#include "locks/sync/slots.h"
+#include "locks/sync/clock.h"
+#include "locks/sync/cpu.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -34,21 +34,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sync/futex.h"
-#include "sync/rcu.h"
-#include "sync/slots.h"
-#include "uffd/host.h"
+#include "locks/sync/futex.h"
+#include "locks/sync/rcu.h"
+#include "locks/sync/slots.h"
+#include "sim/host.h"
 #include "workloads/watchdog.h"
+#include "sim/faults/sources.h"
 #include "workloads/group_int.h"
-#include "util/clock.h"
-#include "util/cpu.h"
+#include "locks/sync/clock.h"
+#include "locks/sync/cpu.h"
 
 static double tv_s(const struct timeval *tv)
 {
 	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
 }
 
-int grp_ncpus(void)
+int group_ncpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -56,15 +57,15 @@ int grp_ncpus(void)
 }
 
 /* Wake everyone waiting on w (seq_cst RMWs before: see each caller). */
-void grp_wake_all(_Atomic int *w)
+void group_wake_all(_Atomic int *w)
 {
 	futex_wake_shared(w, INT_MAX);
 }
 
-void grp_bump(_Atomic int *w)
+void group_bump(_Atomic int *w)
 {
 	atomic_fetch_add(w, 1);
-	grp_wake_all(w);
+	group_wake_all(w);
 }
 
 /* Wait until *w != seen; returns the new value. */
@@ -115,30 +116,40 @@ static void *task_main(void *arg)
 		armed = iter;
 		if (iter < 0)
 			break;
-		grp_bump(&shm->ready);
+		group_bump(&shm->ready);
 		while ((go = atomic_load(&shm->go)) != iter && go != -iter)
 			futex_wait_shared(&shm->go, go, NULL);
 		if (go == iter)
 			task_run(x->g->c->wl, s);
 		if (!s->t.background)
-			grp_bump(&shm->fg_done);
-		grp_bump(&x->r->finished);
+			group_bump(&shm->fg_done);
+		group_bump(&x->r->finished);
 	}
 	return NULL;
 }
 
 /* --- agents ------------------------------------------------------------------ */
 
+/* The CPU time of the fault source's own threads (uffd handlers). */
+static uint64_t worker_cpu_ns(const struct sim_mm *mm)
+{
+	return mm->src->ops->worker_cpu_ns ?
+	       mm->src->ops->worker_cpu_ns(mm->src) : 0;
+}
+
 static int agent_start_mm(struct agent *a, char *err, size_t errlen)
 {
 	const struct run_cfg *c = a->g->c;
 	struct sim_mm_cfg mc = c->mm;
-	int cpus[256], nc = grp_ncpus() < 256 ? grp_ncpus() : 256, ret;
+	struct uffd_source_opts uo = c->uffd;
+	int cpus[256], nc = group_ncpus() < 256 ? group_ncpus() : 256, ret;
 
 	mc.lock = a->g->lock;
-	mc.src.nuffds = run_uffds(c, a->g->nfg);
-	mc.src.nhandlers = run_handlers_per_uffd(c, a->g->nfg);
-	mc.src.slot_base = a->g->ntotal;     /* after the tasks' slots */
+	uo.nuffds = run_uffds(c, a->g->nfg);
+	uo.nhandlers = run_handlers_per_uffd(c, a->g->nfg);
+	uo.slot_base = a->g->ntotal;         /* after the tasks' slots */
+	/* Read only while the mm is made (uo is this frame's). */
+	mc.source_opts = mc.source == &uffd_fault_source ? &uo : NULL;
 	mc.frames = a->g->frames;
 	mc.slab_vma = a->g->slab_vma;
 	mc.slab_node = a->g->slab_node;
@@ -149,11 +160,11 @@ static int agent_start_mm(struct agent *a, char *err, size_t errlen)
 	for (int i = 0; i < nc; i++)
 		cpus[i] = (i + (c->handler_cpu == HANDLER_CPU_OTHER)) % nc;
 	if (c->handler_cpu != HANDLER_CPU_ANY && c->processes) {
-		mc.src.cpus = &cpus[a->id % nc];
-		mc.src.ncpus = 1;
+		uo.cpus = &cpus[a->id % nc];
+		uo.ncpus = 1;
 	} else if (c->handler_cpu != HANDLER_CPU_ANY) {
-		mc.src.cpus = cpus;
-		mc.src.ncpus = nc;
+		uo.cpus = cpus;
+		uo.ncpus = nc;
 	}
 	ret = sim_mm_create(&mc, &a->mm);
 	if (ret)
@@ -167,7 +178,7 @@ static void agent_stop_threads(struct agent *a)
 	if (!a->r)
 		return;
 	atomic_store(&a->r->arm, -1);
-	grp_wake_all(&a->r->arm);
+	group_wake_all(&a->r->arm);
 	for (int i = 0; i < a->nthreads; i++)
 		pthread_join(a->threads[i], NULL);
 	a->nthreads = 0;
@@ -252,8 +263,8 @@ static void agent_iterate(struct agent *a)
 			 "%s", c->wl->name, g->nfg, strerror(-ret));
 		/* Its tasks will not come to the gate: stand in for them. */
 		atomic_fetch_add(&g->shm->ready, a->nmine);
-		grp_wake_all(&g->shm->ready);
-		grp_bump(&g->shm->done);
+		group_wake_all(&g->shm->ready);
+		group_bump(&g->shm->done);
 		return;
 	}
 	for (int k = 0; k < a->nmine; k++) {
@@ -271,9 +282,9 @@ static void agent_iterate(struct agent *a)
 	}
 	host_counts(h0);
 	getrusage(RUSAGE_SELF, &ru0);
-	hcpu = a->mm->src->ops->handler_cpu_ns(a->mm->src);
+	hcpu = worker_cpu_ns(a->mm);
 	atomic_store(&a->r->arm, iter);
-	grp_wake_all(&a->r->arm);
+	group_wake_all(&a->r->arm);
 	for (int f; (f = atomic_load(&a->r->finished)) < a->nmine;)
 		futex_wait_shared(&a->r->finished, f, NULL);
 	host_counts(h1);
@@ -281,10 +292,10 @@ static void agent_iterate(struct agent *a)
 	a->r->ivcsw = (uint64_t)(ru1.ru_nivcsw - ru0.ru_nivcsw);
 	for (int i = 0; i < HOST_NCALLS; i++)
 		a->r->host[i] = h1[i] - h0[i];
-	a->r->handler_ns = a->mm->src->ops->handler_cpu_ns(a->mm->src) - hcpu;
+	a->r->handler_ns = worker_cpu_ns(a->mm) - hcpu;
 	if (c->wl->teardown)
 		c->wl->teardown(a->mm, &c->wo, shared);
-	grp_bump(&g->shm->done);
+	group_bump(&g->shm->done);
 }
 
 static int agent_main(struct group *g, int id)
@@ -294,7 +305,7 @@ static int agent_main(struct group *g, int id)
 
 	a.r->ret = ret;
 	atomic_store(&a.r->state, ret ? AGENT_FAILED : AGENT_READY);
-	grp_bump(&g->shm->started);
+	group_bump(&g->shm->started);
 	while (!ret) {
 		seen = wait_change(&g->shm->cmd_seq, seen);
 		if (atomic_load(&g->shm->cmd) == CMD_EXIT)
@@ -302,18 +313,18 @@ static int agent_main(struct group *g, int id)
 		agent_iterate(&a);
 	}
 	agent_fini(&a);
-	grp_bump(&g->shm->exited);
+	group_bump(&g->shm->exited);
 	return ret;
 }
 
-void *grp_agent_thread_main(void *arg)
+void *group_agent_thread_main(void *arg)
 {
 	agent_main(arg, 0);
 	return NULL;
 }
 
 /* A forked agent: its own host process, ended with its parent. */
-int grp_agent_fork(struct group *g, int id)
+int group_agent_fork(struct group *g, int id)
 {
 	pid_t parent = getpid(), pid;
 

@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sync/futex.h"
-#include "sync/rcu.h"
-#include "uffd/host.h"
+#include "locks/sync/futex.h"
+#include "locks/sync/rcu.h"
+#include "sim/host.h"
 #include "workloads/group_int.h"
 
 /* --- the runner's side --------------------------------------------------------- */
@@ -79,7 +79,7 @@ static void group_init_slots(struct group *g, int n)
 		struct task_slot *s = &g->slots[i];
 
 		s->agent = i < n ? (c->processes ? i : 0) : (i - n) % g->nagents;
-		s->cpu = c->pin ? i % grp_ncpus() : -1;
+		s->cpu = c->pin ? i % group_ncpus() : -1;
 		s->t.id = c->processes && i < n ? 0 : i;
 		s->t.ntasks = c->processes ? 1 : n;
 		s->t.o = &c->wo;
@@ -127,14 +127,14 @@ int group_create(const struct run_cfg *c, int k, int n,
 	if (c->frames != FRAMES_NONE) {
 		ret = frames_create(c->frames, c->bulk_free,
 				    (uint32_t)(c->phys >> SIM_PAGE_SHIFT),
-				    grp_ncpus(), &g->frames);
+				    group_ncpus(), &g->frames);
 		if (ret)
 			snprintf(err, errlen, "cannot set up %zu MiB of simulated "
 				 "page frames: %s", c->phys >> 20, strerror(-ret));
 	}
 	if (!ret && slab != SLAB_MALLOC) {
 		ret = sim_mm_slabs_create(&c->mm, slab, run_target_rcu_free(c, k),
-					  grp_ncpus(), &g->slab_vma, &g->slab_node);
+					  group_ncpus(), &g->slab_vma, &g->slab_node);
 		if (ret)
 			snprintf(err, errlen, "cannot set up the %s slab caches: %s",
 				 slab_kind_name(slab), strerror(-ret));
@@ -145,12 +145,12 @@ int group_create(const struct run_cfg *c, int k, int n,
 		if (!g->pids)
 			ret = -ENOMEM;
 		for (int i = 0; !ret && i < g->nagents; i++)
-			ret = grp_agent_fork(g, i);
+			ret = group_agent_fork(g, i);
 		if (ret)
 			snprintf(err, errlen, "cannot start task processes: %s",
 				 strerror(-ret));
 	} else {
-		ret = -pthread_create(&g->agent_thread, NULL, grp_agent_thread_main, g);
+		ret = -pthread_create(&g->agent_thread, NULL, group_agent_thread_main, g);
 		g->thread_started = !ret;
 		if (ret)
 			snprintf(err, errlen, "cannot start the agent thread: %s",
@@ -178,7 +178,7 @@ static void group_abort(struct group *g)
 	char ignore[8];
 
 	atomic_store(&g->shm->go, -g->iter);
-	grp_wake_all(&g->shm->go);
+	group_wake_all(&g->shm->go);
 	group_wait(g, &g->shm->done, g->nagents, ignore, sizeof(ignore));
 }
 
@@ -195,7 +195,7 @@ int group_start(struct group *g, char *err, size_t errlen)
 	atomic_store(&shm->fg_done, 0);
 	atomic_store(&shm->done, 0);
 	atomic_store(&shm->cmd, CMD_ITERATE);
-	grp_bump(&shm->cmd_seq);
+	group_bump(&shm->cmd_seq);
 	ret = group_wait(g, &shm->ready, g->ntotal, err, errlen);
 	for (int i = 0; !ret && i < g->nagents; i++)
 		if (g->rec[i].ret) {
@@ -208,7 +208,7 @@ int group_start(struct group *g, char *err, size_t errlen)
 	}
 	/* The timed phase begins. */
 	atomic_store(&shm->go, g->iter);
-	grp_wake_all(&shm->go);
+	group_wake_all(&shm->go);
 	return 0;
 }
 
@@ -359,7 +359,7 @@ void group_destroy(struct group *g, struct res_point *p)
 	if (!g)
 		return;
 	atomic_store(&g->shm->cmd, CMD_EXIT);
-	grp_bump(&g->shm->cmd_seq);
+	group_bump(&g->shm->cmd_seq);
 	for (int i = 0; g->pids && i < g->nagents; i++)
 		if (g->pids[i])
 			agent_reap(g->pids[i]);

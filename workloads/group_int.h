@@ -93,10 +93,10 @@ struct task_ctx {
 	struct task_slot *s;
 };
 
-int grp_ncpus(void);
-void grp_wake_all(_Atomic int *w);
-void grp_bump(_Atomic int *w);
-void *grp_agent_thread_main(void *arg);
-int grp_agent_fork(struct group *g, int id);
+int group_ncpus(void);
+void group_wake_all(_Atomic int *w);
+void group_bump(_Atomic int *w);
+void *group_agent_thread_main(void *arg);
+int group_agent_fork(struct group *g, int id);
 
 #endif

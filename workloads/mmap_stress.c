@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "workloads/workload.h"
-#include "util/clock.h"
+#include "locks/sync/clock.h"
 
 #define MS_VMAS 50
 

@@ -3,17 +3,17 @@
 
 #include "workloads/workload.h"
 
-const struct workload *const workloads[] = {
+const struct workload *const wl_workloads[] = {
 #define WORKLOAD(id) &id##_workload,
 #include "workloads/workloads.def"
 #undef WORKLOAD
 };
-const int nworkloads = sizeof(workloads) / sizeof(workloads[0]);
+const int wl_nworkloads = sizeof(wl_workloads) / sizeof(wl_workloads[0]);
 
-const struct workload *workload_find(const char *name)
+const struct workload *wl_find(const char *name)
 {
-	for (int i = 0; i < nworkloads; i++)
-		if (!strcmp(workloads[i]->name, name))
-			return workloads[i];
+	for (int i = 0; i < wl_nworkloads; i++)
+		if (!strcmp(wl_workloads[i]->name, name))
+			return wl_workloads[i];
 	return NULL;
 }

@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "sync/futex.h"
+#include "locks/sync/futex.h"
 #include "workloads/replay_int.h"
 #include "workloads/workload.h"
 
@@ -50,9 +50,9 @@ static int rp_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 	s->done = calloc(p->nlayout + 1, sizeof(*s->done));
 	s->progress = calloc((size_t)p->nthreads, sizeof(*s->progress));
 	s->waiting = calloc((size_t)p->nthreads, sizeof(*s->waiting));
-	if (p->log)
+	if (p->log_out)
 		s->val = calloc(p->events + 1, sizeof(*s->val));
-	if (!s->done || !s->progress || !s->waiting || (p->log && !s->val)) {
+	if (!s->done || !s->progress || !s->waiting || (p->log_out && !s->val)) {
 		rp_shared_free(s);
 		return -ENOMEM;
 	}

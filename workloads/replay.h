@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/trace.h"
-#include "util/safefile.h"
+#include "workloads/trace/trace.h"
+#include <stdio.h>
 
 #define RP_GAP   (256UL << 20)            /* kept as recorded below this */
 #define RP_GUARD (2UL << 20)              /* between clusters */
@@ -104,9 +104,13 @@ struct rp_plan {
 	/* --replay-log: the check mode. Events run one at a time in the
 	 * recorded order, and the log has a line per event replayed: after
 	 * a call the VMAs of its cluster, after a fault whether it faulted.
-	 * Written through the safe-write layer (opened before the run,
-	 * published after it); log_err: the last write's failure. */
-	struct sf_out *log;
+	 * The command line owns the file (its safe-write layer: opened
+	 * before the run, published after it) and gives the check mode
+	 * log_emit, which writes the whole log through fn into log_out and
+	 * returns 0, a positive number (written elsewhere: said later) or
+	 * -errno; log_err: the last write's failure. NULL: no log. */
+	int (*log_emit)(void *log_out, int (*fn)(FILE *f, void *arg), void *arg);
+	void *log_out;
 	int log_err;
 };
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "sync/futex.h"
-#include "sync/rcu.h"
-#include "util/clock.h"
+#include "locks/sync/futex.h"
+#include "locks/sync/rcu.h"
+#include "locks/sync/clock.h"
 #include "workloads/replay_int.h"
 
 int rp_check_turn(struct rp_shared *s, struct wl_task *t, uint32_t seq)
@@ -121,7 +121,7 @@ void rp_check_write_log(const struct rp_shared *s)
 			by_seq[p->th[k].ops[i].seq] = &p->th[k].ops[i];
 			who[p->th[k].ops[i].seq] = k;
 		}
-	p->log_err = sf_emit(p->log, emit_log, &c);
+	p->log_err = p->log_emit(p->log_out, emit_log, &c);
 	if (p->log_err > 0)
 		p->log_err = 0;              /* under $TMPDIR: said at commit */
 out:

@@ -19,12 +19,11 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "faults/sources.h"
-#include "report/stats.h"
-#include "sync/slots.h"
-#include "uffd/host.h"
+#include "sim/faults/sources.h"
+#include "locks/sync/slots.h"
+#include "sim/host.h"
 #include "workloads/group.h"
-#include "util/clock.h"
+#include "locks/sync/clock.h"
 
 /*
  * The run's interrupt word: a signal number, or -1 when the watchdog (or
@@ -234,6 +233,23 @@ static int add_samples(const struct run_cfg *c, struct res_point *p,
 	return ret;
 }
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of x[0..n) (n >= 1), sorting a copy. */
+static double median(const double *x, int n)
+{
+	double c[n];
+
+	memcpy(c, x, sizeof(c));
+	qsort(c, (size_t)n, sizeof(double), by_value);
+	return n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+}
+
 /*
  * A timed iteration whose wall time is far above the others' while the
  * CPU its tasks (and handlers) got per second of it is far below theirs
@@ -250,8 +266,8 @@ static void flag_starved(struct res_point *p)
 		return;
 	for (int i = 0; i < n; i++)
 		f[i] = p->wall[i] > 0 ? p->cpu[i] / p->wall[i] : 0;
-	mw = stats_median(p->wall, (size_t)n);
-	mf = stats_median(f, (size_t)n);
+	mw = median(p->wall, n);
+	mf = median(f, n);
 	for (int i = 0; i < n; i++)
 		if (p->flag[i] == RES_FLAG_NONE && p->wall[i] > 3 * mw &&
 		    p->wall[i] > 0 && p->cpu[i] / p->wall[i] < mf / 3)

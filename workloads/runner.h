@@ -18,7 +18,8 @@
 
 #include <stdbool.h>
 
-#include "report/results.h"
+#include "sim/faults/uffd_source.h"
+#include "sim/result.h"
 #include "workloads/workload.h"
 
 #define RUNNER_MAX_TASKLIST 64
@@ -26,7 +27,10 @@
 
 struct run_cfg {
 	const struct workload *wl;
-	struct sim_mm_cfg mm;            /* .lock unused; nhandlers 0: default */
+	struct sim_mm_cfg mm;            /* .lock unused */
+	struct uffd_source_opts uffd;    /* the uffd source's (per agent:
+					  * uffds, handlers, CPUs set there);
+					  * nhandlers 0: default */
 	const struct lock_ops *locks[RUNNER_MAX_SCHEMES];
 	int nlocks;
 	int tasks[RUNNER_MAX_TASKLIST];

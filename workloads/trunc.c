@@ -15,8 +15,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "mm/pagecache.h"
-#include "util/clock.h"
+#include "sim/mem/pagecache.h"
+#include "locks/sync/clock.h"
 #include "workloads/workload.h"
 
 #define TRUNC_FILES 8
@@ -32,7 +32,7 @@ static void trunc_teardown(struct sim_mm *mm, const struct wl_opts *o,
 	struct trunc_shared *s = shared;
 
 	for (int i = 0; i < s->ntasks * TRUNC_FILES; i++)
-		sim_pagecache_destroy(mm, &s->pc[i]);
+		pagecache_destroy(mm, &s->pc[i]);
 	free(s);
 }
 
@@ -50,7 +50,7 @@ static int trunc_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 		return -ENOMEM;
 	s->ntasks = ntasks;
 	for (int i = 0; i < ntasks * TRUNC_FILES && !ret; i++)
-		ret = sim_pagecache_init(&s->pc[i], pages);
+		ret = pagecache_init(&s->pc[i], pages);
 	if (ret) {
 		trunc_teardown(mm, o, s);
 		return ret;
@@ -67,7 +67,7 @@ static int trunc_task(struct wl_task *t)
 	uint64_t freed = 0;
 
 	for (int f = 0; f < TRUNC_FILES; f++) {
-		int ret = sim_pagecache_read(t->mm, &pc[f]);
+		int ret = pagecache_read(t->mm, &pc[f]);
 
 		if (ret)
 			return ret;
@@ -77,7 +77,7 @@ static int trunc_task(struct wl_task *t)
 	t1 = mono_s();
 	t->phase[1] += t1 - t0;
 	for (int f = 0; f < TRUNC_FILES; f++)
-		freed += sim_pagecache_truncate(t->mm, &pc[f]);
+		freed += pagecache_truncate(t->mm, &pc[f]);
 	t->phase[0] += mono_s() - t1;
 	wl_add_ops(t, freed);
 	return 0;

@@ -3,7 +3,7 @@
  * How a run's uffds are laid out (--uffd, --handlers): read by the runner
  * (to size the counter slots) and by each agent (to create its mm).
  */
-#include "faults/sources.h"
+#include "sim/faults/sources.h"
 #include "workloads/runner.h"
 
 int run_max_tasks(const struct run_cfg *c)
@@ -28,7 +28,7 @@ int run_uffds(const struct run_cfg *c, int ntasks)
 
 int run_handlers_per_uffd(const struct run_cfg *c, int ntasks)
 {
-	if (c->mm.src.nhandlers)
-		return c->mm.src.nhandlers;
+	if (c->uffd.nhandlers)
+		return c->uffd.nhandlers;
 	return c->processes || run_uffds(c, ntasks) > 1 ? 1 : ntasks;
 }

@@ -36,33 +36,24 @@ static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
 	unsigned long addr = atomic_load_explicit(&t->touch_addr,
 						  memory_order_relaxed);
 	struct fault_source *src = w->mm->src;
-	int nh = src->ops->nhandlers(src);
+	int nh = src->ops->nworkers ? src->ops->nworkers(src) : 0;
 
 	fprintf(stderr, "vmsim: watchdog: the fault at %#lx (task %d) has not "
 		"been resolved after %.1f s\n", addr, t->id,
 		(double)(now - since) / 1e9);
 	for (int h = 0; h < nh; h++) {
-		const struct uffd_handler_state *st = src->ops->handler_state(src, h);
-		unsigned long busy;
+		struct fault_worker st;
 
-		if (!st)
-			continue;
-		busy = atomic_load(&st->addr);
-		uffd_phase_t *ph = atomic_load_explicit(&st->phase,
-							memory_order_acquire);
-		const char *what = ph ? atomic_load_explicit(ph,
-				memory_order_relaxed) : NULL;
-		uint64_t began = atomic_load(&st->since_ns);  /* coarse, as now */
-
-		if (busy)
+		src->ops->worker(src, h, &st);
+		if (st.addr)
 			fprintf(stderr, "vmsim: watchdog:   handler %d: busy with "
-				"%#lx for %.1f s: %s\n", h, busy,
-				(double)(now > began ? now - began : 0) / 1e9,
-				what ? what : "before the fault path");
-		else if (atomic_load(&st->read_errno))
+				"%#lx for %.1f s: %s\n", h, st.addr,
+				(double)(now > st.since_ns ? now - st.since_ns : 0) /
+				1e9, st.phase ? st.phase : "before the fault path");
+		else if (st.read_errno)
 			fprintf(stderr, "vmsim: watchdog:   handler %d: its reads "
 				"of the userfaultfd fail: %s\n", h,
-				strerror(atomic_load(&st->read_errno)));
+				strerror(st.read_errno));
 		else
 			fprintf(stderr, "vmsim: watchdog:   handler %d: idle, "
 				"waiting for messages\n", h);

@@ -25,11 +25,11 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "mm/fault.h"
-#include "mm/mm.h"
-#include "report/results.h"
-#include "util/clock.h"
-#include "util/hist.h"
+#include "sim/fault.h"
+#include "sim/mm.h"
+#include "sim/result.h"
+#include "locks/sync/clock.h"
+#include "sim/hist.h"
 
 /* Options a workload may read (from the command line). */
 struct wl_opts {
@@ -200,8 +200,8 @@ void wl_report_rate(const struct wl_iter *it, double *v);
 #include "workloads/workloads.def"
 #undef WORKLOAD
 
-extern const struct workload *const workloads[];
-extern const int nworkloads;
-const struct workload *workload_find(const char *name);
+extern const struct workload *const wl_workloads[];
+extern const int wl_nworkloads;
+const struct workload *wl_find(const char *name);
 
 #endif

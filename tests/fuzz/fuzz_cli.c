@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: the command line. The input is split at newlines
- * into arguments and given to vmsim_cli() in dry-run mode (everything is
+ * into arguments and given to cli_main() in dry-run mode (everything is
  * parsed and validated, nothing is run). It must never crash, hang or
  * leak, whatever the arguments.
  */
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 	static const struct cli_ctx ctx = { .dry_run = true };
 
-	vmsim_cli_ctx(argc, argv, &ctx);
+	cli_main_ctx(argc, argv, &ctx);
 	free(buf);
 	return 0;
 }

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmsim compare: mmtests-style comparison of result files.
+ *
+ * For every metric and task count of the first file (the base), rows
+ * Min, Hmean or Amean, Stddev, CoeffVar, Max and the best-P% means,
+ * one column per file, each value with its difference from the base:
+ * higher-is-better 100*new/base - 100, lower-is-better 100 - 100*new/base,
+ * Stddev and CoeffVar always in the lower form, so positive is better.
+ * The mean row is marked *x.xx%* when the difference is significant under
+ * the chosen rule (compare.h: Welch, Mann-Whitney, or either of mmtests'
+ * rules). Higher-is-better metrics get HStddev/HCoeffVar, the spread of
+ * the harmonic mean, as current mmtests prints them. Lock statistics and
+ * the scheme's event counters follow, side by side.
+ */
+#include "cli/compare/compare_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/parse.h"
+#include "cli/compare/stats.h"
+
+double cmp_spread(const double *a, size_t na, const double *b, size_t nb,
+		  bool higher)
+{
+	double sa = higher ? stats_hcoeffvar(a, na) : stats_coeffvar(a, na);
+	double sb = higher ? stats_hcoeffvar(b, nb) : stats_coeffvar(b, nb);
+
+	if (isnan(sa))
+		return sb;
+	return isnan(sb) ? sa : fmax(sa, sb);
+}
+
+/* All rows of one metric at one task count. */
+static void metric_rows(struct printer *pr, const struct cmp_metric *m,
+			int tasks)
+{
+	double *x[CMP_MAX_FILES];
+	size_t nx[CMP_MAX_FILES];
+	struct row r = { .section = "metric" };
+
+	for (int i = 0; i < pr->n; i++) {
+		nx[i] = cmp_samples_of(&pr->files[i], m->name, tasks, &x[i]);
+		/* Not a number to compute with, nor to compare against. */
+		r.invalid[i] = !cmp_samples_ok(m, x[i], nx[i]);
+		if (r.invalid[i])
+			nx[i] = 0;
+	}
+	snprintf(r.key, sizeof(r.key), "%s-%d", m->name, tasks);
+	for (int st = 0; st < ST_N; st++) {
+		bool lower_form = st == ST_STDDEV || st == ST_COV;
+
+		r.stat = cmp_stat_name(st, m->higher);
+		for (int i = 0; i < pr->n; i++) {
+			double p;
+
+			r.v[i] = cmp_stat_value(st, x[i], nx[i], m->higher);
+			r.pct[i] = cmp_pct_diff(r.v[0], r.v[i],
+					    lower_form ? false : m->higher);
+			r.sig[i] = -1;
+			if (st != ST_MEAN || i == 0 || !nx[i])
+				continue;
+			r.sig[i] = cmp_significant(pr->o, x[0], nx[0], x[i], nx[i],
+						   m->higher, &p) == 1 &&
+				   isfinite(r.pct[i]) && r.pct[i] != 0;
+			/* A difference within the spread of the samples
+			 * behind it is no finding, significant or not. */
+			if (isfinite(r.pct[i]) &&
+			    fabs(r.pct[i]) < cmp_spread(x[0], nx[0], x[i], nx[i],
+							 m->higher))
+				r.sig[i] = CMP_WITHIN;
+		}
+		cmp_emit_row(pr, &r);
+	}
+	for (int i = 0; i < pr->n; i++)
+		free(x[i]);
+}
+
+/* The number at p.<a>.<b>.<c>.<d> (NULL ends the path early), or NaN. */
+static double int_at(json_object *p, const char *a, const char *b,
+		     const char *c, const char *d)
+{
+	json_object *o = p;
+	const char *keys[4] = { a, b, c, d };
+
+	for (int i = 0; i < 4 && keys[i]; i++)
+		if (!o || !json_object_object_get_ex(o, keys[i], &o))
+			return NAN;
+	return o && (json_object_is_type(o, json_type_int) ||
+		     json_object_is_type(o, json_type_double)) ?
+	       json_object_get_double(o) : NAN;
+}
+
+static void counter_row(struct printer *pr, const char *stat, const char *key,
+			int tasks, const char *const path[4], double scale,
+			bool lower_better)
+{
+	struct row r = { .section = "lock", .stat = stat, .integer = scale == 1,
+			 .nopct = !lower_better };
+
+	snprintf(r.key, sizeof(r.key), "%s-%d", key, tasks);
+	for (int i = 0; i < pr->n; i++) {
+		json_object *p = cmp_point_of(&pr->files[i], tasks);
+
+		r.v[i] = p ? int_at(p, path[0], path[1], path[2], path[3]) / scale
+			   : NAN;
+		r.pct[i] = lower_better ? cmp_pct_diff(r.v[0], r.v[i], false) : NAN;
+		r.sig[i] = -1;
+	}
+	cmp_emit_row(pr, &r);
+}
+
+/* Union of the keys of object p.<field> across the files at tasks. */
+static int key_union(struct printer *pr, int tasks, const char *field,
+		     const char **keys, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < pr->n; i++) {
+		json_object *p = cmp_point_of(&pr->files[i], tasks), *o;
+
+		if (!p || !json_object_object_get_ex(p, field, &o) ||
+		    !json_object_is_type(o, json_type_object))
+			continue;
+		json_object_object_foreach(o, k, v) {
+			int j;
+
+			(void)v;
+			for (j = 0; j < n && strcmp(keys[j], k); j++)
+				;
+			if (j == n && n < max)
+				keys[n++] = k;
+		}
+	}
+	return n;
+}
+
+/* Every touch's latency (results' latency_ns), in microseconds, lower
+ * is better, then the mean fault split into the lock's wait and hold and
+ * the rest (fault_split_ns) and the lock's share of it in per cent;
+ * rows only where some file has them. */
+static void latency_rows(struct printer *pr, int tasks)
+{
+	static const struct {
+		const char *stat, *obj, *field, *key;
+		double scale;
+	} rows[] = {
+		{ "Mean", "latency_ns", "mean", "latency", 1e3 },
+		{ "Pct-50", "latency_ns", "p50", "latency", 1e3 },
+		{ "Pct-90", "latency_ns", "p90", "latency", 1e3 },
+		{ "Pct-99", "latency_ns", "p99", "latency", 1e3 },
+		{ "Pct-99.9", "latency_ns", "p99_9", "latency", 1e3 },
+		{ "Max", "latency_ns", "max", "latency", 1e3 },
+		{ "Mean", "fault_split_ns", "mean", "fault", 1e3 },
+		{ "LockWait", "fault_split_ns", "lock_wait", "fault", 1e3 },
+		{ "LockHold", "fault_split_ns", "lock_hold", "fault", 1e3 },
+		{ "Rest", "fault_split_ns", "rest", "fault", 1e3 },
+		{ "LockShr%", "fault_split_ns", "lock_share", "fault", 0.01 },
+	};
+
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		struct row r = { .section = "latency", .stat = rows[k].stat };
+		bool any = false;
+
+		snprintf(r.key, sizeof(r.key), "%s-%d", rows[k].key, tasks);
+		for (int i = 0; i < pr->n; i++) {
+			json_object *p = cmp_point_of(&pr->files[i], tasks);
+
+			r.v[i] = p ? int_at(p, rows[k].obj, rows[k].field, NULL,
+					    NULL) / rows[k].scale : NAN;
+			any |= isfinite(r.v[i]);
+			r.pct[i] = cmp_pct_diff(r.v[0], r.v[i], false);
+			r.sig[i] = -1;
+		}
+		if (any)
+			cmp_emit_row(pr, &r);
+	}
+}
+
+/* The mean of the numbers in p.noise.<field> (nulls skipped), or NaN. */
+static double noise_mean(json_object *p, const char *field)
+{
+	json_object *nz, *a;
+	double s = 0;
+	size_t n = 0;
+
+	if (!p || !json_object_object_get_ex(p, "noise", &nz) ||
+	    !json_object_object_get_ex(nz, field, &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return NAN;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *v = json_object_array_get_idx(a, i);
+
+		if (json_object_is_type(v, json_type_double) ||
+		    json_object_is_type(v, json_type_int)) {
+			s += json_object_get_double(v);
+			n++;
+		}
+	}
+	return n ? s / (double)n : NAN;
+}
+
+/* What the machine was doing (results' noise): the mean steal (per cent
+ * of all CPUs), other processes' CPUs, vmsim's involuntary switches a
+ * second; the samples far out and whether they form two groups. Rows
+ * only where some file has them; no better or worse. */
+static void noise_rows(struct printer *pr, int tasks)
+{
+	static const struct { const char *stat, *field; double scale; } rows[] = {
+		{ "Steal%", "steal", 0.01 }, { "Others", "others_cpus", 1 },
+		{ "Ivcsw/s", "ivcsw_per_s", 1 },
+	};
+	bool any = false;
+
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		struct row r = { .section = "noise", .stat = rows[k].stat,
+				 .nopct = true };
+
+		snprintf(r.key, sizeof(r.key), "noise-%d", tasks);
+		for (int i = 0; i < pr->n; i++) {
+			r.v[i] = noise_mean(cmp_point_of(&pr->files[i], tasks),
+					    rows[k].field) / rows[k].scale;
+			r.pct[i] = NAN;
+			r.sig[i] = -1;
+			any |= isfinite(r.v[i]);
+		}
+		if (any)
+			cmp_emit_row(pr, &r);
+	}
+	for (int s = 0; s < 2 && any; s++) {
+		struct row r = { .section = "noise", .integer = true, .nopct = true,
+				 .stat = s ? "Bimodal" : "Outliers" };
+
+		snprintf(r.key, sizeof(r.key), "noise-%d", tasks);
+		for (int i = 0; i < pr->n; i++) {
+			json_object *p = cmp_point_of(&pr->files[i], tasks), *nz, *v;
+
+			r.v[i] = NAN;
+			r.pct[i] = NAN;
+			r.sig[i] = -1;
+			if (!p || !json_object_object_get_ex(p, "noise", &nz))
+				continue;
+			if (s && json_object_object_get_ex(nz, "bimodal", &v))
+				r.v[i] = json_object_get_boolean(v);
+			if (!s && json_object_object_get_ex(nz, "outliers", &v))
+				r.v[i] = (double)json_object_array_length(v);
+		}
+		cmp_emit_row(pr, &r);
+	}
+}
+
+/* The lockstat rows: per class and side, what each stat row reads. */
+static const struct {
+	const char *stat, *field;
+	double scale;
+	bool lower_better;
+} lock_stats[] = {
+	{ "acquired", "acquisitions", 1, false },
+	{ "contended", "contentions", 1, true },
+	{ "wait-ms", "wait_ns_total", 1e6, true },
+};
+
+/* The slab counters that say why slabs differ (--slab, --rcu-free). */
+static const char *const slab_rows[] = {
+	"alloc_slowpath", "slab_new", "barn_get", "barn_put",
+	"rcu_sheaf_destroyed", "rcu_barrier", "rcu_inflight_max",
+};
+
+/* A slab cache's name in a row key: vm_area_struct as vma, vt_node as
+ * node (the results' names), any other as it is. */
+static const char *slab_short(const char *cache)
+{
+	return !strcmp(cache, "vm_area_struct") ? "vma" :
+	       !strcmp(cache, "vt_node") ? "node" : cache;
+}
+
+static void lock_rows(struct printer *pr, int tasks)
+{
+	const char *classes[16], *counters[16];
+	int nc = key_union(pr, tasks, "lockstat", classes, 16);
+	int nk = key_union(pr, tasks, "scheme_counters", counters, 16);
+	const char *caches[16];
+	int ns = key_union(pr, tasks, "slab", caches, 16);
+	char key[96];
+
+	for (size_t st = 0; st < sizeof(lock_stats) / sizeof(lock_stats[0]); st++)
+		for (int c = 0; c < nc; c++)
+			for (int side = 0; side < 2; side++) {
+				const char *s = side ? "write" : "read";
+				const char *path[4] = { "lockstat", classes[c], s,
+							lock_stats[st].field };
+
+				snprintf(key, sizeof(key), "%s-%s", classes[c], s);
+				counter_row(pr, lock_stats[st].stat, key, tasks, path,
+					    lock_stats[st].scale,
+					    lock_stats[st].lower_better);
+			}
+	for (int k = 0; k < nk; k++) {
+		const char *path[4] = { "scheme_counters", counters[k], NULL, NULL };
+
+		counter_row(pr, "counter", counters[k], tasks, path, 1, false);
+	}
+	for (size_t k = 0; k < sizeof(slab_rows) / sizeof(*slab_rows); k++)
+		for (int c = 0; c < ns; c++) {
+			const char *path[4] = { "slab", caches[c], slab_rows[k], NULL };
+
+			snprintf(key, sizeof(key), "%s-%s", slab_short(caches[c]),
+				 slab_rows[k]);
+			counter_row(pr, "slab", key, tasks, path, 1, false);
+		}
+	{
+		const char *msgs[4] = { "uffd", "messages", NULL, NULL };
+		const char *refused[4] = { "uffd", "refused", NULL, NULL };
+
+		counter_row(pr, "uffd", "messages", tasks, msgs, 1, false);
+		counter_row(pr, "uffd", "refused", tasks, refused, 1, false);
+	}
+}
+
+/* Before the rows: the header of each format. */
+static void print_head(struct printer *pr)
+{
+	FILE *out = pr->out;
+
+	for (int m = 0; m < pr->files[0].nmetrics; m++) {
+		int w = (int)strlen(pr->files[0].metrics[m].name) + 6;
+
+		if (w > pr->keyw)
+			pr->keyw = w;
+	}
+	if (pr->keyw < 28)
+		pr->keyw = 28;
+	if (pr->o->format == CMP_TEXT) {
+		fprintf(out, "vmsim compare: workload %s\n\n",
+			pr->files[0].workload_shown);
+		cmp_print_header_text(pr);
+	} else if (pr->o->format == CMP_MARKDOWN) {
+		fprintf(out, "| Stat | Metric |");
+		for (int i = 0; i < pr->n; i++)
+			fprintf(out, " %s |", pr->files[i].label);
+		fprintf(out, "\n|---|---|");
+		for (int i = 0; i < pr->n; i++)
+			fprintf(out, "---:|");
+		fprintf(out, "\n");
+	} else if (pr->o->format == CMP_CSV) {
+		fprintf(out, "section,stat,key,label,value,diff_pct,significant\n");
+	} else {
+		pr->rows = json_object_new_array();
+	}
+}
+
+/* JSON: the rows gathered, with what they compare. */
+static void print_json(struct printer *pr)
+{
+	const struct cmp_opts *o = pr->o;
+	json_object *top = json_object_new_object(), *cols;
+
+	json_object_object_add(top, "workload",
+			       json_object_new_string(pr->files[0].workload));
+	json_object_object_add(top, "test", json_object_new_string(
+		cmp_test_name(o->test)));
+	json_object_object_add(top, "alpha", isnan(cmp_alpha(o)) ? NULL :
+			       json_object_new_double(cmp_alpha(o)));
+	cols = json_object_new_array();
+	for (int i = 0; i < pr->n; i++) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "label",
+			json_object_new_string(pr->files[i].label));
+		json_object_object_add(c, "file",
+			json_object_new_string(pr->files[i].path));
+		json_object_object_add(c, "scheme",
+			json_object_new_string(pr->files[i].scheme));
+		json_object_array_add(cols, c);
+	}
+	json_object_object_add(top, "columns", cols);
+	json_object_object_add(top, "rows", pr->rows);
+	fprintf(pr->out, "%s\n", json_object_to_json_string_ext(top,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(top);
+}
+
+void cmp_print(FILE *out, const struct cmp_file *files, int n,
+	       const struct cmp_opts *o)
+{
+	struct printer pr = { out, o, files, n, 0, NULL, NULL };
+	const int *tasks = files[0].tasks;
+	int nt = files[0].ntasks;
+	static const char *const rule[] = {
+		"Welch's t-test (Welch-Satterthwaite df, two-sided)",
+		"Mann-Whitney U test (two-sided)",
+		"Student's t-test on the mean, n1+n2-2 df (mmtests 2018 to Nov 2024)",
+		"|difference| > 1.96 * (sd_base + sd_new), HStddev for Hmean rows "
+		"(mmtests since Nov 2024)",
+	};
+	char level[64] = "";
+
+	if (n > CMP_MAX_FILES)
+		n = pr.n = CMP_MAX_FILES;
+	if (o->format == CMP_GNUPLOT) {
+		cmp_print_gnuplot(out, files, n, o);
+		return;
+	}
+	if (o->format == CMP_WIS) {
+		cmp_print_wis(out, files, n);
+		return;
+	}
+	print_head(&pr);
+	for (int m = 0; m < files[0].nmetrics; m++)
+		for (int t = 0; t < nt; t++)
+			metric_rows(&pr, &files[0].metrics[m], tasks[t]);
+	for (int t = 0; t < nt; t++)
+		latency_rows(&pr, tasks[t]);
+	for (int t = 0; t < nt; t++)
+		noise_rows(&pr, tasks[t]);
+	for (int t = 0; t < nt; t++)
+		lock_rows(&pr, tasks[t]);
+	if (o->test != CMP_MMTESTS_CI)
+		snprintf(level, sizeof(level), " at alpha = %g", cmp_alpha(o));
+	if (o->format == CMP_TEXT || o->format == CMP_MARKDOWN)
+		fprintf(out, "\n%s*x.xx%%* on a mean row: significant by %s%s "
+			"against the first column; positive is better. "
+			"(~x.xx%%): smaller than the spread of the samples "
+			"behind it (the larger CoeffVar of the two): not a "
+			"finding, significant or not.\n",
+			o->format == CMP_MARKDOWN ? "**x.xx%** / " : "",
+			rule[o->test], level);
+	else if (o->format == CMP_JSON)
+		print_json(&pr);
+}

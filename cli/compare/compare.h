@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compare — read result files and print the comparison kernel developers
+ * paste into mail (mmtests compare-kernels style), and the regression
+ * gate CI uses.
+ */
+#ifndef VMSIM_COMPARE_H
+#define VMSIM_COMPARE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define CMP_MAX_METRICS 16
+/* The result file format vmsim writes (cli/results_json.c) and compare
+ * reads: 1 to this (docs/results.md). */
+#define RES_FORMAT_VERSION 2
+
+enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_GNUPLOT,
+		  CMP_WIS };
+/*
+ * Significance rules for the *x.xx%* marker of a mean row:
+ *  welch          Welch's t-test, Welch-Satterthwaite df, two-sided,
+ *                 alpha 0.05 (vmsim's default)
+ *  mannwhitney    Mann-Whitney U, two-sided, alpha 0.05
+ *  mmtests-ttest  Student's t on the Hmean (Amean) with n1 + n2 - 2 df,
+ *                 two-sided, alpha 0.10: mmtests from 2018 to Nov 2024
+ *  mmtests-ci     |mean difference| > 1.96 * (sd_a + sd_b), with HStddev
+ *                 for higher-is-better metrics: mmtests since Nov 2024
+ */
+enum cmp_test { CMP_WELCH, CMP_MANNWHITNEY, CMP_MMTESTS_TTEST, CMP_MMTESTS_CI };
+
+struct cmp_opts {
+	enum cmp_format format;
+	enum cmp_test test;
+	double alpha;                    /* 0 < alpha < 1; 0: the rule's own */
+	const char *metric;              /* gnuplot: which metric (NULL: first) */
+};
+
+/* The rule's name ("welch", ...), and its alpha given o (NaN for
+ * mmtests-ci, which has none). */
+const char *cmp_test_name(enum cmp_test t);
+double cmp_alpha(const struct cmp_opts *o);
+/* Is b significantly different from a under o's rule? 1 yes, 0 no, -1
+ * cannot tell (too few samples); *p gets the p-value where the rule has
+ * one, else NaN. */
+int cmp_significant(const struct cmp_opts *o, const double *a, size_t na,
+		    const double *b, size_t nb, bool higher, double *p);
+
+struct cmp_metric {
+	const char *name;
+	bool higher, primary;
+};
+
+struct cmp_file {
+	const char *path;
+	char shown[256];                 /* path, printable (parse.h) */
+	char label[64];                  /* printable */
+	char workload_shown[64];         /* printable */
+	json_object *root;
+	const char *scheme, *workload;
+	int nmetrics;
+	struct cmp_metric metrics[CMP_MAX_METRICS];
+	json_object *results;            /* the results array */
+	int ntasks;
+	int *tasks;                      /* results[i]'s task count */
+	int *by_tasks;                   /* indices of results, by task count */
+};
+
+/* Read and check one result file. Returns 0, or -EINVAL with err saying
+ * what is wrong (without the file name). */
+int cmp_load(const char *path, struct cmp_file *f, char *err, size_t errlen);
+/* The same for a result already in memory; takes over the reference to
+ * root (put on error and by cmp_file_free). name stands for the path. */
+int cmp_from_json(json_object *root, const char *name, struct cmp_file *f,
+		  char *err, size_t errlen);
+void cmp_file_free(struct cmp_file *f);
+
+/*
+ * Can f be trusted as a measurement against base (NULL: f is the base)?
+ * 0, or -EINVAL with why saying what is wrong, in one clause without the
+ * file name: an incomplete run; no results; a task count of base
+ * missing; a metric with no samples, with a sample that is not a finite
+ * number >= 0 (> 0 for a primary metric: a rate of nothing is not a
+ * measurement), or with a different number of samples than the others
+ * at its task count; a sample flagged by the run (taken while vmsim was
+ * stopped, or starved of CPU).
+ */
+int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
+		 char *why, size_t len);
+
+/*
+ * What differs between the runs of a and b that changes what is
+ * measured: every run option but the number of samples (iterations,
+ * duration) and the task list (validated on its own), the fault source,
+ * and the machine (kernel, CPU model and count, NUMA nodes). Writes
+ * "mem 33554432 vs 67108864, kernel ..." to out; returns the count.
+ * An option that only one file has is compared with the value an older
+ * format meant by its absence (folio 4096, frames none, slab malloc,
+ * ...); one with no such meaning, or a file with no options or fault
+ * source at all, is a difference: the gate never judges what it cannot
+ * compare.
+ */
+int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
+		 char *out, size_t len);
+
+/* The result of f at tasks (its JSON object), or NULL. */
+json_object *cmp_point_of(const struct cmp_file *f, int tasks);
+/* Samples of metric at tasks in f (malloc'ed into *out; NULL if none). */
+size_t cmp_samples_of(const struct cmp_file *f, const char *metric, int tasks,
+		      double **out);
+
+/* Print the comparison of files[0] (the base) with the others. */
+void cmp_print(FILE *out, const struct cmp_file *files, int n,
+	       const struct cmp_opts *o);
+
+/*
+ * The regression gate (docs/gate.md): each primary metric at each task
+ * count, for each later file against the base, is a regression when it
+ * is more than pct percent worse AND significantly so in the rule's
+ * one-sided test after Holm–Bonferroni over every row (family-wise
+ * alpha: o->alpha, else 0.05). A row with fewer than 3 samples a side
+ * cannot be judged. Prints a line per regression on out; the verdict
+ * ("PASS: …", "REGRESSION: …", "CANNOT JUDGE: …") goes into line.
+ */
+enum cmp_verdict { CMP_PASS, CMP_REGRESSION, CMP_CANNOT_JUDGE };
+#define CMP_GATE_DEFAULT_PCT 5.0         /* --fail-on-regression's */
+int cmp_gate(FILE *out, const struct cmp_file *files, int n,
+	     const struct cmp_opts *o, double pct, char *line, size_t len);
+/* Several runs of one configuration as one result (a new JSON root, or
+ * NULL): files[0] with, at each of its task counts, every file's
+ * samples after its own (flags and noise kept alongside). */
+json_object *cmp_pool(const struct cmp_file *files, int n);
+/* The gate's family-wise alpha under o. */
+double cmp_gate_alpha(const struct cmp_opts *o);
+
+#endif

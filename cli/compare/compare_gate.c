@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The regression gate: does a candidate make a primary metric worse?
+ *
+ * The error model (docs/gate.md):
+ *  - What is tested: each primary metric of the workload (one per
+ *    workload) at each task count of the base, for each later file.
+ *  - A row is a regression when its mean (Hmean or Amean) is worse than
+ *    the base's by more than the minimum effect (--fail-on-regression=PCT)
+ *    AND the difference is significant in a one-sided test (the worse
+ *    direction: Welch's t by default) after Holm–Bonferroni over every
+ *    row tested, so that the chance of any false alarm in the whole
+ *    family stays at alpha (0.05 unless --alpha), however many rows.
+ *  - A row with fewer than 3 samples on either side cannot be judged:
+ *    no verdict at all, never a pass.
+ * The last line printed is the verdict: "PASS: …", "REGRESSION: …" or
+ * "CANNOT JUDGE: …".
+ */
+#include "cli/compare/compare_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/compare/stats.h"
+
+#define GATE_MIN_SAMPLES 3
+
+struct gate_row {
+	const struct cmp_metric *m;
+	int tasks, file;
+	double effect;                   /* %, positive = better */
+	double p;                        /* one-sided, towards worse */
+	double threshold;                /* Holm's, once sorted */
+	bool rejected;
+};
+
+double cmp_gate_alpha(const struct cmp_opts *o)
+{
+	return o->alpha > 0 ? o->alpha : 0.05;
+}
+
+/* The rule's two-sided p-value, made one-sided towards "worse". */
+static double one_sided_p(const struct cmp_opts *o, const double *b, size_t nb,
+			  const double *x, size_t nx, bool higher, double effect)
+{
+	double p2;
+
+	cmp_significant(o, b, nb, x, nx, higher, &p2);
+	if (isnan(p2))
+		return NAN;
+	return effect < 0 ? p2 / 2 : 1 - p2 / 2;
+}
+
+static int by_p(const void *a, const void *b)
+{
+	double x = ((const struct gate_row *)a)->p;
+	double y = ((const struct gate_row *)b)->p;
+
+	return (x > y) - (x < y);
+}
+
+/* Every row the gate tests, with its effect and p; -1 (why filled) when
+ * one cannot be judged. */
+static int gate_rows(const struct cmp_file *files, int n,
+		     const struct cmp_opts *o, struct gate_row **out,
+		     int *nrows, char *why, size_t len)
+{
+	const struct cmp_file *b = &files[0];
+	int cap = b->nmetrics * b->ntasks * (n - 1), k = 0;
+	struct gate_row *r = calloc((size_t)(cap ? cap : 1), sizeof(*r));
+
+	if (!r) {
+		snprintf(why, len, "out of memory");
+		return -1;
+	}
+	for (int m = 0; m < b->nmetrics; m++) {
+		const struct cmp_metric *mt = &b->metrics[m];
+
+		for (int t = 0; mt->primary && t < b->ntasks; t++)
+			for (int i = 1; i < n; i++) {
+				double *xb, *xi;
+				size_t nb = cmp_samples_of(b, mt->name, b->tasks[t], &xb);
+				size_t ni = cmp_samples_of(&files[i], mt->name,
+						       b->tasks[t], &xi);
+
+				if (nb < GATE_MIN_SAMPLES || ni < GATE_MIN_SAMPLES) {
+					snprintf(why, len, "%s-%d has %zu sample%s in "
+						 "%s (the gate needs at least %d on "
+						 "each side to judge)", mt->name,
+						 b->tasks[t], nb < ni ? nb : ni,
+						 (nb < ni ? nb : ni) == 1 ? "" : "s",
+						 nb < ni ? b->shown : files[i].shown,
+						 GATE_MIN_SAMPLES);
+					free(xb);
+					free(xi);
+					free(r);
+					return -1;
+				}
+				r[k] = (struct gate_row){ .m = mt, .tasks = b->tasks[t],
+							  .file = i };
+				r[k].effect = cmp_pct_diff(
+					cmp_stat_value(ST_MEAN, xb, nb, mt->higher),
+					cmp_stat_value(ST_MEAN, xi, ni, mt->higher),
+					mt->higher);
+				r[k].p = one_sided_p(o, xb, nb, xi, ni, mt->higher,
+						     r[k].effect);
+				if (isnan(r[k].p))
+					r[k].p = 1;      /* no spread: no evidence */
+				k++;
+				free(xb);
+				free(xi);
+			}
+	}
+	if (!k) {
+		snprintf(why, len, "%s declares no primary metric to gate on",
+			 b->shown);
+		free(r);
+		return -1;
+	}
+	*out = r;
+	*nrows = k;
+	return 0;
+}
+
+/* Holm–Bonferroni: the k-th smallest p (from 0) is held against
+ * alpha / (m - k); the first that fails stops every later one. */
+static void holm(struct gate_row *r, int m, double alpha)
+{
+	bool go = true;
+
+	qsort(r, (size_t)m, sizeof(*r), by_p);
+	for (int k = 0; k < m; k++) {
+		r[k].threshold = alpha / (double)(m - k);
+		r[k].rejected = go && r[k].p <= r[k].threshold;
+		go = r[k].rejected;
+	}
+}
+
+int cmp_gate(FILE *out, const struct cmp_file *files, int n,
+	     const struct cmp_opts *o, double pct, char *line, size_t len)
+{
+	struct gate_row *r = NULL, *worst = NULL, *smallest = NULL;
+	double alpha = cmp_gate_alpha(o);
+	int nr = 0, nreg = 0, nsig = 0;
+	char why[512];
+
+	if (o->test == CMP_MMTESTS_CI) {
+		snprintf(line, len, "CANNOT JUDGE: the mmtests-ci rule has no "
+			 "p-value for family-wise control; gate with welch, "
+			 "mannwhitney or mmtests-ttest");
+		return CMP_CANNOT_JUDGE;
+	}
+	if (n < 2) {
+		snprintf(line, len, "CANNOT JUDGE: the gate needs a base and a "
+			 "candidate (two files or more)");
+		return CMP_CANNOT_JUDGE;
+	}
+	if (gate_rows(files, n, o, &r, &nr, why, sizeof(why))) {
+		snprintf(line, len, "CANNOT JUDGE: %s", why);
+		return CMP_CANNOT_JUDGE;
+	}
+	holm(r, nr, alpha);
+	for (int k = 0; k < nr; k++) {
+		bool worse = r[k].effect < -pct;
+
+		if (!smallest || r[k].effect < smallest->effect)
+			smallest = &r[k];
+		if (!r[k].rejected)
+			continue;
+		nsig++;
+		if (!worse)
+			continue;
+		nreg++;
+		if (!worst || r[k].effect < worst->effect)
+			worst = &r[k];
+		fprintf(out, "regression: %s-%d in %s (%s) is %.2f%% worse than "
+			"%s (one-sided %s p = %.3g, Holm threshold %.3g)\n",
+			r[k].m->name, r[k].tasks, files[r[k].file].shown,
+			files[r[k].file].label, -r[k].effect, files[0].shown,
+			cmp_test_name(o->test), r[k].p, r[k].threshold);
+	}
+	if (nreg)
+		snprintf(line, len, "REGRESSION: %s-%d %.2f%% worse in %s (%d of "
+			 "%d rows: more than %g%% worse and significant at "
+			 "family-wise alpha %g)", worst->m->name, worst->tasks,
+			 -worst->effect, files[worst->file].shown, nreg, nr, pct,
+			 alpha);
+	else
+		snprintf(line, len, "PASS: no primary metric more than %g%% worse "
+			 "with family-wise significance (%s one-sided, Holm over "
+			 "%d row%s, alpha %g); the largest change: %s-%d %+.2f%%%s",
+			 pct, cmp_test_name(o->test), nr, nr == 1 ? "" : "s",
+			 alpha, smallest->m->name, smallest->tasks,
+			 smallest->effect, nsig ? " (the significant drops are "
+			 "all within the minimum effect)" : "");
+	free(r);
+	return nreg ? CMP_REGRESSION : CMP_PASS;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the three parts of compare share (compare_load.c: reading and
+ * checking files; compare_stats.c: the statistics of a row and the
+ * regression gate; compare.c: the tables). Not for use outside report/.
+ */
+#ifndef VMSIM_COMPARE_INT_H
+#define VMSIM_COMPARE_INT_H
+
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "cli/compare/compare.h"
+
+#define CMP_MAX_FILES 32
+#define CMP_MAX_BYTES (256 << 20)         /* a result is kilobytes */
+#define CMP_COL 25                       /* %14.4f + " ( 123.45%)" */
+
+enum stat_id { ST_MIN, ST_MEAN, ST_STDDEV, ST_COV, ST_MAX, ST_MEDIAN, ST_B50,
+	       ST_B95, ST_B99, ST_N };
+
+const struct cmp_metric *cmp_metric_of(const struct cmp_file *f, const char *name);
+/* Is every sample of x a measurement of m (finite, > 0 if primary)? */
+bool cmp_samples_ok(const struct cmp_metric *m, const double *x, size_t n);
+
+const char *cmp_stat_name(enum stat_id st, bool higher);
+double cmp_stat_value(enum stat_id st, const double *x, size_t n, bool higher);
+/* The spread of two samples in per cent of their means: the larger
+ * CoeffVar (HCoeffVar for higher-is-better); NaN with fewer than two
+ * samples on both sides. */
+double cmp_spread(const double *a, size_t na, const double *b, size_t nb,
+		  bool higher);
+/* Difference from the base, positive = better; NaN when undefined. */
+double cmp_pct_diff(double base, double v, bool higher);
+
+/* --format wis (compare_wis.c): will-it-scale's summary. */
+void cmp_print_wis(FILE *out, const struct cmp_file *files, int n);
+
+/* --format gnuplot (compare_stats.c). */
+void cmp_print_gnuplot(FILE *out, const struct cmp_file *files, int n,
+		   const struct cmp_opts *o);
+
+/* compare.c's tables, row by row (compare_emit.c prints them). */
+#define CMP_WITHIN 2
+
+struct row {
+	const char *section;             /* "metric" or "lock" */
+	const char *stat;
+	char key[96];                    /* e.g. "faults/sec-2" */
+	bool integer;
+	bool nopct;                      /* a count with no better/worse */
+	double v[CMP_MAX_FILES];
+	double pct[CMP_MAX_FILES];
+	int sig[CMP_MAX_FILES];          /* -1 not tested, 0 no, 1 yes,
+					  * CMP_WITHIN: smaller than the spread
+					  * of the samples behind it */
+	bool invalid[CMP_MAX_FILES];     /* samples that are not measurements */
+};
+
+struct printer {
+	FILE *out;
+	const struct cmp_opts *o;
+	const struct cmp_file *files;
+	int n;
+	int keyw;
+	json_object *rows;               /* --format json */
+	const char *section;             /* text: last section header */
+};
+
+void cmp_emit_row(struct printer *pr, const struct row *r);
+void cmp_print_header_text(struct printer *pr);
+
+#endif

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* vmsim-compare: `vmsim compare` alone, linked with nothing of the
+ * simulator (cli/compare/ and the value parsers only). */
+#include <getopt.h>
+
+#include "cli/cmd.h"
+
+int main(int argc, char **argv)
+{
+	const struct cli_ctx ctx = { .dry_run = false };
+
+	opterr = 0;      /* getopt's complaints are ours: cli_bad_option() */
+	return cmd_compare(argc, argv, &ctx);
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* A result (sim/result.h) as its JSON file: docs/results.md is the
+ * format. */
+#ifndef VMSIM_RESULTS_JSON_H
+#define VMSIM_RESULTS_JSON_H
+
+#include <json-c/json.h>
+
+#include "sim/result.h"
+
+/* The whole result as a JSON object (the caller puts it), with the run's
+ * options and command line (both taken as they are, a reference each;
+ * either may be NULL). */
+json_object *res_json_of(const struct res_file *r, json_object *options,
+			 json_object *command);
+
+#endif

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+#include "locks/sync/rcu.h"
+
+#include <pthread.h>
+#include <stddef.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define VMSIM_RCU_EMULATED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define VMSIM_RCU_EMULATED 1
+#endif
+#endif
+
+#ifdef VMSIM_RCU_EMULATED
+
+#define RCU_EMUL_BATCH 256
+
+static pthread_rwlock_t rcu_emul = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t rcu_cbs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sim_rcu_head *rcu_cbs;
+static int rcu_ncbs;
+static _Thread_local int rcu_nesting;
+
+void sim_rcu_read_lock(void)
+{
+	if (rcu_nesting++ == 0)
+		pthread_rwlock_rdlock(&rcu_emul);
+}
+
+void sim_rcu_read_unlock(void)
+{
+	if (--rcu_nesting == 0)
+		pthread_rwlock_unlock(&rcu_emul);
+}
+
+void sim_rcu_synchronize(void)
+{
+	pthread_rwlock_wrlock(&rcu_emul);
+	pthread_rwlock_unlock(&rcu_emul);
+}
+
+/* Run every queued callback after one grace period. */
+static void rcu_emul_flush(void)
+{
+	struct sim_rcu_head *h;
+
+	pthread_mutex_lock(&rcu_cbs_lock);
+	h = rcu_cbs;
+	rcu_cbs = NULL;
+	rcu_ncbs = 0;
+	pthread_mutex_unlock(&rcu_cbs_lock);
+	if (!h)
+		return;
+	sim_rcu_synchronize();
+	while (h) {
+		struct sim_rcu_head *next = h->next;
+
+		h->fn(h);
+		h = next;
+	}
+}
+
+void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
+{
+	bool full;
+
+	h->fn = fn;
+	pthread_mutex_lock(&rcu_cbs_lock);
+	h->next = rcu_cbs;
+	rcu_cbs = h;
+	full = ++rcu_ncbs >= RCU_EMUL_BATCH;
+	pthread_mutex_unlock(&rcu_cbs_lock);
+	/* The caller is never inside a read-side section (writers are not). */
+	if (full && !rcu_nesting)
+		rcu_emul_flush();
+}
+
+void sim_rcu_barrier(void)
+{
+	rcu_emul_flush();
+}
+
+void sim_rcu_prepare(void) {}
+void sim_rcu_before_fork(void) {}
+void sim_rcu_after_fork_parent(void) {}
+void sim_rcu_after_fork_child(void) {}
+
+#else
+
+#include <urcu/urcu-memb.h>
+#include <urcu/call-rcu.h>
+
+_Static_assert(sizeof(struct rcu_head) <= sizeof(((struct sim_rcu_head *)0)->opaque),
+	       "liburcu's rcu_head must fit in sim_rcu_head");
+
+static pthread_key_t rcu_key;
+static pthread_once_t rcu_once = PTHREAD_ONCE_INIT;
+static _Thread_local bool rcu_registered;
+
+static void rcu_thread_exit(void *unused)
+{
+	(void)unused;
+	urcu_memb_unregister_thread();
+}
+
+static void rcu_make_key(void)
+{
+	pthread_key_create(&rcu_key, rcu_thread_exit);
+}
+
+static void rcu_register(void)
+{
+	pthread_once(&rcu_once, rcu_make_key);
+	urcu_memb_register_thread();
+	/* Non-NULL value: the destructor runs when this thread exits. */
+	pthread_setspecific(rcu_key, &rcu_registered);
+	rcu_registered = true;
+}
+
+void sim_rcu_read_lock(void)
+{
+	if (__builtin_expect(!rcu_registered, 0))
+		rcu_register();
+	urcu_memb_read_lock();
+}
+
+void sim_rcu_read_unlock(void)
+{
+	urcu_memb_read_unlock();
+}
+
+void sim_rcu_synchronize(void)
+{
+	urcu_memb_synchronize_rcu();
+}
+
+static void rcu_trampoline(struct rcu_head *rh)
+{
+	struct sim_rcu_head *h = (struct sim_rcu_head *)
+		((char *)rh - offsetof(struct sim_rcu_head, opaque));
+
+	h->fn(h);
+}
+
+void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
+{
+	h->fn = fn;
+	urcu_memb_call_rcu((struct rcu_head *)h->opaque, rcu_trampoline);
+}
+
+void sim_rcu_barrier(void)
+{
+	urcu_memb_barrier();
+}
+
+void sim_rcu_prepare(void)
+{
+	(void)urcu_memb_get_default_call_rcu_data();
+}
+
+void sim_rcu_before_fork(void)
+{
+	urcu_memb_call_rcu_before_fork();
+}
+
+void sim_rcu_after_fork_parent(void)
+{
+	urcu_memb_call_rcu_after_fork_parent();
+}
+
+void sim_rcu_after_fork_child(void)
+{
+	urcu_memb_call_rcu_after_fork_child();
+}
+
+#endif

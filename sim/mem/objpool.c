@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+#include "sim/mem/objpool.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "locks/sync/rcu.h"
+#include "sim/host.h"
+
+static size_t objpool_objsize(size_t size, size_t align)
+{
+	if (size < sizeof(void *))
+		size = sizeof(void *);
+	return (size + align - 1) & ~(align - 1);
+}
+
+size_t objpool_reserve_bytes(size_t size, size_t align, size_t cap)
+{
+	return objpool_objsize(size, align) * cap;
+}
+
+int objpool_init(struct objpool *p, size_t size, size_t align, size_t cap)
+{
+	void *base;
+
+	memset(p, 0, sizeof(*p));
+	p->objsize = objpool_objsize(size, align);
+	p->cap = cap;
+	base = host_mmap(NULL, p->objsize * cap, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	p->base = base;
+	if (slot_array_init(&p->caches, sizeof(struct objpool_cache))) {
+		host_munmap(base, p->objsize * cap);
+		p->base = NULL;
+		return -ENOMEM;
+	}
+	return -pthread_mutex_init(&p->lock, NULL);
+}
+
+int objpool_init_slab(struct objpool *p, size_t size, size_t align,
+		      struct slab_cache *s, const struct slab_stat *st,
+		      size_t rcu_off)
+{
+	void *base;
+
+	memset(p, 0, sizeof(*p));
+	p->objsize = objpool_objsize(size, align);
+	p->cap = s->nobjs;
+	base = host_mmap(NULL, p->objsize * p->cap, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	p->base = base;
+	p->slab = s;
+	p->st = st;
+	p->rcu_off = rcu_off;
+	return 0;
+}
+
+void objpool_destroy(struct objpool *p)
+{
+	if (!p->base)
+		return;
+	host_munmap(p->base, p->objsize * p->cap);
+	if (!p->slab) {
+		slot_array_destroy(&p->caches);
+		pthread_mutex_destroy(&p->lock);
+	}
+	p->base = NULL;
+}
+
+static void *slab_obj(struct objpool *p, uint32_t i)
+{
+	return i == SLAB_NIL ? NULL : p->base + p->objsize * i;
+}
+
+static uint32_t slab_idx(const struct objpool *p, const void *obj)
+{
+	return (uint32_t)(((const char *)obj - p->base) / p->objsize);
+}
+
+/* Shared list held: up to OBJPOOL_BATCH objects into c. */
+static void refill(struct objpool *p, struct objpool_cache *c)
+{
+	pthread_mutex_lock(&p->lock);
+	while (c->n < OBJPOOL_BATCH) {
+		void *o = p->free;
+
+		if (o)
+			p->free = *(void **)o;
+		else if (p->next < p->cap)
+			o = p->base + p->objsize * p->next++;
+		else
+			break;
+		c->obj[c->n++] = o;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* n of c's objects back to the shared list. */
+static void flush(struct objpool *p, struct objpool_cache *c, int n)
+{
+	pthread_mutex_lock(&p->lock);
+	while (n-- > 0 && c->n) {
+		void *o = c->obj[--c->n];
+
+		*(void **)o = p->free;
+		p->free = o;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+void *objpool_alloc(struct objpool *p)
+{
+	struct objpool_cache *c;
+	void *o = NULL;
+
+	if (p->slab) {
+		o = slab_obj(p, slab_alloc(p->slab, p->st));
+		if (!o)
+			return NULL;
+		atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
+		memset(o, 0, p->objsize);
+		return o;
+	}
+	c = slot_mine(&p->caches);
+	sim_spin_lock_raw(&c->lock);
+	if (!c->n)
+		refill(p, c);
+	if (c->n)
+		o = c->obj[--c->n];
+	sim_spin_unlock_raw(&c->lock);
+	if (!o)
+		return NULL;
+	atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
+	memset(o, 0, p->objsize);
+	return o;
+}
+
+/* Every thread's cache back to the shared list (the pool ran dry). */
+static void drain_caches(struct objpool *p)
+{
+	for (int i = 0; i < p->caches.n; i++) {
+		struct objpool_cache *c = slot_at(&p->caches, i);
+
+		sim_spin_lock_raw(&c->lock);
+		flush(p, c, c->n);
+		sim_spin_unlock_raw(&c->lock);
+	}
+}
+
+void *objpool_alloc_reclaim(struct objpool *p)
+{
+	void *o = objpool_alloc(p);
+
+	if (!o) {
+		objpool_rcu_barrier(p);
+		if (!p->slab)
+			drain_caches(p);
+		o = objpool_alloc(p);
+	}
+	return o;
+}
+
+void objpool_rcu_barrier(struct objpool *p)
+{
+	if (p && p->slab)
+		slab_rcu_flush(p->slab, p->st);
+	sim_rcu_barrier();
+}
+
+void objpool_free_rcu(struct objpool *p, struct sim_rcu_head *h,
+		      void (*fn)(struct sim_rcu_head *h))
+{
+	if (p && p->slab &&
+	    slab_free_rcu(p->slab, p->st, slab_idx(p, (char *)h - p->rcu_off))) {
+		atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
+		return;
+	}
+	sim_call_rcu(h, fn);
+}
+
+void objpool_free(struct objpool *p, void *obj)
+{
+	struct objpool_cache *c;
+
+	if (!obj)
+		return;
+	if (p->slab) {
+		slab_free(p->slab, p->st, slab_idx(p, obj));
+		atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
+		return;
+	}
+	c = slot_mine(&p->caches);
+	sim_spin_lock_raw(&c->lock);
+	if (c->n == OBJPOOL_CACHE)
+		flush(p, c, OBJPOOL_BATCH);
+	c->obj[c->n++] = obj;
+	sim_spin_unlock_raw(&c->lock);
+	atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
+}
+
+size_t objpool_live(struct objpool *p)
+{
+	return atomic_load_explicit(&p->live, memory_order_relaxed);
+}

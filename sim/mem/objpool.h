@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * objpool — fixed-size objects (VMAs, tree nodes) from one region that is
+ * reserved when the simulated mm is created (MAP_NORESERVE: memory is
+ * taken as objects are first used), with a free list.
+ *
+ * Why not malloc: glibc's allocator grows and trims its arenas with real
+ * mmap, mprotect and munmap, which would put the host kernel's
+ * mmap_write_lock back into the timed phase (see uffd/host.h). The pool
+ * asks the host for memory once, at set-up.
+ *
+ * Each thread allocates from and frees to its own cache of up to 32
+ * objects (one per counter slot, sync/slots.h), which trades 16 at a
+ * time with the shared free list under its mutex — as the kernel's slab
+ * allocators serve most calls from a per-CPU cache and take a shared lock
+ * on the slow path. A single lock on every allocation would serialise
+ * every mmap and munmap of every task, which the kernel does not.
+ * Exhaustion is -ENOMEM for the operation, as a kernel allocation
+ * failure would be. That is --slab malloc.
+ *
+ * With --slab slub or sheaves the objects come from a slab cache
+ * (mm/slab.h) that hands out indices into this pool's region (the
+ * cache may be shared by several processes, each with its own region),
+ * and objpool_free_rcu() is kfree_rcu(): into an rcu_free sheaf, or the
+ * object's own RCU callback.
+ */
+#ifndef VMSIM_OBJPOOL_H
+#define VMSIM_OBJPOOL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "sim/mem/slab.h"
+#include "locks/sync/rcu.h"
+#include "locks/sync/slots.h"
+#include "locks/sync/spinlock.h"
+
+#define OBJPOOL_CACHE 32                 /* objects a thread's cache holds */
+#define OBJPOOL_BATCH 16                 /* traded with the shared list */
+
+struct objpool_cache {
+	struct sim_spinlock lock;        /* uncontended but for a shared slot */
+	int n;
+	void *obj[OBJPOOL_CACHE];
+} __attribute__((aligned(64)));
+
+struct objpool {
+	char *base;                      /* the reserved region */
+	size_t objsize;                  /* rounded up to align */
+	size_t cap, next;                /* objects reserved, used so far */
+	void *free;                      /* free list, linked through objects */
+	_Atomic size_t live;             /* allocated and not freed */
+	pthread_mutex_t lock;            /* the free list and next */
+	struct slot_array caches;        /* struct objpool_cache */
+	struct slab_cache *slab;         /* or NULL: the caches above */
+	const struct slab_stat *st;
+	size_t rcu_off;                  /* of the sim_rcu_head in an object */
+};
+
+/* Reserve room for cap objects of size bytes aligned to align (a power
+ * of two). Returns 0 or -errno. */
+int objpool_init(struct objpool *p, size_t size, size_t align, size_t cap);
+/* The address space objpool_init() reserves for these objects. */
+size_t objpool_reserve_bytes(size_t size, size_t align, size_t cap);
+/* The same, for the objects of slab cache s (its nobjs); the head an
+ * object is freed by RCU with lies rcu_off bytes into it. */
+int objpool_init_slab(struct objpool *p, size_t size, size_t align,
+		      struct slab_cache *s, const struct slab_stat *st,
+		      size_t rcu_off);
+/* Release the region. Every object must be free (or abandoned). */
+void objpool_destroy(struct objpool *p);
+/* A zeroed object, or NULL when the pool is exhausted. */
+void *objpool_alloc(struct objpool *p);
+/* The same, but when the pool has run dry, wait once for the RCU
+ * callbacks that hold freed objects (as the kernel's allocator would
+ * reclaim) before giving up. Not inside an RCU read-side section. */
+void *objpool_alloc_reclaim(struct objpool *p);
+void objpool_free(struct objpool *p, void *obj);
+/* kfree_rcu() of the object whose head h is: fn(h) after a grace period
+ * (fn then calls objpool_free()), or, with sheaves, the object goes into
+ * an rcu_free sheaf and fn is not called. p NULL: fn by call_rcu. */
+void objpool_free_rcu(struct objpool *p, struct sim_rcu_head *h,
+		      void (*fn)(struct sim_rcu_head *h));
+/* Every object freed by RCU so far is free once this returns (lazy
+ * sheaves handed to RCU, then rcu_barrier). Not in a read-side section. */
+void objpool_rcu_barrier(struct objpool *p);
+/* Objects allocated and not freed. */
+size_t objpool_live(struct objpool *p);
+
+#endif

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slab: the cache's mapping and SLUB's own paths (mm/slub.c: the CPU
+ * slab's freelist, ___slab_alloc's refills from the remote frees, the
+ * partial list or a new slab, and __slab_free). See mm/slab.h.
+ */
+#include "sim/mem/slab.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sim/mem/slab_int.h"
+#include "sim/host.h"
+
+static size_t align64(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+static void cache_layout(struct slab_cache *s, char *m)
+{
+	size_t off = align64(sizeof(*s));
+
+	s->cpu = (struct slab_cpu *)(m + off);
+	off += align64(sizeof(struct slab_cpu) * (size_t)s->ncpus);
+	s->slab = (struct slab_page *)(m + off);
+	off += align64(sizeof(struct slab_page) * s->nslabs);
+	s->next = (uint32_t *)(m + off);
+	off += align64(sizeof(uint32_t) * s->nobjs);
+	s->sheaf = (struct sheaf *)(m + off);
+	off += align64(sizeof(struct sheaf) * s->nsheaves);
+	s->bytes = off;
+}
+
+static void cache_init_lists(struct slab_cache *s)
+{
+	s->partial = s->free_pages = SLAB_NIL;
+	s->barn_full = s->barn_empty = s->lazy = SLAB_NIL;
+	s->free_sheaves = SLAB_NIL;
+	for (int c = 0; c < s->ncpus; c++) {
+		struct slab_cpu *p = &s->cpu[c];
+
+		p->slab = p->freelist = SLAB_NIL;
+		p->main = p->spare = p->rcu_free = SLAB_NIL;
+	}
+	for (uint32_t i = 0; i < s->nslabs; i++)
+		s->slab[i].freelist = s->slab[i].next = s->slab[i].prev = SLAB_NIL;
+	for (uint32_t i = s->nsheaves; i-- > 0;) {
+		s->sheaf[i].s = s;
+		s->sheaf[i].next = s->free_sheaves;
+		s->free_sheaves = i;
+	}
+}
+
+int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
+		      const char *name, uint32_t nobjs, int ncpus,
+		      struct slab_cache **out)
+{
+	struct slab_cache probe = { .kind = kind, .ncpus = ncpus };
+	void *m;
+
+	if ((kind != SLAB_SLUB && kind != SLAB_SHEAVES) || ncpus < 1 ||
+	    !nobjs || nobjs > UINT32_MAX - 2 * SLAB_OBJS)
+		return -EINVAL;
+	probe.nslabs = (nobjs + SLAB_OBJS - 1) / SLAB_OBJS;
+	probe.nobjs = probe.nslabs * SLAB_OBJS;
+	/* Every CPU's three, the barn's, and what lazy RCU holds back
+	 * twice over; past that kfree_rcu falls back as the kernel's does
+	 * when it cannot allocate a sheaf. */
+	if (kind == SLAB_SHEAVES)
+		probe.nsheaves = (uint32_t)ncpus * 3 + MAX_FULL_SHEAVES +
+				 MAX_EMPTY_SHEAVES + 2 * RCU_LAZY_BATCH + 16;
+	cache_layout(&probe, NULL);
+	m = host_mmap(NULL, probe.bytes, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	*(struct slab_cache *)m = probe;
+	*out = m;
+	(*out)->rcu_free = rf;
+	snprintf((*out)->name, sizeof((*out)->name), "%s", name);
+	cache_layout(*out, m);
+	cache_init_lists(*out);
+	return 0;
+}
+
+void slab_cache_destroy(struct slab_cache *s)
+{
+	if (s)
+		host_munmap(s, s->bytes);
+}
+
+/* --- the node's partial list (list_lock held) ----------------------------- */
+
+static void add_partial(struct slab_cache *s, uint32_t si)
+{
+	struct slab_page *sp = &s->slab[si];
+
+	sp->next = s->partial;
+	sp->prev = SLAB_NIL;
+	if (s->partial != SLAB_NIL)
+		s->slab[s->partial].prev = si;
+	s->partial = si;
+	sp->on_partial = 1;
+	__atomic_store_n(&s->nr_partial, s->nr_partial + 1, __ATOMIC_RELAXED);
+}
+
+static void remove_partial(struct slab_cache *s, uint32_t si)
+{
+	struct slab_page *sp = &s->slab[si];
+
+	if (sp->prev != SLAB_NIL)
+		s->slab[sp->prev].next = sp->next;
+	else
+		s->partial = sp->next;
+	if (sp->next != SLAB_NIL)
+		s->slab[sp->next].prev = sp->prev;
+	sp->next = sp->prev = SLAB_NIL;
+	sp->on_partial = 0;
+	__atomic_store_n(&s->nr_partial, s->nr_partial - 1, __ATOMIC_RELAXED);
+}
+
+/* --- slabs from and back to the pages ------------------------------------- */
+
+static bool new_slab(struct slab_cache *s, struct slab_cpu *c)
+{
+	uint32_t si, base;
+	struct slab_page *sp;
+
+	sim_spin_lock_raw(&s->page_lock);
+	si = s->free_pages;
+	if (si != SLAB_NIL)
+		s->free_pages = s->slab[si].next;
+	else if (s->next_page < s->nslabs)
+		si = s->next_page++;
+	sim_spin_unlock_raw(&s->page_lock);
+	if (si == SLAB_NIL)
+		return false;
+	base = si * SLAB_OBJS;
+	for (uint32_t k = 0; k < SLAB_OBJS; k++)
+		s->next[base + k] = k + 1 < SLAB_OBJS ? base + k + 1 : SLAB_NIL;
+	sp = &s->slab[si];
+	sim_spin_lock_raw(&sp->lock);
+	sp->freelist = SLAB_NIL;
+	sp->inuse = SLAB_OBJS;
+	sp->frozen = sp->active = 1;
+	sp->next = sp->prev = SLAB_NIL;
+	sim_spin_unlock_raw(&sp->lock);
+	c->slab = si;
+	c->freelist = base;
+	slab_stat_inc(c, SLAB_NEW, 1);
+	return true;
+}
+
+static void discard_slab(struct slab_cache *s, struct slab_cpu *c, uint32_t si)
+{
+	sim_spin_lock_raw(&s->page_lock);
+	s->slab[si].next = s->free_pages;
+	s->free_pages = si;
+	sim_spin_unlock_raw(&s->page_lock);
+	slab_stat_inc(c, SLAB_DISCARD, 1);
+}
+
+/* --- allocation ----------------------------------------------------------- */
+
+/* get_partial(): the first partial slab becomes c's, its freelist c's. */
+static bool get_partial(struct slab_cache *s, const struct slab_stat *st,
+			struct slab_cpu *c)
+{
+	struct slab_page *sp;
+	uint64_t t;
+	uint32_t si;
+
+	/* Unlocked peek, as get_partial_node() does. */
+	if (!__atomic_load_n(&s->nr_partial, __ATOMIC_RELAXED))
+		return false;
+	t = sim_spin_lock(&s->list_lock, st->list_lock);
+	si = s->partial;
+	if (si != SLAB_NIL) {
+		remove_partial(s, si);
+		sp = &s->slab[si];
+		sim_spin_lock_raw(&sp->lock);
+		c->freelist = sp->freelist;
+		sp->freelist = SLAB_NIL;
+		sp->inuse = SLAB_OBJS;
+		sp->frozen = 1;
+		sim_spin_unlock_raw(&sp->lock);
+		c->slab = si;
+	}
+	sim_spin_unlock(&s->list_lock, st->list_lock, t);
+	return si != SLAB_NIL;
+}
+
+/* The CPU slab's remote frees, or (none) it is unfrozen: full, it goes
+ * on no list, and a later free puts it on the partial list. */
+static bool refill_from_slab(struct slab_cache *s, struct slab_cpu *c)
+{
+	struct slab_page *sp = &s->slab[c->slab];
+	bool got;
+
+	sim_spin_lock_raw(&sp->lock);
+	got = sp->freelist != SLAB_NIL;
+	if (got) {
+		c->freelist = sp->freelist;
+		sp->freelist = SLAB_NIL;
+		sp->inuse = SLAB_OBJS;
+	} else {
+		sp->frozen = 0;
+	}
+	sim_spin_unlock_raw(&sp->lock);
+	if (!got)
+		c->slab = SLAB_NIL;
+	return got;
+}
+
+uint32_t slab_slub_alloc_locked(struct slab_cache *s, const struct slab_stat *st,
+			   struct slab_cpu *c)
+{
+	uint32_t i = c->freelist;
+
+	if (i == SLAB_NIL) {
+		if (!(c->slab != SLAB_NIL && refill_from_slab(s, c)) &&
+		    !get_partial(s, st, c) && !new_slab(s, c))
+			return SLAB_NIL;
+		i = c->freelist;
+	}
+	c->freelist = s->next[i];
+	return i;
+}
+
+/* --- freeing -------------------------------------------------------------- */
+
+/* __slab_free(): the cnt objects from head to tail (linked by next[], all
+ * of one slab, which is not c's) back to their slab. The node's list_lock
+ * is taken (first, then the slab's) when the slab will need a list
+ * change: it was full, or this empties it. */
+static void slab_free_remote(struct slab_cache *s, const struct slab_stat *st,
+			     struct slab_cpu *c, uint32_t head, uint32_t tail,
+			     uint32_t cnt)
+{
+	uint32_t si = head / SLAB_OBJS;
+	struct slab_page *sp = &s->slab[si];
+	bool listed = false, discard = false;
+	uint64_t t = 0;
+
+	for (;;) {
+		sim_spin_lock_raw(&sp->lock);
+		if (listed || sp->frozen ||
+		    (sp->inuse > cnt && sp->freelist != SLAB_NIL))
+			break;
+		sim_spin_unlock_raw(&sp->lock);
+		t = sim_spin_lock(&s->list_lock, st->list_lock);
+		listed = true;
+	}
+	s->next[tail] = sp->freelist;
+	sp->freelist = head;
+	sp->inuse -= cnt;
+	if (listed && !sp->frozen) {
+		if (!sp->inuse && s->nr_partial >= SLAB_MIN_PARTIAL) {
+			if (sp->on_partial)
+				remove_partial(s, si);
+			sp->active = 0;
+			discard = true;
+		} else if (!sp->on_partial) {
+			add_partial(s, si);
+		}
+	}
+	sim_spin_unlock_raw(&sp->lock);
+	if (listed)
+		sim_spin_unlock(&s->list_lock, st->list_lock, t);
+	if (discard)
+		discard_slab(s, c, si);
+}
+
+void slab_slub_free(struct slab_cache *s, const struct slab_stat *st,
+	       struct slab_cpu *c, uint32_t i)
+{
+	if (c->slab == i / SLAB_OBJS) {
+		s->next[i] = c->freelist;
+		c->freelist = i;
+		slab_stat_inc(c, SLAB_FREE_FASTPATH, 1);
+		return;
+	}
+	slab_stat_inc(c, SLAB_FREE_SLOWPATH, 1);
+	slab_free_remote(s, st, c, i, i, 1);
+}
+
+/* kmem_cache_free_bulk(): build_detached_freelist() gathers the objects
+ * of one slab into one list, freed by one __slab_free (one slab lock, at
+ * most one list change) — or, for c's own slab, onto c's freelist. The
+ * objects are sorted by slab first (n is a sheaf's, at most 32). */
+void slab_slub_free_bulk(struct slab_cache *s, const struct slab_stat *st,
+		    struct slab_cpu *c, uint32_t *objs, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i; j && objs[j - 1] > objs[j]; j--) {
+			uint32_t x = objs[j];
+
+			objs[j] = objs[j - 1];
+			objs[j - 1] = x;
+		}
+	for (uint32_t i = 0, k; i < n; i = k) {
+		uint32_t si = objs[i] / SLAB_OBJS;
+
+		for (k = i + 1; k < n && objs[k] / SLAB_OBJS == si; k++)
+			s->next[objs[k - 1]] = objs[k];
+		if (si == c->slab) {
+			s->next[objs[k - 1]] = c->freelist;
+			c->freelist = objs[i];
+			slab_stat_inc(c, SLAB_FREE_FASTPATH, k - i);
+			continue;
+		}
+		slab_stat_inc(c, SLAB_FREE_SLOWPATH, k - i);
+		slab_free_remote(s, st, c, objs[i], objs[k - 1], k - i);
+	}
+}
+
+uint64_t slab_counter(const struct slab_cache *s, enum slab_counter k)
+{
+	uint64_t sum = 0;
+
+	if (k == SLAB_RCU_INFLIGHT_MAX)
+		return atomic_load_explicit(&s->inflight_max, memory_order_relaxed);
+	for (int c = 0; c < s->ncpus; c++)
+		sum += atomic_load_explicit(&s->cpu[c].counters[k],
+					    memory_order_relaxed);
+	return sum;
+}
+
+const char *slab_counter_name(enum slab_counter k)
+{
+	static const char *const names[SLAB_NCOUNTERS] = {
+		"alloc_fastpath", "alloc_slowpath", "free_fastpath",
+		"free_slowpath", "slab_new", "slab_discard", "sheaf_refill",
+		"sheaf_flush", "barn_get", "barn_get_fail", "barn_put",
+		"barn_put_fail", "free_rcu_sheaf", "free_rcu_sheaf_fail",
+		"rcu_sheaf_destroyed", "rcu_barrier", "rcu_inflight_max",
+	};
+
+	return (unsigned)k < SLAB_NCOUNTERS ? names[k] : "?";
+}
+
+const char *slab_kind_name(enum slab_kind k)
+{
+	return k == SLAB_SLUB ? "slub" : k == SLAB_SHEAVES ? "sheaves" : "malloc";
+}
+
+const char *slab_rcu_free_name(enum slab_rcu_free r)
+{
+	return r == RCU_FREE_HURRY ? "hurry" :
+	       r == RCU_FREE_BARRIER ? "barrier" : "call_rcu";
+}

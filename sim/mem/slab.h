@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slab — the slab caches VMAs and tree nodes come from (--slab), as
+ * mm/slub.c has them: SLUB, and SLUB with the per-CPU sheaves of Vlastimil
+ * Babka's series (merged for 6.18).
+ *
+ * slub: the cache's objects are cut into slabs of SLAB_OBJS. Each CPU
+ * owns one slab at a time (frozen) and allocates from its freelist and
+ * frees to it while the object is of that slab (the fast paths); an
+ * object of another slab goes back to that slab's own freelist (under
+ * the slab's lock, where SLUB uses cmpxchg_double), and a slab that
+ * thereby stops being full is put on the node's partial list, under the
+ * node's list_lock (lockstat class "slab_list_lock"). A CPU whose slab
+ * is exhausted takes the remote frees back, or the first partial slab,
+ * or a new slab; an empty slab is given back (discarded) once the node
+ * keeps min_partial partial slabs. No per-CPU partial lists.
+ *
+ * sheaves: in front of that, each CPU has a main and a spare sheaf (an
+ * array of SHEAF_CAPACITY objects): an allocation pops from main, a free
+ * pushes to it; an empty main swaps with the spare or with a full sheaf
+ * from the node's barn (lockstat class "barn_lock"), or is refilled from
+ * the slabs in bulk; a full main goes to the barn (at most
+ * MAX_FULL_SHEAVES there) or is flushed back to its slabs. kfree_rcu()
+ * puts the object into the CPU's rcu_free sheaf, which is handed to
+ * call_rcu whole when full; after the grace period it goes to the barn
+ * as a full sheaf, or, when the barn already holds MAX_FULL_SHEAVES, is
+ * flushed to the slabs ("destroyed").
+ *
+ * --rcu-free reproduces the variants of the thread's measurements:
+ * call_rcu (Android's lazy RCU: a sheaf's grace period does not start
+ * until RCU_LAZY_BATCH sheaves are waiting — the kernel flushes lazy
+ * callbacks after 10 s or past qhimark, 10,000 of them; liburcu has no
+ * lazy mode, so vmsim holds them back itself), hurry (call_rcu_hurry:
+ * every sheaf's grace period starts at once) and barrier (lazy, but once
+ * the sheaves in flight reach the barn's free slots, and those are at
+ * least half of them, an rcu_barrier() is scheduled: the waiting sheaves
+ * are handed to RCU at once, and no other barrier is scheduled until
+ * every sheaf in flight at that moment is back, as a queued work item
+ * running rcu_barrier() would do).
+ *
+ * Objects are indices: the cache's metadata (slabs, freelist links,
+ * per-CPU state, sheaves, the barn) lives in one shared mapping, so that
+ * forked task processes share one cache as processes share the kernel's;
+ * each process keeps its own memory for the objects themselves
+ * (mm/objpool.c). "Per CPU" is per CPU the caller runs on
+ * (sched_getcpu(), as the pcp lists pick theirs), each under a spinlock
+ * that stands for local_lock (a thread may be preempted holding it,
+ * which a kernel CPU cannot). Every call is safe from any thread of any
+ * process.
+ */
+#ifndef VMSIM_SLAB_H
+#define VMSIM_SLAB_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "locks/sync/lockstat.h"
+#include "locks/sync/rcu.h"
+#include "locks/sync/spinlock.h"
+
+enum slab_kind { SLAB_MALLOC, SLAB_SLUB, SLAB_SHEAVES };
+enum slab_rcu_free { RCU_FREE_CALL_RCU, RCU_FREE_HURRY, RCU_FREE_BARRIER };
+
+#define SLAB_OBJS          32            /* objects a slab holds */
+#define SLAB_MIN_PARTIAL   5             /* min_partial for these sizes */
+#define SHEAF_CAPACITY     32            /* vm_area_struct's in the series */
+#define MAX_FULL_SHEAVES   10
+#define MAX_EMPTY_SHEAVES  10
+#define RCU_LAZY_BATCH     1024          /* sheaves held back by lazy RCU */
+#define SLAB_NIL           UINT32_MAX
+
+enum slab_counter {
+	SLAB_ALLOC_FASTPATH,             /* from a sheaf or the CPU freelist */
+	SLAB_ALLOC_SLOWPATH,             /* everything else */
+	SLAB_FREE_FASTPATH,              /* to a sheaf or the CPU's slab */
+	SLAB_FREE_SLOWPATH,              /* to another slab's freelist */
+	SLAB_NEW,                        /* slabs taken from the pages */
+	SLAB_DISCARD,                    /* empty slabs given back */
+	SLAB_SHEAF_REFILL,               /* sheaves filled from the slabs */
+	SLAB_SHEAF_FLUSH,                /* sheaves emptied to the slabs */
+	SLAB_BARN_GET,                   /* full sheaves taken from the barn */
+	SLAB_BARN_GET_FAIL,
+	SLAB_BARN_PUT,                   /* full sheaves put into the barn */
+	SLAB_BARN_PUT_FAIL,
+	SLAB_FREE_RCU_SHEAF,             /* kfree_rcu into an rcu_free sheaf */
+	SLAB_FREE_RCU_SHEAF_FAIL,        /* no sheaf: call_rcu of the object */
+	SLAB_RCU_SHEAF_DESTROYED,        /* after the grace period, barn full */
+	SLAB_RCU_BARRIER,                /* lazy sheaves flushed (barrier) */
+	SLAB_RCU_INFLIGHT_MAX,           /* most sheaves waiting at once */
+	SLAB_NCOUNTERS
+};
+
+struct slab_page {                       /* struct slab */
+	struct sim_spinlock lock;        /* freelist, inuse, frozen */
+	uint32_t freelist;               /* first free object, or SLAB_NIL */
+	uint32_t inuse;                  /* objects not on freelist */
+	uint32_t next, prev;             /* partial list / free pages */
+	uint8_t frozen;                  /* some CPU's slab */
+	uint8_t on_partial, active;      /* active: carved from the pages */
+};
+
+struct sheaf {
+	struct sim_rcu_head rcu;
+	const struct slab_stat *st;      /* of the process that queued it */
+	struct slab_cache *s;
+	uint32_t next, size;
+	uint32_t objs[SHEAF_CAPACITY];
+} __attribute__((aligned(64)));      /* no line shared by two sheaves */
+
+struct slab_cpu {                        /* kmem_cache_cpu + percpu sheaves */
+	struct sim_spinlock lock;        /* local_lock */
+	uint32_t slab, freelist;
+	uint32_t main, spare, rcu_free;  /* sheaves, or SLAB_NIL */
+	_Atomic uint64_t counters[SLAB_NCOUNTERS];
+} __attribute__((aligned(64)));
+
+struct slab_cache {
+	enum slab_kind kind;
+	enum slab_rcu_free rcu_free;
+	char name[24];
+	uint32_t nobjs, nslabs, nsheaves;
+	int ncpus;
+	size_t bytes;                    /* of the mapping */
+	struct sim_spinlock list_lock;   /* kmem_cache_node's */
+	uint32_t partial, nr_partial;    /* list head, length */
+	struct sim_spinlock page_lock;   /* the pages new slabs come from */
+	uint32_t free_pages, next_page;
+	struct sim_spinlock barn_lock;
+	uint32_t barn_full, barn_empty;  /* stacks of sheaves */
+	_Atomic uint32_t nr_full, nr_empty;
+	struct sim_spinlock sheaf_lock;  /* unused sheaves */
+	uint32_t free_sheaves;
+	struct sim_spinlock lazy_lock;   /* sheaves lazy RCU holds back */
+	uint32_t lazy, nr_lazy;
+	_Atomic int64_t inflight;        /* rcu_free sheaves not yet back */
+	_Atomic uint64_t inflight_max;
+	_Atomic int64_t barrier_left;    /* sheaves the pending barrier awaits */
+	struct slab_cpu *cpu;            /* ncpus, in the mapping */
+	struct slab_page *slab;          /* nslabs */
+	uint32_t *next;                  /* freelist links, one per object */
+	struct sheaf *sheaf;             /* nsheaves */
+};
+
+/* The lock classes of the calling process (its own statistics). */
+struct slab_stat {
+	struct lockstat_class *list_lock, *barn_lock;
+};
+
+/* Map and set up a cache of at least nobjs objects (rounded up to whole
+ * slabs) for ncpus CPUs; kind SLAB_SLUB or SLAB_SHEAVES. 0 or -errno. */
+int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
+		      const char *name, uint32_t nobjs, int ncpus,
+		      struct slab_cache **out);
+void slab_cache_destroy(struct slab_cache *s);
+
+/* An object's index, or SLAB_NIL when the cache is exhausted. */
+uint32_t slab_alloc(struct slab_cache *s, const struct slab_stat *st);
+/* kmem_cache_free(): the object is free at once. */
+void slab_free(struct slab_cache *s, const struct slab_stat *st, uint32_t i);
+/* kfree_rcu() with sheaves: true if the object went into an rcu_free
+ * sheaf; false (slub, or no sheaf to be had) and the caller queues the
+ * object's own RCU callback, which calls slab_free(). */
+bool slab_free_rcu(struct slab_cache *s, const struct slab_stat *st,
+		   uint32_t i);
+/* Hand the sheaves lazy RCU holds back to RCU now (before waiting for
+ * callbacks with sim_rcu_barrier(): at the end, or when out of objects). */
+void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st);
+
+uint64_t slab_counter(const struct slab_cache *s, enum slab_counter c);
+const char *slab_counter_name(enum slab_counter c);
+const char *slab_kind_name(enum slab_kind k);
+const char *slab_rcu_free_name(enum slab_rcu_free r);
+
+/*
+ * The invariants, for tests (nothing may run; no sheaf in flight): every
+ * object of every active slab is in exactly one place — its slab's
+ * freelist, a CPU freelist, a sheaf — or live (live[i] != 0; NULL: not
+ * checked per object, but free + nlive must cover the active slabs);
+ * slab counts, frozen slabs and the partial list agree; every sheaf is
+ * in one place and the barn's counts are right. NULL or what is wrong.
+ */
+const char *slab_check(struct slab_cache *s, const uint8_t *live,
+		       uint64_t nlive);
+
+#endif

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/* slab_check(): the cache's invariants, for tests (see mm/slab.h). */
+#include <stdlib.h>
+
+#include "sim/mem/slab_int.h"
+
+struct chk {
+	struct slab_cache *s;
+	uint8_t *obj;                    /* places each object is in */
+	uint8_t *sheaf;                  /* places each sheaf is in */
+	uint64_t free;                   /* objects in some free place */
+};
+
+/* Walk a freelist from i: objects of slab si only (SLAB_NIL: any);
+ * returns its length, or -1 if it runs away. */
+static long walk_objs(struct chk *k, uint32_t i, uint32_t si)
+{
+	long n = 0;
+
+	for (; i != SLAB_NIL; i = k->s->next[i]) {
+		if (i >= k->s->nobjs || (si != SLAB_NIL && i / SLAB_OBJS != si) ||
+		    ++n > SLAB_OBJS)
+			return -1;
+		k->obj[i]++;
+		k->free++;
+	}
+	return n;
+}
+
+static const char *mark_sheaf(struct chk *k, uint32_t i, long want_size)
+{
+	struct sheaf *sh;
+
+	if (i == SLAB_NIL)
+		return NULL;
+	if (i >= k->s->nsheaves || k->sheaf[i]++)
+		return "a sheaf is in two places";
+	sh = &k->s->sheaf[i];
+	if (sh->size > SHEAF_CAPACITY ||
+	    (want_size >= 0 && sh->size != (uint32_t)want_size))
+		return "a sheaf has the wrong number of objects";
+	for (uint32_t j = 0; j < sh->size; j++) {
+		if (sh->objs[j] >= k->s->nobjs)
+			return "a sheaf holds no object";
+		k->obj[sh->objs[j]]++;
+		k->free++;
+	}
+	return NULL;
+}
+
+/* A list of sheaves linked through next: each marked; the count. */
+static const char *walk_sheaves(struct chk *k, uint32_t i, long want_size,
+				uint32_t *count)
+{
+	*count = 0;
+	for (; i != SLAB_NIL; i = k->s->sheaf[i].next) {
+		const char *e = mark_sheaf(k, i, want_size);
+
+		if (e)
+			return e;
+		if (++*count > k->s->nsheaves)
+			return "a sheaf list runs away";
+	}
+	return NULL;
+}
+
+static const char *check_slabs(struct chk *k)
+{
+	struct slab_cache *s = k->s;
+	uint32_t n = 0, prev = SLAB_NIL;
+
+	for (uint32_t si = 0; si < s->nslabs; si++) {
+		struct slab_page *sp = &s->slab[si];
+		long len;
+
+		if (!sp->active) {
+			if (sp->frozen || sp->on_partial)
+				return "a slab given back is still in use";
+			continue;
+		}
+		len = walk_objs(k, sp->freelist, si);
+		if (len < 0 || sp->inuse != SLAB_OBJS - (uint32_t)len)
+			return "a slab's inuse disagrees with its freelist";
+		if (!sp->frozen && (sp->inuse < SLAB_OBJS) != sp->on_partial)
+			return "a slab with free objects is not on the partial list";
+		if (sp->frozen && sp->on_partial)
+			return "a CPU's slab is on the partial list";
+	}
+	for (uint32_t si = s->partial; si != SLAB_NIL; si = s->slab[si].next) {
+		if (s->slab[si].prev != prev || !s->slab[si].on_partial ||
+		    ++n > s->nslabs)
+			return "the partial list's links are wrong";
+		prev = si;
+	}
+	if (n != s->nr_partial)
+		return "nr_partial disagrees with the partial list";
+	return NULL;
+}
+
+static const char *check_cpus(struct chk *k)
+{
+	struct slab_cache *s = k->s;
+	uint32_t *owner = calloc(s->nslabs, sizeof(*owner));
+	const char *e = NULL;
+
+	if (!owner)
+		return "out of memory";
+	for (int c = 0; c < s->ncpus && !e; c++) {
+		struct slab_cpu *p = &s->cpu[c];
+
+		if (p->slab != SLAB_NIL) {
+			if (p->slab >= s->nslabs || !s->slab[p->slab].frozen ||
+			    owner[p->slab]++)
+				e = "a CPU's slab is not frozen, or is two CPUs'";
+			else if (walk_objs(k, p->freelist, p->slab) < 0)
+				e = "a CPU freelist holds objects of another slab";
+		} else if (p->freelist != SLAB_NIL) {
+			e = "a CPU freelist without a slab";
+		}
+		if (!e)
+			e = mark_sheaf(k, p->main, -1);
+		if (!e)
+			e = mark_sheaf(k, p->spare, -1);
+		if (!e)
+			e = mark_sheaf(k, p->rcu_free, -1);
+	}
+	for (uint32_t si = 0; si < s->nslabs && !e; si++)
+		if (s->slab[si].frozen && !owner[si])
+			e = "a frozen slab belongs to no CPU";
+	free(owner);
+	return e;
+}
+
+static const char *check_sheaves(struct chk *k)
+{
+	struct slab_cache *s = k->s;
+	uint32_t n;
+	const char *e = walk_sheaves(k, s->barn_full, SHEAF_CAPACITY, &n);
+
+	if (!e && n != s->nr_full)
+		e = "nr_full disagrees with the barn";
+	if (!e && !(e = walk_sheaves(k, s->barn_empty, 0, &n)) &&
+	    n != s->nr_empty)
+		e = "nr_empty disagrees with the barn";
+	if (!e && !(e = walk_sheaves(k, s->lazy, SHEAF_CAPACITY, &n)) &&
+	    n != s->nr_lazy)
+		e = "nr_lazy disagrees with the sheaves held back";
+	if (!e)
+		e = walk_sheaves(k, s->free_sheaves, -1, &n);
+	for (uint32_t i = 0; !e && i < s->nsheaves; i++)
+		if (!k->sheaf[i])
+			e = "a sheaf is nowhere (in flight?)";
+	return e;
+}
+
+static const char *check_objects(struct chk *k, const uint8_t *live,
+				 uint64_t nlive)
+{
+	struct slab_cache *s = k->s;
+	uint64_t active = 0;
+
+	for (uint32_t i = 0; i < s->nobjs; i++) {
+		unsigned places = k->obj[i] + (live && live[i] ? 1 : 0);
+
+		if (!s->slab[i / SLAB_OBJS].active) {
+			if (places)
+				return "an object of a slab given back is in use";
+			continue;
+		}
+		active++;
+		if (places > 1)
+			return "an object is in two places (freed twice?)";
+		if (live && !places)
+			return "an object is nowhere (leaked)";
+	}
+	if (k->free + nlive != active)
+		return "free and live objects do not add up to the slabs";
+	return NULL;
+}
+
+const char *slab_check(struct slab_cache *s, const uint8_t *live,
+		       uint64_t nlive)
+{
+	struct chk k = { .s = s };
+	const char *e;
+
+	k.obj = calloc(s->nobjs, 1);
+	k.sheaf = calloc(s->nsheaves + 1, 1);
+	if (!k.obj || !k.sheaf)
+		e = "out of memory";
+	else if (atomic_load(&s->inflight))
+		e = "sheaves are in flight";
+	else if (!(e = check_slabs(&k)) && !(e = check_cpus(&k)) &&
+		 !(e = check_sheaves(&k)))
+		e = check_objects(&k, live, nlive);
+	free(k.obj);
+	free(k.sheaf);
+	return e;
+}

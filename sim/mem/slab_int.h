@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* slab's insides, shared by slab.c (SLUB), slab_sheaves.c and slab_check.c. */
+#ifndef VMSIM_SLAB_INT_H
+#define VMSIM_SLAB_INT_H
+
+#include <sched.h>
+
+#include "sim/mem/slab.h"
+
+/* The CPU the caller runs on (as mm/frames_pcp.c picks its list). */
+static inline struct slab_cpu *slab_cpu_mine(struct slab_cache *s)
+{
+	int cpu = sched_getcpu();
+
+	return &s->cpu[cpu >= 0 ? cpu % s->ncpus : 0];
+}
+
+/* stat(): like SLUB_STATS' raw_cpu_inc(), not an atomic read-modify-
+ * write — a thread preempted between the load and the store on a CPU
+ * another thread then uses may lose a count, as the kernel's may; the
+ * fast paths pay no locked instruction for their statistics. */
+static inline void slab_stat_inc(struct slab_cpu *c, enum slab_counter k,
+				 uint64_t n)
+{
+	atomic_store_explicit(&c->counters[k],
+			      atomic_load_explicit(&c->counters[k],
+						   memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+static inline struct sheaf *sheaf_at(struct slab_cache *s, uint32_t i)
+{
+	return i == SLAB_NIL ? NULL : &s->sheaf[i];
+}
+
+/* SLUB under the CPU's lock c (held): one object, or SLAB_NIL; from the
+ * CPU freelist when it has one (the fast path: the caller counts). */
+uint32_t slab_slub_alloc_locked(struct slab_cache *s, const struct slab_stat *st,
+			   struct slab_cpu *c);
+/* SLUB: free object i under the calling CPU's lock c (held). */
+void slab_slub_free(struct slab_cache *s, const struct slab_stat *st,
+	       struct slab_cpu *c, uint32_t i);
+/* The same for n objects at once, as kmem_cache_free_bulk() (objs is
+ * reordered). */
+void slab_slub_free_bulk(struct slab_cache *s, const struct slab_stat *st,
+		    struct slab_cpu *c, uint32_t *objs, uint32_t n);
+
+#endif

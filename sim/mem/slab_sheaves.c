@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slab: the per-CPU sheaves, the barn and kfree_rcu()'s rcu_free sheaves
+ * (mm/slub.c of the percpu sheaves series: alloc_from_pcs,
+ * __pcs_replace_empty_main, free_to_pcs, __pcs_replace_full_main,
+ * __kfree_rcu_sheaf, rcu_free_sheaf), in front of SLUB (slab.c), and the
+ * cache's entry points. See mm/slab.h.
+ */
+#include <stddef.h>
+
+#include "sim/mem/slab_int.h"
+
+/* --- sheaves from and back to the unused ones (alloc_empty_sheaf) ------- */
+
+static uint32_t sheaf_new(struct slab_cache *s)
+{
+	uint32_t i;
+
+	sim_spin_lock_raw(&s->sheaf_lock);
+	i = s->free_sheaves;
+	if (i != SLAB_NIL)
+		s->free_sheaves = s->sheaf[i].next;
+	sim_spin_unlock_raw(&s->sheaf_lock);
+	if (i != SLAB_NIL) {
+		s->sheaf[i].size = 0;
+		s->sheaf[i].next = SLAB_NIL;
+	}
+	return i;
+}
+
+static void sheaf_release(struct slab_cache *s, uint32_t i)
+{
+	sim_spin_lock_raw(&s->sheaf_lock);
+	s->sheaf[i].next = s->free_sheaves;
+	s->free_sheaves = i;
+	sim_spin_unlock_raw(&s->sheaf_lock);
+}
+
+/* Every object of sheaf i back to its slab (sheaf_flush_*), under the
+ * CPU lock c (held). */
+static void sheaf_flush(struct slab_cache *s, const struct slab_stat *st,
+			struct slab_cpu *c, uint32_t i)
+{
+	struct sheaf *sh = &s->sheaf[i];
+
+	slab_slub_free_bulk(s, st, c, sh->objs, sh->size);
+	sh->size = 0;
+	slab_stat_inc(c, SLAB_SHEAF_FLUSH, 1);
+}
+
+/* --- the barn ------------------------------------------------------------- */
+
+static void barn_push(struct slab_cache *s, uint32_t i, bool full)
+{
+	uint32_t *head = full ? &s->barn_full : &s->barn_empty;
+	_Atomic uint32_t *nr = full ? &s->nr_full : &s->nr_empty;
+
+	s->sheaf[i].next = *head;
+	*head = i;
+	atomic_fetch_add_explicit(nr, 1, memory_order_relaxed);
+}
+
+static uint32_t barn_pop(struct slab_cache *s, bool full)
+{
+	uint32_t *head = full ? &s->barn_full : &s->barn_empty;
+	_Atomic uint32_t *nr = full ? &s->nr_full : &s->nr_empty;
+	uint32_t i = *head;
+
+	if (i != SLAB_NIL) {
+		*head = s->sheaf[i].next;
+		atomic_fetch_sub_explicit(nr, 1, memory_order_relaxed);
+	}
+	return i;
+}
+
+/* barn_get_empty_sheaf(), or a new one. */
+static uint32_t get_empty(struct slab_cache *s, const struct slab_stat *st)
+{
+	uint32_t i = SLAB_NIL;
+
+	if (atomic_load_explicit(&s->nr_empty, memory_order_relaxed)) {
+		uint64_t t = sim_spin_lock(&s->barn_lock, st->barn_lock);
+
+		i = barn_pop(s, false);
+		sim_spin_unlock(&s->barn_lock, st->barn_lock, t);
+	}
+	return i != SLAB_NIL ? i : sheaf_new(s);
+}
+
+/* barn_replace_empty_sheaf(): a full sheaf for the empty one, if any. */
+static uint32_t barn_replace_empty(struct slab_cache *s,
+				   const struct slab_stat *st, uint32_t empty)
+{
+	uint32_t full = SLAB_NIL;
+	uint64_t t;
+
+	if (!atomic_load_explicit(&s->nr_full, memory_order_relaxed))
+		return SLAB_NIL;
+	t = sim_spin_lock(&s->barn_lock, st->barn_lock);
+	full = barn_pop(s, true);
+	if (full != SLAB_NIL)
+		barn_push(s, empty, false);
+	sim_spin_unlock(&s->barn_lock, st->barn_lock, t);
+	return full;
+}
+
+/* barn_put_full_sheaf() where there is room: true if it went in. */
+static bool barn_put_full(struct slab_cache *s, const struct slab_stat *st,
+			  uint32_t i)
+{
+	uint64_t t = sim_spin_lock(&s->barn_lock, st->barn_lock);
+	bool room = atomic_load_explicit(&s->nr_full, memory_order_relaxed) <
+		    MAX_FULL_SHEAVES;
+
+	if (room)
+		barn_push(s, i, true);
+	sim_spin_unlock(&s->barn_lock, st->barn_lock, t);
+	return room;
+}
+
+/* --- allocation and immediate free ---------------------------------------- */
+
+static void swap_main_spare(struct slab_cpu *c)
+{
+	uint32_t m = c->main;
+
+	c->main = c->spare;
+	c->spare = m;
+}
+
+/* __pcs_replace_empty_main(): main is empty. The spare if it has
+ * objects; else a full sheaf from the barn; else main refilled from the
+ * slabs in bulk. */
+static void replace_empty_main(struct slab_cache *s, const struct slab_stat *st,
+			       struct slab_cpu *c)
+{
+	struct sheaf *sp = sheaf_at(s, c->spare), *m;
+	uint32_t full, i;
+
+	if (sp && sp->size) {
+		swap_main_spare(c);
+		return;
+	}
+	full = barn_replace_empty(s, st, c->main);
+	if (full != SLAB_NIL) {
+		c->main = full;
+		slab_stat_inc(c, SLAB_BARN_GET, 1);
+		return;
+	}
+	slab_stat_inc(c, SLAB_BARN_GET_FAIL, 1);
+	m = &s->sheaf[c->main];
+	while (m->size < SHEAF_CAPACITY &&
+	       (i = slab_slub_alloc_locked(s, st, c)) != SLAB_NIL)
+		m->objs[m->size++] = i;
+	slab_stat_inc(c, SLAB_SHEAF_REFILL, 1);
+}
+
+static uint32_t sheaves_alloc(struct slab_cache *s,
+			      const struct slab_stat *st, struct slab_cpu *c)
+{
+	struct sheaf *m;
+	uint32_t i;
+
+	sim_spin_lock_raw(&c->lock);
+	if (c->main == SLAB_NIL)
+		c->main = get_empty(s, st);
+	m = sheaf_at(s, c->main);
+	if (m && !m->size) {
+		slab_stat_inc(c, SLAB_ALLOC_SLOWPATH, 1);
+		replace_empty_main(s, st, c);
+		m = &s->sheaf[c->main];
+	} else if (m) {
+		slab_stat_inc(c, SLAB_ALLOC_FASTPATH, 1);
+	}
+	if (m && m->size)
+		i = m->objs[--m->size];
+	else                             /* no sheaf, or the slabs are out */
+		i = slab_slub_alloc_locked(s, st, c);
+	sim_spin_unlock_raw(&c->lock);
+	return i;
+}
+
+/* __pcs_replace_full_main(): main is full. An empty spare; else an empty
+ * sheaf for main (the full one becomes the spare); else main goes to the
+ * barn for an empty one; with the barn full, main is flushed. */
+static void replace_full_main(struct slab_cache *s, const struct slab_stat *st,
+			      struct slab_cpu *c)
+{
+	struct sheaf *sp = sheaf_at(s, c->spare);
+	uint32_t e;
+
+	if (sp && !sp->size) {
+		swap_main_spare(c);
+		return;
+	}
+	if (!sp) {
+		e = get_empty(s, st);
+		if (e != SLAB_NIL) {
+			c->spare = c->main;
+			c->main = e;
+			return;
+		}
+	} else if (atomic_load_explicit(&s->nr_full, memory_order_relaxed) <
+		   MAX_FULL_SHEAVES && (e = get_empty(s, st)) != SLAB_NIL) {
+		if (barn_put_full(s, st, c->main)) {
+			slab_stat_inc(c, SLAB_BARN_PUT, 1);
+			c->main = e;
+			return;
+		}
+		sheaf_release(s, e);
+	}
+	slab_stat_inc(c, SLAB_BARN_PUT_FAIL, 1);
+	sheaf_flush(s, st, c, c->main);
+}
+
+static void sheaves_free(struct slab_cache *s, const struct slab_stat *st,
+			 struct slab_cpu *c, uint32_t i)
+{
+	struct sheaf *m;
+
+	sim_spin_lock_raw(&c->lock);
+	if (c->main == SLAB_NIL)
+		c->main = get_empty(s, st);
+	m = sheaf_at(s, c->main);
+	if (m && m->size == SHEAF_CAPACITY) {
+		slab_stat_inc(c, SLAB_FREE_SLOWPATH, 1);
+		replace_full_main(s, st, c);
+		m = &s->sheaf[c->main];
+	} else if (m) {
+		slab_stat_inc(c, SLAB_FREE_FASTPATH, 1);
+	}
+	if (m && m->size < SHEAF_CAPACITY)
+		m->objs[m->size++] = i;
+	else
+		slab_slub_free(s, st, c, i);
+	sim_spin_unlock_raw(&c->lock);
+}
+
+/* --- kfree_rcu() into sheaves ----------------------------------------------- */
+
+/* rcu_free_sheaf(): after the grace period, into the barn as a full
+ * sheaf; with the barn full, its objects go back to the slabs. */
+static void rcu_free_sheaf(struct sim_rcu_head *h)
+{
+	struct sheaf *sh = (struct sheaf *)((char *)h - offsetof(struct sheaf, rcu));
+	struct slab_cache *s = sh->s;
+	const struct slab_stat *st = sh->st;
+	struct slab_cpu *c = slab_cpu_mine(s);
+	uint32_t i = (uint32_t)(sh - s->sheaf);
+	int64_t left = atomic_load_explicit(&s->barrier_left, memory_order_relaxed);
+
+	atomic_fetch_sub_explicit(&s->inflight, 1, memory_order_relaxed);
+	/* One of those a pending barrier waits for (callbacks run in the
+	 * order they were queued). */
+	while (left > 0 &&
+	       !atomic_compare_exchange_weak_explicit(&s->barrier_left, &left,
+			left - 1, memory_order_relaxed, memory_order_relaxed))
+		;
+	if (sh->size == SHEAF_CAPACITY &&
+	    atomic_load_explicit(&s->nr_full, memory_order_relaxed) <
+	    MAX_FULL_SHEAVES && barn_put_full(s, st, i)) {
+		slab_stat_inc(c, SLAB_BARN_PUT, 1);
+		return;
+	}
+	if (sh->size == SHEAF_CAPACITY) {
+		slab_stat_inc(c, SLAB_BARN_PUT_FAIL, 1);
+		slab_stat_inc(c, SLAB_RCU_SHEAF_DESTROYED, 1);
+	}
+	sim_spin_lock_raw(&c->lock);
+	sheaf_flush(s, st, c, i);
+	sim_spin_unlock_raw(&c->lock);
+	if (atomic_load_explicit(&s->nr_empty, memory_order_relaxed) <
+	    MAX_EMPTY_SHEAVES) {
+		uint64_t t = sim_spin_lock(&s->barn_lock, st->barn_lock);
+
+		barn_push(s, i, false);
+		sim_spin_unlock(&s->barn_lock, st->barn_lock, t);
+	} else {
+		sheaf_release(s, i);
+	}
+}
+
+static void queue_sheaf(struct slab_cache *s, const struct slab_stat *st,
+			uint32_t i)
+{
+	struct sheaf *sh = &s->sheaf[i];
+
+	sh->st = st;
+	sim_call_rcu(&sh->rcu, rcu_free_sheaf);
+}
+
+/* The sheaves lazy RCU holds back, detached (lazy_lock held). */
+static uint32_t lazy_take(struct slab_cache *s)
+{
+	uint32_t head = s->lazy;
+
+	s->lazy = SLAB_NIL;
+	s->nr_lazy = 0;
+	return head;
+}
+
+static void queue_list(struct slab_cache *s, const struct slab_stat *st,
+		       uint32_t head)
+{
+	while (head != SLAB_NIL) {
+		uint32_t next = s->sheaf[head].next;
+
+		queue_sheaf(s, st, head);
+		head = next;
+	}
+}
+
+/* A full rcu_free sheaf: call_rcu (lazy), call_rcu_hurry, or lazy with
+ * the patch's rcu_barrier() once in-flight sheaves reach the barn's free
+ * slots (and those are at least half of them). */
+static void rcu_submit(struct slab_cache *s, const struct slab_stat *st,
+		       struct slab_cpu *c, uint32_t i)
+{
+	int64_t n = atomic_fetch_add_explicit(&s->inflight, 1,
+					      memory_order_relaxed) + 1;
+	uint64_t most = atomic_load_explicit(&s->inflight_max, memory_order_relaxed);
+	uint32_t head = SLAB_NIL;
+	bool barrier = false;
+
+	while ((uint64_t)n > most &&
+	       !atomic_compare_exchange_weak_explicit(&s->inflight_max, &most,
+			(uint64_t)n, memory_order_relaxed, memory_order_relaxed))
+		;
+	if (s->rcu_free == RCU_FREE_HURRY) {
+		queue_sheaf(s, st, i);
+		return;
+	}
+	sim_spin_lock_raw(&s->lazy_lock);
+	s->sheaf[i].next = s->lazy;
+	s->lazy = i;
+	if (++s->nr_lazy >= RCU_LAZY_BATCH) {
+		head = lazy_take(s);
+	} else if (s->rcu_free == RCU_FREE_BARRIER) {
+		int64_t slots = MAX_FULL_SHEAVES -
+			(int64_t)atomic_load_explicit(&s->nr_full, memory_order_relaxed);
+
+		barrier = slots >= MAX_FULL_SHEAVES / 2 && n >= slots &&
+			  !atomic_load_explicit(&s->barrier_left, memory_order_relaxed);
+		if (barrier) {
+			atomic_store_explicit(&s->barrier_left, n,
+					      memory_order_relaxed);
+			head = lazy_take(s);
+		}
+	}
+	sim_spin_unlock_raw(&s->lazy_lock);
+	if (barrier)
+		slab_stat_inc(c, SLAB_RCU_BARRIER, 1);
+	queue_list(s, st, head);
+}
+
+bool slab_free_rcu(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
+{
+	struct slab_cpu *c;
+	uint32_t full = SLAB_NIL;
+	struct sheaf *r;
+
+	if (s->kind != SLAB_SHEAVES)
+		return false;
+	c = slab_cpu_mine(s);
+	sim_spin_lock_raw(&c->lock);
+	if (c->rcu_free == SLAB_NIL)
+		c->rcu_free = get_empty(s, st);
+	r = sheaf_at(s, c->rcu_free);
+	if (!r) {
+		sim_spin_unlock_raw(&c->lock);
+		slab_stat_inc(c, SLAB_FREE_RCU_SHEAF_FAIL, 1);
+		return false;
+	}
+	r->objs[r->size++] = i;
+	if (r->size == SHEAF_CAPACITY) {
+		full = c->rcu_free;
+		c->rcu_free = SLAB_NIL;
+	}
+	sim_spin_unlock_raw(&c->lock);
+	slab_stat_inc(c, SLAB_FREE_RCU_SHEAF, 1);
+	if (full != SLAB_NIL)
+		rcu_submit(s, st, c, full);
+	return true;
+}
+
+void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st)
+{
+	uint32_t head;
+
+	if (s->kind != SLAB_SHEAVES)
+		return;
+	/* Every CPU's part-filled rcu_free sheaf too (flush_all_rcu_sheaves). */
+	for (int k = 0; k < s->ncpus; k++) {
+		struct slab_cpu *c = &s->cpu[k];
+		uint32_t r;
+
+		sim_spin_lock_raw(&c->lock);
+		r = c->rcu_free;
+		if (r != SLAB_NIL && s->sheaf[r].size)
+			c->rcu_free = SLAB_NIL;
+		else
+			r = SLAB_NIL;
+		sim_spin_unlock_raw(&c->lock);
+		if (r != SLAB_NIL) {
+			atomic_fetch_add_explicit(&s->inflight, 1, memory_order_relaxed);
+			queue_sheaf(s, st, r);
+		}
+	}
+	sim_spin_lock_raw(&s->lazy_lock);
+	head = lazy_take(s);
+	sim_spin_unlock_raw(&s->lazy_lock);
+	queue_list(s, st, head);
+}
+
+/* --- the entry points: sheaves in front, or SLUB alone ------------------- */
+
+uint32_t slab_alloc(struct slab_cache *s, const struct slab_stat *st)
+{
+	struct slab_cpu *c = slab_cpu_mine(s);
+	uint32_t i;
+
+	if (s->kind == SLAB_SHEAVES)
+		return sheaves_alloc(s, st, c);
+	sim_spin_lock_raw(&c->lock);
+	slab_stat_inc(c, c->freelist != SLAB_NIL ? SLAB_ALLOC_FASTPATH :
+		      SLAB_ALLOC_SLOWPATH, 1);
+	i = slab_slub_alloc_locked(s, st, c);
+	sim_spin_unlock_raw(&c->lock);
+	return i;
+}
+
+void slab_free(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
+{
+	struct slab_cpu *c = slab_cpu_mine(s);
+
+	if (s->kind == SLAB_SHEAVES) {
+		sheaves_free(s, st, c, i);
+		return;
+	}
+	sim_spin_lock_raw(&c->lock);
+	slab_slub_free(s, st, c, i);
+	sim_spin_unlock_raw(&c->lock);
+}

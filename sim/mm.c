@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+#include "sim/mm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <numa.h>
+#include <stddef.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "locks/sync/rcu.h"
+#include "sim/host.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/* For pervma's lock_vma_under_rcu: one walk, the VMA containing addr. */
+static bool lookup_for_lock(void *arg, unsigned long addr, struct lock_vma *out)
+{
+	struct sim_mm *mm = arg;
+	struct sim_vma *v = vma_tree_find(&mm->tree, addr);
+
+	if (!v || v->vm_start > addr)
+		return false;
+	*out = (struct lock_vma){ v, &v->vm_lock, v->vm_start, v->vm_end };
+	return true;
+}
+
+/* The source acts on the real pages; the write side (or the read-range
+ * side that zaps) is held. */
+void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end)
+{
+	sim_mm_src_failed(mm, SIM_SRC_ZAP, mm->src->ops->zap(mm->src, start, end));
+}
+
+void sim_mm_forget(struct sim_mm *mm, unsigned long start, unsigned long end)
+{
+	mm->src->ops->forget(mm->src, start, end);
+}
+
+void sim_mm_protect(struct sim_mm *mm, unsigned long start, unsigned long end,
+		    unsigned long vm_flags)
+{
+	sim_mm_src_failed(mm, SIM_SRC_PROTECT,
+			  mm->src->ops->protect(mm->src, start, end, vm_flags));
+}
+
+const char *sim_src_op_name(enum sim_src_op op)
+{
+	static const char *const names[SIM_SRC_NOPS] = {
+		[SIM_SRC_ZAP] = "zap", [SIM_SRC_PROTECT] = "protect",
+		[SIM_SRC_REFUSE] = "refuse", [SIM_SRC_WAKE] = "wake",
+	};
+
+	return names[op];
+}
+
+uint64_t sim_mm_source_counter(const struct sim_mm *mm, const char *name)
+{
+	const char *names[FAULT_SOURCE_MAX_COUNTERS];
+	uint64_t v[FAULT_SOURCE_MAX_COUNTERS];
+	int n = mm->src->ops->counters ?
+		mm->src->ops->counters(mm->src, names, v) : 0;
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return v[i];
+	return 0;
+}
+
+uint64_t sim_mm_resident(const struct sim_mm *mm)
+{
+	return mm->src->ops->resident(mm->src);
+}
+
+/*
+ * --numa: local binds the arena to this thread's node (the uffd source
+ * keeps the handlers on that node's CPUs); interleave spreads the arena
+ * over every node. No-ops without NUMA support.
+ */
+static void sim_mm_place(struct sim_mm *mm)
+{
+	if (mm->cfg.numa == SIM_NUMA_DEFAULT || numa_available() < 0)
+		return;
+	if (mm->cfg.numa == SIM_NUMA_INTERLEAVE)
+		numa_interleave_memory((void *)mm->base, mm->end - mm->base,
+				       numa_all_nodes_ptr);
+	else
+		numa_setlocal_memory((void *)mm->base, mm->end - mm->base);
+}
+
+/*
+ * process_madvise(MADV_DONTNEED) on our own pages needs Linux 6.13 (or
+ * a pidfd at all: 5.10 for process_madvise, 5.3 for pidfd_open). Try it
+ * on one page of the arena, which no VMA covers yet.
+ */
+static void probe_process_madvise(struct sim_mm *mm)
+{
+	struct iovec iov = { (void *)mm->base, SIM_PAGE_SIZE };
+
+	mm->pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (mm->pidfd < 0)
+		return;
+	mm->process_madvise_ok = host_process_madvise(mm->pidfd, &iov, 1,
+				       MADV_DONTNEED) == (long)SIM_PAGE_SIZE;
+}
+
+bool sim_process_madvise_self_ok(void)
+{
+	void *p = host_mmap(NULL, SIM_PAGE_SIZE, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct iovec iov = { p, SIM_PAGE_SIZE };
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	bool ok = p != MAP_FAILED && fd >= 0 &&
+		  host_process_madvise(fd, &iov, 1, MADV_DONTNEED) ==
+		  (long)SIM_PAGE_SIZE;
+
+	if (fd >= 0)
+		close(fd);
+	if (p != MAP_FAILED)
+		host_munmap(p, SIM_PAGE_SIZE);
+	return ok;
+}
+
+/* The arena: the only real mapping of an mm (with the source's page
+ * map), made once, here. */
+static int sim_mm_map_arena(struct sim_mm *mm)
+{
+	void *p = host_mmap(NULL, mm->cfg.arena_size, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	mm->base = (unsigned long)p;
+	mm->end = mm->base + mm->cfg.arena_size;
+	return 0;
+}
+
+/* Room for the live VMAs and for those waiting for a grace period;
+ * the tree's nodes likewise. */
+static size_t max_nodes(size_t max_map_count)
+{
+	return max_map_count + 65536;
+}
+
+/* The slab caches' lock classes, for this process's statistics. */
+static int sim_mm_slab_stat_init(struct sim_mm *mm)
+{
+	if (!mm->cfg.slab_vma && !mm->cfg.slab_node)
+		return 0;
+	mm->sstat.list_lock = lockstat_class_new("slab_list_lock");
+	mm->sstat.barn_lock = lockstat_class_new("barn_lock");
+	return mm->sstat.list_lock && mm->sstat.barn_lock ? 0 : -ENOMEM;
+}
+
+static void sim_mm_slab_stat_fini(struct sim_mm *mm)
+{
+	lockstat_class_free(mm->sstat.list_lock);
+	lockstat_class_free(mm->sstat.barn_lock);
+	mm->sstat = (struct slab_stat){ 0 };
+}
+
+static size_t max_vmas(size_t max_map_count)
+{
+	return 4 * max_map_count + 65536;
+}
+
+const char *sim_mm_slab_name(enum sim_slab_cache c)
+{
+	return c == SIM_SLAB_VMA ? "vm_area_struct" : "vt_node";
+}
+
+int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
+			enum slab_rcu_free rf, int ncpus,
+			struct slab_cache **vma, struct slab_cache **node)
+{
+	size_t maps = cfg->max_map_count ? cfg->max_map_count :
+		      SIM_DEFAULT_MAX_MAP_COUNT;
+	int ret;
+
+	*vma = *node = NULL;
+	if (kind == SLAB_MALLOC)
+		return 0;
+	ret = slab_cache_create(kind, rf, sim_mm_slab_name(SIM_SLAB_VMA),
+				(uint32_t)max_vmas(maps), ncpus, vma);
+	if (!ret)
+		ret = slab_cache_create(kind, rf, sim_mm_slab_name(SIM_SLAB_NODE),
+					(uint32_t)max_nodes(maps), ncpus, node);
+	if (ret) {
+		slab_cache_destroy(*vma);
+		*vma = NULL;
+	}
+	return ret;
+}
+
+size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg)
+{
+	size_t maps = cfg->max_map_count ? cfg->max_map_count :
+		      SIM_DEFAULT_MAX_MAP_COUNT;
+
+	return cfg->arena_size + (cfg->arena_size >> SIM_PAGE_SHIFT) +
+	       vma_tree_reserve_bytes(max_nodes(maps)) +
+	       objpool_reserve_bytes(sizeof(struct sim_vma),
+				     _Alignof(struct sim_vma), max_vmas(maps));
+}
+
+int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
+{
+	struct lock_env env;
+	struct sim_mm *mm;
+	int ret;
+
+	if (!cfg->lock || !cfg->source || cfg->arena_size < SIM_PAGE_SIZE ||
+	    cfg->arena_size % SIM_PAGE_SIZE)
+		return -EINVAL;
+	mm = aligned_alloc(64, sizeof(*mm));
+	if (!mm)
+		return -ENOMEM;
+	memset(mm, 0, sizeof(*mm));
+	mm->cfg = *cfg;
+	mm->hold_extra_cycles = cfg->hold_extra_ns ?
+		(uint64_t)((double)cfg->hold_extra_ns / clock_ns_per_cycle()) : 0;
+	if (!mm->cfg.max_map_count)
+		mm->cfg.max_map_count = SIM_DEFAULT_MAX_MAP_COUNT;
+	mm->pidfd = -1;
+	ret = slot_array_init(&mm->faults, sizeof(struct sim_fault_slot));
+	if (ret) {
+		free(mm);
+		return ret;
+	}
+	ret = sim_mm_slab_stat_init(mm);
+	if (!ret)
+		ret = vma_tree_init_slab(&mm->tree, max_nodes(mm->cfg.max_map_count),
+					 cfg->slab_node, &mm->sstat);
+	if (ret) {
+		sim_mm_slab_stat_fini(mm);
+		slot_array_destroy(&mm->faults);
+		free(mm);
+		return ret;
+	}
+	/* The scheme's policy: who serialises the tree's writers. */
+	vma_tree_set_external_lock(&mm->tree, cfg->lock->serialises_writers);
+	if (cfg->slab_vma)
+		ret = objpool_init_slab(&mm->vmas, sizeof(struct sim_vma),
+					_Alignof(struct sim_vma), cfg->slab_vma,
+					&mm->sstat, offsetof(struct sim_vma, rcu));
+	else
+		ret = objpool_init(&mm->vmas, sizeof(struct sim_vma),
+				   _Alignof(struct sim_vma),
+				   max_vmas(mm->cfg.max_map_count));
+	if (!ret)
+		ret = sim_mm_map_arena(mm);
+	if (!ret)
+		ret = sim_mm_frames_init(mm);
+	if (ret)
+		goto err;
+	/* The heap starts at the bottom; mmap places top-down (a replay
+	 * moves it: sim_mm_set_brk_base). */
+	mm->start_brk = mm->base;
+	atomic_init(&mm->brk, mm->base);
+	env = (struct lock_env){
+		.space_start = mm->base, .space_end = mm->end,
+		.vma_lookup = lookup_for_lock, .mmap_guess = sim_mmap_guess,
+		.arg = mm,
+	};
+	ret = cfg->lock->create(&env, &mm->lock);
+	if (ret)
+		goto err;
+	sim_mm_place(mm);
+	ret = cfg->source->create(mm, cfg->source_opts, &mm->src);
+	if (ret)
+		goto err;
+	probe_process_madvise(mm);
+	/* The RCU callback thread, now rather than in a timed phase. */
+	sim_rcu_prepare();
+	*out = mm;
+	return 0;
+err:
+	sim_mm_destroy(mm);
+	return ret;
+}
+
+void sim_mm_stop_handlers(struct sim_mm *mm)
+{
+	if (mm->src)
+		mm->src->ops->stop(mm->src);
+}
+
+void sim_mm_destroy(struct sim_mm *mm)
+{
+	if (!mm)
+		return;
+	if (mm->src)
+		mm->src->ops->destroy(mm->src);
+	if (mm->pidfd >= 0)
+		close(mm->pidfd);
+	/* Waits for RCU callbacks, which free into our pools. A shared slab
+	 * cache gets every VMA back; the mm's own pool goes whole. */
+	objpool_rcu_barrier(&mm->vmas);
+	vma_tree_destroy(&mm->tree, mm->vmas.slab ? sim_vma_free : NULL);
+	objpool_destroy(&mm->vmas);
+	sim_mm_slab_stat_fini(mm);
+	sim_mm_frames_fini(mm);
+	slot_array_destroy(&mm->faults);
+	if (mm->lock)
+		mm->lock->ops->destroy(mm->lock);
+	if (mm->base)
+		host_munmap((void *)mm->base, mm->end - mm->base);
+	free(mm);
+}
+
+void sim_mm_fault_counts(const struct sim_mm *mm, uint64_t out[SIM_FAULT_NKINDS])
+{
+	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
+		out[k] = slot_array_sum(&mm->faults, offsetof(struct sim_fault_slot,
+							      n) + sizeof(uint64_t) * k);
+}
+
+int sim_mm_claim(struct sim_mm *mm, unsigned long start, unsigned long end,
+		 int task)
+{
+	if (!mm->src->ops->claim)
+		return 0;
+	return mm->src->ops->claim(mm->src, start, end, task);
+}
+
+uint64_t sim_mm_fault_pages(const struct sim_mm *mm)
+{
+	return slot_array_sum(&mm->faults, offsetof(struct sim_fault_slot, pages));
+}
+
+void sim_mm_fault_lock_time(const struct sim_mm *mm, uint64_t *wait,
+			    uint64_t *hold)
+{
+	*wait = slot_array_sum(&mm->faults, offsetof(struct sim_fault_slot,
+						     lock_wait));
+	*hold = slot_array_sum(&mm->faults, offsetof(struct sim_fault_slot,
+						     lock_hold));
+}
+
+const char *sim_fault_kind_name(enum sim_fault_kind k)
+{
+	static const char *const names[SIM_FAULT_NKINDS] = {
+		"anon_read", "anon_write", "file", "prot", "novma",
+	};
+
+	return names[k];
+}
+
+void sim_mm_set_brk_base(struct sim_mm *mm, unsigned long addr)
+{
+	mm->start_brk = addr;
+	atomic_store(&mm->brk, addr);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* What the two halves of the VMA tree share (vma_tree.c: nodes and
+ * lookups; vma_tree_edit.c: insert, erase, transactions, gap search).
+ * Private to mm/. */
+#ifndef VMSIM_VMA_TREE_INT_H
+#define VMSIM_VMA_TREE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sim/vma_tree.h"
+#include "locks/sync/rcu.h"
+
+#define VT_SLOTS 15                      /* + 1 spare = 16: 2 cache lines */
+#define VT_MIN   (VT_SLOTS / 4)
+#define VT_DEFAULT_NODES (1UL << 18)     /* node pool of vma_tree_init() */
+
+struct vt_node {
+	/* What a lookup reads comes first, each array two cache lines. One
+	 * extra slot so that an overfull node can be split after. */
+	unsigned long end[VT_SLOTS + 1];
+	void *slot[VT_SLOTS + 1];
+	unsigned char leaf;
+	unsigned char n;
+	unsigned gen;                    /* == tree->gen: unpublished */
+	struct vt_node *next_spare;
+	unsigned long start[VT_SLOTS + 1];
+	unsigned long gap[VT_SLOTS + 1];
+	struct sim_rcu_head rcu;         /* retirement */
+	struct objpool *pool;            /* where it goes back to */
+} __attribute__((aligned(64)));
+
+void vt_set_child(struct vt_node *p, int i, struct vt_node *c);
+void vt_set_vma(struct vt_node *leaf, int i, struct sim_vma *v);
+void vt_slot_open(struct vt_node *n, int i);
+void vt_slot_close(struct vt_node *n, int i);
+void vt_slot_append(struct vt_node *dst, const struct vt_node *src,
+		   int from, int k);
+int vt_slot_by_start(const struct vt_node *n, unsigned long addr);
+bool vt_node_fresh(const struct vma_tree *t, const struct vt_node *n);
+struct vt_node *vt_alloc(struct vma_tree *t, bool leaf);
+void vt_unalloc(struct vma_tree *t, struct vt_node *n);
+void vt_pending_add(struct vma_tree *t, struct objpool *pool,
+		    struct sim_rcu_head *h,
+			   void (*fn)(struct sim_rcu_head *));
+void vt_drop(struct vma_tree *t, struct vt_node *n);
+int vt_reserve_ops(struct vma_tree *t);
+struct vt_node *vt_cow(struct vma_tree *t, struct vt_node *n);
+
+#endif
