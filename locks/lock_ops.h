@@ -41,6 +41,8 @@
 #include <stdint.h>
 
 #include "locks/sync/lockstat.h"
+#include "locks/sync/rw_semaphore.h"
+#include "locks/sync/slots.h"
 
 #define LOCK_MAX_CLASSES 8
 #define LOCK_MAX_COUNTERS 16
@@ -200,5 +202,23 @@ const struct lock_ops *lock_scheme_find(const char *name);
 int lock_inst_add_class(struct lock_inst *l, const char *name,
 			struct lockstat_class **out);
 void lock_inst_free_classes(struct lock_inst *l);
+
+/*
+ * For the schemes built on the mm-wide rwsem (rwsem, pervma, spf): l
+ * made an instance of ops over env, its first lock class "mmap_lock",
+ * mmap_lock initialised under it and, with slot_size > 0, one counter
+ * slot of slot_size bytes per thread. 0, or -errno with nothing left to
+ * undo; lock_mm_fini undoes a success (then the scheme frees l).
+ */
+int lock_mm_init(struct lock_inst *l, const struct lock_ops *ops,
+		 const struct lock_env *env, struct sim_rwsem *mmap_lock,
+		 struct slot_array *slots, size_t slot_size);
+void lock_mm_fini(struct lock_inst *l, struct sim_rwsem *mmap_lock,
+		  struct slot_array *slots);
+/* A scheme's per-thread event counters: n uint64_t from offset off of
+ * each slot, summed, named names_in[] — into names/values; returns n. */
+int lock_slot_counters(const struct slot_array *slots, size_t off,
+		       const char *const *names_in, int n, const char **names,
+		       uint64_t *values);
 
 #endif

@@ -65,7 +65,7 @@ struct pervma_lock {
 	struct lock_inst base;
 	struct sim_rwsem mmap_lock;
 	_Atomic unsigned mm_lock_seq;    /* odd while write-locked */
-	struct lockstat_class *mm_cls, *vma_cls;
+	struct lockstat_class *vma_cls;
 	struct slot_array slots;         /* struct pv_slot */
 } __attribute__((aligned(64)));      /* aligned_alloc: a multiple of 64 */
 
@@ -351,18 +351,15 @@ static int pv_create(const struct lock_env *env, struct lock_inst **out)
 	if (!pv)
 		return -ENOMEM;
 	memset(pv, 0, sizeof(*pv));
-	pv->base.ops = &pervma_lock_ops;
-	pv->base.env = *env;
-	ret = slot_array_init(&pv->slots, sizeof(struct pv_slot));
-	if (!ret)
-		ret = lock_inst_add_class(&pv->base, "mmap_lock", &pv->mm_cls);
-	if (!ret)
-		ret = lock_inst_add_class(&pv->base, "vma_lock", &pv->vma_cls);
-	if (!ret)
-		ret = sim_rwsem_init(&pv->mmap_lock, pv->mm_cls);
+	ret = lock_mm_init(&pv->base, &pervma_lock_ops, env, &pv->mmap_lock,
+			   &pv->slots, sizeof(struct pv_slot));
 	if (ret) {
-		lock_inst_free_classes(&pv->base);
-		slot_array_destroy(&pv->slots);
+		free(pv);
+		return ret;
+	}
+	ret = lock_inst_add_class(&pv->base, "vma_lock", &pv->vma_cls);
+	if (ret) {
+		lock_mm_fini(&pv->base, &pv->mmap_lock, &pv->slots);
 		free(pv);
 		return ret;
 	}
@@ -372,9 +369,7 @@ static int pv_create(const struct lock_env *env, struct lock_inst **out)
 
 static void pv_destroy(struct lock_inst *l)
 {
-	sim_rwsem_destroy(&to_pv(l)->mmap_lock);
-	lock_inst_free_classes(l);
-	slot_array_destroy(&to_pv(l)->slots);
+	lock_mm_fini(l, &to_pv(l)->mmap_lock, &to_pv(l)->slots);
 	free(l);
 }
 
@@ -386,11 +381,8 @@ static int pv_counters(struct lock_inst *l, const char **names, uint64_t *values
 	};
 	struct pervma_lock *pv = to_pv(l);
 
-	for (int i = 0; i < PV_NCOUNTERS; i++) {
-		names[i] = n[i];
-		values[i] = slot_array_sum(&pv->slots, offsetof(struct pv_slot, n) +
-					   sizeof(uint64_t) * (size_t)i);
-	}
+	lock_slot_counters(&pv->slots, offsetof(struct pv_slot, n), n,
+			   PV_NCOUNTERS, names, values);
 	return PV_NCOUNTERS + sim_rwsem_counters(&pv->mmap_lock,
 			names + PV_NCOUNTERS, values + PV_NCOUNTERS);
 }

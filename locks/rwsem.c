@@ -33,31 +33,23 @@ struct rwsem_lock {
 static int rwsem_create(const struct lock_env *env, struct lock_inst **out)
 {
 	struct rwsem_lock *r = calloc(1, sizeof(*r));
-	struct lockstat_class *cls;
 	int ret;
 
 	if (!r)
 		return -ENOMEM;
-	r->base.ops = &rwsem_lock_ops;
-	r->base.env = *env;
-	ret = lock_inst_add_class(&r->base, "mmap_lock", &cls);
-	if (ret)
-		goto err;
-	ret = sim_rwsem_init(&r->mmap_lock, cls);
-	if (ret)
-		goto err;
+	ret = lock_mm_init(&r->base, &rwsem_lock_ops, env, &r->mmap_lock,
+			   NULL, 0);
+	if (ret) {
+		free(r);
+		return ret;
+	}
 	*out = &r->base;
 	return 0;
-err:
-	lock_inst_free_classes(&r->base);
-	free(r);
-	return ret;
 }
 
 static void rwsem_destroy(struct lock_inst *l)
 {
-	sim_rwsem_destroy(&to_rwsem(l)->mmap_lock);
-	lock_inst_free_classes(l);
+	lock_mm_fini(l, &to_rwsem(l)->mmap_lock, NULL);
 	free(l);
 }
 

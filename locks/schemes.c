@@ -40,3 +40,46 @@ void lock_inst_free_classes(struct lock_inst *l)
 		lockstat_class_free(l->classes[i]);
 	l->nclasses = 0;
 }
+
+int lock_mm_init(struct lock_inst *l, const struct lock_ops *ops,
+		 const struct lock_env *env, struct sim_rwsem *mmap_lock,
+		 struct slot_array *slots, size_t slot_size)
+{
+	struct lockstat_class *cls;
+	int ret = 0;
+
+	l->ops = ops;
+	l->env = *env;
+	if (slot_size)
+		ret = slot_array_init(slots, slot_size);
+	if (!ret)
+		ret = lock_inst_add_class(l, "mmap_lock", &cls);
+	if (!ret)
+		ret = sim_rwsem_init(mmap_lock, cls);
+	if (ret) {
+		lock_inst_free_classes(l);
+		if (slot_size)
+			slot_array_destroy(slots);
+	}
+	return ret;
+}
+
+void lock_mm_fini(struct lock_inst *l, struct sim_rwsem *mmap_lock,
+		  struct slot_array *slots)
+{
+	sim_rwsem_destroy(mmap_lock);
+	lock_inst_free_classes(l);
+	if (slots)
+		slot_array_destroy(slots);
+}
+
+int lock_slot_counters(const struct slot_array *slots, size_t off,
+		       const char *const *names_in, int n, const char **names,
+		       uint64_t *values)
+{
+	for (int i = 0; i < n; i++) {
+		names[i] = names_in[i];
+		values[i] = slot_array_sum(slots, off + sizeof(uint64_t) * (size_t)i);
+	}
+	return n;
+}

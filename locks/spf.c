@@ -134,24 +134,20 @@ static void ptl_barrier(struct spf_lock *s, unsigned long start,
 static int spf_create(const struct lock_env *env, struct lock_inst **out)
 {
 	struct spf_lock *s = aligned_alloc(64, sizeof(*s));
-	struct lockstat_class *cls;
 	int ret;
 
 	if (!s)
 		return -ENOMEM;
 	memset(s, 0, sizeof(*s));
-	s->base.ops = &spf_lock_ops;
-	s->base.env = *env;
-	ret = slot_array_init(&s->slots, sizeof(struct spf_slot));
-	if (!ret)
-		ret = lock_inst_add_class(&s->base, "mmap_lock", &cls);
-	if (!ret)
-		ret = sim_rwsem_init(&s->mmap_lock, cls);
-	if (!ret)
-		ret = lock_inst_add_class(&s->base, "ptl", &s->ptl_cls);
+	ret = lock_mm_init(&s->base, &spf_lock_ops, env, &s->mmap_lock,
+			   &s->slots, sizeof(struct spf_slot));
 	if (ret) {
-		lock_inst_free_classes(&s->base);
-		slot_array_destroy(&s->slots);
+		free(s);
+		return ret;
+	}
+	ret = lock_inst_add_class(&s->base, "ptl", &s->ptl_cls);
+	if (ret) {
+		lock_mm_fini(&s->base, &s->mmap_lock, &s->slots);
 		free(s);
 		return ret;
 	}
@@ -161,9 +157,7 @@ static int spf_create(const struct lock_env *env, struct lock_inst **out)
 
 static void spf_destroy(struct lock_inst *l)
 {
-	sim_rwsem_destroy(&to_spf(l)->mmap_lock);
-	lock_inst_free_classes(l);
-	slot_array_destroy(&to_spf(l)->slots);
+	lock_mm_fini(l, &to_spf(l)->mmap_lock, &to_spf(l)->slots);
 	free(l);
 }
 
@@ -300,14 +294,8 @@ static int spf_counters(struct lock_inst *l, const char **names,
 	static const char *const n[SPF_NCOUNTERS] = {
 		"spf_success", "spf_abort", "spf_abort_anon",
 	};
-	struct spf_lock *s = to_spf(l);
-
-	for (int k = 0; k < SPF_NCOUNTERS; k++) {
-		names[k] = n[k];
-		values[k] = slot_array_sum(&s->slots, offsetof(struct spf_slot, n) +
-					   sizeof(uint64_t) * (size_t)k);
-	}
-	return SPF_NCOUNTERS;
+	return lock_slot_counters(&to_spf(l)->slots, offsetof(struct spf_slot, n),
+				  n, SPF_NCOUNTERS, names, values);
 }
 
 const struct lock_ops spf_lock_ops = {

@@ -29,10 +29,12 @@ MAX_FUNC = 80
 # Module prefixes: a source file (glob, from the source root) and the
 # prefixes its external symbols may carry. The first matching row counts.
 PREFIXES = [
-    ("locks/sync/rcu.c", ["sim_rcu_"]),
-    ("locks/sync/rw_semaphore*.c", ["rwsem_"]),
+    # The simulated kernel APIs keep the kernel's names, sim_-prefixed.
+    ("locks/sync/rcu.c", ["sim_rcu_", "sim_call_rcu"]),
+    ("locks/sync/rw_semaphore*.c", ["sim_rwsem_", "sim_down_", "sim_up_",
+                                    "sim_downgrade_", "rwsem_"]),
     ("locks/sync/lockstat.c", ["lockstat_"]),
-    ("locks/sync/slots.c", ["slots_"]),
+    ("locks/sync/slots.c", ["slots_", "slot_"]),
     ("locks/sync/clock.c", ["clock_"]),
     ("locks/schemes.c", ["lock_"]),
     ("locks/*.c", ["lock_", "*_lock_ops"]),
@@ -195,8 +197,11 @@ def check_symbols(root, build, bad):
     for o in sorted(objs):
         # build/<top>/CMakeFiles/<target>.dir/<path under top>.c.o
         rel = os.path.relpath(o, build).split(os.sep)
-        top, target = rel[0], rel[2][:-len(".dir")]
-        src = "/".join([top] + rel[3:])[:-len(".o")]
+        if "CMakeFiles" not in rel:
+            continue
+        i = rel.index("CMakeFiles")
+        target = rel[i + 1][:-len(".dir")]
+        src = "/".join(rel[:i] + rel[i + 2:])[:-len(".o")]
         full = os.path.join(root, src)
         if not os.path.exists(full) or \
            os.path.getmtime(o) < os.path.getmtime(full):

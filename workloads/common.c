@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers shared by the will-it-scale-style workloads. */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "workloads/workload.h"
+
+void wl_region_teardown(struct sim_mm *mm, const struct wl_opts *o,
+			void *shared)
+{
+	struct wl_region *r = shared;
+
+	sim_do_munmap(mm, r->start, r->len);
+	free(r);
+}
 
 /* Where a mapping came from, to know what its pages must contain. */
 struct sim_vma_view {

@@ -28,12 +28,6 @@
 #define FVM_VMA_PAGES    64
 #define FVM_WRITER_PAGES 16
 
-struct fvm_region {
-	unsigned long start;
-	size_t slice;                    /* bytes per fault task */
-	size_t len;
-};
-
 static int fvm_background(const struct wl_opts *o)
 {
 	return o->writers;
@@ -44,7 +38,7 @@ static int fvm_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 {
 	size_t chunk = FVM_VMA_PAGES * SIM_PAGE_SIZE;
 	size_t per = o->mem / (size_t)ntasks / chunk;
-	struct fvm_region *r;
+	struct wl_region *r;
 	int ret = 0;
 
 	if (!per)
@@ -94,7 +88,7 @@ static int fvm_writer(struct wl_task *t)
 
 static int fvm_task(struct wl_task *t)
 {
-	const struct fvm_region *r = t->shared;
+	const struct wl_region *r = t->shared;
 	size_t chunk = FVM_VMA_PAGES * SIM_PAGE_SIZE;
 	unsigned long base, end;
 	unsigned char v = (unsigned char)(t->id + 1);
@@ -115,15 +109,6 @@ static int fvm_task(struct wl_task *t)
 			return -EFAULT;
 	}
 	return 0;
-}
-
-static void fvm_teardown(struct sim_mm *mm, const struct wl_opts *o,
-			 void *shared)
-{
-	struct fvm_region *r = shared;
-
-	sim_do_munmap(mm, r->start, r->len);
-	free(r);
 }
 
 static void fvm_report(const struct wl_iter *it, double *v)
@@ -149,6 +134,6 @@ const struct workload fault_vs_mmap_workload = {
 	.setup = fvm_setup,
 	.background = fvm_background,
 	.task = fvm_task,
-	.teardown = fvm_teardown,
+	.teardown = wl_region_teardown,
 	.report = fvm_report,
 };

@@ -15,17 +15,11 @@
 
 #include "workloads/workload.h"
 
-struct pft_region {
-	unsigned long start;
-	size_t slice;                    /* bytes per task */
-	size_t len;                      /* slice * tasks */
-};
-
 static int pft_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 		     void **shared)
 {
 	size_t pages = o->mem >> SIM_PAGE_SHIFT;
-	struct pft_region *r;
+	struct wl_region *r;
 	int ret;
 
 	if (pages < (size_t)ntasks)
@@ -56,7 +50,7 @@ static int pft_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 
 static int pft_task(struct wl_task *t)
 {
-	const struct pft_region *r = t->shared;
+	const struct wl_region *r = t->shared;
 	unsigned long a = r->start + r->slice * (size_t)t->id;
 	unsigned long end = a + r->slice;
 	unsigned char v = (unsigned char)(t->id + 1);
@@ -69,15 +63,6 @@ static int pft_task(struct wl_task *t)
 		wl_add_ops(t, 1);
 	}
 	return 0;
-}
-
-static void pft_teardown(struct sim_mm *mm, const struct wl_opts *o,
-			 void *shared)
-{
-	struct pft_region *r = shared;
-
-	sim_do_munmap(mm, r->start, r->len);
-	free(r);
 }
 
 static void pft_report(const struct wl_iter *it, double *v)
@@ -107,6 +92,6 @@ const struct workload pft_workload = {
 	},
 	.setup = pft_setup,
 	.task = pft_task,
-	.teardown = pft_teardown,
+	.teardown = wl_region_teardown,
 	.report = pft_report,
 };

@@ -178,6 +178,16 @@ static inline bool wl_should_stop(const struct wl_task *t)
 	       atomic_load_explicit(t->interrupt, memory_order_relaxed);
 }
 
+/* A region of --mem split among the tasks (pft, fault_vs_mmap): what
+ * their setup() shares; wl_region_teardown() unmaps and frees it. */
+struct wl_region {
+	unsigned long start;
+	size_t slice;                    /* bytes per task */
+	size_t len;                      /* slice * tasks */
+};
+void wl_region_teardown(struct sim_mm *mm, const struct wl_opts *o,
+			void *shared);
+
 /*
  * Loop until told to stop: map len bytes (prot, flags, file), touch one
  * byte per page if touch (a fault each, counted as one op; with verify,

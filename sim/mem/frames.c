@@ -154,7 +154,7 @@ int frames_create(enum frames_mode mode, enum frames_bulk bulk,
 			fr->pcp[c].lists[l] = (struct frames_list){ FRAME_NIL,
 								    FRAME_NIL };
 	for (uint32_t k = 0; k < nframes; k++)
-		fr->f[k] = (struct frame){ .next = FRAME_NIL, .prev = FRAME_NIL };
+		fr->f[k] = (struct frame){ .link = { FRAME_NIL, FRAME_NIL } };
 	/* memblock_free_all(): the largest aligned blocks that fit. */
 	while (i < nframes) {
 		int o = FRAMES_NR_ORDERS - 1;

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "locks/sync/lockstat.h"
+#include "sim/mem/ilist.h"
 #include "locks/sync/spinlock.h"
 
 enum frames_mode { FRAMES_NONE, FRAMES_ZONE, FRAMES_PCP };
@@ -55,12 +56,11 @@ struct frame {
 	_Atomic uint8_t state;           /* enum frame_state */
 	uint8_t order;                   /* of the block it heads */
 	_Atomic uint16_t ref;            /* FRAME_ALLOC: 1 + pages mapped */
-	uint32_t next, prev;             /* its list's links */
+	struct ilist_link link;          /* its list's (sim/mem/ilist.h) */
 };
 
-struct frames_list {
-	uint32_t head, tail;
-};
+/* A buddy free list or a per-CPU page list: frames by index. */
+#define frames_list ilist
 
 enum frames_counter {
 	FRAMES_PGALLOC,                  /* pages allocated */

@@ -39,10 +39,10 @@ static bool walk_list(struct walk *w, const struct frames_list *l,
 {
 	uint32_t prev = FRAME_NIL, n = 0;
 
-	for (uint32_t i = l->head; i != FRAME_NIL; i = w->fr->f[i].next) {
+	for (uint32_t i = l->head; i != FRAME_NIL; i = w->fr->f[i].link.next) {
 		const struct frame *f = &w->fr->f[i];
 
-		if (f->state != st || f->order != order || f->prev != prev ||
+		if (f->state != st || f->order != order || f->link.prev != prev ||
 		    ++n > w->fr->nframes) {
 			snprintf(w->msg, sizeof(w->msg), "%s: frame %u on the "
 				 "list of order %d has state %d order %d", where,
@@ -79,7 +79,7 @@ static bool check_buddy(struct walk *w)
 			return false;
 		}
 		for (uint32_t i = fr->free_area[o].head; i != FRAME_NIL;
-		     i = fr->f[i].next) {
+		     i = fr->f[i].link.next) {
 			uint32_t b = i ^ (1u << o);
 
 			if (o < FRAMES_NR_ORDERS - 1 && b < fr->nframes &&

@@ -6,12 +6,6 @@
 
 #include "sim/mem/frames.h"
 
-void frames_list_push_head(struct frames *fr, struct frames_list *l, uint32_t i);
-void frames_list_remove(struct frames *fr, struct frames_list *l, uint32_t i);
-static inline bool flist_empty(const struct frames_list *l)
-{
-	return l->head == FRAME_NIL;
-}
 
 /* Zone lock held: take a block of order (split from a larger one), or
  * FRAME_NIL; give one back, merging with its buddies. */

@@ -46,14 +46,7 @@ static int rmqueue_bulk(struct frames *fr, const struct frames_stat *st,
 		atomic_store_explicit(&fr->f[i].state, FRAME_PCP,
 				      memory_order_relaxed);
 		/* list_add_tail: the pages keep their order in the zone. */
-		if (list->tail == FRAME_NIL) {
-			frames_list_push_head(fr, list, i);
-		} else {
-			fr->f[i].prev = list->tail;
-			fr->f[i].next = FRAME_NIL;
-			fr->f[list->tail].next = i;
-			list->tail = i;
-		}
+		ilist_push_tail(list, ILIST_OF(fr->f, link), i);
 	}
 	sim_spin_unlock(&fr->zone_lock, st->zone, t);
 	frames_count(fr, FRAMES_PCP_REFILL, 1);
@@ -68,16 +61,16 @@ uint32_t frames_pcp_alloc(struct frames *fr, const struct frames_stat *st, int o
 	uint32_t i = FRAME_NIL;
 
 	pcp->free_factor >>= 1;
-	if (flist_empty(list)) {
+	if (ilist_empty(list)) {
 		int batch = order ? (fr->batch >> order > 2 ? fr->batch >> order
 							     : 2)
 				  : fr->batch;
 
 		pcp->count += rmqueue_bulk(fr, st, order, batch, list) << order;
 	}
-	if (!flist_empty(list)) {
+	if (!ilist_empty(list)) {
 		i = list->head;
-		frames_list_remove(fr, list, i);
+		ilist_remove(list, ILIST_OF(fr->f, link), i);
 		pcp->count -= 1 << order;
 		frames_mark_alloc(fr, i, order);
 	}
@@ -106,10 +99,10 @@ static uint32_t bulk_pick(struct frames *fr, struct frames_pcp *pcp, int *p)
 	for (int k = 0; k < FRAMES_NR_PCP_LISTS; k++) {
 		struct frames_list *l = &pcp->lists[*p];
 
-		if (!flist_empty(l)) {
+		if (!ilist_empty(l)) {
 			uint32_t i = l->tail;
 
-			frames_list_remove(fr, l, i);
+			ilist_remove(l, ILIST_OF(fr->f, link), i);
 			pcp->count -= 1 << pindex_order(*p);
 			return i;
 		}
@@ -148,12 +141,12 @@ static void free_pcppages_bulk(struct frames *fr, const struct frames_stat *st,
 		if (fr->bulk == FRAMES_ONEPASS)
 			zone_free_block(fr, i);
 		else
-			frames_list_push_head(fr, &head, i);
+			ilist_push_head(&head, ILIST_OF(fr->f, link), i);
 	}
 	if (fr->bulk == FRAMES_TWOPASS) {
 		t = sim_spin_lock(&fr->zone_lock, st->zone);
 		while ((i = head.head) != FRAME_NIL) {
-			frames_list_remove(fr, &head, i);
+			ilist_remove(&head, ILIST_OF(fr->f, link), i);
 			zone_free_block(fr, i);
 		}
 	}
@@ -166,7 +159,7 @@ static void pcp_commit(struct frames *fr, const struct frames_stat *st,
 		       struct frames_pcp *pcp, uint32_t i, int order)
 {
 	atomic_store_explicit(&fr->f[i].state, FRAME_PCP, memory_order_relaxed);
-	frames_list_push_head(fr, &pcp->lists[pindex(order)], i);
+	ilist_push_head(&pcp->lists[pindex(order)], ILIST_OF(fr->f, link), i);
 	pcp->count += 1 << order;
 	if (pcp->count >= fr->high)
 		free_pcppages_bulk(fr, st, pcp,

@@ -2,34 +2,6 @@
 /* The zone: frame lists, the buddy allocator, the zone lock's paths. */
 #include "sim/mem/frames_int.h"
 
-/* --- lists ----------------------------------------------------------------- */
-
-void frames_list_push_head(struct frames *fr, struct frames_list *l, uint32_t i)
-{
-	fr->f[i].prev = FRAME_NIL;
-	fr->f[i].next = l->head;
-	if (l->head != FRAME_NIL)
-		fr->f[l->head].prev = i;
-	else
-		l->tail = i;
-	l->head = i;
-}
-
-void frames_list_remove(struct frames *fr, struct frames_list *l, uint32_t i)
-{
-	struct frame *f = &fr->f[i];
-
-	if (f->prev != FRAME_NIL)
-		fr->f[f->prev].next = f->next;
-	else
-		l->head = f->next;
-	if (f->next != FRAME_NIL)
-		fr->f[f->next].prev = f->prev;
-	else
-		l->tail = f->prev;
-	f->next = f->prev = FRAME_NIL;
-}
-
 void frames_count(struct frames *fr, enum frames_counter c, uint64_t n)
 {
 	atomic_fetch_add_explicit(&fr->counters[c], n, memory_order_relaxed);
@@ -41,7 +13,7 @@ void frames_zone_set_free(struct frames *fr, uint32_t i, int order)
 {
 	fr->f[i].order = (uint8_t)order;
 	atomic_store_explicit(&fr->f[i].state, FRAME_FREE, memory_order_relaxed);
-	frames_list_push_head(fr, &fr->free_area[order], i);
+	ilist_push_head(&fr->free_area[order], ILIST_OF(fr->f, link), i);
 	fr->nr_free[order]++;
 }
 
@@ -54,7 +26,7 @@ uint32_t frames_zone_rmqueue(struct frames *fr, int order)
 
 		if (i == FRAME_NIL)
 			continue;
-		frames_list_remove(fr, &fr->free_area[o], i);
+		ilist_remove(&fr->free_area[o], ILIST_OF(fr->f, link), i);
 		fr->nr_free[o]--;
 		while (o > order) {
 			o--;
@@ -77,7 +49,7 @@ void frames_zone_free_one(struct frames *fr, uint32_t i, int order)
 		    atomic_load_explicit(&fr->f[b].state, memory_order_relaxed) !=
 			    FRAME_FREE || fr->f[b].order != order)
 			break;
-		frames_list_remove(fr, &fr->free_area[order], b);
+		ilist_remove(&fr->free_area[order], ILIST_OF(fr->f, link), b);
 		fr->nr_free[order]--;
 		atomic_store_explicit(&fr->f[b].state, FRAME_TAIL,
 				      memory_order_relaxed);

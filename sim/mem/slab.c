@@ -36,7 +36,8 @@ static void cache_layout(struct slab_cache *s, char *m)
 
 static void cache_init_lists(struct slab_cache *s)
 {
-	s->partial = s->free_pages = SLAB_NIL;
+	ilist_init(&s->partial);
+	s->free_pages = SLAB_NIL;
 	s->barn_full = s->barn_empty = s->lazy = SLAB_NIL;
 	s->free_sheaves = SLAB_NIL;
 	for (int c = 0; c < s->ncpus; c++) {
@@ -45,8 +46,10 @@ static void cache_init_lists(struct slab_cache *s)
 		p->slab = p->freelist = SLAB_NIL;
 		p->main = p->spare = p->rcu_free = SLAB_NIL;
 	}
-	for (uint32_t i = 0; i < s->nslabs; i++)
-		s->slab[i].freelist = s->slab[i].next = s->slab[i].prev = SLAB_NIL;
+	for (uint32_t i = 0; i < s->nslabs; i++) {
+		s->slab[i].freelist = SLAB_NIL;
+		s->slab[i].link = (struct ilist_link){ SLAB_NIL, SLAB_NIL };
+	}
 	for (uint32_t i = s->nsheaves; i-- > 0;) {
 		s->sheaf[i].s = s;
 		s->sheaf[i].next = s->free_sheaves;
@@ -96,29 +99,15 @@ void slab_cache_destroy(struct slab_cache *s)
 
 static void add_partial(struct slab_cache *s, uint32_t si)
 {
-	struct slab_page *sp = &s->slab[si];
-
-	sp->next = s->partial;
-	sp->prev = SLAB_NIL;
-	if (s->partial != SLAB_NIL)
-		s->slab[s->partial].prev = si;
-	s->partial = si;
-	sp->on_partial = 1;
+	ilist_push_head(&s->partial, ILIST_OF(s->slab, link), si);
+	s->slab[si].on_partial = 1;
 	__atomic_store_n(&s->nr_partial, s->nr_partial + 1, __ATOMIC_RELAXED);
 }
 
 static void remove_partial(struct slab_cache *s, uint32_t si)
 {
-	struct slab_page *sp = &s->slab[si];
-
-	if (sp->prev != SLAB_NIL)
-		s->slab[sp->prev].next = sp->next;
-	else
-		s->partial = sp->next;
-	if (sp->next != SLAB_NIL)
-		s->slab[sp->next].prev = sp->prev;
-	sp->next = sp->prev = SLAB_NIL;
-	sp->on_partial = 0;
+	ilist_remove(&s->partial, ILIST_OF(s->slab, link), si);
+	s->slab[si].on_partial = 0;
 	__atomic_store_n(&s->nr_partial, s->nr_partial - 1, __ATOMIC_RELAXED);
 }
 
@@ -132,7 +121,7 @@ static bool new_slab(struct slab_cache *s, struct slab_cpu *c)
 	sim_spin_lock_raw(&s->page_lock);
 	si = s->free_pages;
 	if (si != SLAB_NIL)
-		s->free_pages = s->slab[si].next;
+		s->free_pages = s->slab[si].link.next;
 	else if (s->next_page < s->nslabs)
 		si = s->next_page++;
 	sim_spin_unlock_raw(&s->page_lock);
@@ -146,7 +135,7 @@ static bool new_slab(struct slab_cache *s, struct slab_cpu *c)
 	sp->freelist = SLAB_NIL;
 	sp->inuse = SLAB_OBJS;
 	sp->frozen = sp->active = 1;
-	sp->next = sp->prev = SLAB_NIL;
+	sp->link = (struct ilist_link){ SLAB_NIL, SLAB_NIL };
 	sim_spin_unlock_raw(&sp->lock);
 	c->slab = si;
 	c->freelist = base;
@@ -157,7 +146,7 @@ static bool new_slab(struct slab_cache *s, struct slab_cpu *c)
 static void discard_slab(struct slab_cache *s, struct slab_cpu *c, uint32_t si)
 {
 	sim_spin_lock_raw(&s->page_lock);
-	s->slab[si].next = s->free_pages;
+	s->slab[si].link.next = s->free_pages;
 	s->free_pages = si;
 	sim_spin_unlock_raw(&s->page_lock);
 	slab_stat_inc(c, SLAB_DISCARD, 1);
@@ -177,7 +166,7 @@ static bool get_partial(struct slab_cache *s, const struct slab_stat *st,
 	if (!__atomic_load_n(&s->nr_partial, __ATOMIC_RELAXED))
 		return false;
 	t = sim_spin_lock(&s->list_lock, st->list_lock);
-	si = s->partial;
+	si = s->partial.head;
 	if (si != SLAB_NIL) {
 		remove_partial(s, si);
 		sp = &s->slab[si];

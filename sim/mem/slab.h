@@ -56,6 +56,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sim/mem/ilist.h"
+
 #include "locks/sync/lockstat.h"
 #include "locks/sync/rcu.h"
 #include "locks/sync/spinlock.h"
@@ -96,7 +98,7 @@ struct slab_page {                       /* struct slab */
 	struct sim_spinlock lock;        /* freelist, inuse, frozen */
 	uint32_t freelist;               /* first free object, or SLAB_NIL */
 	uint32_t inuse;                  /* objects not on freelist */
-	uint32_t next, prev;             /* partial list / free pages */
+	struct ilist_link link;          /* partial list; free pages (next) */
 	uint8_t frozen;                  /* some CPU's slab */
 	uint8_t on_partial, active;      /* active: carved from the pages */
 };
@@ -124,7 +126,8 @@ struct slab_cache {
 	int ncpus;
 	size_t bytes;                    /* of the mapping */
 	struct sim_spinlock list_lock;   /* kmem_cache_node's */
-	uint32_t partial, nr_partial;    /* list head, length */
+	struct ilist partial;            /* the node's partial slabs */
+	uint32_t nr_partial;             /* their count */
 	struct sim_spinlock page_lock;   /* the pages new slabs come from */
 	uint32_t free_pages, next_page;
 	struct sim_spinlock barn_lock;

@@ -86,8 +86,9 @@ static const char *check_slabs(struct chk *k)
 		if (sp->frozen && sp->on_partial)
 			return "a CPU's slab is on the partial list";
 	}
-	for (uint32_t si = s->partial; si != SLAB_NIL; si = s->slab[si].next) {
-		if (s->slab[si].prev != prev || !s->slab[si].on_partial ||
+	for (uint32_t si = s->partial.head; si != SLAB_NIL;
+	     si = s->slab[si].link.next) {
+		if (s->slab[si].link.prev != prev || !s->slab[si].on_partial ||
 		    ++n > s->nslabs)
 			return "the partial list's links are wrong";
 		prev = si;
