@@ -40,10 +40,10 @@ int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 	}
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1, ctx);
-	if ((!strcmp(cmd, "list") || !strcmp(cmd, "check")) && argc > 2)
-		return cli_bad("unexpected argument '%s'", argv[2]);
 	if (!strcmp(cmd, "list"))
-		return cmd_list();
+		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check") && argc > 2)
+		return cli_bad("unexpected argument '%s'", argv[2]);
 	if (!strcmp(cmd, "check"))
 		return ctx->dry_run ? 0 : cmd_check();
 	if (!strcmp(cmd, "bench"))

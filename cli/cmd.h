@@ -52,7 +52,7 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx);
-int cmd_list(void);
+int cmd_list(int argc, char **argv);
 int cmd_check(void);
 
 #endif

@@ -1,13 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /* vmsim list: the lock schemes, the mm's components and the workloads. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cmd.h"
 #include "locks/lock_ops.h"
 #include "workloads/workload.h"
 
-int cmd_list(void)
+/* --tsv: what the test suites read (tests/smoke.sh, host_isolation.sh),
+ * so that a new scheme or workload is tested from its descriptor. */
+static int list_tsv(void)
 {
+	for (int i = 0; i < lock_nschemes; i++)
+		printf("scheme\t%s\t%s\n", lock_schemes[i]->name,
+		       lock_schemes[i]->excludes ? "excludes" : "no-exclusion");
+	for (int i = 0; i < wl_nworkloads; i++) {
+		const struct workload *w = wl_workloads[i];
+		const char *primary = w->metrics[0].name;
+
+		for (int m = 0; m < w->nmetrics; m++)
+			if (w->metrics[m].primary)
+				primary = w->metrics[m].name;
+		printf("workload\t%s\t%s\t%s\t%s\t%s\t%s\n", w->name, primary,
+		       w->options & WL_OPT_TRACE ? "threads" : "threads,processes",
+		       w->concurrent_writes ? "concurrent-writes" : "-",
+		       w->test_isolation ? "isolation" : "-",
+		       w->test_args ? w->test_args : "");
+	}
+	return 0;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--tsv") && argc == 2)
+		return list_tsv();
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: vmsim list [--tsv]\nThe lock schemes, the mm's "
+		       "components and the workloads; --tsv: one tab-separated "
+		       "line each\n(scheme NAME excludes | workload NAME PRIMARY "
+		       "MODES WRITES ISOLATION TEST-ARGS).\n");
+		return 0;
+	}
+	if (argc > 1)
+		return cli_bad("unexpected argument '%s'", argv[1]);
 	printf("lock schemes:\n");
 	for (int i = 0; i < lock_nschemes; i++)
 		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);

@@ -169,6 +169,17 @@ struct lock_ops {
 	 * were filled (at most LOCK_MAX_COUNTERS). May be NULL. */
 	int (*counters)(struct lock_inst *l, const char **names,
 			uint64_t *values);
+	/*
+	 * For a scheme whose faults are attempts (a speculative or per-VMA
+	 * path that may fail over): the counters that count each attempt
+	 * exactly once, as a success (attempt_ok), as a failure retried
+	 * under a stronger lock (attempt_retried), or as one that fell back
+	 * without a retry (attempt_other). NULL-terminated lists of counter
+	 * names; NULL where the scheme has none. The tests check that every
+	 * fault handled is one attempt.
+	 */
+	const char *const *attempt_ok, *const *attempt_retried,
+		*const *attempt_other;
 };
 
 /* The part of every scheme's instance that the rest of vmsim may read. */

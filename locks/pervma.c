@@ -406,4 +406,7 @@ const struct lock_ops pervma_lock_ops = {
 	.vma_start_write = pv_vma_start_write,
 	.vma_mark_detached = pv_vma_mark_detached,
 	.counters = pv_counters,
+	.attempt_ok = (const char *const[]){ "vma_lock_success", NULL },
+	.attempt_retried = (const char *const[]){ "vma_lock_retry", NULL },
+	.attempt_other = (const char *const[]){ "vma_lock_abort", NULL },
 };

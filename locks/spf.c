@@ -315,4 +315,7 @@ const struct lock_ops spf_lock_ops = {
 	.read_range_begin = spf_read_range_begin,
 	.read_range_end = spf_read_range_end,
 	.counters = spf_counters,
+	.attempt_ok = (const char *const[]){ "spf_success", NULL },
+	.attempt_retried = (const char *const[]){ "spf_abort", "spf_abort_anon",
+						  NULL },
 };

@@ -37,6 +37,15 @@ static inline bool uffd_available(void)
 	return true;
 }
 
+/* Add the uffd half of a suite where userfaultfd is available; say so
+ * (a skip is reported, never silent) where it is not. */
+#define ADD_UFFD_TESTS(tc, test, n) do {                                 \
+	if (uffd_available())                                           \
+		tcase_add_loop_test(tc, test, 0, n);                    \
+	else                                                            \
+		printf("SKIP: userfaultfd unavailable: %s not run\n", #test); \
+} while (0)
+
 /* Exit 77 (ctest: skipped) where userfaultfd is truly unavailable. */
 static inline void skip_without_uffd(void)
 {
@@ -63,22 +72,27 @@ static inline uint64_t scheme_counter(struct lock_inst *l, const char *name)
 	return 0;
 }
 
-/* The scheme's attempts, as its counters tell them: every fault once as
- * a success or a failure (pervma: abort or retry; spf: abort or
- * abort_anon); *retried gets those sent back to be retried. 0 for a
- * scheme with no such counters. */
+/* The sum of the scheme's counters named in a NULL-terminated list. */
+static inline uint64_t scheme_counter_sum(struct lock_inst *l,
+					  const char *const *names)
+{
+	uint64_t n = 0;
+
+	for (; names && *names; names++)
+		n += scheme_counter(l, *names);
+	return n;
+}
+
+/* The scheme's attempts, as its counters tell them (lock_ops'
+ * attempt_ok, attempt_retried, attempt_other): every fault once as a
+ * success or a failure; *retried gets those sent back to be retried. 0
+ * for a scheme with no such counters. */
 static inline uint64_t scheme_attempts(struct lock_inst *l, uint64_t *ok,
 				       uint64_t *retried)
 {
-	if (scheme_counter(l, "spf_success") || scheme_counter(l, "spf_abort")) {
-		*ok = scheme_counter(l, "spf_success");
-		*retried = scheme_counter(l, "spf_abort") +
-			   scheme_counter(l, "spf_abort_anon");
-		return *ok + *retried;
-	}
-	*ok = scheme_counter(l, "vma_lock_success");
-	*retried = scheme_counter(l, "vma_lock_retry");
-	return *ok + *retried + scheme_counter(l, "vma_lock_abort");
+	*ok = scheme_counter_sum(l, l->ops->attempt_ok);
+	*retried = scheme_counter_sum(l, l->ops->attempt_retried);
+	return *ok + *retried + scheme_counter_sum(l, l->ops->attempt_other);
 }
 
 #endif

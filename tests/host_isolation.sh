@@ -14,16 +14,14 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0 passes=0
 calls="mmap,munmap,mprotect,mremap,brk"
 
-opts() {                         # small, fast runs of each workload
-	case $1 in
-	fault_vs_mmap) echo "-m 1M" ;;
-	page_fault1|mmap1) echo "-m 256K --duration 1 --warmup 0 --interval 30" ;;
-	brk1) echo "--duration 1 --warmup 0 --interval 30" ;;
-	mmap_stress) echo "--cycles 20" ;;
-	trunc) echo "-m 1M --frames pcp" ;;
-	page_fault2) echo "-m 256K --duration 1 --warmup 0 --interval 30 --frames zone" ;;
-	esac
+# The workloads whose tasks change the address space in the timed phase,
+# and the tiny run of each, as their descriptors say (vmsim list --tsv);
+# -i is this script's.
+opts() {
+	"$VMSIM" list --tsv | awk -F'\t' -v w="$1" '$1 == "workload" && $2 == w { print $7 }' |
+		sed 's/ -i [0-9]*//'
 }
+isolated=$("$VMSIM" list --tsv | awk -F'\t' '$1 == "workload" && $6 == "isolation" { print $2 }')
 
 # layout_calls ITERATIONS RUN-ARGS...: "name calls" lines, sorted.
 layout_calls() {
@@ -64,19 +62,27 @@ check() {                        # check LABEL RUN-ARGS...
 	fi
 }
 
-# Every scheme vmsim lists, but none (which runs alone, below).
-schemes=$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f&&$1!="none"{print $1}' | paste -sd,)
-for w in fault_vs_mmap page_fault1 mmap1 brk1 mmap_stress trunc page_fault2; do
+# Every scheme vmsim lists that excludes (those that do not run alone,
+# below).
+schemes=$("$VMSIM" list --tsv | awk -F'\t' '$1 == "scheme" && $3 == "excludes" { print $2 }' | paste -sd,)
+alone=$("$VMSIM" list --tsv | awk -F'\t' '$1 == "scheme" && $3 != "excludes" { print $2 }')
+for w in $isolated; do
 	for mode in threads processes; do
 		# shellcheck disable=SC2046
 		check "$w $mode" -w "$w" --mode "$mode" -t 1,2 \
 			-l "$schemes" $(opts "$w")
 	done
-	# none: only where it is valid (one task, no concurrent writer)
+	# no exclusion: only where it is valid (one task, no writer task)
 	[ "$w" = fault_vs_mmap ] && continue
-	# shellcheck disable=SC2046
-	check "$w none" -w "$w" -t 1 -l none $(opts "$w")
+	for l in $alone; do
+		# shellcheck disable=SC2046
+		check "$w $l" -w "$w" -t 1 -l "$l" $(opts "$w")
+	done
 done
+# Page frames behind faults, as a component (the zone, its buddy lists).
+# shellcheck disable=SC2046
+check "page_fault2 threads frames" -w page_fault2 -t 1,2 -l "$schemes" \
+	--frames zone $(opts page_fault2)
 # The slab caches (made before the timed phase; their sheaves, barn and
 # RCU callbacks take no host memory after it), both slabs in one run.
 for mode in threads processes; do

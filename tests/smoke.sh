@@ -8,32 +8,28 @@ set -u
 VMSIM=${1:?usage: smoke.sh path/to/vmsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-schemes=$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f{print $1}' | paste -sd,)
-workloads=$("$VMSIM" list | awk '/^workloads:/{f=1;next} f&&NF{print $1}')
+# Every scheme and workload vmsim lists, each workload at the tiny size
+# and in the modes its descriptor gives (vmsim list --tsv).
+list=$("$VMSIM" list --tsv)
+schemes=$(echo "$list" | awk -F'\t' '$1 == "scheme" { print $2 }' | paste -sd,)
+excluding=$(echo "$list" | awk -F'\t' '$1 == "scheme" && $3 == "excludes" { print $2 }' | paste -sd,)
+traces=$(cd "$(dirname "$0")" && pwd)/data/traces
 fails=0 passes=0
-for w in $workloads; do
-	case $w in
-	pft) args="-m 1M -i 1" ;;
-	fault_vs_mmap) args="-m 1M -i 1 --writers 1" ;;
-	mmap_stress) args="--cycles 10 -i 1" ;;
-	brk1) args="--duration 1 --warmup 0 --interval 50" ;;  # no --mem
-	madvise_batch) args="-m 1M -i 1" ;;
-	trunc) args="-m 1M -i 1 --frames pcp" ;;               # needs frames
-	replay) args="-i 1 --trace $(dirname "$0")/data/traces/sort.trace" ;;
-	*) args="-m 256K --duration 1 --warmup 0 --interval 50" ;;
-	esac
+for w in $(echo "$list" | awk -F'\t' '$1 == "workload" { print $2 }'); do
+	row=$(echo "$list" | awk -F'\t' -v w="$w" '$1 == "workload" && $2 == w')
+	args=$(echo "$row" | cut -f7)
+	args=${args//@TRACES@/$traces}
 	for mode in threads processes; do
-		# a trace is one address space: replay refuses processes mode
-		[ "$w-$mode" = replay-processes ] && continue
+		echo "$row" | cut -f4 | grep -qw "$mode" || continue
 		for src in uffd synthetic; do
 			out=$tmp/$w-$mode-$src
-			# none has no exclusion: vmsim refuses it where tasks
+			# a scheme without exclusion is refused where tasks
 			# sharing an mm map and unmap at once (cli.sh checks that)
 			locks=$schemes
-			case $mode-$w in
-			threads-pft|threads-madvise_batch|processes-*) ;;
-			*) locks=${locks/,none/} ;;
-			esac
+			if [ $mode = threads ] &&
+			   echo "$row" | cut -f5 | grep -q concurrent-writes; then
+				locks=$excluding
+			fi
 			if ! timeout 120 "$VMSIM" run -w $w -l "$locks" -t 2 --mode $mode \
 				--fault-source $src $args -q -o "$out.json" >"$out.log" 2>&1; then
 				echo "FAIL: $w $mode $src: $(tail -3 "$out.log")"

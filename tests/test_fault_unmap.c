@@ -240,11 +240,10 @@ int main(void)
 	Suite *s = suite_create("fault_unmap");
 	TCase *tc = tcase_create("race");
 
-	skip_without_uffd();
 	tcase_set_timeout(tc, 240);
-	tcase_add_loop_test(tc, test_race_uffd, 0, lock_nschemes);
 	tcase_add_loop_test(tc, test_race_synthetic, 0, lock_nschemes);
-	tcase_add_loop_test(tc, test_interrupt, 0, lock_nschemes);
+	ADD_UFFD_TESTS(tc, test_race_uffd, lock_nschemes);
+	ADD_UFFD_TESTS(tc, test_interrupt, lock_nschemes);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }

@@ -162,9 +162,8 @@ int main(void)
 	Suite *s = suite_create("folio");
 	TCase *tc = tcase_create("folio");
 
-	skip_without_uffd();
-	tcase_add_loop_test(tc, test_folio_uffd, 0, lock_nschemes);
 	tcase_add_loop_test(tc, test_folio_synthetic, 0, lock_nschemes);
+	ADD_UFFD_TESTS(tc, test_folio_uffd, lock_nschemes);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }

@@ -185,10 +185,9 @@ int main(void)
 	Suite *s = suite_create("frames_mm");
 	TCase *tc = tcase_create("frames_mm");
 
-	skip_without_uffd();
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_synthetic, 0, 4 * lock_nschemes);
-	tcase_add_loop_test(tc, test_uffd, 0, 4 * lock_nschemes);
+	ADD_UFFD_TESTS(tc, test_uffd, 4 * lock_nschemes);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }

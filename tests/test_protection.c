@@ -162,10 +162,7 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_protection_synthetic, 0, lock_nschemes);
 	tcase_add_loop_test(tc, test_source_errors_counted, 0, lock_nschemes);
-	if (uffd_available())
-		tcase_add_loop_test(tc, test_protection_uffd, 0, lock_nschemes);
-	else
-		printf("SKIP: userfaultfd unavailable: the uffd half is not run\n");
+	ADD_UFFD_TESTS(tc, test_protection_uffd, lock_nschemes);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }

@@ -393,6 +393,11 @@ START_TEST(test_madvise_and_batch)
 		ck_assert_uint_eq(done, 2 * P);
 		ck_assert_int_eq(err, -ENOMEM);
 		ck_assert_uint_eq(sim_mm_resident(mm), 6);
+	} else {
+		/* Said, not dropped: the kernel cannot process_madvise itself
+		 * (before 6.13), so the batch's one-call zap is not checked. */
+		printf("SKIP: process_madvise on oneself unavailable: the "
+		       "one-call zap of a batch is not checked\n");
 	}
 	sim_mm_destroy(mm);
 }

@@ -120,6 +120,8 @@ static void fvm_report(const struct wl_iter *it, double *v)
 
 const struct workload fault_vs_mmap_workload = {
 	.name = "fault_vs_mmap",
+	.test_args = "-m 1M -i 1 --writers 1",
+	.test_isolation = true,
 	.desc = "T tasks fault+zap their own VMAs while --writers tasks mmap/mprotect/munmap others",
 	.default_mem = 16UL << 20,
 	.min_mem = FVM_VMA_PAGES * SIM_PAGE_SIZE,

@@ -124,6 +124,7 @@ static int mb_prepare(struct wl_opts *o, unsigned given, char *msg, size_t len)
 
 const struct workload madvise_batch_workload = {
 	.name = "madvise_batch",
+	.test_args = "-m 1M -i 1",
 	.desc = "populate --mem (256M), MADV_DONTNEED it in 4K ranges, vlen 1..1024 per call",
 	.default_mem = 256UL << 20,
 	.min_mem = SIM_PAGE_SIZE,

@@ -60,6 +60,8 @@ static void ms_report(const struct wl_iter *it, double *v)
 
 const struct workload mmap_stress_workload = {
 	.name = "mmap_stress",
+	.test_args = "--cycles 10 -i 1",
+	.test_isolation = true,
 	.desc = "--cycles x (mmap 50 VMAs, fault each, munmap all); mmap and munmap timed",
 	.concurrent_writes = true,
 	.options = WL_OPT_CYCLES,

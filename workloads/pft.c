@@ -78,6 +78,7 @@ static void pft_report(const struct wl_iter *it, double *v)
 
 const struct workload pft_workload = {
 	.name = "pft",
+	.test_args = "-m 1M -i 1",
 	.desc = "mmtests pft: T tasks write one byte per page of an even slice of --mem",
 	.default_mem = 64UL << 20,
 	.min_mem = SIM_PAGE_SIZE,

@@ -336,6 +336,7 @@ static void rp_report(const struct wl_iter *it, double *v)
 
 const struct workload replay_workload = {
 	.name = "replay",
+	.test_args = "-i 1 --trace @TRACES@/sort.trace",
 	.desc = "a recorded program (vmsim record; --trace FILE): one task per "
 		"recorded thread",
 	.concurrent_writes = true,

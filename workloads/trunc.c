@@ -91,6 +91,8 @@ static void trunc_report(const struct wl_iter *it, double *v)
 
 const struct workload trunc_workload = {
 	.name = "trunc",
+	.test_args = "-m 1M -i 1 --frames pcp",
+	.test_isolation = true,
 	.desc = "mmtests trunc: read 8 files of --mem/8 into the page cache, "
 		"truncate them (timed); needs --frames",
 	.default_mem = 256UL << 20,

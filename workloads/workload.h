@@ -139,6 +139,12 @@ struct workload {
 	/* What one task function needs to know of the workload it runs as
 	 * (wis.c: the will-it-scale test), given to it as t->params. */
 	const void *params;
+	/* For the test suites (tests/smoke.sh, tests/host_isolation.sh,
+	 * through `vmsim list --tsv`): the options of a tiny run of it
+	 * (@TRACES@: tests/data/traces), and whether host isolation checks
+	 * it (its tasks change the address space in the timed phase). */
+	const char *test_args;
+	bool test_isolation;
 };
 
 /* Touch one byte through the simulated mm, counting touches and SIGSEGVs. */
