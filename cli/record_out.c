@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vmsim record's output: perf's data converted into the trace file
- * through the safe-write layer (util/safefile.h: claimed before the
+ * through the safe-write layer (cli/safefile.h: claimed before the
  * recording, written unnamed, published when whole; under $TMPDIR when
  * its directory cannot take it, converted again there), then read back —
  * the check that it is whole — and summarized.

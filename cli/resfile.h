@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * resfile — a result file, through the one safe-write layer
- * (util/safefile.h): checked before the run (a new name, or with --force
+ * (cli/safefile.h): checked before the run (a new name, or with --force
  * only a vmsim result that is no input of the run), written unnamed in its
  * directory, published when the run is over. An incomplete result never
  * replaces a file: it goes beside it. If the directory cannot take it, it

@@ -97,7 +97,7 @@ static int ptl_of(unsigned long addr)
 	return (int)((addr >> SPF_PMD_SHIFT) % SPF_NPTL);
 }
 
-/* The kernel's PTL: a spinlock (sync/spinlock.h). */
+/* The kernel's PTL: a spinlock (locks/sync/spinlock.h). */
 static uint64_t ptl_lock(struct spf_lock *s, int i)
 {
 	return sim_spin_lock(&s->ptl[i], s->ptl_cls);

@@ -14,7 +14,7 @@
  * the faulting thread (uffd) or -EFAULT (synthetic).
  *
  * Workloads touch memory only through sim_touch(), which the fault
- * source implements (mm/fault_source.h).
+ * source implements (sim/fault_source.h).
  */
 #ifndef VMSIM_FAULT_H
 #define VMSIM_FAULT_H

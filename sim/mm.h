@@ -154,7 +154,7 @@ void sim_mm_destroy(struct sim_mm *mm);
 /* Stop the fault source's handlers now (their counters are final). */
 void sim_mm_stop_handlers(struct sim_mm *mm);
 
-/* Frames (mm/mm_frames.c; no-ops without them). A fault takes a block
+/* Frames (sim/mm_frames.c; no-ops without them). A fault takes a block
  * of 2^order frames with its own reference (FRAME_NIL: none to be had,
  * or no frames); each page it places maps one of them; then the fault
  * drops its reference. A zap unmaps the pages of a range. */

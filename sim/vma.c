@@ -2,7 +2,7 @@
 /*
  * The address-space operations — munmap, mmap, mprotect, madvise, brk —
  * each under the scheme's lock and inside one VMA-tree transaction
- * (mm/vma_txn.c has the transactions and the file's longer story).
+ * (sim/vma_txn.c has the transactions and the file's longer story).
  */
 #include <errno.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The VMA-tree transactions the address-space operations are built of
- * (mm/vma_txn.c), for mm/vma.c. Private to mm/. */
+ * (sim/vma_txn.c), for sim/vma.c. Private to sim/. */
 #ifndef VMSIM_VMA_TXN_H
 #define VMSIM_VMA_TXN_H
 

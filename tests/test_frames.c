@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The page allocator (mm/frames.c): batch and high as the kernel computes
+ * The page allocator (sim/mem/frames.c): batch and high as the kernel computes
  * them; then, for zone and pcp and both bulk-free designs, a seeded random
  * run of allocations of every order and frees of random folios, with the
  * invariants checked after every step (every frame in exactly one block,

@@ -4,7 +4,7 @@
  * pages and 64K folios, both fault sources: a seeded sequence of mmaps,
  * MAP_POPULATE, page touches (faults), MADV_DONTNEED, PROT_NONE and
  * munmaps, and after
- * every step the allocator's invariants (mm/frames_check.c) with the
+ * every step the allocator's invariants (sim/mem/frames_check.c) with the
  * references each folio must hold counted from the mm's page -> frame
  * map: every frame is free on exactly one list or belongs to a folio
  * whose references are exactly its mapped pages, and no frame is mapped
@@ -13,7 +13,7 @@
  * Each case also takes its VMAs and tree nodes from one of the slab
  * choices (--slab malloc, slub, sheaves with each --rcu-free variant;
  * every scheme meets every one): every 60 steps, once the RCU callbacks
- * have run, each cache's invariants (mm/slab_check.c: every object free
+ * have run, each cache's invariants (sim/mem/slab_check.c: every object free
  * in exactly one place or live, as many live as the mm holds — the VMAs
  * exactly those in the tree), and once the mm is gone, every object free.
  */

@@ -11,10 +11,10 @@
  * that ask for a retry (fault_validate) and writes that downgrade to the
  * read side. Under `none` it must find violations (that proves it can).
  *
- * Then sim_rwsem's kernel rules: a waiting writer blocks new readers on
- * the fast path; a reader steals the lock from a woken writer, unless
- * that writer has waited long enough to set HANDOFF; downgrade lets the
- * queued readers in and keeps a queued writer out.
+ * Then the range lock's own rules: conflicting ranges are served FIFO, a
+ * downgrade lets readers of the range in, and range-full behaves as one
+ * global lock. (sim_rwsem's kernel rules — writers blocking new readers,
+ * stealing, HANDOFF, downgrade — are tests/test_rwsem.c.)
  */
 #include "tests/check_util.h"
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_rwsem (sync/rw_semaphore.c) against the kernel's rules: a waiting
+ * sim_rwsem (locks/sync/rw_semaphore.c) against the kernel's rules: a waiting
  * writer blocks the reader fast path, a reader steals from a woken
  * writer, HANDOFF stops stealing, downgrade lets queued readers in and not
  * the writer, and grants survive churn.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The slab caches (mm/slab.c, slab_sheaves.c): for slub and for sheaves
+ * The slab caches (sim/mem/slab.c, slab_sheaves.c): for slub and for sheaves
  * with each --rcu-free variant, a seeded random run of allocations,
  * frees and kfree_rcu()s with the invariants checked after every step
  * (every object of every slab in exactly one place — a freelist, a sheaf

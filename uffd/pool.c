@@ -32,7 +32,7 @@ struct uffd_handler {
 	bool started;
 	clockid_t cpu_clock;
 	int cpu;                         /* -1: not pinned */
-	int slot;                        /* its counter slot (sync/slots.h) */
+	int slot;                        /* its counter slot (locks/sync/slots.h) */
 };
 
 struct uffd_pool {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replay — a recorded trace (trace/trace.h) as a plan the replay workload
+ * replay — a recorded trace (workloads/trace/trace.h) as a plan the replay workload
  * runs: one task per recorded thread, each with its operations in order,
  * their addresses moved into the arena, and what each must wait for.
  *

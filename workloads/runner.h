@@ -51,7 +51,7 @@ struct run_cfg {
 	enum frames_bulk bulk_free;
 	bool bulk_given;
 	size_t phys;
-	/* Where VMAs and tree nodes come from (mm/slab.h): the mm's own
+	/* Where VMAs and tree nodes come from (sim/mem/slab.h): the mm's own
 	 * pools, SLUB, or SLUB with sheaves; how rcu_free sheaves meet RCU. */
 	enum slab_kind slab;
 	enum slab_rcu_free rcu_free;

@@ -10,7 +10,7 @@
  * asks the host for memory once, at set-up.
  *
  * Each thread allocates from and frees to its own cache of up to 32
- * objects (one per counter slot, sync/slots.h), which trades 16 at a
+ * objects (one per counter slot, locks/sync/slots.h), which trades 16 at a
  * time with the shared free list under its mutex — as the kernel's slab
  * allocators serve most calls from a per-CPU cache and take a shared lock
  * on the slow path. A single lock on every allocation would serialise
@@ -19,7 +19,7 @@
  * failure would be. That is --slab malloc.
  *
  * With --slab slub or sheaves the objects come from a slab cache
- * (mm/slab.h) that hands out indices into this pool's region (the
+ * (sim/mem/slab.h) that hands out indices into this pool's region (the
  * cache may be shared by several processes, each with its own region),
  * and objpool_free_rcu() is kfree_rcu(): into an rcu_free sheaf, or the
  * object's own RCU callback.

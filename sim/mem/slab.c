@@ -2,7 +2,7 @@
 /*
  * slab: the cache's mapping and SLUB's own paths (mm/slub.c: the CPU
  * slab's freelist, ___slab_alloc's refills from the remote frees, the
- * partial list or a new slab, and __slab_free). See mm/slab.h.
+ * partial list or a new slab, and __slab_free). See sim/mem/slab.h.
  */
 #include "sim/mem/slab.h"
 

@@ -42,7 +42,7 @@
  * per-CPU state, sheaves, the barn) lives in one shared mapping, so that
  * forked task processes share one cache as processes share the kernel's;
  * each process keeps its own memory for the objects themselves
- * (mm/objpool.c). "Per CPU" is per CPU the caller runs on
+ * (sim/mem/objpool.c). "Per CPU" is per CPU the caller runs on
  * (sched_getcpu(), as the pcp lists pick theirs), each under a spinlock
  * that stands for local_lock (a thread may be preempted holding it,
  * which a kernel CPU cannot). Every call is safe from any thread of any

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* slab_check(): the cache's invariants, for tests (see mm/slab.h). */
+/* slab_check(): the cache's invariants, for tests (see sim/mem/slab.h). */
 #include <stdlib.h>
 
 #include "sim/mem/slab_int.h"

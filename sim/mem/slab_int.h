@@ -7,7 +7,7 @@
 
 #include "sim/mem/slab.h"
 
-/* The CPU the caller runs on (as mm/frames_pcp.c picks its list). */
+/* The CPU the caller runs on (as sim/mem/frames_pcp.c picks its list). */
 static inline struct slab_cpu *slab_cpu_mine(struct slab_cache *s)
 {
 	int cpu = sched_getcpu();

@@ -4,7 +4,7 @@
  * (mm/slub.c of the percpu sheaves series: alloc_from_pcs,
  * __pcs_replace_empty_main, free_to_pcs, __pcs_replace_full_main,
  * __kfree_rcu_sheaf, rcu_free_sheaf), in front of SLUB (slab.c), and the
- * cache's entry points. See mm/slab.h.
+ * cache's entry points. See sim/mem/slab.h.
  */
 #include <stddef.h>
 
