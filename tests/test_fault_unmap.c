@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "sim/fault.h"
+#include "sim/host.h"
 #include "sim/mm.h"
 #include "workloads/runner.h"
 #include <signal.h>
@@ -190,6 +191,60 @@ START_TEST(test_race_synthetic)
 }
 END_TEST
 
+/* A zap throws away only the real pages the simulated page table has:
+ * munmap of a 64 MiB VMA with three pages in one run and one far away
+ * touched makes two host madvise calls, of nothing touched none; the
+ * pages come back zeroed. */
+static void zap_only_present(const struct fault_source_ops *src)
+{
+	struct sim_mm_cfg cfg = {
+		.lock = lock_schemes[0], .arena_size = 64UL << 20, .source = src,
+	};
+	const unsigned long len = 32UL << 20, far = 5000 * P;
+	uint64_t h0[HOST_NCALLS], h1[HOST_NCALLS];
+	unsigned char w = 7, v = 1;
+	struct sim_mm *mm;
+	unsigned long a, b;
+
+	ck_assert_int_eq(sim_mm_create(&cfg, &mm), 0);
+	ck_assert_int_eq(sim_do_mmap(mm, 0, len, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE, SIM_FILE_NONE, 0, &a), 0);
+	for (int i = 5; i < 8; i++)
+		ck_assert_int_eq(sim_touch(mm, a + i * P + 9, true, &w), 0);
+	ck_assert_int_eq(sim_touch(mm, a + far, true, &w), 0);
+	host_counts(h0);
+	ck_assert_int_eq(sim_do_munmap(mm, a, len), 0);
+	host_counts(h1);
+	ck_assert_uint_eq(h1[HOST_MADVISE] - h0[HOST_MADVISE], 2);
+	ck_assert_uint_eq(sim_mm_resident(mm), 0);
+	ck_assert_int_eq(sim_do_mmap(mm, a, len, PROT_READ | PROT_WRITE,
+				     MAP_FIXED, SIM_FILE_NONE, 0, &b), 0);
+	ck_assert_int_eq(sim_touch(mm, a + 6 * P + 9, false, &v), 0);
+	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(sim_touch(mm, a + far, false, &v), 0);
+	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(sim_do_munmap(mm, a, len), 0);
+	host_counts(h0);
+	ck_assert_int_eq(sim_do_mmap(mm, a, len, PROT_READ | PROT_WRITE,
+				     MAP_FIXED, SIM_FILE_NONE, 0, &b), 0);
+	ck_assert_int_eq(sim_do_munmap(mm, a, len), 0);
+	host_counts(h1);
+	ck_assert_uint_eq(h1[HOST_MADVISE] - h0[HOST_MADVISE], 0);
+	sim_mm_destroy(mm);
+}
+
+START_TEST(test_zap_synthetic)
+{
+	zap_only_present(&synthetic_fault_source);
+}
+END_TEST
+
+START_TEST(test_zap_uffd)
+{
+	zap_only_present(&uffd_fault_source);
+}
+END_TEST
+
 static void *interrupter(void *arg)
 {
 	usleep(300 * 1000);
@@ -244,6 +299,8 @@ int main(void)
 	tcase_add_loop_test(tc, test_race_synthetic, 0, lock_nschemes);
 	ADD_UFFD_TESTS(tc, test_race_uffd, lock_nschemes);
 	ADD_UFFD_TESTS(tc, test_interrupt, lock_nschemes);
+	tcase_add_test(tc, test_zap_synthetic);
+	ADD_UFFD_TESTS(tc, test_zap_uffd, 1);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }

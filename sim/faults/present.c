@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "sim/fault.h"
@@ -39,6 +40,12 @@ int present_init(struct present_map *p, struct sim_mm *mm)
 		host_munmap(m, bytes >> SIM_PAGE_SHIFT);
 		return -ENOMEM;
 	}
+	p->pmd = calloc((bytes >> SIM_PAGE_SHIFT) / PRESENT_PMD_PAGES + 1, 1);
+	if (!p->pmd) {
+		slot_array_destroy(&p->slots);
+		host_munmap(m, bytes >> SIM_PAGE_SHIFT);
+		return -ENOMEM;
+	}
 	p->b = m;
 	p->mm = mm;
 	p->base = base;
@@ -51,6 +58,8 @@ void present_destroy(struct present_map *p)
 	if (p->b)
 		host_munmap((void *)p->b, p->npages);
 	p->b = NULL;
+	free((void *)p->pmd);
+	p->pmd = NULL;
 	slot_array_destroy(&p->slots);
 }
 
@@ -68,10 +77,19 @@ unsigned char present_set(struct present_map *p, unsigned long addr,
 			memory_order_acq_rel, memory_order_relaxed))
 		;
 	old &= PRESENT_STATE;
-	if (!old)
+	if (!old) {
 		atomic_fetch_add_explicit(&mine(p)->resident, 1,
 					  memory_order_relaxed);
+		present_pmd_used(p, addr);
+	}
 	return old;
+}
+
+void present_mark_dirty(struct present_map *p, unsigned long addr)
+{
+	atomic_fetch_or_explicit(present_byte(p, addr), PRESENT_DIRTY,
+				 memory_order_relaxed);
+	present_pmd_used(p, addr);
 }
 
 int present_place(struct present_map *p, unsigned long addr,
@@ -85,27 +103,124 @@ int present_place(struct present_map *p, unsigned long addr,
 	return 1;
 }
 
-void present_forget(struct present_map *p, unsigned long start,
-		    unsigned long end)
+/* Eight bytes of the map whose pages are all absent and clean (none
+ * has a real page), read in one load: a zap skips them, as
+ * zap_pmd_range() skips an empty page table. */
+#define ALL_BYTES(x) ((uint64_t)(x) * 0x0101010101010101ull)
+
+static bool word_empty(struct present_map *p, unsigned long a)
+{
+	size_t i = (a - p->base) >> SIM_PAGE_SHIFT;
+	_Atomic uint64_t *w = (_Atomic uint64_t *)(void *)&p->b[i];
+
+	return !(i & 7) &&
+	       !(atomic_load_explicit(w, memory_order_relaxed) &
+		 ALL_BYTES(PRESENT_STATE | PRESENT_DIRTY));
+}
+
+/* Forget each page of [start, end); was[i] (if given) gets page i's
+ * byte before; a page that was present also gets the bits of mark.
+ * Returns the pages that may have had a real page (present or dirty). An
+ * absent page keeps its byte: no touch can be inside an access begun on
+ * it (that touch saw it present, before the zap that made it absent),
+ * so there is no generation to advance. */
+static size_t forget(struct present_map *p, unsigned long start,
+		     unsigned long end, unsigned char *was, unsigned char mark)
 {
 	uint64_t gone = 0;
+	size_t i = 0, real = 0;
 
-	for (unsigned long a = start; a < end; a += SIM_PAGE_SIZE) {
+	for (unsigned long a = start; a < end; a += SIM_PAGE_SIZE, i++) {
 		_Atomic unsigned char *b = present_byte(p, a);
-		unsigned char old = atomic_load_explicit(b, memory_order_relaxed);
+		unsigned char old, new;
+
+		if (end - a >= 8 * SIM_PAGE_SIZE && word_empty(p, a)) {
+			if (was)
+				memset(&was[i], 0, 8);
+			a += 7 * SIM_PAGE_SIZE;
+			i += 7;
+			continue;
+		}
+		old = atomic_load_explicit(b, memory_order_relaxed);
+		if (was)
+			was[i] = old;
+		real += !!(old & (PRESENT_STATE | PRESENT_DIRTY));
+		if (!(old & PRESENT_STATE))
+			continue;
 
 		/* Release/acquire: a touch that reads the new byte after its
 		 * access knows the access may have raced the zap. */
-		while (!atomic_compare_exchange_weak_explicit(b, &old,
-				(unsigned char)((old & ~PRESENT_STATE) + PRESENT_GEN),
-				memory_order_acq_rel, memory_order_relaxed))
-			;
+		do
+			new = (unsigned char)(((old & ~PRESENT_STATE) + PRESENT_GEN) |
+					      ((old & PRESENT_STATE) ? mark : 0));
+		while (!atomic_compare_exchange_weak_explicit(b, &old, new,
+				memory_order_acq_rel, memory_order_relaxed));
 		if (old & PRESENT_STATE)
 			gone++;
 	}
-	atomic_fetch_sub_explicit(&mine(p)->resident, gone,
-				  memory_order_relaxed);
+	if (gone)
+		atomic_fetch_sub_explicit(&mine(p)->resident, gone,
+					  memory_order_relaxed);
 	sim_mm_unmap_frames(p->mm, start, end);
+	return real;
+}
+
+void present_forget(struct present_map *p, unsigned long start,
+		    unsigned long end)
+{
+	forget(p, start, end, NULL, 0);
+}
+
+/* The real pages of the chunk at start whose bytes in was say a real
+ * page may be there, one madvise a run; 0 or the first -errno. */
+static int zap_runs(unsigned long start, const unsigned char *was, size_t n)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n;) {
+		size_t j;
+
+		if (!(was[i] & (PRESENT_STATE | PRESENT_DIRTY))) {
+			i++;
+			continue;
+		}
+		for (j = i + 1; j < n && (was[j] & (PRESENT_STATE | PRESENT_DIRTY)); j++)
+			;
+		int r = host_madvise((void *)(start + (i << SIM_PAGE_SHIFT)),
+				     (j - i) << SIM_PAGE_SHIFT, MADV_DONTNEED);
+		if (r && !ret)
+			ret = r;
+		i = j;
+	}
+	return ret;
+}
+
+int present_zap(struct present_map *p, unsigned long start,
+		unsigned long end, bool again)
+{
+	unsigned char was[PRESENT_PMD_PAGES];
+	int ret = 0;
+
+	while (start < end) {
+		/* To the end of start's page table, or of the range. */
+		size_t pmd = (start - p->base) / PRESENT_PMD_BYTES;
+		unsigned long e = p->base + (pmd + 1) * PRESENT_PMD_BYTES;
+
+		if (e > end)
+			e = end;
+		/* pmd_none(): nothing was ever placed here. */
+		if (atomic_load_explicit(&p->pmd[pmd], memory_order_acquire) &&
+		    forget(p, start, e, was, 0)) {
+			int r = zap_runs(start, was, (e - start) >> SIM_PAGE_SHIFT);
+
+			if (r && !ret)
+				ret = r;
+			if (again)
+				forget(p, start, e, NULL, PRESENT_DIRTY);
+		}
+		start = e;
+	}
+	return ret;
 }
 
 void present_write_protect(struct present_map *p, unsigned long start,

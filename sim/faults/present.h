@@ -14,6 +14,7 @@
 #define VMSIM_PRESENT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,9 +29,17 @@ struct present_slot {
 	_Atomic uint64_t resident;       /* placed minus zapped (mod 2^64) */
 } __attribute__((aligned(64)));
 
+/* One page table's worth of pages (a PMD's, 2 MiB). */
+#define PRESENT_PMD_PAGES 512
+#define PRESENT_PMD_BYTES ((unsigned long)PRESENT_PMD_PAGES << SIM_PAGE_SHIFT)
+
 struct present_map {
 	struct sim_mm *mm;               /* whose pages (their frames) */
 	_Atomic unsigned char *b;
+	/* A byte per PMD of the arena: 1 once a page of it was placed or
+	 * dirtied (set after the page's byte, never cleared): a zap skips
+	 * the rest, as zap_pmd_range() skips a pmd_none() entry. */
+	_Atomic unsigned char *pmd;
 	unsigned long base;
 	size_t npages;
 	struct slot_array slots;         /* struct present_slot */
@@ -46,6 +55,17 @@ static inline _Atomic unsigned char *present_byte(struct present_map *p,
 	return &p->b[(addr - p->base) >> SIM_PAGE_SHIFT];
 }
 
+static inline void present_pmd_used(struct present_map *p, unsigned long addr)
+{
+	_Atomic unsigned char *f = &p->pmd[(addr - p->base) / PRESENT_PMD_BYTES];
+
+	if (!atomic_load_explicit(f, memory_order_relaxed))
+		atomic_store_explicit(f, 1, memory_order_release);
+}
+
+/* A write that raced a zap may have left bytes in the real page at
+ * addr: the next placement clears them, a zap throws the page away. */
+void present_mark_dirty(struct present_map *p, unsigned long addr);
 /* Mark the page at addr present in state (1 read, 2 write), keeping its
  * generation; counts it resident if it was not. Returns the old state. */
 unsigned char present_set(struct present_map *p, unsigned long addr,
@@ -59,6 +79,18 @@ int present_place(struct present_map *p, unsigned long addr,
  * let go. */
 void present_forget(struct present_map *p, unsigned long start,
 		    unsigned long end);
+/*
+ * Zap [start, end): forget its pages and throw away the real ones, one
+ * MADV_DONTNEED a run of pages the map had (present, or dirty), as
+ * zap_pte_range() finds nothing to do where no PTE is set — a range
+ * nothing touched costs no host call. again (synthetic: the touching
+ * threads place pages themselves) forgets each chunk once more after its
+ * real pages went, so a page placed meanwhile is not left marked present;
+ * one placed where no real page was thrown away is marked dirty, and its
+ * next placement clears what it may hold. 0 or the first -errno.
+ */
+int present_zap(struct present_map *p, unsigned long start,
+		unsigned long end, bool again);
 /* Pages of [start, end) mapped writable become mapped for read. */
 void present_write_protect(struct present_map *p, unsigned long start,
 			   unsigned long end);

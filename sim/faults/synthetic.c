@@ -166,21 +166,16 @@ static int syn_populate(struct fault_source *s, const struct sim_vma *v,
 }
 
 /*
- * Forget the pages (state 0, next generation), throw the real pages away,
- * and forget them again — so that a fault that placed a page between the
- * first two steps does not leave it marked present on a zapped page. A
- * touch that overlapped any of it sees the page's byte change and
- * retries (syn_touch()).
+ * Forget the pages (state 0, next generation), throw the real pages away
+ * where there were any, and forget them again — so that a fault that
+ * placed a page between the first two steps does not leave it marked
+ * present on a zapped page (present_zap()). A touch that overlapped any
+ * of it sees the page's byte change and retries (syn_touch()).
  */
 static int syn_zap(struct fault_source *s, unsigned long start,
 		   unsigned long end)
 {
-	int ret;
-
-	present_forget(&syn(s)->present, start, end);
-	ret = host_madvise((void *)start, end - start, MADV_DONTNEED);
-	present_forget(&syn(s)->present, start, end);
-	return ret;
+	return present_zap(&syn(s)->present, start, end, true);
 }
 
 static void syn_forget(struct fault_source *s, unsigned long start,
@@ -238,8 +233,7 @@ static int syn_touch(struct fault_source *s, unsigned long addr, bool write,
 		/* A zap came between: a write may have landed in the page
 		 * after it was thrown away; the next fault clears it. */
 		if (write)
-			atomic_fetch_or_explicit(b, PRESENT_DIRTY,
-						 memory_order_relaxed);
+			present_mark_dirty(&syn(s)->present, addr);
 	}
 }
 

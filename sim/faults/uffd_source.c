@@ -208,8 +208,7 @@ static void uf_forget(struct fault_source *s, unsigned long start,
 static int uf_zap(struct fault_source *s, unsigned long start,
 		  unsigned long end)
 {
-	present_forget(&us(s)->present, start, end);
-	return host_madvise((void *)start, end - start, MADV_DONTNEED);
+	return present_zap(&us(s)->present, start, end, false);
 }
 
 /* No access zaps the pages; otherwise change_protection(MM_CP_UFFD_WP):
