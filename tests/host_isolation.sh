@@ -90,5 +90,17 @@ for mode in threads processes; do
 	check "mmap_stress $mode slabs" -w mmap_stress --mode "$mode" -t 1,2 \
 		--slab slub,sheaves $(opts mmap_stress)
 done
+# An untouched mapping costs no host call at all: will-it-scale's mmap1
+# and mmap2 at their default 128M zap nothing (no madvise timed).
+for w in mmap1 mmap2; do
+	# shellcheck disable=SC2046
+	if "$VMSIM" run -w "$w" -t 1 $(opts "$w") -m 128M -i 1 -q --brief \
+		-o "$tmp/z.json" -f >/dev/null 2>"$tmp/err" &&
+	   python3 -c 'import json,sys; sys.exit(any(p["host"]["timed_phase_calls"]["madvise"] for p in json.load(open(sys.argv[1]))["results"]))' "$tmp/z.json"; then
+		passes=$((passes + 1)); echo "ok: $w 128M: no madvise timed"
+	else
+		fails=$((fails + 1)); echo "FAIL: $w 128M: madvise in the timed phase $(cat "$tmp/err")"
+	fi
+done
 echo "host_isolation: $passes passed, $fails failed"
 [ $fails -eq 0 ]
