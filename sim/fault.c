@@ -161,18 +161,32 @@ static int fault_locked(struct sim_mm *mm, struct sim_vma *v,
 		kind = fault_kind(v, flags);
 		need = fault_needs(v, flags);
 	}
+	/* The folio first, as do_anonymous_page() allocates (and clears)
+	 * it before pte_map_lock() — except where the anon_vma must be
+	 * prepared, which comes first in the kernel and may end a
+	 * speculation before anything is allocated. */
+	frame = FRAME_NIL;
+	if (!need && kind != SIM_FAULT_NOVMA && kind != SIM_FAULT_PROT) {
+		fault_extent(mm, v, addr, flags, kind, &start, &end);
+		frame = fault_frames(mm, v, kind, flags, start, end);
+	}
 	/* Nothing that cannot be undone — the resolve, or the refusal —
 	 * before the scheme says what was seen still holds (a speculative
-	 * lookup may have seen a layout a writer is changing). */
-	if (ops->fault_validate && ops->fault_validate(mm->lock, h, need))
+	 * lookup may have seen a layout a writer is changing): a failed
+	 * validation frees the folio, as the kernel's fault does on a
+	 * failed pte_map_lock(). */
+	if (ops->fault_validate && ops->fault_validate(mm->lock, h, need)) {
+		sim_mm_frames_done(mm, frame);
 		return -EAGAIN;
+	}
 	*kindp = kind;
 	if (kind == SIM_FAULT_NOVMA || kind == SIM_FAULT_PROT)
 		return -EFAULT;
-	if (need)
+	if (need) {
 		atomic_store_explicit(&v->anon_vma, true, memory_order_relaxed);
-	fault_extent(mm, v, addr, flags, kind, &start, &end);
-	frame = fault_frames(mm, v, kind, flags, start, end);
+		fault_extent(mm, v, addr, flags, kind, &start, &end);
+		frame = fault_frames(mm, v, kind, flags, start, end);
+	}
 	placed = mm->src->ops->resolve(mm->src, v, addr, start, end, frame,
 				       flags, ctx);
 	sim_mm_frames_done(mm, frame);

@@ -92,8 +92,12 @@ static int nr_pcp_free(struct frames_pcp *pcp, int high, int batch)
 	return batch < min_nr ? min_nr : batch > max_nr ? max_nr : batch;
 }
 
-/* The next block to free: lists round-robin from the one after *p, the
- * tail (the coldest) of each. */
+/* The next block to free, from the tail (the coldest) of list *p until
+ * it is empty, then of the next list round-robin: Gorman's selection
+ * after "simplify how many pages are selected per pcp list" and "drain
+ * the requested list first" (patches 3 and 4 of the 002 series), which
+ * both --bulk-free settings share. 5.17-rc3's batch_free rotation (a
+ * few blocks a list, more off fuller lists) is not modelled. */
 static uint32_t bulk_pick(struct frames *fr, struct frames_pcp *pcp, int *p)
 {
 	for (int k = 0; k < FRAMES_NR_PCP_LISTS; k++) {
@@ -119,10 +123,12 @@ static void zone_free_block(struct frames *fr, uint32_t i)
 
 /*
  * free_pcppages_bulk(): give count pages of pcp back to the zone, from
- * the list freed to first. twopass (5.17-rc3): pick the blocks off the
- * lists onto a private list, then take the zone lock and free them;
- * onepass (Gorman's patch 5/6): take the zone lock and free each block
- * as it is picked.
+ * the list freed to first (bulk_pick()). twopass (the series before its
+ * patch 5/6): pick the blocks off the lists onto a private list, then
+ * take the zone lock and free them; onepass (patch 5/6, "free pages in
+ * a single pass"): take the zone lock and free each block as it is
+ * picked. The selection is the same for both, so the switch isolates
+ * the one change patch 5/6 makes.
  */
 static void free_pcppages_bulk(struct frames *fr, const struct frames_stat *st,
 			       struct frames_pcp *pcp, int count, int p)
