@@ -301,6 +301,66 @@ START_TEST(test_rwsem_grant_churn)
 }
 END_TEST
 
+/* owner_on_cpu(), as far as it is known: a writer that waits for a
+ * writer owner which took the lock on the waiter's own CPU does not spin
+ * (that owner cannot be running); on another CPU it may. */
+struct offcpu {
+	struct sim_rwsem s;
+	int cpu;
+};
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
+}
+
+static void *offcpu_writer(void *arg)
+{
+	struct offcpu *o = arg;
+
+	pin_to(o->cpu);
+	sim_up_write(&o->s, sim_down_write(&o->s));
+	return NULL;
+}
+
+static uint64_t offcpu_events(int waiter_cpu)
+{
+	struct offcpu o = { .cpu = waiter_cpu };
+	pthread_t t;
+	uint64_t n;
+
+	ck_assert_int_eq(sim_rwsem_init(&o.s, NULL), 0);
+	pin_to(0);
+	uint64_t h = sim_down_write(&o.s);
+
+	pthread_create(&t, NULL, offcpu_writer, &o);
+	usleep(20 * 1000);              /* the owner sleeps holding it */
+	sim_up_write(&o.s, h);
+	pthread_join(t, NULL);
+	n = atomic_load(&o.s.events[RWSEM_EV_OWNER_OFF_CPU]);
+	ck_assert_uint_eq(atomic_load(&o.s.events[RWSEM_EV_OPT_LOCK]), 0);
+	sim_rwsem_destroy(&o.s);
+	return n;
+}
+
+START_TEST(test_rwsem_owner_off_cpu)
+{
+	cpu_set_t all;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	if (!CPU_ISSET(0, &all))
+		return;                  /* CPU 0 not ours: nothing to pin */
+	ck_assert_uint_ge(offcpu_events(0), 1);
+	if (CPU_ISSET(1, &all))
+		ck_assert_uint_eq(offcpu_events(1), 0);
+	sched_setaffinity(0, sizeof(all), &all);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rwsem");
@@ -312,6 +372,7 @@ int main(void)
 	tcase_add_test(tf, test_rwsem_handoff_stops_stealing);
 	tcase_add_test(tf, test_rwsem_downgrade);
 	tcase_add_test(tf, test_rwsem_grant_churn);
+	tcase_add_test(tf, test_rwsem_owner_off_cpu);
 	suite_add_tcase(s, tf);
 	return check_run(s, CK_VERBOSE);
 }

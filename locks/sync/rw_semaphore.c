@@ -45,7 +45,11 @@
  * readers at the head (WAKE_READ_OWNED), as downgrade_write().
  *
  * What user space cannot see, and the stand-ins (docs/fidelity.md):
- * owner_on_cpu() and need_resched() have no user-space equivalent, so a
+ * owner_on_cpu() is known in one case: a writer owner records its CPU
+ * (sched_getcpu(), rseq-backed) when it takes the lock, and a spinner
+ * running on that CPU stops at once, since the owner cannot be running
+ * there — the case of a task and its handler pinned to one CPU. An owner
+ * descheduled on another CPU cannot be seen, nor need_resched(), so a
  * writer spins on a writer owner for at most RWSEM_OWNER_SPIN_NS; the
  * OSQ is a test-and-set flag a would-be spinner waits on within the same
  * budget; jiffies are CLOCK_MONOTONIC nanoseconds.
@@ -62,6 +66,7 @@
 #include "locks/sync/rw_semaphore.h"
 
 #include <errno.h>
+#include <sched.h>
 
 #include "locks/sync/futex.h"
 #include "locks/sync/rw_semaphore_int.h"
@@ -87,8 +92,11 @@ void rwsem_ev(struct sim_rwsem *s, enum rwsem_event e, uint64_t n)
 
 /* --- the owner word (relaxed: a hint for spinners, as in the kernel) ------ */
 
+/* The writer also says where it runs: a spinner on that CPU knows the
+ * owner is not running (owner_on_cpu() false). */
 void rwsem_set_owner(struct sim_rwsem *s)
 {
+	atomic_store_explicit(&s->owner_cpu, sched_getcpu(), memory_order_relaxed);
 	atomic_store_explicit(&s->owner, rwsem_self_token(), memory_order_relaxed);
 }
 

@@ -30,6 +30,7 @@ enum rwsem_event {
 	RWSEM_EV_RLOCK_HANDOFF,          /* a waiting reader set HANDOFF */
 	RWSEM_EV_WAKE_WRITER,            /* a writer woken to re-compete */
 	RWSEM_EV_WAKE_READER,            /* readers granted by a wake-up */
+	RWSEM_EV_OWNER_OFF_CPU,          /* a spin ended: the owner is not running */
 	RWSEM_NEVENTS
 };
 
@@ -37,6 +38,7 @@ struct sim_rwsem {
 	_Atomic long count;              /* see RWSEM_* in rw_semaphore.c */
 	_Atomic unsigned long owner;     /* writer's token, or READER_OWNED|... */
 	_Atomic int osq;                 /* one optimistic spinner at a time */
+	_Atomic int owner_cpu;           /* the writer owner's CPU when it took it */
 	pthread_mutex_t wait_lock;       /* protects the wait queue */
 	struct rwsem_waiter *head, *tail;
 	struct lockstat_class *stat;     /* may be NULL: no accounting */

@@ -5,6 +5,7 @@
  * wake-ups are in rw_semaphore.c; the shared state in rw_semaphore_int.h).
  */
 #include <errno.h>
+#include <sched.h>
 
 #include "locks/sync/rw_semaphore_int.h"
 
@@ -34,8 +35,22 @@ enum rwsem_owner_state rwsem_owner_state(unsigned long o)
 	return o ? OWNER_WRITER : OWNER_NULL;
 }
 
-/* rwsem_spin_on_owner(): spin while the same writer owns the lock; the
- * deadline stands in for "the owner is on a CPU and we need not yield". */
+/* owner_on_cpu(), as far as it is known: false when the writer owner
+ * took the lock on the CPU this spinner runs on (it cannot be running). */
+static bool owner_off_cpu(struct sim_rwsem *s)
+{
+	int me = sched_getcpu();
+
+	if (me < 0 ||
+	    atomic_load_explicit(&s->owner_cpu, memory_order_relaxed) != me)
+		return false;
+	rwsem_ev(s, RWSEM_EV_OWNER_OFF_CPU, 1);
+	return true;
+}
+
+/* rwsem_spin_on_owner(): spin while the same writer owns the lock and is
+ * not known to be off its CPU; the deadline stands in for the rest of
+ * "the owner is on a CPU and we need not yield". */
 static enum rwsem_owner_state spin_on_owner(struct sim_rwsem *s, uint64_t deadline)
 {
 	unsigned long o = atomic_load_explicit(&s->owner, memory_order_relaxed);
@@ -49,7 +64,7 @@ static enum rwsem_owner_state spin_on_owner(struct sim_rwsem *s, uint64_t deadli
 
 		if (n != o)
 			return rwsem_owner_state(n);
-		if (!(i & 0xf) && mono_ns() > deadline)
+		if (!(i & 0xf) && (mono_ns() > deadline || owner_off_cpu(s)))
 			return OWNER_NONSPINNABLE;
 		cpu_relax();
 	}
@@ -87,10 +102,13 @@ static bool optimistic_spin(struct sim_rwsem *s)
 	enum rwsem_owner_state prev = OWNER_NULL;
 	bool taken = false;
 	unsigned loop = 0, iter = 0;
+	unsigned long o = atomic_load_explicit(&s->owner, memory_order_relaxed);
 
-	if (atomic_load_explicit(&s->owner, memory_order_relaxed) &
-	    RWSEM_NONSPINNABLE)
-		return false;            /* rwsem_can_spin_on_owner() */
+	/* rwsem_can_spin_on_owner(): not when marked, nor on a writer
+	 * owner that is not running (a reader owner is not checked). */
+	if ((o & RWSEM_NONSPINNABLE) ||
+	    (rwsem_owner_state(o) == OWNER_WRITER && owner_off_cpu(s)))
+		return false;
 	if (!osq_lock(s, deadline))
 		return false;
 	for (;;) {
@@ -278,6 +296,7 @@ int sim_rwsem_init(struct sim_rwsem *s, struct lockstat_class *stat)
 	atomic_init(&s->count, 0);
 	atomic_init(&s->owner, 0);
 	atomic_init(&s->osq, 0);
+	atomic_init(&s->owner_cpu, -1);
 	for (int i = 0; i < RWSEM_NEVENTS; i++)
 		atomic_init(&s->events[i], 0);
 	s->head = s->tail = NULL;
@@ -334,7 +353,7 @@ const char *sim_rwsem_event_name(enum rwsem_event e)
 		"rwsem_rlock_steal", "rwsem_rlock_fast", "rwsem_sleep_reader",
 		"rwsem_sleep_writer", "rwsem_opt_lock", "rwsem_opt_nospin",
 		"rwsem_wlock_handoff", "rwsem_rlock_handoff", "rwsem_wake_writer",
-		"rwsem_wake_reader",
+		"rwsem_wake_reader", "rwsem_owner_off_cpu",
 	};
 
 	return names[e];
