@@ -11,7 +11,7 @@
 #include "cli/parse.h"
 
 enum { OPT_FORMAT = 300, OPT_LABEL, OPT_TEST, OPT_ALPHA, OPT_FAIL, OPT_METRIC,
-       OPT_SIGNIFICANCE, OPT_ALLOW_MISMATCH };
+       OPT_SIGNIFICANCE, OPT_ALLOW_MISMATCH, OPT_BASELINE };
 
 /*
  * Before the table: is every file a measurement, and were the runs made
@@ -63,6 +63,7 @@ static const struct option compare_opts[] = {
 	{ "fail-on-regression", optional_argument, NULL, OPT_FAIL },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -71,6 +72,7 @@ static const struct option compare_opts[] = {
 struct compare_args {
 	struct cmp_opts o;
 	const char *labels[64];
+	const char *baseline;
 	int nlabels;
 	bool fail, allow_mismatch, help;
 	double pct;
@@ -122,16 +124,20 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 		return 0;
 	case OPT_METRIC: a->o.metric = optarg; return 0;
 	case OPT_ALLOW_MISMATCH: a->allow_mismatch = true; return 0;
+	case OPT_BASELINE: a->baseline = optarg; return 0;
 	case 'h': a->help = true; return 0;
 	}
 	return cli_bad_option(argv, opt, compare_opts);
 }
 
-/* Load every file (one workload, labels applied): 0 or EXIT_USAGE. */
-static int compare_load(const struct compare_args *a, char **paths, int n,
+/* Load every file (one workload, labels applied, the baseline first):
+ * 0 or EXIT_USAGE. */
+static int compare_load(const struct compare_args *a, struct cmp_inputs *in,
 			struct cmp_file *files)
 {
-	char err[256], shown[256];
+	char err[1024], shown[256];
+	char *const *paths = in->path;
+	int n = in->n;
 
 	for (int i = 0; i < n; i++) {
 		parse_printable(shown, sizeof(shown), paths[i]);
@@ -148,6 +154,13 @@ static int compare_load(const struct compare_args *a, char **paths, int n,
 		if (a->nlabels)
 			parse_printable(files[i].label, sizeof(files[i].label),
 				  a->labels[i]);
+	}
+	if (!a->nlabels)
+		cmp_inputs_label(in, files);
+	if (a->baseline && cmp_pick_baseline(in, files, a->baseline, err,
+					     sizeof(err))) {
+		fprintf(stderr, "%s: --baseline: %s\n", prog, err);
+		return EXIT_USAGE;
 	}
 	return 0;
 }
@@ -194,7 +207,9 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 	 * runs differ by on a shared VM (docs/gate.md: measured). */
 	struct compare_args a = { .o = { .format = CMP_TEXT, .test = CMP_WELCH },
 				  .pct = CMP_GATE_DEFAULT_PCT };
+	struct cmp_inputs in;
 	struct cmp_file *files;
+	char err[512];
 	int opt, n, ret = 0;
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
@@ -203,24 +218,31 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 		if (ret)
 			return ret;
 		if (a.help) {
-			cli_usage(stdout);
+			cli_help("compare");
 			return 0;
 		}
 	}
 	n = argc - optind;
 	if (n < 1)
-		return cli_bad("%s", "compare needs at least one result file");
-	if (n > 32)
-		return cli_bad("too many files (%s): at most 32", argv[optind + 32]);
+		return cli_bad("%s", "compare needs at least one result file or "
+			       "results directory");
+	if (cmp_inputs_expand(argv + optind, n, &in, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return EXIT_USAGE;
+	}
+	n = in.n;
 	if (a.nlabels && a.nlabels != n) {
 		fprintf(stderr, "%s: %d labels for %d files: give one --label per "
 			"file\n", prog, a.nlabels, n);
+		cmp_inputs_free(&in);
 		return EXIT_USAGE;
 	}
 	files = calloc((size_t)n, sizeof(*files));
-	if (!files)
+	if (!files) {
+		cmp_inputs_free(&in);
 		return 1;
-	ret = compare_load(&a, argv + optind, n, files);
+	}
+	ret = compare_load(&a, &in, files);
 	if (!ret)
 		ret = compare_check(files, n, a.fail, a.allow_mismatch);
 	if (!ret)
@@ -237,5 +259,6 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 	for (int i = 0; i < n; i++)
 		cmp_file_free(&files[i]);
 	free(files);
+	cmp_inputs_free(&in);
 	return ret;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/bench.h"
@@ -346,18 +347,39 @@ static int run_parse(int argc, char **argv, struct run_args *a)
 	return run_settle(a);
 }
 
-/* Every result file checked and claimed before anything runs. */
+/* -o DIR/ or -o DIR (an existing directory): a results directory. */
+static bool run_json_is_dir(const char *json)
+{
+	struct stat st;
+	size_t n = strlen(json);
+
+	return (n && json[n - 1] == '/') || (!stat(json, &st) && S_ISDIR(st.st_mode));
+}
+
+/* Every result file checked and claimed before anything runs (a results
+ * directory made first). */
 static int run_claim(const struct run_args *a, struct res_target *tgt,
 		     int *ntgt)
 {
 	const struct run_cfg *c = &a->c;
 	const char *const inputs[] = { c->trace, NULL };
+	bool dir = a->json && run_json_is_dir(a->json);
+	char terr[PATH_MAX + 256];
 
+	if (dir && sf_mkdirs(a->json, terr, sizeof(terr))) {
+		fprintf(stderr, "%s: -o: %s\n", prog, terr);
+		return EXIT_USAGE;
+	}
 	for (; a->json && *ntgt < run_ntargets(c); (*ntgt)++) {
-		char path[PATH_MAX], terr[PATH_MAX + 256];
+		char path[PATH_MAX];
 
-		run_result_path(path, sizeof(path), a->json, run_ntargets(c) > 1 ?
-			    run_target_label(c, *ntgt) : NULL);
+		if (dir)
+			run_dir_result_path(path, sizeof(path), a->json,
+					    run_target_label(c, *ntgt));
+		else
+			run_result_path(path, sizeof(path), a->json,
+					run_ntargets(c) > 1 ?
+					run_target_label(c, *ntgt) : NULL);
 		if (resfile_open(&tgt[*ntgt], path, a->force, inputs, terr,
 				    sizeof(terr))) {
 			fprintf(stderr, "%s: %s\n", prog, terr);
@@ -398,7 +420,7 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 		run_print_summary(&r[i], c, a->brief);
 	}
 	if (run_ntargets(c) > 1 && measured)
-		run_print_comparison(r, run_ntargets(c));
+		run_print_comparison(r, run_ntargets(c), a->brief);
 	for (int i = 0; i < run_ntargets(c); i++)
 		run_print_source_errors(&r[i], run_ntargets(c) > 1 ?
 				    run_target_label(c, i) : NULL);
@@ -480,7 +502,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		a.c.tasks[a.c.ntasklist++] = i + 1;
 	ret = run_parse(argc, argv, &a);
 	if (a.help)
-		cli_usage(stdout);
+		cli_help("run");
 	if (ret || a.help || ctx->dry_run) {
 		run_replay_done(&a.c);
 		return ret;

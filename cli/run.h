@@ -65,7 +65,7 @@ void run_print_banner(const struct run_cfg *c);
 void run_print_summary(const struct res_file *r, const struct run_cfg *c,
 		   bool brief);
 /* Several schemes in one run: the comparison table. */
-void run_print_comparison(struct res_file *r, int n);
+void run_print_comparison(struct res_file *r, int n, bool brief);
 /* One warning line (stderr) per fault-source operation the host refused
  * during the run, and for failed reads of the uffd. label: the target's
  * name with several, or NULL. */
@@ -89,5 +89,8 @@ int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 void run_args_free(struct run_args_vec *v);
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
 void run_result_path(char *out, size_t len, const char *json, const char *scheme);
+/* DIR/<scheme>.json: a result in the results directory DIR. */
+void run_dir_result_path(char *out, size_t len, const char *dir,
+			 const char *scheme);
 
 #endif

@@ -8,6 +8,7 @@
 #include "cli/cmd.h"
 #include "cli/results_json.h"
 #include "cli/run.h"
+#include "cli/parse.h"
 #include "sim/faults/sources.h"
 #include "cli/compare/compare.h"
 #include "cli/compare/stats.h"
@@ -71,11 +72,12 @@ static void print_point(const struct res_point *p, const struct run_cfg *c)
 	struct res_fault_split split;
 
 
-	printf("\ntasks %d: %d samples, %llu pages touched, %llu faults "
-	       "placed %llu pages, %llu SIGSEGV\n",
-	       p->tasks, p->nsamples, (unsigned long long)p->touches,
-	       (unsigned long long)res_faults(&p->c),
-	       (unsigned long long)p->c.fault_pages,
+	printf("\ntasks %d: %d sample%s, %llu page%s touched, %llu fault%s "
+	       "placed %llu page%s, %llu SIGSEGV\n",
+	       p->tasks, p->nsamples, PLURAL(p->nsamples),
+	       (unsigned long long)p->touches, PLURAL(p->touches),
+	       (unsigned long long)res_faults(&p->c), PLURAL(res_faults(&p->c)),
+	       (unsigned long long)p->c.fault_pages, PLURAL(p->c.fault_pages),
 	       (unsigned long long)p->segv);
 	if (p->c.nsrc) {
 		/* The source's own counters, as the result names them. */
@@ -193,8 +195,8 @@ void run_print_summary(const struct res_file *r, const struct run_cfg *c,
 			printf(" %18.4f", isnan(v) ? 0.0 : v);
 		}
 		if (res_point_nflagged(p))
-			printf("  [%d of %d samples flagged]", res_point_nflagged(p),
-			       p->nsamples);
+			printf("  [%d of %d sample%s flagged]", res_point_nflagged(p),
+			       p->nsamples, PLURAL(p->nsamples));
 		printf("\n");
 	}
 	/* Samples that are not measurements, said where the numbers are. */
@@ -266,6 +268,16 @@ void run_result_path(char *out, size_t len, const char *json,
 	snprintf(out, len, "%.*s-%s.json", (int)n, json, scheme);
 }
 
+/* DIR/<scheme>.json in a results directory. */
+void run_dir_result_path(char *out, size_t len, const char *dir,
+			 const char *scheme)
+{
+	size_t n = strlen(dir);
+
+	snprintf(out, len, "%s%s%s.json", dir, n && dir[n - 1] == '/' ? "" : "/",
+		 scheme);
+}
+
 void run_print_banner(const struct run_cfg *c)
 {
 	printf("vmsim %s: workload %s, lock ", VMSIM_VERSION, c->wl->name);
@@ -315,7 +327,7 @@ void run_print_banner(const struct run_cfg *c)
 		printf(", mem %zu MiB", c->wo.mem >> 20);
 	if (c->wl->min_mem && (c->processes || c->wl->loop))
 		printf(" per task");
-	printf(", %d iterations", c->wo.iterations);
+	printf(", %d iteration%s", c->wo.iterations, PLURAL(c->wo.iterations));
 	if (c->wl->background)
 		printf(", %d writer%s", c->wo.writers, c->wo.writers == 1 ? "" : "s");
 	if (c->nslabs > 1 || c->nrcu_frees > 1)
@@ -329,10 +341,11 @@ void run_print_banner(const struct run_cfg *c)
 
 /* Several schemes in one run: the comparison table, rwsem-first order as
  * given (the first is the base). */
-void run_print_comparison(struct res_file *r, int n)
+void run_print_comparison(struct res_file *r, int n, bool brief)
 {
 	struct cmp_file f[RUNNER_MAX_SCHEMES];
-	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH };
+	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH,
+			      .brief = brief };
 	char err[256];
 	int ok = 0;
 

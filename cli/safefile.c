@@ -37,6 +37,46 @@ fail(char *err, size_t len, int e, const char *fmt, ...)
 	return -e;
 }
 
+int sf_mkdirs(const char *path, char *err, size_t errlen)
+{
+	char shown[256], part[PATH_MAX];
+	size_t n = strlen(path);
+	struct stat st;
+
+	parse_printable(shown, sizeof(shown), path);
+	if (!n || n >= sizeof(part))
+		return fail(err, errlen, ENAMETOOLONG, "%s: bad directory name",
+			    shown);
+	/* Each missing component, parents first (mkdir -p); one that is
+	 * there already is left as it is. */
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && path[i] != '/')
+			continue;
+		memcpy(part, path, i);
+		part[i] = '\0';
+		if (mkdir(part, 0755) && errno != EEXIST) {
+			char p2[256];
+			int e = errno;
+
+			return fail(err, errlen, e, "%s: cannot make the "
+				    "directory %s: %s", shown,
+				    parse_printable(p2, sizeof(p2), part),
+				    strerror(e));
+		}
+	}
+	/* The directory itself is no link another user planted (without
+	 * its trailing '/', which would have lstat follow a link). */
+	memcpy(part, path, n + 1);
+	while (n > 1 && part[n - 1] == '/')
+		part[--n] = '\0';
+	if (lstat(part, &st))
+		return fail(err, errlen, errno, "%s: %s", shown, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return fail(err, errlen, ENOTDIR, "%s is %s, not a results "
+			    "directory", shown, sf_kind(st.st_mode));
+	return 0;
+}
+
 /* dir and base of path; -EISDIR when it names a directory ("x/", "."). */
 static int split_path(const char *path, char *dir, size_t dlen, char *base,
 		      size_t blen)

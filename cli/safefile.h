@@ -99,6 +99,11 @@ int sf_commit(struct sf_out *o, bool complete, char *where, size_t wlen,
 /* Drop the content (if not committed) and close. Safe twice. */
 void sf_abort(struct sf_out *o);
 
+/* Make directory path and its missing parents (0755), as mkdir -p; path
+ * itself must then be a directory, not a symbolic link to one: 0, or
+ * -errno with one line in err. */
+int sf_mkdirs(const char *path, char *err, size_t errlen);
+
 /* "a FIFO", "a directory", ... for a file type. */
 const char *sf_kind(mode_t mode);
 

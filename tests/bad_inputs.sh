@@ -115,6 +115,7 @@ while IFS=$'\t' read -r want frag setup args; do
 	frag=${frag//@TMP@/$tmp}
 	frag=${frag//@DATA@/$data}
 	args=${args//@TMP@/$tmp}
+	setup=${setup//@TMP@/$tmp}
 	args=${args//@DATA@/$data}
 	args=${args//@LONG@/$long}
 	[ "$setup" = - ] && setup=:

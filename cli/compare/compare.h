@@ -17,7 +17,7 @@
 #define RES_FORMAT_VERSION 2
 
 enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_GNUPLOT,
-		  CMP_WIS };
+		  CMP_WIS, CMP_HTML /* tables for vmsim report */ };
 /*
  * Significance rules for the *x.xx%* marker of a mean row:
  *  welch          Welch's t-test, Welch-Satterthwaite df, two-sided,
@@ -35,6 +35,10 @@ struct cmp_opts {
 	enum cmp_test test;
 	double alpha;                    /* 0 < alpha < 1; 0: the rule's own */
 	const char *metric;              /* gnuplot: which metric (NULL: first) */
+	bool brief;                      /* no lock statistics and counters */
+	/* CMP_HTML: where the findings go (one <li> a primary metric and
+	 * task count: what its marks support), or NULL. */
+	FILE *findings;
 };
 
 /* The rule's name ("welch", ...), and its alpha given o (NaN for
@@ -66,6 +70,30 @@ struct cmp_file {
 	int *tasks;                      /* results[i]'s task count */
 	int *by_tasks;                   /* indices of results, by task count */
 };
+
+/* What compare and report are given: result files and results
+ * directories, expanded into result files. */
+#define CMP_MAX_INPUTS 32
+struct cmp_inputs {
+	int n;
+	bool several_dirs;               /* labels are the directories' names */
+	char *path[CMP_MAX_INPUTS];      /* each a result file */
+	char *dir[CMP_MAX_INPUTS];       /* its results directory's name, or NULL */
+};
+
+/* args (files, or directories: their *.json results, by name) into in:
+ * 0, or -errno with err (one line, the path in it). */
+int cmp_inputs_expand(char *const *args, int nargs, struct cmp_inputs *in,
+		      char *err, size_t errlen);
+void cmp_inputs_free(struct cmp_inputs *in);
+/* After loading: with several directories, each file's label is its
+ * directory's name (DIR/scheme where the directory holds several). */
+void cmp_inputs_label(const struct cmp_inputs *in, struct cmp_file *files);
+/* Make the one result that NAME names (label, scheme, file name, or
+ * directory) the base, files[0], the others in their order: 0, or
+ * -EINVAL with err listing the results. */
+int cmp_pick_baseline(struct cmp_inputs *in, struct cmp_file *files,
+		      const char *name, char *err, size_t errlen);
 
 /* Read and check one result file. Returns 0, or -EINVAL with err saying
  * what is wrong (without the file name). */

@@ -254,6 +254,7 @@ int cmp_load(const char *path, struct cmp_file *f, char *err, size_t errlen)
 				break;
 			got += r;
 		}
+		buf[got] = '\0';        /* parse_json's strspn stops here */
 		if ((size_t)got < want)
 			snprintf(err, errlen, "cannot read it: %s", got < 0 ?
 				 strerror(errno) : "it shrank while being read");
@@ -393,6 +394,15 @@ bool cmp_samples_ok(const struct cmp_metric *m, const double *x, size_t n)
 		if (!sample_ok(m, x[i]))
 			return false;
 	return true;
+}
+
+bool cmp_point_flagged(const struct cmp_file *f, int tasks)
+{
+	json_object *p = cmp_point_of(f, tasks), *fl;
+
+	return p && json_object_object_get_ex(p, "flagged", &fl) &&
+	       json_object_is_type(fl, json_type_array) &&
+	       json_object_array_length(fl) > 0;
 }
 
 static int point_tasks(json_object *p)

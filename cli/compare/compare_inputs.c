@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What compare and report are given: result files, or results directories
+ * (vmsim run -o DIR/ writes one file per scheme there), and which of them
+ * is the base.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/compare/compare.h"
+#include "cli/parse.h"
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* A name in a results directory that holds a result: *.json, not hidden
+ * (a temporary), not a recording's side file. */
+static bool result_name(const char *name)
+{
+	return name[0] != '.' && ends_with(name, ".json") &&
+	       !ends_with(name, ".mmap_lock.json");
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The last component of path, without a trailing '/' (into out). */
+static void last_component(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path);
+	const char *s;
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	s = path + n;
+	while (s > path && s[-1] != '/')
+		s--;
+	snprintf(out, len, "%.*s", (int)(path + n - s), s);
+}
+
+static int push(struct cmp_inputs *in, const char *path, const char *dir)
+{
+	if (in->n == CMP_MAX_INPUTS)
+		return -E2BIG;
+	in->path[in->n] = strdup(path);
+	in->dir[in->n] = dir ? strdup(dir) : NULL;
+	if (!in->path[in->n] || (dir && !in->dir[in->n]))
+		return -ENOMEM;
+	in->n++;
+	return 0;
+}
+
+/* Every result in directory path, by name. */
+static int expand_dir(struct cmp_inputs *in, const char *path, char *err,
+		      size_t errlen)
+{
+	char shown[256], name[256], *names[CMP_MAX_INPUTS];
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0, ret = 0;
+
+	parse_printable(shown, sizeof(shown), path);
+	if (!d) {
+		snprintf(err, errlen, "%s: %s", shown, strerror(errno));
+		return -errno;
+	}
+	last_component(path, name, sizeof(name));
+	while ((e = readdir(d)) && !ret) {
+		if (!result_name(e->d_name))
+			continue;
+		if (n == CMP_MAX_INPUTS) {
+			ret = -E2BIG;
+			break;
+		}
+		if (!(names[n] = malloc(strlen(path) + strlen(e->d_name) + 2)))
+			ret = -ENOMEM;
+		else
+			sprintf(names[n++], "%s%s%s", path,
+				ends_with(path, "/") ? "" : "/", e->d_name);
+	}
+	closedir(d);
+	qsort(names, (size_t)n, sizeof(names[0]), cmp_name);
+	for (int i = 0; i < n; i++) {
+		if (!ret)
+			ret = push(in, names[i], name);
+		free(names[i]);
+	}
+	if (ret == -E2BIG)
+		snprintf(err, errlen, "%s: more than %d results in all", shown,
+			 CMP_MAX_INPUTS);
+	else if (ret)
+		snprintf(err, errlen, "%s: %s", shown, strerror(-ret));
+	else if (!n)
+		snprintf(err, errlen, "%s: no result files (*.json) in this "
+			 "directory", shown);
+	return ret ? ret : n ? 0 : -ENOENT;
+}
+
+int cmp_inputs_expand(char *const *args, int nargs, struct cmp_inputs *in,
+		      char *err, size_t errlen)
+{
+	char shown[256];
+	int ndirs = 0;
+
+	memset(in, 0, sizeof(*in));
+	for (int i = 0; i < nargs; i++) {
+		struct stat st;
+		int ret;
+
+		if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
+			ret = expand_dir(in, args[i], err, errlen);
+			ndirs++;
+		} else {
+			ret = push(in, args[i], NULL);
+			if (ret)
+				snprintf(err, errlen, "%s: %s",
+					 parse_printable(shown, sizeof(shown),
+							 args[i]),
+					 ret == -E2BIG ? "too many files" :
+					 strerror(-ret));
+		}
+		if (ret) {
+			cmp_inputs_free(in);
+			return ret;
+		}
+	}
+	in->several_dirs = ndirs > 1;
+	return 0;
+}
+
+void cmp_inputs_free(struct cmp_inputs *in)
+{
+	for (int i = 0; i < in->n; i++) {
+		free(in->path[i]);
+		free(in->dir[i]);
+	}
+	in->n = 0;
+}
+
+/* Label the loaded files as compare shows them: with several
+ * directories, a file is its directory's name (the run's name), or
+ * DIR/label where the directory holds several. */
+void cmp_inputs_label(const struct cmp_inputs *in, struct cmp_file *files)
+{
+	for (int i = 0; i < in->n && in->several_dirs; i++) {
+		int same = 0;
+		char label[sizeof(files[i].label)];
+
+		if (!in->dir[i])
+			continue;
+		for (int j = 0; j < in->n; j++)
+			same += in->dir[j] && !strcmp(in->dir[j], in->dir[i]);
+		parse_printable(label, sizeof(label), in->dir[i]);
+		if (same > 1) {
+			char own[sizeof(files[i].label)];
+
+			snprintf(own, sizeof(own), "%s", files[i].label);
+			snprintf(files[i].label, sizeof(files[i].label), "%.30s/%.31s",
+				 label, own);
+		} else
+			snprintf(files[i].label, sizeof(files[i].label), "%s", label);
+	}
+}
+
+/* Does NAME name file i: its label, its scheme, its file name (with or
+ * without .json) or its directory? */
+static bool names_it(const struct cmp_inputs *in, const struct cmp_file *f,
+		     int i, const char *name)
+{
+	char base[256];
+	size_t n;
+
+	if (!strcmp(f->label, name) || (f->scheme && !strcmp(f->scheme, name)))
+		return true;
+	last_component(in->path[i], base, sizeof(base));
+	n = strlen(name);
+	if (!strcmp(base, name) ||
+	    (!strncmp(base, name, n) && !strcmp(base + n, ".json")))
+		return true;
+	return in->dir[i] && !strcmp(in->dir[i], name);
+}
+
+int cmp_pick_baseline(struct cmp_inputs *in, struct cmp_file *files,
+		      const char *name, char *err, size_t errlen)
+{
+	char shown[128], list[512] = "";
+	int found = -1, matches = 0;
+	size_t used = 0;
+
+	for (int i = 0; i < in->n; i++) {
+		if (names_it(in, &files[i], i, name)) {
+			if (found < 0)
+				found = i;
+			matches++;
+		}
+		if (used < sizeof(list))
+			used += (size_t)snprintf(list + used, sizeof(list) - used,
+						 "%s%s", i ? ", " : "", files[i].label);
+	}
+	parse_printable(shown, sizeof(shown), name);
+	if (!matches) {
+		snprintf(err, errlen, "no result named '%s' (the results: %s)",
+			 shown, list);
+		return -EINVAL;
+	}
+	if (matches > 1) {
+		snprintf(err, errlen, "'%s' names %d of the results (%s): give "
+			 "one's label", shown, matches, list);
+		return -EINVAL;
+	}
+	if (found > 0) {
+		struct cmp_file f = files[found];
+		char *p = in->path[found], *d = in->dir[found];
+
+		memmove(&files[1], &files[0], (size_t)found * sizeof(files[0]));
+		files[0] = f;
+		memmove(&in->path[1], &in->path[0], (size_t)found * sizeof(p));
+		memmove(&in->dir[1], &in->dir[0], (size_t)found * sizeof(d));
+		in->path[0] = p;
+		in->dir[0] = d;
+	}
+	return 0;
+}
