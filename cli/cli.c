@@ -28,9 +28,10 @@ int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 
 	opterr = 0;      /* getopt's complaints are ours: cli_bad_option() */
 	if (argc < 2)
-		return cli_bad("%s", "no command: want run, list, compare, rerun, gate, check, bench, record or trace");
+		return cli_bad("%s", "no command: want run, compare, report, gate, rerun, record, trace, bench, list or check");
 	cmd = argv[1];
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
+	    (!strcmp(cmd, "help") && argc == 2)) {
 		cli_usage(stdout);
 		return 0;
 	}
@@ -42,6 +43,11 @@ int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 		return cmd_run(argc - 1, argv + 1, ctx);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help") && argc > 2)
+		return cli_help(argv[2]);
+	if (!strcmp(cmd, "check") && argc > 2 &&
+	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+		return cli_help("check");
 	if (!strcmp(cmd, "check") && argc > 2)
 		return cli_bad("unexpected argument '%s'", argv[2]);
 	if (!strcmp(cmd, "check"))
@@ -54,6 +60,8 @@ int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 		return cmd_trace(argc - 1, argv + 1, ctx);
 	if (!strcmp(cmd, "compare"))
 		return cmd_compare(argc - 1, argv + 1, ctx);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc - 1, argv + 1, ctx);
 	if (!strcmp(cmd, "rerun"))
 		return cmd_rerun(argc - 1, argv + 1, ctx);
 	if (!strcmp(cmd, "gate"))

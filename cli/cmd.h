@@ -24,6 +24,8 @@ struct cli_ctx {
 };
 
 void cli_usage(FILE *f);
+/* vmsim CMD --help: CMD's usage and options only (all: an unknown CMD); 0. */
+int cli_help(const char *cmd);
 /* One line "vmsim: <fmt with val>" (val made printable); EXIT_USAGE. */
 int cli_bad(const char *fmt, const char *val);
 /* getopt's complaint as one line of ours; EXIT_USAGE. */
@@ -49,6 +51,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx);
+int cmd_report(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx);

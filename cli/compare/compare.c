@@ -49,7 +49,8 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 	for (int i = 0; i < pr->n; i++) {
 		nx[i] = cmp_samples_of(&pr->files[i], m->name, tasks, &x[i]);
 		/* Not a number to compute with, nor to compare against. */
-		r.invalid[i] = !cmp_samples_ok(m, x[i], nx[i]);
+		r.invalid[i] = !cmp_samples_ok(m, x[i], nx[i]) ||
+			       cmp_point_flagged(&pr->files[i], tasks);
 		if (r.invalid[i])
 			nx[i] = 0;
 	}
@@ -65,6 +66,7 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 			r.pct[i] = cmp_pct_diff(r.v[0], r.v[i],
 					    lower_form ? false : m->higher);
 			r.sig[i] = -1;
+			r.primary = st == ST_MEAN && m->primary;
 			if (st != ST_MEAN || i == 0 || !nx[i])
 				continue;
 			r.sig[i] = cmp_significant(pr->o, x[0], nx[0], x[i], nx[i],
@@ -337,7 +339,9 @@ static void print_head(struct printer *pr)
 	}
 	if (pr->keyw < 28)
 		pr->keyw = 28;
-	if (pr->o->format == CMP_TEXT) {
+	if (pr->o->format == CMP_HTML) {
+		cmp_html_begin(pr);
+	} else if (pr->o->format == CMP_TEXT) {
 		fprintf(out, "vmsim compare: workload %s\n\n",
 			pr->files[0].workload_shown);
 		cmp_print_header_text(pr);
@@ -390,7 +394,8 @@ static void print_json(struct printer *pr)
 void cmp_print(FILE *out, const struct cmp_file *files, int n,
 	       const struct cmp_opts *o)
 {
-	struct printer pr = { out, o, files, n, 0, NULL, NULL };
+	struct printer pr = { .out = out, .o = o, .files = files, .n = n,
+				.colw = CMP_COL };
 	const int *tasks = files[0].tasks;
 	int nt = files[0].ntasks;
 	static const char *const rule[] = {
@@ -420,7 +425,7 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 		latency_rows(&pr, tasks[t]);
 	for (int t = 0; t < nt; t++)
 		noise_rows(&pr, tasks[t]);
-	for (int t = 0; t < nt; t++)
+	for (int t = 0; t < nt && !o->brief; t++)
 		lock_rows(&pr, tasks[t]);
 	if (o->test != CMP_MMTESTS_CI)
 		snprintf(level, sizeof(level), " at alpha = %g", cmp_alpha(o));
@@ -434,4 +439,6 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 			rule[o->test], level);
 	else if (o->format == CMP_JSON)
 		print_json(&pr);
+	else if (o->format == CMP_HTML)
+		cmp_html_end(&pr);
 }

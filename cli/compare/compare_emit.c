@@ -30,14 +30,26 @@ static void fmt_pct(char *buf, size_t len, double p, int sig)
 		snprintf(buf, len, " (%7.2f%%)", p);
 }
 
+/* The columns are as wide as the widest label or file name (at least
+ * CMP_COL), so that no header is cut. */
 void cmp_print_header_text(struct printer *pr)
 {
 	char base[256];
 	bool same = true;
 
+	pr->colw = CMP_COL;
+	for (int i = 0; i < pr->n; i++) {
+		int w = (int)strlen(pr->files[i].label);
+
+		snprintf(base, sizeof(base), "%s", pr->files[i].shown);
+		if ((int)strlen(basename(base)) > w)
+			w = (int)strlen(basename(base));
+		if (w > pr->colw)
+			pr->colw = w;
+	}
 	fprintf(pr->out, "%-*s", 10 + pr->keyw, "");
 	for (int i = 0; i < pr->n; i++) {
-		fprintf(pr->out, " %*s", CMP_COL, pr->files[i].label);
+		fprintf(pr->out, " %*s", pr->colw, pr->files[i].label);
 		snprintf(base, sizeof(base), "%s", pr->files[i].shown);
 		same &= !strcmp(basename(base), pr->files[i].label);
 	}
@@ -48,7 +60,7 @@ void cmp_print_header_text(struct printer *pr)
 	fprintf(pr->out, "\n%-*s", 10 + pr->keyw, "");
 	for (int i = 0; i < pr->n; i++) {
 		snprintf(base, sizeof(base), "%s", pr->files[i].shown);
-		fprintf(pr->out, " %*.*s", CMP_COL, CMP_COL, basename(base));
+		fprintf(pr->out, " %*s", pr->colw, basename(base));
 	}
 	fprintf(pr->out, "\n");
 }
@@ -80,7 +92,7 @@ static void emit_text(struct printer *pr, const struct row *r)
 			snprintf(p, sizeof(p), "%10s", "");
 		else
 			fmt_pct(p, sizeof(p), r->pct[i], r->sig[i]);
-		fprintf(pr->out, " %s%s", v, p);
+		fprintf(pr->out, " %*s%s", pr->colw - CMP_COL + 14, v, p);
 	}
 	fprintf(pr->out, "\n");
 }
@@ -162,6 +174,124 @@ static void emit_json(struct printer *pr, const struct row *r)
 	json_object_array_add(pr->rows, o);
 }
 
+/* --- HTML (vmsim report) ------------------------------------------------- */
+
+void cmp_html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+static const char *section_title(const char *section)
+{
+	return !strcmp(section, "metric") ? "The metrics" :
+	       !strcmp(section, "latency") ?
+	       "Latency of a touch (us), and the mean fault split" :
+	       !strcmp(section, "noise") ?
+	       "The machine meanwhile (steal: % of all CPUs; others: CPUs other "
+	       "processes kept busy; vmsim's involuntary switches a second)" :
+	       "Lock statistics and counters";
+}
+
+void cmp_html_begin(struct printer *pr)
+{
+	pr->section = NULL;
+}
+
+static void html_open_table(struct printer *pr, const char *section)
+{
+	fprintf(pr->out, "<h3>%s</h3>\n<table class=\"cmp\" data-section=\"%s\">"
+		"<thead><tr><th>stat</th><th>row</th>",
+		section_title(section), section);
+	for (int i = 0; i < pr->n; i++) {
+		fputs("<th>", pr->out);
+		cmp_html_text(pr->out, pr->files[i].label);
+		fputs("</th>", pr->out);
+	}
+	fputs("</tr></thead><tbody>\n", pr->out);
+}
+
+void cmp_html_end(struct printer *pr)
+{
+	if (pr->section)
+		fputs("</tbody></table>\n", pr->out);
+	pr->section = NULL;
+}
+
+/* The sentence a mean row of a primary metric supports: which columns
+ * its significance marks call different, and which not. */
+static void html_finding(struct printer *pr, const struct row *r)
+{
+	FILE *f = pr->o->findings;
+	const char *dash = strrchr(r->key, '-');
+	int real = 0, rest = 0;
+
+	if (!f || !dash || pr->n < 2)
+		return;
+	fprintf(f, "<li><b>%s ", r->stat);
+	cmp_html_text(f, r->key);
+	fprintf(f, "</b> (%s task%s) against ", dash + 1,
+		strcmp(dash + 1, "1") ? "s" : "");
+	cmp_html_text(f, pr->files[0].label);
+	fputs(": ", f);
+	for (int i = 1; i < pr->n; i++) {
+		if (r->sig[i] != 1)
+			continue;
+		fputs(real++ ? ", " : "significantly different: ", f);
+		cmp_html_text(f, pr->files[i].label);
+		fprintf(f, " %+.1f%%", r->pct[i]);
+	}
+	for (int i = 1; i < pr->n; i++) {
+		if (r->sig[i] == 1)
+			continue;
+		fputs(rest++ ? ", " : real ? "; not a finding: " :
+		      "no significant difference (", f);
+		cmp_html_text(f, pr->files[i].label);
+		if (r->invalid[i] || !isfinite(r->pct[i]))
+			fputs(" invalid", f);
+		else
+			fprintf(f, " %+.1f%%%s", r->pct[i], r->sig[i] == CMP_WITHIN ?
+				", within the spread" : "");
+	}
+	fprintf(f, "%s.</li>\n", !real && rest ? ")" : "");
+}
+
+static void emit_html(struct printer *pr, const struct row *r)
+{
+	char v[64];
+
+	if (!pr->section || strcmp(pr->section, r->section)) {
+		cmp_html_end(pr);
+		html_open_table(pr, r->section);
+		pr->section = r->section;
+	}
+	fprintf(pr->out, "<tr%s><td>%s</td><td>",
+		r->primary ? " class=\"primary\"" : "", r->stat);
+	cmp_html_text(pr->out, r->key);
+	fputs("</td>", pr->out);
+	for (int i = 0; i < pr->n; i++) {
+		fmt_value(v, sizeof(v), r->v[i], r->integer, r->invalid[i]);
+		fprintf(pr->out, "<td class=\"%s\">%s", r->invalid[i] ? "invalid" :
+			r->sig[i] == 1 ? "sig" : r->sig[i] == CMP_WITHIN ? "within" :
+			"v", v + strspn(v, " "));
+		if (!r->nopct && !r->invalid[i] && isfinite(r->pct[i]))
+			fprintf(pr->out, r->sig[i] == 1 ? " <em>*%.2f%%*</em>" :
+				r->sig[i] == CMP_WITHIN ? " <span>(~%.2f%%)</span>" :
+				" <span>(%.2f%%)</span>", r->pct[i]);
+		fputs("</td>", pr->out);
+	}
+	fputs("</tr>\n", pr->out);
+	if (r->primary)
+		html_finding(pr, r);
+}
+
 void cmp_emit_row(struct printer *pr, const struct row *r)
 {
 	switch (pr->o->format) {
@@ -169,7 +299,9 @@ void cmp_emit_row(struct printer *pr, const struct row *r)
 	case CMP_MARKDOWN: emit_markdown(pr, r); break;
 	case CMP_CSV: emit_csv(pr, r); break;
 	case CMP_JSON: emit_json(pr, r); break;
+	case CMP_HTML: emit_html(pr, r); break;
 	default: break;
 	}
 }
+
 

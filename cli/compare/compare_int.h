@@ -24,6 +24,8 @@ enum stat_id { ST_MIN, ST_MEAN, ST_STDDEV, ST_COV, ST_MAX, ST_MEDIAN, ST_B50,
 const struct cmp_metric *cmp_metric_of(const struct cmp_file *f, const char *name);
 /* Is every sample of x a measurement of m (finite, > 0 if primary)? */
 bool cmp_samples_ok(const struct cmp_metric *m, const double *x, size_t n);
+/* Has the point at tasks samples the run flagged (not measurements)? */
+bool cmp_point_flagged(const struct cmp_file *f, int tasks);
 
 const char *cmp_stat_name(enum stat_id st, bool higher);
 double cmp_stat_value(enum stat_id st, const double *x, size_t n, bool higher);
@@ -51,6 +53,7 @@ struct row {
 	char key[96];                    /* e.g. "faults/sec-2" */
 	bool integer;
 	bool nopct;                      /* a count with no better/worse */
+	bool primary;                    /* a mean row of the primary metric */
 	double v[CMP_MAX_FILES];
 	double pct[CMP_MAX_FILES];
 	int sig[CMP_MAX_FILES];          /* -1 not tested, 0 no, 1 yes,
@@ -65,11 +68,17 @@ struct printer {
 	const struct cmp_file *files;
 	int n;
 	int keyw;
+	int colw;                        /* text: a column, >= CMP_COL */
 	json_object *rows;               /* --format json */
 	const char *section;             /* text: last section header */
 };
 
 void cmp_emit_row(struct printer *pr, const struct row *r);
+/* CMP_HTML: the head of the tables, and their end. */
+void cmp_html_begin(struct printer *pr);
+void cmp_html_end(struct printer *pr);
+/* Text made safe for HTML (&, <, >, "). */
+void cmp_html_text(FILE *out, const char *s);
 void cmp_print_header_text(struct printer *pr);
 
 #endif

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/* vmsim report: one self-contained HTML page of results (report.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "cli/compare/compare.h"
+#include "cli/compare/report.h"
+#include "cli/parse.h"
+#include "cli/safefile.h"
+
+enum { OPT_BASELINE = 300, OPT_SIGNIFICANCE };
+
+static const struct option report_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "significance", required_argument, NULL, OPT_SIGNIFICANCE },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/* What cmp_report() writes in the page's first line. */
+#define REPORT_MARK "<meta name=\"generator\" content=\"vmsim report\">"
+
+/* --force replaces only a page vmsim report wrote. */
+static bool is_report(int fd)
+{
+	char head[512];
+	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
+
+	if (n <= 0)
+		return false;
+	head[n] = 0;
+	return !strncmp(head, "<!DOCTYPE html>", 15) && strstr(head, REPORT_MARK);
+}
+
+struct report_job {
+	const struct cmp_file *files;
+	int n;
+	const struct cmp_opts *o;
+};
+
+static int emit_report(FILE *f, void *arg)
+{
+	const struct report_job *j = arg;
+
+	return cmp_report(f, j->files, j->n, j->o);
+}
+
+/* Load every result (one workload), the baseline first. */
+static int report_load(struct cmp_inputs *in, struct cmp_file *files,
+		       const char *baseline)
+{
+	char err[1024], shown[256];
+
+	for (int i = 0; i < in->n; i++) {
+		parse_printable(shown, sizeof(shown), in->path[i]);
+		if (cmp_load(in->path[i], &files[i], err, sizeof(err))) {
+			fprintf(stderr, "%s: %s: %s\n", prog, shown, err);
+			return EXIT_USAGE;
+		}
+		if (i && strcmp(files[i].workload, files[0].workload)) {
+			fprintf(stderr, "%s: %s: workload '%s' does not match '%s' "
+				"of %s: a report is of one workload\n", prog, shown,
+				files[i].workload_shown, files[0].workload_shown,
+				files[0].shown);
+			return EXIT_USAGE;
+		}
+	}
+	cmp_inputs_label(in, files);
+	if (baseline && cmp_pick_baseline(in, files, baseline, err, sizeof(err))) {
+		fprintf(stderr, "%s: --baseline: %s\n", prog, err);
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < in->n; i++)
+		if (cmp_validate(&files[i], i ? &files[0] : NULL, err, sizeof(err)))
+			fprintf(stderr, "%s: warning: %s: %s (its cells say "
+				"invalid)\n", prog, files[i].shown, err);
+	return 0;
+}
+
+/* Write the page through the safe-write layer; said where it went. */
+static int report_write(const char *path, bool force, const struct report_job *j)
+{
+	const struct sf_spec spec = { .what = "report", .force = force,
+				      .ours = is_report };
+	char err[PATH_MAX + 256], where[PATH_MAX], note[PATH_MAX + 256];
+	struct sf_out o;
+	int ret = sf_open(&o, path, &spec, err, sizeof(err));
+
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return EXIT_USAGE;
+	}
+	ret = sf_emit(&o, emit_report, (void *)j);
+	if (ret >= 0)
+		ret = sf_commit(&o, true, where, sizeof(where), note, sizeof(note));
+	sf_abort(&o);
+	if (ret < 0) {
+		fprintf(stderr, "%s: the report could not be written: %s\n", prog,
+			ret == -EIO ? "a write failed" : strerror(-ret));
+		return 1;
+	}
+	if (ret != SF_AT_PATH) {
+		fprintf(stderr, "%s: %s\n", prog, note);
+		return 1;
+	}
+	fprintf(stderr, "report written to %s\n", where);
+	return 0;
+}
+
+/* The options: 0, or the exit status of a bad one (or of --help). */
+static int report_parse(int argc, char **argv, const char **out, bool *force,
+			const char **baseline, struct cmp_opts *o, bool *help)
+{
+	int opt, i;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":o:fh", report_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': *out = optarg; break;
+		case 'f': *force = true; break;
+		case OPT_BASELINE: *baseline = optarg; break;
+		case OPT_SIGNIFICANCE:
+			i = cli_pick("significance rule", optarg, NAMES("welch",
+				     "mannwhitney", "mmtests-ttest", "mmtests-ci"));
+			if (i < 0)
+				return EXIT_USAGE;
+			o->test = (enum cmp_test)i;
+			break;
+		case 'h': *help = true; return 0;
+		default: return cli_bad_option(argv, opt, report_opts);
+		}
+	}
+	if (optind >= argc)
+		return cli_bad("%s", "report needs at least one result file or "
+			       "results directory");
+	return 0;
+}
+
+int cmd_report(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	struct cmp_opts o = { .format = CMP_HTML, .test = CMP_WELCH };
+	const char *out = "report.html", *baseline = NULL;
+	struct cmp_file *files = NULL;
+	struct cmp_inputs in = { 0 };
+	char err[512];
+	bool force = false, help = false;
+	int ret = report_parse(argc, argv, &out, &force, &baseline, &o, &help);
+
+	if (help)
+		return cli_help("report");
+	if (ret)
+		return ret;
+	if (cmp_inputs_expand(argv + optind, argc - optind, &in, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return EXIT_USAGE;
+	}
+	files = calloc((size_t)in.n, sizeof(*files));
+	ret = files ? report_load(&in, files, baseline) : 1;
+	if (!ret && !ctx->dry_run) {
+		struct report_job j = { files, in.n, &o };
+
+		ret = report_write(out, force, &j);
+	}
+	for (int i = 0; files && i < in.n; i++)
+		cmp_file_free(&files[i]);
+	free(files);
+	cmp_inputs_free(&in);
+	return ret;
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Results directories and vmsim report (issue 26), as a new user would use
+# them:
+#  - vmsim run -o DIR/ makes DIR and writes DIR/<scheme>.json, one a
+#    scheme; compare DIR reads them all, --baseline NAME picks the base
+#    (a scheme, a file, a directory), a name that is none or several is
+#    one line and exit 2; two directories are compared as named runs;
+#  - vmsim report of the directory writes one self-contained page that
+#    headless Chromium renders with every table and graph in it (the
+#    rendered DOM is checked, and a screenshot taken: REPORT_SHOT=FILE
+#    keeps it); no script, nothing fetched;
+#  - a flagged sample is "invalid" in every compare format, never a
+#    percentage; --brief with several schemes prints no lock statistics;
+#    every command's --help is its own usage and exits 0.
+set -u
+VMSIM=${1:?usage: report.sh path/to/vmsim}
+VMSIM=$(realpath "$VMSIM")
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fails=0 passes=0
+ok()   { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# --- a results directory, round trip ---------------------------------------
+run=(-w pft -t 1,2 -i 3 -m 16M -q)
+if "$VMSIM" run "${run[@]}" -l rwsem,pervma,spf -o res/new/ >run.out 2>run.err; then
+	ok
+else
+	fail "run -o res/new/: $(cat run.err)"
+fi
+for s in rwsem pervma spf; do
+	[ -f "res/new/$s.json" ] && ok || fail "res/new/$s.json missing"
+done
+"$VMSIM" compare --baseline pervma res/new >cmp.txt 2>cmp.err &&
+	head -4 cmp.txt | grep -q "pervma  *rwsem  *spf" && ok ||
+	fail "compare --baseline pervma: base not first: $(head -4 cmp.txt) $(cat cmp.err)"
+"$VMSIM" compare --baseline nosuch res/new >/dev/null 2>err; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "no result named 'nosuch'" err &&
+	ok || fail "--baseline nosuch: exit $rc: $(cat err)"
+# a second named run: the columns are the directories' names
+"$VMSIM" run "${run[@]}" -l rwsem -o res/old/ >/dev/null 2>&1 || fail "run -o res/old/"
+"$VMSIM" compare --baseline old res/old res/new >two.txt 2>&1 &&
+	grep -q "old  *new/pervma  *new/rwsem  *new/spf" two.txt && ok ||
+	fail "compare of two directories: $(head -4 two.txt)"
+"$VMSIM" compare --baseline new res/old res/new >/dev/null 2>err; rc=$?
+[ $rc -eq 2 ] && grep -q "names 3 of the results" err && ok ||
+	fail "--baseline naming 3 results: exit $rc: $(cat err)"
+# -o at a planted link is refused, nothing written through it
+mkdir victim && ln -s victim link
+"$VMSIM" run "${run[@]}" -l rwsem -o link/ >/dev/null 2>err; rc=$?
+[ $rc -eq 2 ] && [ -z "$(ls victim)" ] && grep -q "symbolic link" err && ok ||
+	fail "run -o link/: exit $rc, victim: $(ls victim): $(cat err)"
+
+# --- the report ------------------------------------------------------------
+"$VMSIM" report --baseline rwsem -o report.html res/new >rep.out 2>rep.err &&
+	[ -s report.html ] && ok || fail "report: $(cat rep.err)"
+sed 's|xmlns="http://www.w3.org/2000/svg"||g' report.html |
+	grep -qi "<script\|https\?://[a-z]" &&
+	fail "report has a script or fetches: $(grep -oi '<script\|https\?://[^ "]*' report.html | head -3)" || ok
+"$VMSIM" report -o report.html res/new >/dev/null 2>err; rc=$?
+[ $rc -eq 2 ] && grep -q "exists" err && ok || fail "report over a report without -f: exit $rc: $(cat err)"
+"$VMSIM" report -f -o report.html --baseline rwsem res/new >/dev/null 2>&1 && ok ||
+	fail "report -f over its own page"
+echo keep >notes.html
+"$VMSIM" report -f -o notes.html res/new >/dev/null 2>err; rc=$?
+[ $rc -eq 2 ] && [ "$(cat notes.html)" = keep ] && ok ||
+	fail "report -f over a file it did not write: exit $rc: $(cat err)"
+
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+	fail "no chromium (scripts/install-deps.sh installs it)"
+else
+	# The page as the browser built it: the tables and the graphs.
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+		--disable-dev-shm-usage --dump-dom "file://$tmp/report.html" \
+		>dom.html 2>chrome.err || fail "chromium --dump-dom: $(tail -3 chrome.err)"
+	python3 - dom.html <<'PY' && ok || fail "the rendered report lacks tables or graphs"
+import re, sys
+dom = open(sys.argv[1]).read()
+need = {
+    "the runs table": r'<table class="runs"',
+    "a metric table": r'data-section="metric"',
+    "the noise table": r'data-section="noise"',
+    "the lock table": r'data-section="lock"',
+    "a findings list": r'<ul class="findings">\s*<li>',
+}
+bad = [k for k, v in need.items() if not re.search(v, dom)]
+graphs = re.findall(r'<figure class="graph"><svg.*?</svg></figure>', dom, re.S)
+titles = [re.search(r'<title>(.*?)</title>', g).group(1) for g in graphs]
+for want in ("faults/sec (the primary metric)", "touch latency, 2 tasks",
+             "mmap_lock read hold time"):
+    if not any(t.startswith(want) for t in titles):
+        bad.append(f"graph '{want}'")
+# every graph has something drawn: a line with points, or bars
+for t, g in zip(titles, graphs):
+    if not re.search(r'<polyline class="series"[^>]*points="[0-9]', g) and \
+       not re.search(r'<rect class="bar"', g):
+        bad.append(f"graph '{t}' is empty")
+if "linear scaling" not in dom:
+    bad.append("the linear-scaling line")
+if bad:
+    print("missing:", "; ".join(bad))
+    sys.exit(1)
+print(f"rendered: {len(graphs)} graphs, {dom.count('<table')} tables")
+PY
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+		--disable-dev-shm-usage --hide-scrollbars --window-size=1280,2400 \
+		--screenshot="$tmp/shot.png" "file://$tmp/report.html" \
+		>/dev/null 2>>chrome.err
+	if [ "$(stat -c %s shot.png 2>/dev/null || echo 0)" -gt 20000 ]; then
+		ok
+		[ -n "${REPORT_SHOT:-}" ] && cp shot.png "$REPORT_SHOT"
+	else
+		fail "no screenshot: $(tail -3 chrome.err)"
+	fi
+fi
+
+# --- a flagged sample is invalid in every format ---------------------------
+python3 - "$root/tests/data/compare/base.json" flagged.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["results"][0]["flagged"] = [{"sample": 1, "reason": "stopped"}]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+base=$root/tests/data/compare/base.json
+for fmt in text markdown csv json wis; do
+	"$VMSIM" compare --format "$fmt" "$base" flagged.json >f.out 2>/dev/null
+	if ! grep -q invalid f.out; then
+		fail "--format $fmt: a flagged sample is not 'invalid'"
+	elif [ "$fmt" = text ] && grep "^Hmean" f.out | head -1 | grep -q "invalid *(.*%)"; then
+		fail "--format text: a percentage beside 'invalid': $(grep '^Hmean' f.out | head -1)"
+	else
+		ok
+	fi
+done
+
+# --- --brief, help, plurals ------------------------------------------------
+"$VMSIM" run -w pft -t 1 -i 1 -m 4M -q -l rwsem,pervma --brief >brief.out 2>&1
+grep -q "Lock statistics\|lock class\|mmap_lock" brief.out &&
+	fail "--brief with two schemes printed lock statistics" || ok
+grep -q ", 1 iteration$\|, 1 iteration[,;]" brief.out && ! grep -q "1 iterations" brief.out &&
+	ok || fail "'1 iteration' not said as such: $(grep -m1 iteration brief.out)"
+for c in run compare report record trace bench list check; do
+	out=$("$VMSIM" "$c" --help 2>&1); rc=$?
+	if [ $rc -ne 0 ] || ! echo "$out" | head -1 | grep -q "^usage: vmsim $c"; then
+		fail "vmsim $c --help: exit $rc, first line: $(echo "$out" | head -1)"
+	elif [ "$c" != run ] && echo "$out" | grep -q -- "--fault-source"; then
+		fail "vmsim $c --help prints run's options"
+	else
+		ok
+	fi
+done
+
+# --- headers that fit, the bench's columns, replay times, the sweep --------
+cp "$base" fault_vs_mmap-range-full.json
+cp "$base" fault_vs_mmap-pervma-with-a-long-name.json
+"$VMSIM" compare fault_vs_mmap-range-full.json \
+	fault_vs_mmap-pervma-with-a-long-name.json >long.out 2>&1
+grep -q " fault_vs_mmap-range-full.json  *fault_vs_mmap-pervma-with-a-long-name.json$" long.out &&
+	ok || fail "column headers cut: $(sed -n 3,4p long.out)"
+"$VMSIM" bench fault --mem 1M --rounds 1 --wait busy >bench.out 2>&1
+head -3 bench.out | grep -q "1 interleaved round," &&
+	grep -q "^case  *pages/s  */ native  */ floor  *floor$" bench.out &&
+	grep -q "^uffd-busy rwsem .* bare-busy$" bench.out &&
+	grep -q "divided by native's, or by its floor's" bench.out && ok ||
+	fail "bench fault's columns do not say what they divide: $(head -4 bench.out)"
+"$VMSIM" run -w replay --trace "$root/tests/data/traces/sort.trace" -i 1 \
+	--fault-source synthetic -q -o replay.json >/dev/null 2>&1
+python3 - replay.json <<'PY' && ok || fail "replay's call times are not in ms"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m, s = d["metrics"], d["results"][0]["samples"]
+for k in ("mmap", "munmap", "mprotect", "other"):
+    assert m[k]["unit"] == "ms", (k, m[k])
+assert s["munmap"][0] > 0.01, s["munmap"]  # shows at 4 decimals
+PY
+VMSIM=$VMSIM "$root/scripts/sweep.sh" -w pft -s "rwsem pervma" -t 1,2 -o sweep \
+	-- -i 2 -m 4M >sweep.out 2>sweep.err
+[ -f sweep/rwsem.json ] && [ -f sweep/pervma.json ] &&
+	grep -q "interleaved" sweep.err && grep -q "rwsem  *pervma" sweep.out &&
+	python3 -c "import json,sys; d=json.load(open('sweep/pervma.json')); sys.exit('rwsem,pervma' not in ' '.join(d['command']))" &&
+	ok || fail "sweep: not one interleaved run into sweep/: $(cat sweep.err | head -3)"
+echo "report: $passes passed, $fails failed"
+[ $fails -eq 0 ]
