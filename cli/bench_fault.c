@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cli/bench.h"
+#include "cli/parse.h"
 #include "sim/faults/present.h"
 #include "sim/faults/sources.h"
 #include "sim/faults/uffd_source.h"
@@ -307,19 +308,24 @@ static double median_ratio(const struct bf_case *c, int i, int b, int rounds)
 /* Case 0 is native. */
 static void print_cases(FILE *out, const struct bf_case *c, int n, int rounds)
 {
-	fprintf(out, "%-26s %14s %9s %10s   %s\n", "case", "pages/s", "native",
-		"ratio", "(to)");
+	fprintf(out, "%-26s %14s %11s %11s   %s\n", "case", "pages/s",
+		"/ native", "/ floor", "floor");
 	for (int i = 0; i < n; i++) {
-		fprintf(out, "%-26s %14.0f %8.2fx", c[i].name,
+		fprintf(out, "%-26s %14.0f %10.2fx", c[i].name,
 			stats_median(c[i].rate, (size_t)rounds),
 			median_ratio(c, i, 0, rounds));
 		if (c[i].base < 0)
 			fprintf(out, "\n");
 		else
-			fprintf(out, " %9.2fx   (%s)\n",
+			fprintf(out, " %10.2fx   %s\n",
 				median_ratio(c, i, c[i].base, rounds),
 				c[c[i].base].name);
 	}
+	fprintf(out, "\npages/s: the median over the rounds. / native, / floor: "
+		"this case's pages/s divided by native's, or by its floor's (the "
+		"bare uffd loop of its wait mode; native for synthetic), in each "
+		"round, and the median of those ratios (which need not be the "
+		"ratio of the two medians).\n");
 }
 
 int bench_fault_run(FILE *out, size_t len, int rounds,
@@ -332,8 +338,9 @@ int bench_fault_run(FILE *out, size_t len, int rounds,
 	if (n < 0 || rounds < 1 || rounds > BF_MAX_ROUNDS)
 		return -EINVAL;
 	fprintf(out, "vmsim bench fault: %zu pages written once per case, one "
-		"thread; %d interleaved rounds, medians (of rates, and of "
-		"per-round ratios)\n\n", len / SIM_PAGE_SIZE, rounds);
+		"thread; %d interleaved round%s, medians (of rates, and of "
+		"per-round ratios)\n\n", len / SIM_PAGE_SIZE, rounds,
+		PLURAL(rounds));
 	for (int r = 0; r < rounds; r++)
 		for (int i = 0; i < n; i++) {
 			ret = bf_run(&c[i], len, &c[i].rate[r]);

@@ -53,7 +53,7 @@ static int cmd_bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 				return cli_bad("bad lookup count '%s': want 1000 or more", optarg);
 			break;
 		case 'h':
-			cli_usage(stdout);
+			cli_help("bench");
 			return 0;
 		default:
 			return cli_bad_option(argv, opt, opts);
@@ -127,7 +127,7 @@ static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 			return cli_bad("bad size '%s' for --folio: want a power of two "
 				   "from 4K to 2M", optarg);
 		if (opt == 'h') {
-			cli_usage(stdout);
+			cli_help("bench");
 			return 0;
 		}
 		if (opt != 'm' && opt != 'r' && opt != 'W' && opt != 'F')
@@ -151,6 +151,8 @@ static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 {
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+		return cli_help("bench");
 	if (argc >= 2 && !strcmp(argv[1], "tree"))
 		return cmd_bench_tree(argc - 1, argv + 1, ctx);
 	if (argc >= 2 && !strcmp(argv[1], "fault"))

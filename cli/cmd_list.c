@@ -35,11 +35,7 @@ int cmd_list(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "--tsv") && argc == 2)
 		return list_tsv();
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: vmsim list [--tsv]\nThe lock schemes, the mm's "
-		       "components and the workloads; --tsv: one tab-separated "
-		       "line each\n(scheme NAME excludes | workload NAME PRIMARY "
-		       "MODES WRITES ISOLATION TEST-ARGS).\n");
-		return 0;
+		return cli_help("list");
 	}
 	if (argc > 1)
 		return cli_bad("unexpected argument '%s'", argv[1]);

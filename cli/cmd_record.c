@@ -454,7 +454,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 
 	if ((ret = rec_parse(argc, argv, &a, &help)) || help) {
 		if (help)
-			cli_usage(stdout);
+			cli_help("record");
 		return ret;
 	}
 	if (ctx->dry_run)

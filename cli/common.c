@@ -9,38 +9,29 @@
 #include "cli/cmd.h"
 #include "cli/parse.h"
 
-static const char usage_text[] =
-"usage: vmsim <command> [options]\n"
+static const char overview_text[] =
+"usage: vmsim <command> [options]   ('vmsim <command> --help': its options)\n"
 "\n"
 "commands:\n"
-"  run      run a workload under a lock scheme and write a result\n"
-"  list     list the lock schemes and workloads\n"
-"  compare  compare result files: mmtests-style tables, regression gate\n"
-"  rerun RESULT.json [run options]\n"
-"           run what RESULT.json records again (its every option)\n"
-"  gate [options] -- RUN OPTIONS | --recipe RESULT | --baseline RESULT\n"
-"           the CI gate: base and candidate run alternately, pooled,\n"
+"  run      run a workload under one or more lock schemes, write a result\n"
+"  compare  compare result files or directories: mmtests-style tables,\n"
+"           the regression gate\n"
+"  report   one self-contained HTML page of results (tables, graphs)\n"
+"  gate     the CI gate: base and candidate run alternately, pooled,\n"
 "           gated; the last line is PASS, REGRESSION or CANNOT JUDGE\n"
-"           ('vmsim gate --help')\n"
-"  check    report what this machine offers (userfaultfd, io_uring, CPUs)\n"
-"  bench tree [--vmas LIST] [--lookups N]\n"
-"           VMA-tree costs at several sizes against a sorted array\n"
-"  bench fault [--mem SIZE] [--rounds N] [--wait LIST] [--folio SIZE]\n"
-"           what a fault costs: one thread writes --mem (64M) once per\n"
-"           case — native kernel, a bare uffd loop per wait mode (block,busy),\n"
-"           vmsim's uffd and synthetic paths per scheme; interleaved\n"
-"           rounds (3), median rates and ratios to each case's floor;\n"
-"           --folio: the uffd cases again with folios of that size\n"
-"  record [-f] [-o FILE] [--] CMD [ARGS...]   (or: record -p PID [--duration S])\n"
-"           run CMD under perf and write what it did to its address space\n"
-"           (mmap, munmap, mprotect, mremap, madvise, brk, page faults) as\n"
-"           a trace (default vmsim.trace; -f replaces only a trace);\n"
-"           replay it with -w replay\n"
-"  trace info FILE | trace show FILE\n"
-"           what a trace holds (threads, events by kind, addresses, span),\n"
-"           or its events as text, one a line\n"
+"  rerun    run what a result file records again (its every option)\n"
+"  record   run a program under perf and write what it did to its\n"
+"           address space as a trace (replay it with -w replay)\n"
+"  trace    what a trace holds (info), or its events (show)\n"
+"  bench    tree: the VMA tree's costs; fault: what a fault costs\n"
+"  list     the lock schemes, components and workloads\n"
+"  check    what this machine offers (userfaultfd, io_uring, CPUs)\n";
+
+static const char run_text[] =
+"usage: vmsim run [options]\n"
+"Runs a workload under each scheme of -l, interleaved iteration by\n"
+"iteration; prints the summary and the comparison; writes the results.\n"
 "\n"
-"vmsim run options:\n"
 "  -l, --lock NAME[,NAME]   lock scheme(s) (default rwsem; see 'vmsim list');\n"
 "                           several are run interleaved and compared\n"
 "  -w, --workload NAME      workload (default pft)\n"
@@ -113,20 +104,31 @@ static const char usage_text[] =
 "      --hold-extra NS      NS of busy work inside every critical section of\n"
 "                           the scheme (fault, write and range-read sides):\n"
 "                           what if the tree walk were slower? (default 0)\n"
-"  -o, --json FILE          write the result to FILE (several schemes:\n"
-"                           FILE-<scheme>.json)\n"
+"  -o, --json FILE|DIR/     write the result to FILE (several schemes:\n"
+"                           FILE-<scheme>.json), or into the results\n"
+"                           directory DIR, made if missing (a trailing /\n"
+"                           or an existing directory): DIR/<scheme>.json\n"
 "  -f, --force              replace FILE if it is a vmsim result (and the\n"
 "                           --replay-log file if it is a replay log); an\n"
 "                           incomplete run never replaces: it goes beside\n"
 "      --brief              no lock statistics (several schemes: only the\n"
 "                           comparison table)\n"
-"  -q, --quiet              no progress line\n"
+"  -q, --quiet              no progress line\n";
+
+static const char compare_text[] =
+"usage: vmsim compare [options] RESULT...\n"
+"Compares result files, or results directories (every result in them):\n"
+"the base (the first, or --baseline) against each of the others.\n"
 "\n"
-"vmsim compare [options] BASE.json NEW.json [MORE.json ...]\n"
 "      --format FMT         text | markdown | csv | json | gnuplot | wis\n"
 "                           (will-it-scale's MIN/MAX/MEAN/MEDIAN/STDDEV\n"
 "                           summary) (default text)\n"
-"      --label NAME         column label, once per file in order (default: scheme)\n"
+"      --baseline NAME      the base column: the result whose label, scheme,\n"
+"                           file name or directory is NAME (default: the\n"
+"                           first given)\n"
+"      --label NAME         column label, once per file in order (default:\n"
+"                           the scheme; with several directories, the\n"
+"                           directory's name)\n"
 "      --significance RULE  the *x.xx%* marker: welch (Welch's t-test, alpha\n"
 "                           0.05; default) | mannwhitney | mmtests-ttest\n"
 "                           (t-test on the Hmean, n1+n2-2 df, alpha 0.10:\n"
@@ -145,7 +147,68 @@ static const char usage_text[] =
 "                           run with other options; the last line of the\n"
 "                           output is the verdict\n"
 "      --allow-mismatch     gate runs made with different options anyway\n"
-"      --metric NAME        the metric for --format gnuplot (default: first)\n"
+"      --metric NAME        the metric for --format gnuplot (default: first)\n";
+
+static const char report_text[] =
+"usage: vmsim report [-o FILE.html] [-f] [--baseline NAME] RESULT...\n"
+"One self-contained HTML page (no script, nothing fetched) of result files\n"
+"or results directories: the comparison tables with their significance\n"
+"marks, a scaling graph per metric against the task count with the\n"
+"linear-scaling line, latency percentiles, lock wait and hold histograms\n"
+"per class and side, each run's noise, and the findings the tables\n"
+"support.\n"
+"\n"
+"  -o, --output FILE        the page (default report.html)\n"
+"  -f, --force              replace FILE if it is a vmsim report\n"
+"      --baseline NAME      the base column, as for compare\n"
+"      --significance RULE  as for compare (default welch)\n";
+
+static const char record_text[] =
+"usage: vmsim record [-f] [-o FILE] [--] CMD [ARGS...]\n"
+"       vmsim record [-f] [-o FILE] -p PID [--duration S]\n"
+"Runs CMD under perf (or attaches to PID for S seconds) and writes what\n"
+"it did to its address space (mmap, munmap, mprotect, mremap, madvise,\n"
+"brk, page faults) as a trace; where the kernel has the mmap_lock\n"
+"tracepoints, also the host's own lock acquisitions (FILE.mmap_lock.json).\n"
+"Needs root or kernel.perf_event_paranoid -1. Replay it with\n"
+"'vmsim run -w replay --trace FILE'.\n"
+"\n"
+"  -o, --output FILE        the trace (default vmsim.trace)\n"
+"  -f, --force              replace FILE if it is a trace\n"
+"  -p, --pid PID            attach to a running process\n"
+"      --duration S         with -p: seconds to record (default 10)\n";
+
+static const char trace_text[] =
+"usage: vmsim trace info FILE\n"
+"       vmsim trace show FILE\n"
+"info: what a trace holds (its command, threads, events by kind,\n"
+"addresses, span); show: its events as text, one a line.\n";
+
+static const char bench_text[] =
+"usage: vmsim bench tree [--vmas LIST] [--lookups N]\n"
+"       vmsim bench fault [--mem SIZE] [--rounds N] [--wait LIST] [--folio SIZE]\n"
+"tree: the VMA tree's lookup and erase+insert costs at several sizes\n"
+"against a sorted array.\n"
+"fault: what a fault costs: one thread writes --mem (64M) once per case:\n"
+"the native kernel, a bare uffd loop per wait mode (default block,busy),\n"
+"vmsim's uffd and synthetic paths per scheme, in interleaved rounds\n"
+"(default 3); median rates, and each vmsim case's rate divided by its\n"
+"floor's (the bare loop of its wait mode; native for synthetic); --folio:\n"
+"the uffd cases again with folios of that size.\n";
+
+static const char list_text[] =
+"usage: vmsim list [--tsv]\n"
+"The lock schemes, the mm's components and the workloads, a line each;\n"
+"--tsv: one tab-separated line each, for scripts and the test suites\n"
+"(scheme NAME excludes | workload NAME PRIMARY MODES WRITES ISOLATION\n"
+"TEST-ARGS).\n";
+
+static const char check_text[] =
+"usage: vmsim check\n"
+"What this machine offers: userfaultfd and its features, io_uring, CPUs\n"
+"and NUMA nodes, the cost of a cross-CPU wake-up.\n";
+
+static const char exit_text[] =
 "\n"
 "exit status: 0 done; 1 the run failed, its result could not go where asked\n"
 "  (it went elsewhere, and stderr says where), or the gate found a regression;\n"
@@ -157,10 +220,41 @@ static const char usage_text[] =
 "\n"
 "  -h, --help               this help;  -V, --version  the version\n";
 
+static const struct {
+	const char *cmd;
+	const char *text;
+} cmd_help[] = {
+	{ "run", run_text }, { "compare", compare_text },
+	{ "report", report_text }, { "record", record_text },
+	{ "trace", trace_text }, { "bench", bench_text },
+	{ "list", list_text }, { "check", check_text },
+};
+
+/* vmsim --help: the commands, then run's and compare's options. */
 void cli_usage(FILE *f)
 {
-	fputs(usage_text, f);
+	fputs(overview_text, f);
+	fputs("\n", f);
+	fputs(run_text, f);
+	fputs("\n", f);
+	fputs(compare_text, f);
+	fputs(exit_text, f);
 }
+
+/* vmsim CMD --help: that command's usage and options only; 0. */
+int cli_help(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof(cmd_help) / sizeof(cmd_help[0]); i++) {
+		if (!strcmp(cmd_help[i].cmd, cmd)) {
+			fputs(cmd_help[i].text, stdout);
+			fputs(exit_text, stdout);
+			return 0;
+		}
+	}
+	cli_usage(stdout);
+	return 0;
+}
+
 
 int cli_bad(const char *fmt, const char *val)
 {

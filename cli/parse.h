@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* "s" unless n is 1: "%d sample%s", n, PLURAL(n). */
+#define PLURAL(n) ((n) == 1 ? "" : "s")
+
 /* "64M", "2g", "4096", "1GiB": binary K/M/G/T suffixes; > 0. */
 int parse_size(const char *s, size_t *out);
 /* A decimal integer in [min, max]. */

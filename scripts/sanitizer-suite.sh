@@ -24,6 +24,7 @@ if [ "$kind" = thread ]; then
 else
 	# interrupt.sh is timing-bound (signals at 1 s and 2.5 s into 18
 	# runs) and runs in the plain suite; under ASan it would only repeat
-	# those 40 s. add_plugin builds a tree of its own, without ASan.
-	ctest -j"$(nproc)" --output-on-failure -E '^(interrupt|add_plugin)$'
+	# those 40 s. add_plugin builds a tree of its own, without ASan;
+	# docs runs the README's commands, a check of the documentation.
+	ctest -j"$(nproc)" --output-on-failure -E '^(interrupt|add_plugin|docs)$'
 fi

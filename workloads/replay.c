@@ -7,8 +7,8 @@
  * put them in the arena, each after what it depends on.
  *
  * Metrics per iteration: operations/s (calls and faults replayed), faults
- * (touches)/s, operations/s per task, the seconds spent in each kind of
- * call (the slowest task's), and the elapsed time.
+ * (touches)/s, operations/s per task, the milliseconds spent in each
+ * kind of call (the slowest task's), and the elapsed time in seconds.
  */
 #include <errno.h>
 #include <limits.h>
@@ -243,7 +243,7 @@ static int do_layout(struct wl_task *t, struct rp_shared *s,
 	c0 = cycles_now();
 	ret = do_call(t->mm, op, s->base, &phase);
 	ns = cycles_to_ns(cycles_now() - c0, t->ns_per_cycle);
-	t->phase[phase] += ns / 1e9;
+	t->phase[phase] += ns / 1e6;   /* ms: a few calls take microseconds */
 	hist_record(&t->call_lat, ns);
 	if (ret)
 		atomic_fetch_add_explicit(&s->p->diverged, 1,
@@ -346,10 +346,10 @@ const struct workload replay_workload = {
 		{ "ops/sec", "ops/s", true, true },
 		{ "faults/sec", "faults/s", true, false },
 		{ "ops/sec/task", "ops/s", true, false },
-		{ "mmap", "s", false, false },
-		{ "munmap", "s", false, false },
-		{ "mprotect", "s", false, false },
-		{ "other", "s", false, false },
+		{ "mmap", "ms", false, false },
+		{ "munmap", "ms", false, false },
+		{ "mprotect", "ms", false, false },
+		{ "other", "ms", false, false },
 		{ "time", "s", false, false },
 	},
 	.setup = rp_setup,

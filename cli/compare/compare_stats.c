@@ -133,7 +133,11 @@ void cmp_print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 			json_object_object_get_ex(json_object_array_get_idx(
 				files[i].results, k), "tasks", &t);
 			nx = cmp_samples_of(&files[i], name, json_object_get_int(t), &x);
-			if (nx)
+			/* An invalid point is no point of the line. */
+			if (nx && (!cmp_samples_ok(m, x, nx) ||
+				   cmp_point_flagged(&files[i], json_object_get_int(t))))
+				fprintf(out, "# %d invalid\n", json_object_get_int(t));
+			else if (nx)
 				fprintf(out, "%d %.10g %.10g %.10g\n",
 					json_object_get_int(t),
 					cmp_stat_value(ST_MEAN, x, nx, m->higher),

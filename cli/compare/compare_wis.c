@@ -57,12 +57,17 @@ static void fmt_num(char *out, size_t len, double v, bool sign)
 	strcpy(p, d);
 }
 
-static void row(FILE *out, const char *label, const double *v, bool pct)
+static void row(FILE *out, const char *label, const double *v, bool pct,
+		bool invalid)
 {
 	fprintf(out, "| %-10s |", label);
 	for (int c = 0; c < WIS_COLS; c++) {
 		char s[96];
 
+		if (invalid) {
+			fprintf(out, " %-10s |", "invalid");
+			continue;
+		}
 		fmt_num(s, sizeof(s), v[c], pct);
 		if (pct && isfinite(v[c]))
 			strcat(s, "%");
@@ -77,7 +82,7 @@ static bool summary(const struct cmp_file *f, const struct cmp_metric *m,
 {
 	double *x;
 	size_t n = cmp_samples_of(f, m->name, tasks, &x);
-	bool ok = n > 0 && cmp_samples_ok(m, x, n);
+	bool ok = n > 0 && cmp_samples_ok(m, x, n) && !cmp_point_flagged(f, tasks);
 
 	if (ok) {
 		v[0] = stats_min(x, n);
@@ -114,16 +119,15 @@ static void test_block(FILE *out, const struct cmp_file *files, int n,
 		fprintf(out, " (%s)", m->name);
 	fprintf(out, "\n");
 	for (int i = 0; i < n; i++) {
-		if (!summary(&files[i], m, tasks, v))
-			for (int c = 0; c < WIS_COLS; c++)
-				v[c] = NAN;
-		row(out, i ? files[i].label : "BASE", v, false);
+		bool ok = summary(&files[i], m, tasks, v);
+
+		row(out, i ? files[i].label : "BASE", v, false, !ok);
 		if (!i)
 			continue;
 		for (int c = 0; c < WIS_COLS; c++)
-			pct[c] = have_base && base[c] != 0 ?
+			pct[c] = have_base && ok && base[c] != 0 ?
 				 100 * (v[c] - base[c]) / base[c] : NAN;
-		row(out, "%", pct, true);
+		row(out, "%", pct, true, false);
 	}
 }
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The README a newcomer reads, and the reference beside it (issue 26):
+#  - README.md is at most 300 lines, and its two set-up commands and its
+#    three workflows come within its first 120;
+#  - every option that a command's --help prints is in docs/usage.md;
+#  - every command the README shows runs, in order, in a scratch folder
+#    (vmsim on PATH; $OLD is this same binary): each exits 0 — the gate
+#    with its verdict, or after its first rounds when stopped at 60 s
+#    (a whole gate is 20 runs: it is measured, not run, in the suite).
+set -u
+VMSIM=${1:?usage: docs.sh path/to/vmsim}
+VMSIM=$(realpath "$VMSIM")
+root=$(cd "$(dirname "$0")/.." && pwd)
+readme=$root/README.md
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+ok()   { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+n=$(wc -l <"$readme")
+[ "$n" -le 300 ] && ok || fail "README.md has $n lines, more than 300"
+for want in "scripts/demo.sh" "scripts/test.sh" "### Compare the lock schemes" \
+	    "### Record a program" "### Gate a change in CI"; do
+	line=$(grep -nF -m1 -- "$want" "$readme" | cut -d: -f1)
+	[ -n "$line" ] && [ "$line" -le 120 ] && ok ||
+		fail "'$want' not within the README's first 120 lines (line ${line:-none})"
+done
+
+# Every option of every command's --help is in the reference.
+for c in run compare report record trace bench list check gate rerun; do
+	for opt in $("$VMSIM" "$c" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		[ "$opt" = --help ] && continue
+		grep -qF -- "$opt" "$root/docs/usage.md" && ok ||
+			fail "vmsim $c --help has $opt, docs/usage.md does not"
+	done
+done
+
+# The README's commands: the lines of its sh blocks that start with vmsim.
+mkdir -p "$tmp/bin" "$tmp/work"
+ln -s "$VMSIM" "$tmp/bin/vmsim"
+awk '/^```sh/ { on = 1; next } /^```/ { on = 0 } on && /^vmsim / { print }' \
+	"$readme" >"$tmp/commands"
+[ -s "$tmp/commands" ] && ok || fail "no vmsim command in the README"
+cd "$tmp/work" || exit 1
+while IFS= read -r cmd; do
+	cmd=${cmd%%  #*}
+	case $cmd in
+	"vmsim gate"*)
+		PATH=$tmp/bin:$PATH OLD=$VMSIM timeout -s INT 60 bash -c "$cmd" \
+			>out 2>err </dev/null
+		rc=$?
+		last=$(tail -1 out)
+		if { [ $rc -eq 0 ] || [ $rc -eq 1 ]; } &&
+		   echo "$last" | grep -q "^PASS\|^REGRESSION"; then
+			ok
+		elif [ $rc -eq 124 ] || [ $rc -eq 130 ]; then
+			grep -q "round 1" err out && ok ||
+				fail "$cmd: stopped at 60 s before a round: $(tail -3 err)"
+		else
+			fail "$cmd: exit $rc: $(tail -3 err) $last"
+		fi ;;
+	*)
+		PATH=$tmp/bin:$PATH OLD=$VMSIM bash -c "$cmd" >out 2>err </dev/null &&
+			ok || fail "$cmd: exit $?: $(tail -3 err)" ;;
+	esac
+done <"$tmp/commands"
+echo "docs: $passes passed, $fails failed"
+[ $fails -eq 0 ]
