@@ -57,6 +57,7 @@ struct gate_args {
 	int calibrate;                   /* N A/A and N A/B gates; 0: off */
 	bool aa_only;                    /* --calibrate-aa: A/A gates only */
 	bool quiet, allow_mismatch;
+	bool pooled;                     /* --pooled: not by round */
 	double pct;
 	struct cmp_opts o;
 	char *run[GATE_MAX_ARGS + 1];    /* the run's options (argv) */
@@ -90,6 +91,7 @@ static const struct option gate_opts[] = {
 	{ "significance", required_argument, NULL, 's' },
 	{ "keep", required_argument, NULL, 'o' },
 	{ "allow-mismatch", no_argument, NULL, 'M' },
+	{ "pooled", no_argument, NULL, 'P' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
@@ -101,9 +103,10 @@ static void gate_usage(void)
 	       "       vmsim gate [options] --recipe RESULT.json\n"
 	       "       vmsim gate [options] --baseline RESULT.json\n"
 	       "Runs the base and the candidate alternately with the same "
-	       "options, pools\neach side's rounds and gates on the pooled pair; "
-	       "the last line is the\nverdict (PASS, REGRESSION, CANNOT JUDGE; "
-	       "exit 0, 1, 2).\n\n"
+	       "options and gates\nby round: each round's pair gives the ratio "
+	       "of the two means, and a\none-sided t over the rounds' log "
+	       "ratios, with Holm over the rows, decides.\nThe last line is the "
+	       "verdict (PASS, REGRESSION, CANNOT JUDGE; exit 0, 1, 2).\n\n"
 	       "  --base PROG            the base vmsim binary (default: this one)\n"
 	       "  --candidate PROG       the candidate vmsim binary (default: this one)\n"
 	       "  --candidate-opts OPTS  run options for the candidate only\n"
@@ -113,7 +116,11 @@ static void gate_usage(void)
 	       "  --rounds N             base/candidate rounds (default %d)\n"
 	       "  --fail-on-regression PCT  the minimum effect (default %g)\n"
 	       "  --alpha A              family-wise alpha (default 0.05)\n"
-	       "  --significance RULE    welch (default) | mannwhitney | mmtests-ttest\n"
+	       "  --pooled               pool each side's samples and test them with\n"
+	       "                         --significance instead of by round (the\n"
+	       "                         only way with --baseline)\n"
+	       "  --significance RULE    with --pooled or --baseline: welch (default)\n"
+	       "                         | mannwhitney | mmtests-ttest\n"
 	       "  --allow-mismatch       with --baseline: gate although the stored\n"
 	       "                         run was made differently (said)\n"
 	       "  --keep DIR             keep every run and the pooled files in DIR\n"
@@ -141,6 +148,7 @@ static int gate_opt(struct gate_args *a, int opt, char **argv)
 	case 'o': a->dir = optarg; return 0;
 	case 'q': a->quiet = true; return 0;
 	case 'M': a->allow_mismatch = true; return 0;
+	case 'P': a->pooled = true; return 0;
 	case 'n':
 		if (parse_long(optarg, 1, GATE_MAX_ROUNDS, &v))
 			return cli_bad("gate: bad --rounds '%s': want 1 to 100", optarg);
@@ -425,6 +433,37 @@ static int run_rounds(const struct gate_args *a, const char *dir,
 	return 0;
 }
 
+/* A round one of whose runs has a flagged sample (stopped or starved:
+ * not a measurement) is left out whole, both sides (with a stored base,
+ * the candidate's run alone), and said; no[] keeps the rounds' numbers. */
+static void drop_flagged(const struct gate_args *a, struct cmp_file *runs[2],
+			 int nruns[2], int *no)
+{
+	int first = a->baseline != NULL, kept = 0;
+
+	for (int r = 0; r < nruns[1]; r++) {
+		int bad = -1;
+
+		for (int s = first; s < 2 && bad < 0; s++)
+			for (int t = 0; t < runs[s][r].ntasks && bad < 0; t++)
+				if (cmp_point_flagged(&runs[s][r], runs[s][r].tasks[t]))
+					bad = s;
+		if (bad >= 0) {
+			if (!a->quiet)
+				printf("round %d: left out: its %s run has a flagged "
+				       "sample (stopped or starved)\n", r + 1,
+				       bad ? "candidate" : "base");
+			for (int s = first; s < 2; s++)
+				cmp_file_free(&runs[s][r]);
+			continue;
+		}
+		for (int s = first; s < 2; s++)
+			runs[s][kept] = runs[s][r];
+		no[kept++] = r + 1;
+	}
+	nruns[first] = nruns[1] = kept;
+}
+
 /* Each side pooled (a stored base is its own), checked valid and, with
  * a stored base, alike. 0, or -1 with line. */
 static int pool_both(const struct gate_args *a, const char *dir,
@@ -469,7 +508,7 @@ static int gate_once(const struct gate_args *a, const char *dir,
 		     char *line, size_t len)
 {
 	struct cmp_file *runs[2], pooled[2] = { { 0 } };
-	int nruns[2] = { 0, 0 }, verdict = CMP_CANNOT_JUDGE;
+	int nruns[2] = { 0, 0 }, verdict = CMP_CANNOT_JUDGE, no[GATE_MAX_ROUNDS];
 	char why[1024];
 
 	*effect = NAN;
@@ -488,19 +527,31 @@ static int gate_once(const struct gate_args *a, const char *dir,
 		if (check_stored(a, &pooled[0], line, len) != CMP_PASS)
 			goto out;
 	}
-	if (run_rounds(a, dir, cand_extra, runs, nruns, line, len) ||
-	    pool_both(a, dir, runs, nruns, pooled, line, len))
+	if (run_rounds(a, dir, cand_extra, runs, nruns, line, len))
+		goto out;
+	drop_flagged(a, runs, nruns, no);
+	if (!nruns[1]) {
+		snprintf(line, len, "CANNOT JUDGE: every round has a flagged "
+			 "sample (stopped or starved): a quieter machine");
+		goto out;
+	}
+	if (pool_both(a, dir, runs, nruns, pooled, line, len))
 		goto out;
 	for (int r = 0; verbose && r < nruns[1]; r++) {
 		const struct cmp_metric *m = primary_of(&pooled[0]);
 		int t = pooled[0].tasks[0];
 
 		printf("round %d: %s-%d: the candidate %+.2f%% against %s\n",
-		       r + 1, m->name, t, change(a->baseline ? &pooled[0] :
+		       no[r], m->name, t, change(a->baseline ? &pooled[0] :
 		       &runs[0][r], &runs[1][r], m, t),
 		       a->baseline ? "the stored base" : "this round's base");
 	}
-	verdict = cmp_gate(stdout, pooled, 2, &a->o, a->pct, line, len);
+	if (a->baseline || a->pooled)
+		verdict = cmp_gate(stdout, pooled, 2, &a->o, a->pct, line, len);
+	else
+		verdict = cmp_gate_rounds(stdout, (const struct cmp_file *const[]){
+			runs[0], runs[1] }, nruns[1], pooled, &a->o, a->pct,
+			line, len);
 	*effect = change(&pooled[0], &pooled[1], primary_of(&pooled[0]),
 			 pooled[0].tasks[0]);
 out:

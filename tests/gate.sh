@@ -59,22 +59,47 @@ EOF
 	ok || fail "rerun -i 3 did not take -i 3"
 
 # 2. The gate: one verdict line last; a 10x slower candidate is caught.
-"$VMSIM" gate --rounds 2 --keep "$tmp/g" --candidate-opts "--hold-extra 50000" \
+"$VMSIM" gate --rounds 3 --keep "$tmp/g" --candidate-opts "--hold-extra 50000" \
 	-- -w pft -t 1 -i 3 -m 4M --fault-source synthetic >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 1 ] && tail -n1 "$tmp/out" | grep -q '^REGRESSION: faults/sec-1 ' &&
    [ -f "$tmp/g/base.json" ] && [ -f "$tmp/g/candidate.json" ] &&
-   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["pooled_runs"] == 2 and len(r["results"][0]["samples"]["faults/sec"]) == 6' "$tmp/g/candidate.json"; then
+   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["pooled_runs"] == 3 and len(r["results"][0]["samples"]["faults/sec"]) == 9' "$tmp/g/candidate.json" &&
+   grep -q "paired by round: one-sided t over 3 rounds" "$tmp/out"; then
 	ok
 else
 	fail "gate on a 10x slower candidate: exit $rc, $(tail -n2 "$tmp/out") $(cat "$tmp/err")"
 fi
-"$VMSIM" gate --rounds 1 -q -- -w pft -t 1 -i 3 -m 4M --fault-source synthetic \
+"$VMSIM" gate --rounds 2 -q -- -w pft -t 1 -i 3 -m 4M --fault-source synthetic \
+	>"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
+	grep -q '^CANNOT JUDGE: 2 rounds (the gate needs at least 3 rounds' "$tmp/out" &&
+	ok || fail "gate by 2 rounds: exit $rc: $(cat "$tmp/out")"
+"$VMSIM" gate --rounds 1 --pooled -q -- -w pft -t 1 -i 3 -m 4M --fault-source synthetic \
 	>"$tmp/out" 2>&1
 rc=$?
 { [ $rc -eq 0 ] && tail -n1 "$tmp/out" | grep -q '^PASS: '; } ||
 { [ $rc -eq 1 ] && tail -n1 "$tmp/out" | grep -q '^REGRESSION: '; } &&
 	ok || fail "gate A/A: exit $rc, want a PASS or REGRESSION last line: $(cat "$tmp/out")"
+# A round whose run has a flagged sample (here: flagged by a wrapper in
+# its second run) is left out whole, said, and the rest still judge.
+cat >"$tmp/flagging" <<EOF2
+#!/bin/sh
+"$VMSIM" "\$@" || exit \$?
+n=\$(cat "$tmp/nflag" 2>/dev/null || echo 0); n=\$((n + 1)); echo \$n >"$tmp/nflag"
+[ \$n -eq 2 ] || exit 0
+for a; do out=\$a; done
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["results"][0]["flagged"]=[{"sample":1,"reason":"starved"}]; json.dump(d,open(sys.argv[1],"w"))' "\$out"
+EOF2
+chmod +x "$tmp/flagging"
+"$VMSIM" gate --rounds 4 --candidate "$tmp/flagging" -- -w pft -t 1 -i 3 -m 4M \
+	--fault-source synthetic >"$tmp/out" 2>&1
+rc=$?
+grep -q '^round 2: left out: its candidate run has a flagged sample' "$tmp/out" &&
+	[ "$(grep -c '^round [134]: faults/sec-1' "$tmp/out")" -eq 3 ] &&
+	tail -n1 "$tmp/out" | grep -q 'over 3 rounds' && [ $rc -le 1 ] && ok ||
+	fail "a flagged round not left out: exit $rc: $(cat "$tmp/out")"
 "$VMSIM" run -w pft -t 1 -i 2 -m 4M -q -o "$tmp/two.json" >/dev/null 2>&1
 start=$(date +%s)
 "$VMSIM" gate --baseline "$tmp/two.json" >"$tmp/out" 2>&1

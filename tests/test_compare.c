@@ -129,6 +129,23 @@ START_TEST(test_welch)
 }
 END_TEST
 
+/* The gate's test by round: a one-sample t on the rounds' log ratios. */
+START_TEST(test_t_below)
+{
+	const double d[] = { -0.02, -0.05, -0.03, -0.06 }, same[] = { -0.1, -0.1, -0.1 };
+	double up[4];
+
+	/* mean -0.04, sd sqrt(0.001/3), t = -4.38178 with 3 df:
+	 * P(T <= t) = 1/2 + (x/(1+t^2/3) + atan x)/pi, x = t/sqrt 3 = 0.0110030 */
+	ck_assert_double_eq_tol(stats_t_below_p(d, 4), 0.0110030, 5e-7);
+	for (int i = 0; i < 4; i++)
+		up[i] = -d[i];
+	ck_assert_double_eq_tol(stats_t_below_p(up, 4), 1 - 0.0110030, 5e-7);
+	ck_assert_double_eq_tol(stats_t_below_p(same, 3), 0, EPS);
+	ck_assert(isnan(stats_t_below_p(d, 1)));
+}
+END_TEST
+
 START_TEST(test_mannwhitney)
 {
 	const double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 }, c[] = { 1.5, 4.5, 2.5 };
@@ -230,6 +247,7 @@ int main(void)
 	tcase_add_test(tc, test_best_mean);
 	tcase_add_test(tc, test_welch);
 	tcase_add_test(tc, test_mannwhitney);
+	tcase_add_test(tc, test_t_below);
 	tcase_add_test(tc, test_significance_rules);
 	tcase_add_test(tc, test_reader);
 	suite_add_tcase(s, tc);

@@ -257,11 +257,11 @@ static void task_error(struct group *g, int i, int ret, char *err, size_t errlen
 static void task_cpu(const struct task_slot *s, struct wl_iter *it)
 {
 	double cpu = (double)s->cpu_ns / 1e9, ticks = s->user + s->sys;
-	double user = ticks > 0 ? cpu * s->user / ticks : 0;
 
+	/* Each side its own share (cpu - user could round below 0). */
 	it->cpu += cpu;
-	it->user += user;
-	it->sys += cpu - user;
+	it->user += ticks > 0 ? cpu * s->user / ticks : 0;
+	it->sys += ticks > 0 ? cpu * s->sys / ticks : cpu;
 }
 
 int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,

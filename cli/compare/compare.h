@@ -134,6 +134,8 @@ int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 
 /* The result of f at tasks (its JSON object), or NULL. */
 json_object *cmp_point_of(const struct cmp_file *f, int tasks);
+/* Has the point at tasks samples the run flagged (not measurements)? */
+bool cmp_point_flagged(const struct cmp_file *f, int tasks);
 /* Samples of metric at tasks in f (malloc'ed into *out; NULL if none). */
 size_t cmp_samples_of(const struct cmp_file *f, const char *metric, int tasks,
 		      double **out);
@@ -155,6 +157,16 @@ enum cmp_verdict { CMP_PASS, CMP_REGRESSION, CMP_CANNOT_JUDGE };
 #define CMP_GATE_DEFAULT_PCT 5.0         /* --fail-on-regression's */
 int cmp_gate(FILE *out, const struct cmp_file *files, int n,
 	     const struct cmp_opts *o, double pct, char *line, size_t len);
+/* The gate over alternating rounds (vmsim gate): runs[0][i] and
+ * runs[1][i] are round i's base and candidate; each row is tested by
+ * round (the log ratio of the two runs' means, a one-sample t over the
+ * rounds, one-sided), with the same minimum effect and Holm as
+ * cmp_gate; pooled[] (the pooled sides) name the files. At least 3
+ * rounds. */
+int cmp_gate_rounds(FILE *out, const struct cmp_file *const runs[2],
+		    int rounds, const struct cmp_file pooled[2],
+		    const struct cmp_opts *o, double pct, char *line,
+		    size_t len);
 /* Several runs of one configuration as one result (a new JSON root, or
  * NULL): files[0] with, at each of its task counts, every file's
  * samples after its own (flags and noise kept alongside). */

@@ -13,6 +13,13 @@
  *    family stays at alpha (0.05 unless --alpha), however many rows.
  *  - A row with fewer than 3 samples on either side cannot be judged:
  *    no verdict at all, never a pass.
+ *  - vmsim gate, which runs both sides in alternating rounds, tests by
+ *    round instead (cmp_gate_rounds): a round is one pair run side by
+ *    side, its difference the log ratio of the two runs' means, and
+ *    the test a one-sample t over the rounds' differences (df rounds-1).
+ *    Samples inside one run share that moment's machine; pooled as if
+ *    independent, a drift between rounds looks significant. At least 3
+ *    rounds.
  * The last line printed is the verdict: "PASS: …", "REGRESSION: …" or
  * "CANNOT JUDGE: …".
  */
@@ -137,29 +144,15 @@ static void holm(struct gate_row *r, int m, double alpha)
 	}
 }
 
-int cmp_gate(FILE *out, const struct cmp_file *files, int n,
-	     const struct cmp_opts *o, double pct, char *line, size_t len)
+/* Holm over the rows, a line per regression, the verdict into line;
+ * how says which test made the p-values. */
+static int verdict(FILE *out, struct gate_row *r, int nr,
+		   const struct cmp_file *files, double alpha, double pct,
+		   const char *how, char *line, size_t len)
 {
-	struct gate_row *r = NULL, *worst = NULL, *smallest = NULL;
-	double alpha = cmp_gate_alpha(o);
-	int nr = 0, nreg = 0, nsig = 0;
-	char why[512];
+	struct gate_row *worst = NULL, *smallest = NULL;
+	int nreg = 0, nsig = 0;
 
-	if (o->test == CMP_MMTESTS_CI) {
-		snprintf(line, len, "CANNOT JUDGE: the mmtests-ci rule has no "
-			 "p-value for family-wise control; gate with welch, "
-			 "mannwhitney or mmtests-ttest");
-		return CMP_CANNOT_JUDGE;
-	}
-	if (n < 2) {
-		snprintf(line, len, "CANNOT JUDGE: the gate needs a base and a "
-			 "candidate (two files or more)");
-		return CMP_CANNOT_JUDGE;
-	}
-	if (gate_rows(files, n, o, &r, &nr, why, sizeof(why))) {
-		snprintf(line, len, "CANNOT JUDGE: %s", why);
-		return CMP_CANNOT_JUDGE;
-	}
 	holm(r, nr, alpha);
 	for (int k = 0; k < nr; k++) {
 		bool worse = r[k].effect < -pct;
@@ -175,10 +168,10 @@ int cmp_gate(FILE *out, const struct cmp_file *files, int n,
 		if (!worst || r[k].effect < worst->effect)
 			worst = &r[k];
 		fprintf(out, "regression: %s-%d in %s (%s) is %.2f%% worse than "
-			"%s (one-sided %s p = %.3g, Holm threshold %.3g)\n",
+			"%s (%s p = %.3g, Holm threshold %.3g)\n",
 			r[k].m->name, r[k].tasks, files[r[k].file].shown,
 			files[r[k].file].label, -r[k].effect, files[0].shown,
-			cmp_test_name(o->test), r[k].p, r[k].threshold);
+			how, r[k].p, r[k].threshold);
 	}
 	if (nreg)
 		snprintf(line, len, "REGRESSION: %s-%d %.2f%% worse in %s (%d of "
@@ -188,12 +181,132 @@ int cmp_gate(FILE *out, const struct cmp_file *files, int n,
 			 alpha);
 	else
 		snprintf(line, len, "PASS: no primary metric more than %g%% worse "
-			 "with family-wise significance (%s one-sided, Holm over "
-			 "%d row%s, alpha %g); the largest change: %s-%d %+.2f%%%s",
-			 pct, cmp_test_name(o->test), nr, nr == 1 ? "" : "s",
-			 alpha, smallest->m->name, smallest->tasks,
-			 smallest->effect, nsig ? " (the significant drops are "
-			 "all within the minimum effect)" : "");
-	free(r);
+			 "with family-wise significance (%s, Holm over %d row%s, "
+			 "alpha %g); the largest change: %s-%d %+.2f%%%s",
+			 pct, how, nr, nr == 1 ? "" : "s", alpha,
+			 smallest->m->name, smallest->tasks, smallest->effect,
+			 nsig ? " (the significant drops are all within the "
+			 "minimum effect)" : "");
 	return nreg ? CMP_REGRESSION : CMP_PASS;
+}
+
+static int refuse_rule(const struct cmp_opts *o, char *line, size_t len)
+{
+	if (o->test != CMP_MMTESTS_CI)
+		return 0;
+	snprintf(line, len, "CANNOT JUDGE: the mmtests-ci rule has no "
+		 "p-value for family-wise control; gate with welch, "
+		 "mannwhitney or mmtests-ttest");
+	return -1;
+}
+
+int cmp_gate(FILE *out, const struct cmp_file *files, int n,
+	     const struct cmp_opts *o, double pct, char *line, size_t len)
+{
+	struct gate_row *r = NULL;
+	int nr = 0, ret;
+	char why[512], how[64];
+
+	if (refuse_rule(o, line, len))
+		return CMP_CANNOT_JUDGE;
+	if (n < 2) {
+		snprintf(line, len, "CANNOT JUDGE: the gate needs a base and a "
+			 "candidate (two files or more)");
+		return CMP_CANNOT_JUDGE;
+	}
+	if (gate_rows(files, n, o, &r, &nr, why, sizeof(why))) {
+		snprintf(line, len, "CANNOT JUDGE: %s", why);
+		return CMP_CANNOT_JUDGE;
+	}
+	snprintf(how, sizeof(how), "%s one-sided", cmp_test_name(o->test));
+	ret = verdict(out, r, nr, files, cmp_gate_alpha(o), pct, how, line, len);
+	free(r);
+	return ret;
+}
+
+/* The mean of metric m at tasks in one run; NaN when it has none. */
+static double run_mean(const struct cmp_file *f, const struct cmp_metric *m,
+		       int tasks)
+{
+	double *x, v;
+	size_t n = cmp_samples_of(f, m->name, tasks, &x);
+
+	v = n ? cmp_stat_value(ST_MEAN, x, n, m->higher) : NAN;
+	free(x);
+	return v;
+}
+
+/* A row by rounds: the log ratios (positive = better), their mean as
+ * the effect, the one-sided t as p. -1 with why when a round has no
+ * usable mean. */
+static int round_row(const struct cmp_file *const runs[2], int rounds,
+		     const struct cmp_metric *m, int tasks, struct gate_row *row,
+		     char *why, size_t len)
+{
+	double *d = calloc((size_t)rounds, sizeof(*d));
+
+	if (!d)
+		return snprintf(why, len, "out of memory"), -1;
+	for (int i = 0; i < rounds; i++) {
+		double b = run_mean(&runs[0][i], m, tasks),
+		       c = run_mean(&runs[1][i], m, tasks);
+
+		if (!(b > 0) || !(c > 0) || !isfinite(b) || !isfinite(c)) {
+			snprintf(why, len, "%s-%d of round %d is not a positive "
+				 "mean on both sides (base %g, candidate %g)",
+				 m->name, tasks, i + 1, b, c);
+			free(d);
+			return -1;
+		}
+		d[i] = m->higher ? log(c / b) : log(b / c);
+	}
+	*row = (struct gate_row){ .m = m, .tasks = tasks, .file = 1 };
+	row->effect = 100 * (exp(stats_amean(d, (size_t)rounds)) - 1);
+	row->p = stats_t_below_p(d, (size_t)rounds);
+	if (isnan(row->p))
+		row->p = 1;
+	free(d);
+	return 0;
+}
+
+int cmp_gate_rounds(FILE *out, const struct cmp_file *const runs[2],
+		    int rounds, const struct cmp_file pooled[2],
+		    const struct cmp_opts *o, double pct, char *line,
+		    size_t len)
+{
+	const struct cmp_file *b = &pooled[0];
+	struct gate_row *r;
+	int nr = 0, ret;
+	char why[512], how[64];
+
+	if (rounds < GATE_MIN_SAMPLES) {
+		snprintf(line, len, "CANNOT JUDGE: %d round%s (the gate needs at "
+			 "least %d rounds to judge by round)", rounds,
+			 rounds == 1 ? "" : "s", GATE_MIN_SAMPLES);
+		return CMP_CANNOT_JUDGE;
+	}
+	r = calloc((size_t)(b->nmetrics * b->ntasks + 1), sizeof(*r));
+	if (!r) {
+		snprintf(line, len, "CANNOT JUDGE: out of memory");
+		return CMP_CANNOT_JUDGE;
+	}
+	for (int m = 0; m < b->nmetrics; m++)
+		for (int t = 0; b->metrics[m].primary && t < b->ntasks; t++)
+			if (round_row(runs, rounds, &b->metrics[m], b->tasks[t],
+				      &r[nr++], why, sizeof(why))) {
+				snprintf(line, len, "CANNOT JUDGE: %s", why);
+				free(r);
+				return CMP_CANNOT_JUDGE;
+			}
+	if (!nr) {
+		snprintf(line, len, "CANNOT JUDGE: %s declares no primary metric "
+			 "to gate on", b->shown);
+		free(r);
+		return CMP_CANNOT_JUDGE;
+	}
+	snprintf(how, sizeof(how), "paired by round: one-sided t over %d "
+		 "rounds", rounds);
+	ret = verdict(out, r, nr, pooled, cmp_gate_alpha(o), pct, how, line, len);
+	free(r);
+	return ret;
 }

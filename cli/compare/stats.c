@@ -146,6 +146,25 @@ static double t_two_sided(double t, double df)
 	return 2.0 * gsl_cdf_tdist_Q(fabs(t), df);
 }
 
+double stats_t_below_p(const double *d, size_t n)
+{
+	double m, sd, t;
+
+	if (n < 2)
+		return NAN;
+	m = stats_amean(d, n);
+	sd = stats_stddev(d, n);
+	if (!isfinite(m) || !isfinite(sd))
+		return NAN;
+	if (sd == 0)                     /* every difference the same */
+		return m < 0 ? 0.0 : 1.0;
+	t = m / (sd / sqrt((double)n));
+	pthread_once(&gsl_quiet_once, gsl_quiet);
+	if (isinf(t))
+		return t < 0 ? 0.0 : 1.0;
+	return gsl_cdf_tdist_P(t, (double)(n - 1));
+}
+
 double stats_welch_p(const double *a, size_t na, const double *b, size_t nb)
 {
 	double va, vb, se2, t, df;

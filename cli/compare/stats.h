@@ -32,6 +32,10 @@ double stats_hcoeffvar(const double *x, size_t n);
  * lowest ones, arithmetic mean, otherwise (mmtests' BHmean/BAmean).
  */
 double stats_best_mean(const double *x, size_t n, double pct, bool higher);
+/* One-sample t-test of n differences against 0, one-sided towards
+ * "below": P(T(n-1) <= mean / (sd / sqrt(n))). NaN for n < 2; 0 or 1
+ * when every difference is the same. */
+double stats_t_below_p(const double *d, size_t n);
 /* Two-sided p-value of Welch's t-test (Welch-Satterthwaite degrees of
  * freedom). NaN when either sample has fewer than 2 values. */
 double stats_welch_p(const double *a, size_t na, const double *b, size_t nb);
