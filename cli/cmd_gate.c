@@ -11,12 +11,13 @@
  * one) run the same options alternately — base, candidate, then
  * candidate, base, … (ABBA: neither is always the second of a pair) for
  * --rounds rounds — so that a machine whose speed drifts drifts under
- * both; each side's rounds are pooled into one result (the
- * samples of every round) and the pooled pair goes through the gate of
- * vmsim compare --fail-on-regression: a primary metric more than PCT
- * worse and significantly so, one-sided, Holm–Bonferroni over the rows,
- * at least 3 samples a side. The last line is the verdict: PASS,
- * REGRESSION or CANNOT JUDGE (exit 0, 1, 2).
+ * both, and each round is a pair: the gate tests the rounds' log
+ * ratios (cmp_gate_rounds: a primary metric more than PCT worse and
+ * significantly so, one-sided, Holm–Bonferroni over the rows, at least
+ * 3 rounds). Each side's rounds are also pooled into one result (the
+ * samples of every round), which --pooled and a stored --baseline gate
+ * as vmsim compare --fail-on-regression does. The last line is the
+ * verdict: PASS, REGRESSION or CANNOT JUDGE (exit 0, 1, 2).
  *
  * --calibrate N measures the gate itself: N A/A gates (both sides the
  * same) and N A/B gates whose candidate runs with --hold-extra sized to

@@ -13,6 +13,30 @@
 #include "cli/compare/compare.h"
 #include "cli/compare/stats.h"
 
+/* A replay beside its recording: the mm lock's acquisitions an
+ * iteration against the host kernel's own in the recorded run. */
+static void print_host_lock(const struct res_point *p,
+			    const struct res_host_lock *h)
+{
+	const struct res_lockclass *k = res_mm_class(&p->c);
+
+	if (!h->have || !k || !p->nsamples)
+		return;
+	for (int s = 0; s < LS_NSIDES; s++) {
+		double n = (double)k->side[s].acquisitions / p->nsamples;
+
+		printf("  %s %-5s %.1f acquired an iteration (%.1f contended); "
+		       "the host kernel's mmap_lock in the recording: %llu "
+		       "(%.3f ms waited)", k->name, s == LS_READ ? "read" : "write",
+		       n, (double)k->side[s].contentions / p->nsamples,
+		       (unsigned long long)h->acquired[s], h->wait_ns[s] / 1e6);
+		if (h->acquired[s])
+			printf(", %.2fx the host's\n", n / (double)h->acquired[s]);
+		else
+			printf("\n");
+	}
+}
+
 /* One task count's lock classes, as /proc/lock_stat shows them. */
 static void print_lockstat(const struct res_point *p)
 {
@@ -122,6 +146,7 @@ static void print_point(const struct res_point *p, const struct run_cfg *c)
 		       (unsigned long long)p->c.counters[k],
 		       k + 1 < p->c.ncounters ? ", " : "\n");
 	print_lockstat(p);
+	print_host_lock(p, &c->host_lock);
 }
 
 /* "noise tasks 1: steal 0.0% (max 0.1%), others 0.02 CPUs (max 0.05),

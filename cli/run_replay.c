@@ -6,12 +6,16 @@
  * thread count.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "cli/cmd.h"
 #include "cli/run.h"
@@ -87,6 +91,77 @@ static int open_log(struct run_cfg *c, struct rp_plan *p, bool force)
 	return 0;
 }
 
+/* side.<key>, a count >= 0, into *v; false if it is not one. */
+static bool host_count(json_object *side, const char *key, uint64_t *v)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(side, key, &o) ||
+	    !json_object_is_type(o, json_type_int) || json_object_get_int64(o) < 0)
+		return false;
+	*v = json_object_get_uint64(o);
+	return true;
+}
+
+static bool host_sides(json_object *j, struct res_host_lock *h)
+{
+	static const char *const side[LS_NSIDES] = { "read", "write" };
+	json_object *o;
+
+	if (!json_object_object_get_ex(j, "vmsim_mmap_lock", &o))
+		return false;
+	for (int s = 0; s < LS_NSIDES; s++)
+		if (!json_object_object_get_ex(j, side[s], &o) ||
+		    !host_count(o, "acquired", &h->acquired[s]) ||
+		    !host_count(o, "trylock_failed", &h->failed[s]) ||
+		    !host_count(o, "wait_ns", &h->wait_ns[s]) ||
+		    !host_count(o, "hold_ns", &h->hold_ns[s]))
+			return false;
+	return h->have = true;
+}
+
+/* TRACE.mmap_lock.json, if vmsim record left one beside the trace: the
+ * host kernel's own mmap_lock in that recording, the reference the
+ * replay's per-iteration acquisitions are shown against. Absent: said
+ * nothing; unreadable or not vmsim's: one warning, and no reference. */
+static void load_host_lock(struct run_cfg *c)
+{
+	char path[PATH_MAX], shown[256], buf[65536];
+	const char *why = NULL;
+	json_object *j = NULL;
+	struct stat st;
+	ssize_t n = 0;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s.mmap_lock.json", c->trace) >=
+	    (int)sizeof(path))
+		return;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			why = strerror(errno);
+	} else if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		why = "not a regular file";
+	} else if (st.st_size >= (off_t)sizeof(buf) ||
+		   (n = read(fd, buf, sizeof(buf) - 1)) < 0) {
+		why = n < 0 ? strerror(errno) : "too large for a lock file";
+	} else {
+		buf[n] = '\0';
+		j = json_tokener_parse(buf);
+		if (!j || !host_sides(j, &c->host_lock))
+			why = "not a vmsim record lock file";
+	}
+	if (fd >= 0)
+		close(fd);
+	json_object_put(j);
+	if (why) {
+		memset(&c->host_lock, 0, sizeof(c->host_lock));
+		fprintf(stderr, "%s: warning: %s: %s; the replay is shown without "
+			"the host's own mmap_lock\n", prog,
+			parse_printable(shown, sizeof(shown), path), why);
+	}
+}
+
 int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 {
 	struct rp_plan *p;
@@ -148,6 +223,7 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 		rp_plan_free(p);
 		return EXIT_USAGE;
 	}
+	load_host_lock(c);
 	p->speed = c->speed;
 	c->tasks[0] = p->nthreads;
 	c->ntasklist = 1;

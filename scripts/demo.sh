@@ -14,7 +14,9 @@
 # each table, one sentence per primary metric says which differences its
 # own significance markers (Welch, alpha 0.05) call real, and which are
 # within the run's noise — read from `vmsim compare --format json`, so
-# that the words never claim more than the numbers.
+# that the words never claim more than the numbers. Each run is a results
+# directory (results/demo/WORKLOAD/, one file a scheme) and gets an HTML
+# report beside it (results/demo/WORKLOAD.html: vmsim report).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -50,27 +52,34 @@ for row in cmp["rows"]:
 PY
 summarize() {
 	local workload=$1; shift
+	local dir=${*: -1}
 	./build/vmsim compare --format json "$@" 2>/dev/null |
-		python3 -c "$findings" "$workload" "$1"
+		python3 -c "$findings" "$workload" "$dir/rwsem.json"
 }
 
 schemes="rwsem range range-full pervma spf"
 ./build/vmsim run --workload fault_vs_mmap --lock "${schemes// /,}" \
 	--tasks 1 --writers 1 --iterations 5 --mem 16M \
-	--json results/demo/fault_vs_mmap.json --force --quiet
+	--json results/demo/fault_vs_mmap/ --force --quiet
 echo
-summarize fault_vs_mmap $(for s in $schemes; do echo results/demo/fault_vs_mmap-$s.json; done)
+summarize fault_vs_mmap --baseline rwsem results/demo/fault_vs_mmap/
 echo
 schemes="rwsem range range-full pervma spf none"
 ./build/vmsim run --workload pft --lock "${schemes// /,}" \
-	--tasks 1,2 --iterations 3 --mem 16M --json results/demo/pft.json \
+	--tasks 1,2 --iterations 3 --mem 16M --json results/demo/pft/ \
 	--force --quiet --brief | grep -E '^(vmsim|  |$|Hmean|Amean|\*x|  +rwsem)'
 echo
-summarize pft $(for s in $schemes; do echo results/demo/pft-$s.json; done)
+summarize pft --baseline rwsem results/demo/pft/
 echo
 schemes="rwsem range pervma spf"
 ./build/vmsim run --workload replay --trace tests/data/traces/sort.trace \
-	--lock "${schemes// /,}" --iterations 3 --json results/demo/replay.json \
+	--lock "${schemes// /,}" --iterations 3 --json results/demo/replay/ \
 	--force --quiet --brief | grep -E '^(vmsim|replay|  |$|Hmean|Amean|\*x|  +rwsem)'
 echo
-summarize replay $(for s in $schemes; do echo results/demo/replay-$s.json; done)
+summarize replay --baseline rwsem results/demo/replay/
+echo
+for w in fault_vs_mmap pft replay; do
+	./build/vmsim report -f --baseline rwsem -o "results/demo/$w.html" \
+		"results/demo/$w/"
+done
+echo "reports: results/demo/{fault_vs_mmap,pft,replay}.html (open in a browser)"

@@ -126,6 +126,15 @@ void res_slab_classes(struct res_counters *c, const struct sim_mm *mm)
 }
 
 
+const struct res_lockclass *res_mm_class(const struct res_counters *c)
+{
+	for (int k = 0; k < c->nclasses; k++)
+		if (!strcmp(c->classes[k].name, "mmap_lock") ||
+		    !strcmp(c->classes[k].name, "range_lock"))
+			return &c->classes[k];
+	return NULL;
+}
+
 void res_counters_collect(struct res_counters *c, struct sim_mm *mm)
 {
 	struct lock_inst *l = mm->lock;

@@ -133,6 +133,17 @@ uint64_t res_faults(const struct res_counters *c);
 /* false where nothing faulted or no latency was recorded. */
 bool res_fault_split(const struct res_point *p, struct res_fault_split *out);
 
+/*
+ * The host kernel's own mmap_lock as vmsim record saw the program take it
+ * (TRACE.mmap_lock.json beside a trace): one recording, i.e. one run of
+ * the program, against which a replay's iterations are set.
+ */
+struct res_host_lock {
+	bool have;
+	uint64_t acquired[LS_NSIDES], failed[LS_NSIDES];
+	uint64_t wait_ns[LS_NSIDES], hold_ns[LS_NSIDES];
+};
+
 struct res_file {
 	const char *scheme;
 	const char *label;               /* what it is compared as, if not
@@ -148,6 +159,7 @@ struct res_file {
 	/* What the host charged, measured before the run (µs; 0: not
 	 * measured): cross-CPU wake-up, bare uffd fault block / busy. */
 	double host_wake_us, host_uffd_block_us, host_uffd_busy_us;
+	struct res_host_lock host_lock;  /* replay with a recorded side file */
 };
 
 /* Room for n samples per metric (so a run never grows them mid-way);
@@ -163,6 +175,10 @@ void res_point_note(struct res_point *p, double wall, double cpu,
 int res_point_nflagged(const struct res_point *p);
 /* The mm's counters and lock statistics. */
 void res_counters_collect(struct res_counters *c, struct sim_mm *mm);
+/* The scheme's address-space-wide lock class, the one that stands for
+ * the kernel's mmap_lock: "mmap_lock", or the range schemes'
+ * "range_lock"; NULL if it has neither. */
+const struct res_lockclass *res_mm_class(const struct res_counters *c);
 /* a += b */
 void res_counters_add(struct res_counters *a, const struct res_counters *b);
 void res_point_free(struct res_point *p);

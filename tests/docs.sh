@@ -36,12 +36,15 @@ for c in run compare report record trace bench list check gate rerun; do
 	done
 done
 
-# The README's commands: the lines of its sh blocks that start with vmsim.
-mkdir -p "$tmp/bin" "$tmp/work"
+# The README's commands: every line of its sh blocks but the set-up
+# commands (scripts/…: the suite is one of them) and comments, in order,
+# in one scratch folder, with build/vmsim this binary.
+mkdir -p "$tmp/bin" "$tmp/work/build"
 ln -s "$VMSIM" "$tmp/bin/vmsim"
-awk '/^```sh/ { on = 1; next } /^```/ { on = 0 } on && /^vmsim / { print }' \
-	"$readme" >"$tmp/commands"
-[ -s "$tmp/commands" ] && ok || fail "no vmsim command in the README"
+ln -s "$VMSIM" "$tmp/work/build/vmsim"
+awk '/^```sh/ { on = 1; next } /^```/ { on = 0 }
+     on && !/^(scripts\/|#|$)/ { print }' "$readme" >"$tmp/commands"
+grep -q '^vmsim ' "$tmp/commands" && ok || fail "no vmsim command in the README"
 cd "$tmp/work" || exit 1
 while IFS= read -r cmd; do
 	cmd=${cmd%%  #*}

@@ -417,6 +417,7 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 		out->scheme = run_target_lock(c, s)->name;
 		out->label = run_target_label(c, s);
 		out->fault_source = c->mm.source->name;
+		out->host_lock = c->host_lock;
 		out->nmetrics = c->wl->nmetrics;
 		memcpy(out->metrics, c->wl->metrics, sizeof(out->metrics));
 		out->complete = false;

@@ -65,6 +65,7 @@ struct run_cfg {
 	struct wl_opts wo;
 	/* replay: the trace, --speed (0: asap) and --replay-log. */
 	const char *trace, *replay_log;
+	struct res_host_lock host_lock;  /* the trace's side file, if any */
 	double speed;
 	bool progress;                   /* progress line on stderr */
 	double fault_timeout;            /* s; a touch taking longer aborts */
