@@ -24,7 +24,7 @@ cp "$data/base.json" "$tmp/result.json"
 head -c 300 "$data/base.json" >"$tmp/trunc.json"
 { cat "$data/base.json"; echo '{}'; } >"$tmp/trailing.json"
 traces=$data/../traces
-head -c 3000 "$traces/sort.trace" >"$tmp/trunc.trace"
+head -c 20000 "$traces/sort.trace" >"$tmp/trunc.trace"   # inside its second block
 printf 'VMSIMTRC\007\000' >"$tmp/v7.trace"
 printf 'not a trace at all' >"$tmp/garbage.trace"
 printf 'VMSIMTRC\001\000\177\000' >"$tmp/garbage2.trace"
