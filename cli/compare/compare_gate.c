@@ -176,9 +176,9 @@ static int verdict(FILE *out, struct gate_row *r, int nr,
 	if (nreg)
 		snprintf(line, len, "REGRESSION: %s-%d %.2f%% worse in %s (%d of "
 			 "%d rows: more than %g%% worse and significant at "
-			 "family-wise alpha %g)", worst->m->name, worst->tasks,
+			 "family-wise alpha %g; %s)", worst->m->name, worst->tasks,
 			 -worst->effect, files[worst->file].shown, nreg, nr, pct,
-			 alpha);
+			 alpha, how);
 	else
 		snprintf(line, len, "PASS: no primary metric more than %g%% worse "
 			 "with family-wise significance (%s, Holm over %d row%s, "
