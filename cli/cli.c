@@ -24,9 +24,15 @@
 
 int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 {
+	static const char *const cmds[] = { "run", "compare", "report", "gate",
+		"rerun", "record", "trace", "bench", "list", "check", NULL };
 	const char *cmd;
 
 	opterr = 0;      /* getopt's complaints are ours: cli_bad_option() */
+	cli_set_help_command(NULL);
+	for (int i = 0; argc > 1 && cmds[i]; i++)
+		if (!strcmp(argv[1], cmds[i]))
+			cli_set_help_command(cmds[i]);
 	if (argc < 2)
 		return cli_bad("%s", "no command: want run, compare, report, gate, rerun, record, trace, bench, list or check");
 	cmd = argv[1];

@@ -28,6 +28,10 @@ void cli_usage(FILE *f);
 int cli_help(const char *cmd);
 /* One line "vmsim: <fmt with val>" (val made printable); EXIT_USAGE. */
 int cli_bad(const char *fmt, const char *val);
+/* Complaints from now on point at 'vmsim CMD --help' (NULL: 'vmsim --help'). */
+void cli_set_help_command(const char *cmd);
+/* " (see 'vmsim [CMD ]--help')" and the newline that ends a complaint. */
+void cli_see_help(void);
 /* getopt's complaint as one line of ours; EXIT_USAGE. */
 int cli_bad_option(char **argv, int opt, const struct option *opts);
 /* arg as one of names: its index, or -1 after one line. */

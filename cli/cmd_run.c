@@ -123,9 +123,9 @@ static int run_tasks_opt(struct run_args *a, const char *arg)
 	d = parse_first_duplicate(t, c->ntasklist);
 	if (d < 0)
 		return 0;
-	fprintf(stderr, "%s: bad task list '%s': %d tasks given twice (see "
-		"'vmsim --help')\n", prog, parse_printable(err, sizeof(err), arg),
-		c->tasks[d]);
+	fprintf(stderr, "%s: bad task list '%s': %d tasks given twice", prog,
+		parse_printable(err, sizeof(err), arg), c->tasks[d]);
+	cli_see_help();
 	return EXIT_USAGE;
 }
 

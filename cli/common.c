@@ -256,13 +256,27 @@ int cli_help(const char *cmd)
 }
 
 
+/* The command whose --help a complaint points at (NULL: vmsim's). */
+static const char *help_cmd;
+
+void cli_set_help_command(const char *cmd)
+{
+	help_cmd = cmd;
+}
+
+void cli_see_help(void)
+{
+	fprintf(stderr, " (see 'vmsim %s%s--help')\n", help_cmd ? help_cmd : "",
+		help_cmd ? " " : "");
+}
+
 int cli_bad(const char *fmt, const char *val)
 {
 	char shown[256];
 
 	fprintf(stderr, "%s: ", prog);
 	fprintf(stderr, fmt, parse_printable(shown, sizeof(shown), val));
-	fprintf(stderr, " (see 'vmsim --help')\n");
+	cli_see_help();
 	return EXIT_USAGE;
 }
 
@@ -307,7 +321,7 @@ int cli_pick(const char *what, const char *arg, const char *const *names,
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "%s%s", names[i], i == n - 1 ? "" :
 			i == n - 2 ? " or " : ", ");
-	fprintf(stderr, " (see 'vmsim --help')\n");
+	cli_see_help();
 	return -1;
 }
 
@@ -322,9 +336,9 @@ int cli_set_int_opt(const struct int_opt *ints, size_t n, int opt,
 		if (ints[i].id != opt)
 			continue;
 		if (parse_long(arg, ints[i].lo, ints[i].hi, &v)) {
-			fprintf(stderr, "%s: bad %s '%s': want %ld to %ld (see "
-				"'vmsim --help')\n", prog, ints[i].what, arg,
-				ints[i].lo, ints[i].hi);
+			fprintf(stderr, "%s: bad %s '%s': want %ld to %ld", prog,
+				ints[i].what, arg, ints[i].lo, ints[i].hi);
+			cli_see_help();
 			return -1;
 		}
 		*ints[i].dst = (int)v;
