@@ -99,7 +99,7 @@ rc=$?
 # (a loaded machine may starve another round: it is left out as well)
 left=$(grep -c '^round [1-4]: left out: ' "$tmp/out")
 kept=$((4 - left))
-grep -q '^round 2: left out: its candidate run has a flagged sample' "$tmp/out" &&
+grep -q '^round 2: left out: its \(candidate\|base\) run has a flagged sample' "$tmp/out" &&
 	[ "$(grep -c '^round [1-4]: faults/sec-1' "$tmp/out")" -eq "$kept" ] &&
 	{ { [ $kept -ge 3 ] && [ $rc -le 1 ] &&
 	    tail -n1 "$tmp/out" | grep -q "over $kept rounds"; } ||
