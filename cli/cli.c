@@ -24,19 +24,17 @@
 
 int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	static const char *const cmds[] = { "run", "compare", "report", "gate",
-		"rerun", "record", "trace", "bench", "list", "check", NULL };
 	const char *cmd;
 
 	opterr = 0;      /* getopt's complaints are ours: cli_bad_option() */
 	cli_set_help_command(NULL);
-	for (int i = 0; argc > 1 && cmds[i]; i++)
-		if (!strcmp(argv[1], cmds[i]))
-			cli_set_help_command(cmds[i]);
 	if (argc < 2)
 		return cli_bad("%s", "no command: want run, compare, report, gate, rerun, record, trace, bench, list or check");
 	cmd = argv[1];
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
+	/* A command's complaints point at its own --help (unset below if
+	 * it is no command). */
+	cli_set_help_command(cmd);
+	if (cli_is_help(cmd) ||
 	    (!strcmp(cmd, "help") && argc == 2)) {
 		cli_usage(stdout);
 		return 0;
@@ -52,7 +50,7 @@ int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!strcmp(cmd, "help") && argc > 2)
 		return cli_help(argv[2]);
 	if (!strcmp(cmd, "check") && argc > 2 &&
-	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")))
+	    cli_is_help(argv[2]))
 		return cli_help("check");
 	if (!strcmp(cmd, "check") && argc > 2)
 		return cli_bad("unexpected argument '%s'", argv[2]);
@@ -72,6 +70,7 @@ int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 		return cmd_rerun(argc - 1, argv + 1, ctx);
 	if (!strcmp(cmd, "gate"))
 		return cmd_gate(argc - 1, argv + 1, ctx);
+	cli_set_help_command(NULL);
 	return cli_bad("unknown command '%s'", cmd);
 }
 

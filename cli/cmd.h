@@ -30,6 +30,8 @@ int cli_help(const char *cmd);
 int cli_bad(const char *fmt, const char *val);
 /* Complaints from now on point at 'vmsim CMD --help' (NULL: 'vmsim --help'). */
 void cli_set_help_command(const char *cmd);
+/* Is arg -h or --help? */
+bool cli_is_help(const char *arg);
 /* " (see 'vmsim [CMD ]--help')" and the newline that ends a complaint. */
 void cli_see_help(void);
 /* getopt's complaint as one line of ours; EXIT_USAGE. */

@@ -151,7 +151,7 @@ static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
+	if (argc >= 2 && cli_is_help(argv[1]))
 		return cli_help("bench");
 	if (argc >= 2 && !strcmp(argv[1], "tree"))
 		return cmd_bench_tree(argc - 1, argv + 1, ctx);

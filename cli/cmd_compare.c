@@ -130,41 +130,6 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 	return cli_bad_option(argv, opt, compare_opts);
 }
 
-/* Load every file (one workload, labels applied, the baseline first):
- * 0 or EXIT_USAGE. */
-static int compare_load(const struct compare_args *a, struct cmp_inputs *in,
-			struct cmp_file *files)
-{
-	char err[1024], shown[256];
-	char *const *paths = in->path;
-	int n = in->n;
-
-	for (int i = 0; i < n; i++) {
-		parse_printable(shown, sizeof(shown), paths[i]);
-		if (cmp_load(paths[i], &files[i], err, sizeof(err))) {
-			fprintf(stderr, "%s: %s: %s\n", prog, shown, err);
-			return EXIT_USAGE;
-		}
-		if (i && strcmp(files[i].workload, files[0].workload)) {
-			fprintf(stderr, "%s: %s: workload '%s' does not match '%s' "
-				"of %s\n", prog, shown, files[i].workload_shown,
-				files[0].workload_shown, files[0].shown);
-			return EXIT_USAGE;
-		}
-		if (a->nlabels)
-			parse_printable(files[i].label, sizeof(files[i].label),
-				  a->labels[i]);
-	}
-	if (!a->nlabels)
-		cmp_inputs_label(in, files);
-	if (a->baseline && cmp_pick_baseline(in, files, a->baseline, err,
-					     sizeof(err))) {
-		fprintf(stderr, "%s: --baseline: %s\n", prog, err);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
 /* The gate, after the table: its regressions, then the verdict as the
  * last line of the output; 0 pass, 1 regression, 2 cannot judge (said
  * on stderr too, in one line). */
@@ -209,7 +174,7 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 				  .pct = CMP_GATE_DEFAULT_PCT };
 	struct cmp_inputs in;
 	struct cmp_file *files;
-	char err[512];
+	char err[1400];
 	int opt, n, ret = 0;
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
@@ -242,7 +207,11 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 		cmp_inputs_free(&in);
 		return 1;
 	}
-	ret = compare_load(&a, &in, files);
+	if (cmp_inputs_load(&in, files, a.labels, a.nlabels, a.baseline, err,
+			    sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		ret = EXIT_USAGE;
+	}
 	if (!ret)
 		ret = compare_check(files, n, a.fail, a.allow_mismatch);
 	if (!ret)

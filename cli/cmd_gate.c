@@ -679,7 +679,7 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 		       "average)", ab, a->calibrate, extra,
 		       -sum_ab / a->calibrate);
 	printf("; %d round%s a gate, minimum effect %g%%, family-wise alpha "
-	       "%g\n", a->rounds, a->rounds == 1 ? "" : "s", a->pct,
+	       "%g\n", a->rounds, PLURAL(a->rounds), a->pct,
 	       cmp_gate_alpha(&a->o));
 	return 0;
 }

@@ -34,9 +34,8 @@ int cmd_list(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--tsv") && argc == 2)
 		return list_tsv();
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+	if (argc > 1 && cli_is_help(argv[1]))
 		return cli_help("list");
-	}
 	if (argc > 1)
 		return cli_bad("unexpected argument '%s'", argv[1]);
 	printf("lock schemes:\n");

@@ -26,9 +26,6 @@ static const struct option report_opts[] = {
 	{ 0 }
 };
 
-/* What cmp_report() writes in the page's first line. */
-#define REPORT_MARK "<meta name=\"generator\" content=\"vmsim report\">"
-
 /* --force replaces only a page vmsim report wrote. */
 static bool is_report(int fd)
 {
@@ -38,7 +35,7 @@ static bool is_report(int fd)
 	if (n <= 0)
 		return false;
 	head[n] = 0;
-	return !strncmp(head, "<!DOCTYPE html>", 15) && strstr(head, REPORT_MARK);
+	return !strncmp(head, "<!DOCTYPE html>", 15) && strstr(head, CMP_REPORT_MARK);
 }
 
 struct report_job {
@@ -54,36 +51,16 @@ static int emit_report(FILE *f, void *arg)
 	return cmp_report(f, j->files, j->n, j->o);
 }
 
-/* Load every result (one workload), the baseline first. */
-static int report_load(struct cmp_inputs *in, struct cmp_file *files,
-		       const char *baseline)
+/* Every result that is not a valid measurement is said; its cells say
+ * invalid (the page is made all the same). */
+static void report_warn(const struct cmp_file *files, int n)
 {
-	char err[1024], shown[256];
+	char err[1024];
 
-	for (int i = 0; i < in->n; i++) {
-		parse_printable(shown, sizeof(shown), in->path[i]);
-		if (cmp_load(in->path[i], &files[i], err, sizeof(err))) {
-			fprintf(stderr, "%s: %s: %s\n", prog, shown, err);
-			return EXIT_USAGE;
-		}
-		if (i && strcmp(files[i].workload, files[0].workload)) {
-			fprintf(stderr, "%s: %s: workload '%s' does not match '%s' "
-				"of %s: a report is of one workload\n", prog, shown,
-				files[i].workload_shown, files[0].workload_shown,
-				files[0].shown);
-			return EXIT_USAGE;
-		}
-	}
-	cmp_inputs_label(in, files);
-	if (baseline && cmp_pick_baseline(in, files, baseline, err, sizeof(err))) {
-		fprintf(stderr, "%s: --baseline: %s\n", prog, err);
-		return EXIT_USAGE;
-	}
-	for (int i = 0; i < in->n; i++)
+	for (int i = 0; i < n; i++)
 		if (cmp_validate(&files[i], i ? &files[0] : NULL, err, sizeof(err)))
 			fprintf(stderr, "%s: warning: %s: %s (its cells say "
 				"invalid)\n", prog, files[i].shown, err);
-	return 0;
 }
 
 /* Write the page through the safe-write layer; said where it went. */
@@ -151,7 +128,7 @@ int cmd_report(int argc, char **argv, const struct cli_ctx *ctx)
 	const char *out = "report.html", *baseline = NULL;
 	struct cmp_file *files = NULL;
 	struct cmp_inputs in = { 0 };
-	char err[512];
+	char err[1400];
 	bool force = false, help = false;
 	int ret = report_parse(argc, argv, &out, &force, &baseline, &o, &help);
 
@@ -164,7 +141,15 @@ int cmd_report(int argc, char **argv, const struct cli_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	files = calloc((size_t)in.n, sizeof(*files));
-	ret = files ? report_load(&in, files, baseline) : 1;
+	if (!files)
+		ret = 1;
+	else if (cmp_inputs_load(&in, files, NULL, 0, baseline, err,
+				 sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		ret = EXIT_USAGE;
+	} else {
+		report_warn(files, in.n);
+	}
 	if (!ret && !ctx->dry_run) {
 		struct report_job j = { files, in.n, &o };
 

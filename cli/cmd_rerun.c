@@ -22,7 +22,7 @@ int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx)
 	char err[512];
 	int ret;
 
-	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+	if (argc >= 2 && cli_is_help(argv[1])) {
 		printf("usage: vmsim rerun RESULT.json [vmsim run options...]\n"
 		       "Runs the run that made RESULT.json again, with every "
 		       "option it records;\noptions given here come after "

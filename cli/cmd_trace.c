@@ -145,7 +145,7 @@ static int trace_show(const char *path)
 int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	for (int i = 1; i < argc && i < 3; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+		if (cli_is_help(argv[i]))
 			return cli_help("trace");
 	if (argc < 2)
 		return cli_bad("trace: %s", "want 'trace info FILE' or 'trace show "

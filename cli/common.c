@@ -256,6 +256,11 @@ int cli_help(const char *cmd)
 }
 
 
+bool cli_is_help(const char *arg)
+{
+	return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
+
 /* The command whose --help a complaint points at (NULL: vmsim's). */
 static const char *help_cmd;
 

@@ -194,26 +194,23 @@ static json_object *noise_json(const struct res_file *r,
 /* A replay beside its recording: the mm lock an iteration against the
  * host kernel's own mmap_lock in the recorded run, and their ratio. */
 static json_object *host_lock_json(const struct res_host_lock *h,
-				   const struct res_point *p)
+				   const struct res_host_cmp *hc)
 {
 	static const char *const side[LS_NSIDES] = { "read", "write" };
-	const struct res_lockclass *k = res_mm_class(&p->c);
 	json_object *o = json_object_new_object();
 
-	JADD(o, "class", json_object_new_string(k->name));
+	JADD(o, "class", json_object_new_string(hc->cls));
 	for (int s = 0; s < LS_NSIDES; s++) {
 		json_object *j = json_object_new_object();
-		double n = (double)k->side[s].acquisitions / p->nsamples;
 
 		JADD(j, "host_acquired", JU64(h->acquired[s]));
 		JADD(j, "host_trylock_failed", JU64(h->failed[s]));
 		JADD(j, "host_wait_ns", JU64(h->wait_ns[s]));
 		JADD(j, "host_hold_ns", JU64(h->hold_ns[s]));
-		JADD(j, "vmsim_acquired", json_object_new_double(n));
-		JADD(j, "vmsim_contended", json_object_new_double(
-			(double)k->side[s].contentions / p->nsamples));
-		JADD(j, "ratio", h->acquired[s] ?
-		     json_object_new_double(n / (double)h->acquired[s]) : NULL);
+		JADD(j, "vmsim_acquired", json_object_new_double(hc->acquired[s]));
+		JADD(j, "vmsim_contended", json_object_new_double(hc->contended[s]));
+		JADD(j, "ratio", isfinite(hc->ratio[s]) ?
+		     json_object_new_double(hc->ratio[s]) : NULL);
 		JADD(o, side[s], j);
 	}
 	return o;
@@ -224,6 +221,7 @@ static json_object *point_json(const struct res_file *r,
 {
 	json_object *o = json_object_new_object(), *s, *f, *l;
 	struct res_fault_split split;
+	struct res_host_cmp hc;
 
 	JADD(o, "tasks", json_object_new_int(p->tasks));
 	s = json_object_new_object();
@@ -280,8 +278,8 @@ static json_object *point_json(const struct res_file *r,
 		JADD(l, p->c.classes[i].name, c);
 	}
 	JADD(o, "lockstat", l);
-	if (r->host_lock.have && p->nsamples && res_mm_class(&p->c))
-		JADD(o, "host_mmap_lock", host_lock_json(&r->host_lock, p));
+	if (res_host_compare(p, &r->host_lock, &hc))
+		JADD(o, "host_mmap_lock", host_lock_json(&r->host_lock, &hc));
 	if (p->c.ncounters) {
 		json_object *c = json_object_new_object();
 

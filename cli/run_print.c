@@ -18,22 +18,19 @@
 static void print_host_lock(const struct res_point *p,
 			    const struct res_host_lock *h)
 {
-	const struct res_lockclass *k = res_mm_class(&p->c);
+	struct res_host_cmp hc;
 
-	if (!h->have || !k || !p->nsamples)
+	if (!res_host_compare(p, h, &hc))
 		return;
 	for (int s = 0; s < LS_NSIDES; s++) {
-		double n = (double)k->side[s].acquisitions / p->nsamples;
-
 		printf("  %s %-5s %.1f acquired an iteration (%.1f contended); "
 		       "the host kernel's mmap_lock in the recording: %llu "
-		       "(%.3f ms waited)", k->name, s == LS_READ ? "read" : "write",
-		       n, (double)k->side[s].contentions / p->nsamples,
+		       "(%.3f ms waited)", hc.cls, s == LS_READ ? "read" : "write",
+		       hc.acquired[s], hc.contended[s],
 		       (unsigned long long)h->acquired[s], h->wait_ns[s] / 1e6);
-		if (h->acquired[s])
-			printf(", %.2fx the host's\n", n / (double)h->acquired[s]);
-		else
-			printf("\n");
+		if (isfinite(hc.ratio[s]))
+			printf(", %.2fx the host's", hc.ratio[s]);
+		printf("\n");
 	}
 }
 

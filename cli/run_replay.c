@@ -244,14 +244,14 @@ void run_replay_print(const struct run_cfg *c)
 	       parse_printable(path, sizeof(path), c->trace),
 	       p->comment[0] ? parse_printable_words(cmd, sizeof(cmd), p->comment)
 			     : "?", p->nthreads,
-	       p->nthreads == 1 ? "" : "s",
+	       PLURAL(p->nthreads),
 	       (unsigned long long)p->events, (unsigned long long)p->faults,
 	       (unsigned long long)p->calls,
 	       (unsigned long long)p->skipped[RP_SKIP_FAILED],
 	       (unsigned long long)p->skipped[RP_SKIP_NEVER_MAPPED],
 	       (unsigned long long)p->skipped[RP_SKIP_ADVICE],
 	       (unsigned long long)p->skipped[RP_SKIP_SPLIT],
-	       p->arena_need / 1048576.0, p->ncl, p->ncl == 1 ? "" : "s");
+	       p->arena_need / 1048576.0, p->ncl, PLURAL(p->ncl));
 }
 
 int run_replay_publish(struct run_cfg *c, bool complete)

@@ -126,13 +126,25 @@ void res_slab_classes(struct res_counters *c, const struct sim_mm *mm)
 }
 
 
-const struct res_lockclass *res_mm_class(const struct res_counters *c)
+bool res_host_compare(const struct res_point *p, const struct res_host_lock *h,
+		      struct res_host_cmp *out)
 {
-	for (int k = 0; k < c->nclasses; k++)
-		if (!strcmp(c->classes[k].name, "mmap_lock") ||
-		    !strcmp(c->classes[k].name, "range_lock"))
-			return &c->classes[k];
-	return NULL;
+	const struct res_lockclass *k = NULL;
+
+	for (int i = 0; !k && i < p->c.nclasses; i++)
+		if (!strcmp(p->c.classes[i].name, "mmap_lock") ||
+		    !strcmp(p->c.classes[i].name, "range_lock"))
+			k = &p->c.classes[i];
+	if (!h->have || !k || !p->nsamples)
+		return false;
+	out->cls = k->name;
+	for (int s = 0; s < LS_NSIDES; s++) {
+		out->acquired[s] = (double)k->side[s].acquisitions / p->nsamples;
+		out->contended[s] = (double)k->side[s].contentions / p->nsamples;
+		out->ratio[s] = h->acquired[s] ?
+				out->acquired[s] / (double)h->acquired[s] : NAN;
+	}
+	return true;
 }
 
 void res_counters_collect(struct res_counters *c, struct sim_mm *mm)

@@ -175,10 +175,18 @@ void res_point_note(struct res_point *p, double wall, double cpu,
 int res_point_nflagged(const struct res_point *p);
 /* The mm's counters and lock statistics. */
 void res_counters_collect(struct res_counters *c, struct sim_mm *mm);
-/* The scheme's address-space-wide lock class, the one that stands for
- * the kernel's mmap_lock: "mmap_lock", or the range schemes'
- * "range_lock"; NULL if it has neither. */
-const struct res_lockclass *res_mm_class(const struct res_counters *c);
+/* A point's address-space-wide lock (the class that stands for the
+ * kernel's mmap_lock: "mmap_lock", or the range schemes' "range_lock")
+ * an iteration, against the host kernel's own in the recording. */
+struct res_host_cmp {
+	const char *cls;
+	double acquired[LS_NSIDES], contended[LS_NSIDES];
+	double ratio[LS_NSIDES];         /* acquired / the host's; NaN: it took none */
+};
+/* false where there is nothing to set side by side (no recording's
+ * lock file, no such class, no sample). */
+bool res_host_compare(const struct res_point *p, const struct res_host_lock *h,
+		      struct res_host_cmp *out);
 /* a += b */
 void res_counters_add(struct res_counters *a, const struct res_counters *b);
 void res_point_free(struct res_point *p);

@@ -49,8 +49,8 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 	for (int i = 0; i < pr->n; i++) {
 		nx[i] = cmp_samples_of(&pr->files[i], m->name, tasks, &x[i]);
 		/* Not a number to compute with, nor to compare against. */
-		r.invalid[i] = !cmp_samples_ok(m, x[i], nx[i]) ||
-			       cmp_point_flagged(&pr->files[i], tasks);
+		r.invalid[i] = !cmp_point_valid(&pr->files[i], m, tasks, x[i],
+						nx[i]);
 		if (r.invalid[i])
 			nx[i] = 0;
 	}

@@ -86,14 +86,18 @@ struct cmp_inputs {
 int cmp_inputs_expand(char *const *args, int nargs, struct cmp_inputs *in,
 		      char *err, size_t errlen);
 void cmp_inputs_free(struct cmp_inputs *in);
-/* After loading: with several directories, each file's label is its
- * directory's name (DIR/scheme where the directory holds several). */
-void cmp_inputs_label(const struct cmp_inputs *in, struct cmp_file *files);
-/* Make the one result that NAME names (label, scheme, file name, or
- * directory) the base, files[0], the others in their order: 0, or
- * -EINVAL with err listing the results. */
-int cmp_pick_baseline(struct cmp_inputs *in, struct cmp_file *files,
-		      const char *name, char *err, size_t errlen);
+/*
+ * Load every input into files[0..in->n) (zeroed by the caller, freed by
+ * it with cmp_file_free whatever this returns): one workload; labelled
+ * by labels[0..nlabels) if given, else by scheme, or with several
+ * directories by the directory's name (DIR/scheme where one holds
+ * several); and with baseline, the one result it names (label, scheme,
+ * file name or directory) made files[0], the others in their order.
+ * 0, or -EINVAL with err (one line, the file in it).
+ */
+int cmp_inputs_load(struct cmp_inputs *in, struct cmp_file *files,
+		    const char *const *labels, int nlabels, const char *baseline,
+		    char *err, size_t errlen);
 
 /* Read and check one result file. Returns 0, or -EINVAL with err saying
  * what is wrong (without the file name). */

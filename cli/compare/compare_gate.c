@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "cli/compare/stats.h"
+#include "cli/parse.h"
 
 #define GATE_MIN_SAMPLES 3
 
@@ -96,7 +97,7 @@ static int gate_rows(const struct cmp_file *files, int n,
 						 "%s (the gate needs at least %d on "
 						 "each side to judge)", mt->name,
 						 b->tasks[t], nb < ni ? nb : ni,
-						 (nb < ni ? nb : ni) == 1 ? "" : "s",
+						 PLURAL(nb < ni ? nb : ni),
 						 nb < ni ? b->shown : files[i].shown,
 						 GATE_MIN_SAMPLES);
 					free(xb);
@@ -183,7 +184,7 @@ static int verdict(FILE *out, struct gate_row *r, int nr,
 		snprintf(line, len, "PASS: no primary metric more than %g%% worse "
 			 "with family-wise significance (%s, Holm over %d row%s, "
 			 "alpha %g); the largest change: %s-%d %+.2f%%%s",
-			 pct, how, nr, nr == 1 ? "" : "s", alpha,
+			 pct, how, nr, PLURAL(nr), alpha,
 			 smallest->m->name, smallest->tasks, smallest->effect,
 			 nsig ? " (the significant drops are all within the "
 			 "minimum effect)" : "");
@@ -282,7 +283,7 @@ int cmp_gate_rounds(FILE *out, const struct cmp_file *const runs[2],
 	if (rounds < GATE_MIN_SAMPLES) {
 		snprintf(line, len, "CANNOT JUDGE: %d round%s (the gate needs at "
 			 "least %d rounds to judge by round)", rounds,
-			 rounds == 1 ? "" : "s", GATE_MIN_SAMPLES);
+			 PLURAL(rounds), GATE_MIN_SAMPLES);
 		return CMP_CANNOT_JUDGE;
 	}
 	r = calloc((size_t)(b->nmetrics * b->ntasks + 1), sizeof(*r));

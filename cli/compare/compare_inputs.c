@@ -71,8 +71,9 @@ static int expand_dir(struct cmp_inputs *in, const char *path, char *err,
 
 	parse_printable(shown, sizeof(shown), path);
 	if (!d) {
-		snprintf(err, errlen, "%s: %s", shown, strerror(errno));
-		return -errno;
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", shown, strerror(-ret));
+		return ret;
 	}
 	last_component(path, name, sizeof(name));
 	while ((e = readdir(d)) && !ret) {
@@ -150,7 +151,7 @@ void cmp_inputs_free(struct cmp_inputs *in)
 /* Label the loaded files as compare shows them: with several
  * directories, a file is its directory's name (the run's name), or
  * DIR/label where the directory holds several. */
-void cmp_inputs_label(const struct cmp_inputs *in, struct cmp_file *files)
+static void label_by_dir(const struct cmp_inputs *in, struct cmp_file *files)
 {
 	for (int i = 0; i < in->n && in->several_dirs; i++) {
 		int same = 0;
@@ -190,8 +191,8 @@ static bool names_it(const struct cmp_inputs *in, const struct cmp_file *f,
 	return in->dir[i] && !strcmp(in->dir[i], name);
 }
 
-int cmp_pick_baseline(struct cmp_inputs *in, struct cmp_file *files,
-		      const char *name, char *err, size_t errlen)
+static int pick_baseline(struct cmp_inputs *in, struct cmp_file *files,
+			 const char *name, char *err, size_t errlen)
 {
 	char shown[128], list[512] = "";
 	int found = -1, matches = 0;
@@ -228,6 +229,37 @@ int cmp_pick_baseline(struct cmp_inputs *in, struct cmp_file *files,
 		memmove(&in->dir[1], &in->dir[0], (size_t)found * sizeof(d));
 		in->path[0] = p;
 		in->dir[0] = d;
+	}
+	return 0;
+}
+
+int cmp_inputs_load(struct cmp_inputs *in, struct cmp_file *files,
+		    const char *const *labels, int nlabels, const char *baseline,
+		    char *err, size_t errlen)
+{
+	char why[1024], shown[256];
+
+	for (int i = 0; i < in->n; i++) {
+		parse_printable(shown, sizeof(shown), in->path[i]);
+		if (cmp_load(in->path[i], &files[i], why, sizeof(why))) {
+			snprintf(err, errlen, "%s: %s", shown, why);
+			return -EINVAL;
+		}
+		if (i && strcmp(files[i].workload, files[0].workload)) {
+			snprintf(err, errlen, "%s: workload '%s' does not match "
+				 "'%s' of %s", shown, files[i].workload_shown,
+				 files[0].workload_shown, files[0].shown);
+			return -EINVAL;
+		}
+		if (nlabels)
+			parse_printable(files[i].label, sizeof(files[i].label),
+					labels[i]);
+	}
+	if (!nlabels)
+		label_by_dir(in, files);
+	if (baseline && pick_baseline(in, files, baseline, why, sizeof(why))) {
+		snprintf(err, errlen, "--baseline: %s", why);
+		return -EINVAL;
 	}
 	return 0;
 }

@@ -24,6 +24,10 @@ enum stat_id { ST_MIN, ST_MEAN, ST_STDDEV, ST_COV, ST_MAX, ST_MEDIAN, ST_B50,
 const struct cmp_metric *cmp_metric_of(const struct cmp_file *f, const char *name);
 /* Is every sample of x a measurement of m (finite, > 0 if primary)? */
 bool cmp_samples_ok(const struct cmp_metric *m, const double *x, size_t n);
+/* ... and none of the run's point at tasks flagged: numbers to compute
+ * with and compare against (else the cell says invalid). */
+bool cmp_point_valid(const struct cmp_file *f, const struct cmp_metric *m,
+		     int tasks, const double *x, size_t n);
 
 const char *cmp_stat_name(enum stat_id st, bool higher);
 double cmp_stat_value(enum stat_id st, const double *x, size_t n, bool higher);

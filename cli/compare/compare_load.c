@@ -405,6 +405,12 @@ bool cmp_point_flagged(const struct cmp_file *f, int tasks)
 	       json_object_array_length(fl) > 0;
 }
 
+bool cmp_point_valid(const struct cmp_file *f, const struct cmp_metric *m,
+		     int tasks, const double *x, size_t n)
+{
+	return cmp_samples_ok(m, x, n) && !cmp_point_flagged(f, tasks);
+}
+
 static int point_tasks(json_object *p)
 {
 	json_object *t;

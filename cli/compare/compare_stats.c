@@ -134,8 +134,8 @@ void cmp_print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 				files[i].results, k), "tasks", &t);
 			nx = cmp_samples_of(&files[i], name, json_object_get_int(t), &x);
 			/* An invalid point is no point of the line. */
-			if (nx && (!cmp_samples_ok(m, x, nx) ||
-				   cmp_point_flagged(&files[i], json_object_get_int(t))))
+			if (nx && !cmp_point_valid(&files[i], m,
+						   json_object_get_int(t), x, nx))
 				fprintf(out, "# %d invalid\n", json_object_get_int(t));
 			else if (nx)
 				fprintf(out, "%d %.10g %.10g %.10g\n",

@@ -82,7 +82,7 @@ static bool summary(const struct cmp_file *f, const struct cmp_metric *m,
 {
 	double *x;
 	size_t n = cmp_samples_of(f, m->name, tasks, &x);
-	bool ok = n > 0 && cmp_samples_ok(m, x, n) && !cmp_point_flagged(f, tasks);
+	bool ok = n > 0 && cmp_point_valid(f, m, tasks, x, n);
 
 	if (ok) {
 		v[0] = stats_min(x, n);

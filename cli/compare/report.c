@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/compare/compare_int.h"
+#include "cli/parse.h"
 
 #define MAX_X 64                         /* task counts, buckets */
 
@@ -117,8 +118,8 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n)
 				size_t ns = cmp_samples_of(&files[i], mt->name,
 							   (int)x[k], &s);
 
-				y[i * nx + k] = ns && cmp_samples_ok(mt, s, ns) &&
-					!cmp_point_flagged(&files[i], (int)x[k]) ?
+				y[i * nx + k] = ns && cmp_point_valid(&files[i],
+						mt, (int)x[k], s, ns) ?
 					cmp_stat_value(ST_MEAN, s, ns, mt->higher) : NAN;
 				free(s);
 			}
@@ -170,7 +171,7 @@ static int latency_graphs(FILE *out, const struct cmp_file *files, int n)
 			      "touch's latency (a touch that faults takes the "
 			      "fault's whole time), log scale.</p>\n", out);
 		snprintf(title, sizeof(title), "touch latency, %d task%s", tasks,
-			 tasks == 1 ? "" : "s");
+			 PLURAL(tasks));
 		cmp_svg_lines(out, &(struct cmp_chart){
 			.title = title, .xlabel = "percentile", .ylabel = "us",
 			.nseries = n, .nx = 5, .names = names, .xnames = shown,
@@ -258,7 +259,7 @@ static int lock_hist(FILE *out, const struct cmp_file *files, int n, int tasks,
 		xn[b - lo] = names_buf[b - lo];
 	}
 	snprintf(title, sizeof(title), "%s %s %s time, %d task%s", cls, side, kind,
-		 tasks, tasks == 1 ? "" : "s");
+		 tasks, PLURAL(tasks));
 	cmp_svg_bars(out, &(struct cmp_chart){
 		.title = title, .xlabel = "at least (power-of-two buckets)",
 		.ylabel = "% of acquisitions", .nseries = n, .nx = hi - lo + 1,
@@ -280,7 +281,7 @@ static void lock_graphs(FILE *out, const struct cmp_file *files, int n)
 		fprintf(out, "<h2>Lock wait and hold times</h2>\n<p class=\"note\">"
 			"Per lock class and side, at %d task%s: the share of "
 			"acquisitions whose wait (or hold) fell in each "
-			"power-of-two bucket.</p>\n", tasks, tasks == 1 ? "" : "s");
+			"power-of-two bucket.</p>\n", tasks, PLURAL(tasks));
 	for (int c = 0; c < nc; c++)
 		for (int s = 0; s < 2; s++)
 			for (int k = 0; k < 2; k++) {
@@ -330,8 +331,7 @@ int cmp_report(FILE *out, const struct cmp_file *files, int n,
 	fclose(t);
 	fclose(f);
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<meta name=\"generator\" content=\"vmsim report\"><title>vmsim "
-		"report: ");
+		CMP_REPORT_MARK "<title>vmsim report: ");
 	cmp_html_text(out, files[0].workload_shown);
 	fprintf(out, "</title><style>%s</style></head><body>\n<h1>vmsim report: "
 		"workload ", style);

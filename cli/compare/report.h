@@ -33,6 +33,10 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c);
 void cmp_svg_bars(FILE *out, const struct cmp_chart *c);
 const char *cmp_svg_colour(int i);
 
+/* In the head of every page cmp_report() writes: how vmsim report -f
+ * knows a page it may replace. */
+#define CMP_REPORT_MARK "<meta name=\"generator\" content=\"vmsim report\">"
+
 /* The page for files[0..n-1] (files[0] the base) under o's significance
  * rule. 0, or -errno from writing out. */
 int cmp_report(FILE *out, const struct cmp_file *files, int n,

@@ -75,10 +75,20 @@ static double py(const struct axes *a, double y)
 	return H - MB - (v - lo) * (H - MT - MB) / (hi - lo);
 }
 
-static void frame(FILE *out, const struct cmp_chart *c, const struct axes *a)
+/* A y grid line at v, with its tick value. */
+static void y_tick(FILE *out, const struct axes *a, double v)
 {
 	char t[32];
 
+	tick_text(t, sizeof(t), v);
+	fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" "
+		"stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" font-size=\"11\" "
+		"text-anchor=\"end\">%s</text>", ML, W - MR, py(a, v), py(a, v),
+		ML - 6, py(a, v) + 4, t);
+}
+
+static void frame(FILE *out, const struct cmp_chart *c, const struct axes *a)
+{
 	fprintf(out, "<figure class=\"graph\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
 		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">"
 		"<title>", W, H, W, H);
@@ -88,28 +98,17 @@ static void frame(FILE *out, const struct cmp_chart *c, const struct axes *a)
 		ML);
 	cmp_html_text(out, c->title);
 	fputs("</text>", out);
-	/* y grid and ticks */
+	/* y grid and ticks: decades on a log axis, else 1-2-5 steps */
 	if (a->logy) {
 		for (double v = pow(10, floor(log10(a->y0))); v <= a->y1 * 1.0001;
-		     v *= 10) {
-			if (v < a->y0 * 0.9999)
-				continue;
-			tick_text(t, sizeof(t), v);
-			fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" "
-				"stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
-				"font-size=\"11\" text-anchor=\"end\">%s</text>", ML,
-				W - MR, py(a, v), py(a, v), ML - 6, py(a, v) + 4, t);
-		}
+		     v *= 10)
+			if (v >= a->y0 * 0.9999)
+				y_tick(out, a, v);
 	} else {
 		double step = nice_step(a->y1 - a->y0, 5);
 
-		for (double v = a->y0; v <= a->y1 * 1.0001; v += step) {
-			tick_text(t, sizeof(t), v);
-			fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" "
-				"stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
-				"font-size=\"11\" text-anchor=\"end\">%s</text>", ML,
-				W - MR, py(a, v), py(a, v), ML - 6, py(a, v) + 4, t);
-		}
+		for (double v = a->y0; v <= a->y1 * 1.0001; v += step)
+			y_tick(out, a, v);
 	}
 	fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#000\"/>"
 		"<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#000\"/>",
