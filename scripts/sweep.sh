@@ -12,6 +12,7 @@
 # DIR/<scheme>.json, DIR/run.txt (the run's summary) and DIR/compare.txt,
 # prints the comparison, and (with gnuplot) draws DIR/plot.png.
 set -euo pipefail
+set -C           # noclobber: DIR/run.txt and DIR/compare.txt are never replaced
 root=$(cd "$(dirname "$0")/.." && pwd)   # DIR stays relative to the caller's
 ncpu=$(nproc)
 workload=pft schemes="rwsem range range-full pervma spf" out=
@@ -36,7 +37,8 @@ echo "sweep: $workload under ${schemes// /,}, interleaved, tasks $tasks" >&2
 	--json "$out/" --quiet "$@" >"$out/run.txt"
 files=()
 for s in $schemes; do files+=("$out/$s.json"); done
-"$vmsim" compare --baseline "$base" "$out/" | tee "$out/compare.txt"
+"$vmsim" compare --baseline "$base" "$out/" >"$out/compare.txt"
+cat "$out/compare.txt"
 if command -v gnuplot >/dev/null; then
 	VMSIM=$vmsim "$root/scripts/plot.sh" -o "$out/plot.png" "${files[@]}"
 fi
