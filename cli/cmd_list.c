@@ -42,7 +42,8 @@ int cmd_list(int argc, char **argv)
 	for (int i = 0; i < lock_nschemes; i++)
 		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);
 	printf("\ncomponents:\n"
-	       "  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n",
+	       "  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n"
+	       "  %-12s %s\n  %-12s %s\n  %-12s %s\n",
 	       "--frames", "none | zone | pcp: page frames behind faults: none; "
 	       "a zone (buddy lists, zone lock); per-CPU lists in front",
 	       "--bulk-free", "twopass | onepass: how a per-CPU list is given "
@@ -51,7 +52,13 @@ int cmd_list(int argc, char **argv)
 	       "--slab", "malloc | slub | sheaves: where VMAs and tree nodes "
 	       "come from: the mm's pools; SLUB; SLUB with per-CPU sheaves",
 	       "--rcu-free", "call_rcu | hurry | barrier: how rcu_free sheaves "
-	       "meet RCU (lazy; at once; lazy with an rcu_barrier)");
+	       "meet RCU (lazy; at once; lazy with an rcu_barrier)",
+	       "--vma-free", "typesafe | rcu: a removed VMA freed at once "
+	       "(SLAB_TYPESAFE_BY_RCU) or after a grace period",
+	       "--kfree-rcu", "batch | each: SLUB's kfree_rcu in bulk arrays, "
+	       "or one callback an object",
+	       "--rcu-cbs", "percpu | one: RCU callbacks on each CPU's thread, "
+	       "or on one");
 	printf("\nworkloads:\n");
 	for (int i = 0; i < wl_nworkloads; i++)
 		printf("  %-14s %s\n", wl_workloads[i]->name, wl_workloads[i]->desc);

@@ -48,7 +48,8 @@ enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
        OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU, OPT_UFFD,
        OPT_FOLIO, OPT_FAULT_AROUND, OPT_FRAMES, OPT_PHYS, OPT_BULK_FREE,
-       OPT_SLAB, OPT_RCU_FREE, OPT_TRACE, OPT_SPEED, OPT_REPLAY_LOG,
+       OPT_SLAB, OPT_RCU_FREE, OPT_VMA_FREE, OPT_KFREE_RCU,
+       OPT_RCU_CALLBACKS, OPT_TRACE, OPT_SPEED, OPT_REPLAY_LOG,
        OPT_HOLD_EXTRA };
 
 static const struct option run_opts[] = {
@@ -74,6 +75,9 @@ static const struct option run_opts[] = {
 	{ "bulk-free", required_argument, NULL, OPT_BULK_FREE },
 	{ "slab", required_argument, NULL, OPT_SLAB },
 	{ "rcu-free", required_argument, NULL, OPT_RCU_FREE },
+	{ "vma-free", required_argument, NULL, OPT_VMA_FREE },
+	{ "kfree-rcu", required_argument, NULL, OPT_KFREE_RCU },
+	{ "rcu-cbs", required_argument, NULL, OPT_RCU_CALLBACKS },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "speed", required_argument, NULL, OPT_SPEED },
 	{ "replay-log", required_argument, NULL, OPT_REPLAY_LOG },
@@ -165,7 +169,8 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 		return 0;
 	case OPT_FOLIO: case OPT_FAULT_AROUND: case OPT_FRAMES: case OPT_PHYS:
 	case OPT_BULK_FREE: case OPT_SLAB:
-	case OPT_RCU_FREE:           /* in enum run_mem_opt order */
+	case OPT_RCU_FREE: case OPT_VMA_FREE: case OPT_KFREE_RCU:
+	case OPT_RCU_CALLBACKS:      /* in enum run_mem_opt order */
 		return run_mem_opt(c, (enum run_mem_opt)(opt - OPT_FOLIO), arg);
 	case OPT_MAX_MAP:
 		if (parse_long(arg, 1, 100000000, &v))

@@ -89,6 +89,23 @@ int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
 		c->rcu_free = c->rcu_frees[0];
 		c->rcu_free_given = true;
 		return k;
+	case RUN_OPT_VMA_FREE:       /* enum sim_vma_free order, less "scheme" */
+		if ((k = cli_pick("VMA freeing", arg, NAMES("typesafe", "rcu"))) < 0)
+			return EXIT_USAGE;
+		c->mm.vma_free = (enum sim_vma_free)(k + 1);
+		return 0;
+	case RUN_OPT_KFREE_RCU:
+		if ((k = cli_pick("kfree_rcu design", arg, NAMES("batch", "each"))) < 0)
+			return EXIT_USAGE;
+		c->mm.kfree_rcu_each = k == 1;
+		c->kfree_rcu_given = true;
+		return 0;
+	case RUN_OPT_RCU_CALLBACKS:  /* enum sim_rcu_cbs order */
+		if ((k = cli_pick("RCU callback placement", arg,
+			      NAMES("percpu", "one"))) < 0)
+			return EXIT_USAGE;
+		c->mm.rcu_cbs = (enum sim_rcu_cbs)k;
+		return 0;
 	}
 	return EXIT_USAGE;
 }
@@ -104,15 +121,26 @@ size_t run_mem_need(const struct run_cfg *c)
 }
 
 /* --slab and --rcu-free together: several values of one of them, under
- * one scheme; --rcu-free only where a sheaves slab is. */
+ * one scheme; --rcu-free only where a sheaves slab is, --kfree-rcu where
+ * a SLUB one is; --vma-free typesafe only under schemes that allow it. */
 static int slab_settle(const struct run_cfg *c)
 {
-	bool sheaves = false;
+	bool sheaves = false, slub = false;
 
-	for (int i = 0; i < c->nslabs; i++)       /* none given: malloc */
+	for (int i = 0; i < c->nslabs; i++) {     /* none given: malloc */
 		sheaves |= c->slabs[i] == SLAB_SHEAVES;
+		slub |= c->slabs[i] == SLAB_SLUB;
+	}
 	if (c->rcu_free_given && !sheaves)
 		return cli_bad("%s applies only with --slab sheaves", "--rcu-free");
+	if (c->kfree_rcu_given && !slub)
+		return cli_bad("%s applies only with --slab slub", "--kfree-rcu");
+	for (int i = 0; c->mm.vma_free == SIM_VMA_FREE_TYPESAFE && i < c->nlocks; i++)
+		if (!c->locks[i]->vma_typesafe)
+			return cli_bad("--vma-free typesafe: scheme '%s' keeps a VMA "
+				   "it found under RCU without a reference a writer "
+				   "waits for, so its VMAs must outlive a grace "
+				   "period; use --vma-free rcu", c->locks[i]->name);
 	if (c->nslabs > 1 && c->nrcu_frees > 1)
 		return cli_bad("%s", "compare one component at a time: --slab or "
 			   "--rcu-free with several values, not both");

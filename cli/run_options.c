@@ -48,6 +48,16 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 	if (run_target_slab(c, target) == SLAB_SHEAVES)
 		json_object_object_add(o, "rcu_free", json_object_new_string(
 			slab_rcu_free_name(run_target_rcu_free(c, target))));
+	/* How VMAs are freed, as settled against the target's scheme. */
+	json_object_object_add(o, "vma_free", json_object_new_string(
+		sim_vma_free_name(c->mm.vma_free != SIM_VMA_FREE_SCHEME ?
+			c->mm.vma_free : run_target_lock(c, target)->vma_typesafe ?
+			SIM_VMA_FREE_TYPESAFE : SIM_VMA_FREE_RCU)));
+	if (run_target_slab(c, target) == SLAB_SLUB)
+		json_object_object_add(o, "kfree_rcu", json_object_new_string(
+			c->mm.kfree_rcu_each ? "each" : "batch"));
+	json_object_object_add(o, "rcu_cbs", json_object_new_string(
+		c->mm.rcu_cbs == SIM_RCU_CBS_ONE ? "one" : "percpu"));
 	if (c->frames != FRAMES_NONE) {
 		json_object_object_add(o, "phys", json_object_new_int64(
 			(int64_t)c->phys));
@@ -118,6 +128,9 @@ static const struct {
 	{ "frames", "--frames", AS_STR, NULL },
 	{ "slab", "--slab", AS_STR, NULL },
 	{ "rcu_free", "--rcu-free", AS_STR, NULL },
+	{ "vma_free", "--vma-free", AS_STR, NULL },
+	{ "kfree_rcu", "--kfree-rcu", AS_STR, NULL },
+	{ "rcu_cbs", "--rcu-cbs", AS_STR, NULL },
 	{ "phys", "--phys", AS_INT, NULL },
 	{ "bulk_free", "--bulk-free", AS_STR, NULL },
 	{ "uffd", "--uffd", AS_STR, "auto" },

@@ -343,6 +343,12 @@ void run_print_banner(const struct run_cfg *c)
 		       slab_rcu_free_name(c->rcu_frees[i]));
 	if (c->nrcu_frees <= 1 && (c->slab == SLAB_SHEAVES || c->rcu_free_given))
 		printf(", rcu_free by %s", slab_rcu_free_name(c->rcu_free));
+	if (c->mm.vma_free != SIM_VMA_FREE_SCHEME)
+		printf(", %s VMAs", sim_vma_free_name(c->mm.vma_free));
+	if (c->kfree_rcu_given)
+		printf(", kfree_rcu %s", c->mm.kfree_rcu_each ? "each" : "batch");
+	if (c->mm.rcu_cbs == SIM_RCU_CBS_ONE)
+		printf(", one RCU callback thread");
 	if (c->wl->min_mem && c->wo.mem % (1UL << 20))
 		printf(", mem %zu KiB", c->wo.mem >> 10);
 	else if (c->wl->min_mem)

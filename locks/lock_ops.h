@@ -90,6 +90,15 @@ struct lock_env {
 	 */
 	int (*mmap_guess)(void *arg, unsigned long hint, unsigned long len,
 			  unsigned long *out);
+	/*
+	 * After a reference is taken on what vma_lookup found (pervma): does
+	 * that VMA still cover [start, end)? lock_vma_under_rcu's check of
+	 * vm_start/vm_end once the VMA is locked: with SLAB_TYPESAFE_BY_RCU
+	 * VMAs (lock_ops.vma_typesafe) the object may have been freed and
+	 * reused for another VMA between the lookup and the reference.
+	 */
+	bool (*vma_covers)(void *arg, void *vma, unsigned long start,
+			   unsigned long end);
 	void *arg;
 };
 
@@ -114,6 +123,18 @@ struct lock_ops {
 	bool excludes;                   /* provides exclusion (all but none):
 					  * the CLI refuses to run a workload
 					  * whose writers need it without */
+	/*
+	 * The fault side never uses a VMA that a writer may free under it:
+	 * its readers hold a lock that excludes the writer (rwsem,
+	 * range-full), or take the VMA's reference and then revalidate it
+	 * (pervma: 6.15's lock_vma_under_rcu). Then VMAs may come from a
+	 * SLAB_TYPESAFE_BY_RCU cache, as vm_area_cachep is since 6.15: a
+	 * removed VMA is freed at once and may be reused before a grace
+	 * period. false (spf: Lespinasse's RCU-freed VMAs; range: a fault's
+	 * VMA may be replaced by a writer of another range): VMAs are
+	 * freed after a grace period.
+	 */
+	bool vma_typesafe;
 
 	/* Returns 0 and *out, or -errno. */
 	int (*create)(const struct lock_env *env, struct lock_inst **out);

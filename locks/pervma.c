@@ -14,7 +14,10 @@
  *   reference unless the count is 0 (detached: the VMA was replaced —
  *   count vma_lock_miss and look up again) or at least VMA_REF_LIMIT (a
  *   writer is draining readers); then re-check vm_lock_seq (a writer may
- *   have locked it between the check and the reference). Success: the
+ *   have locked it between the check and the reference), and check
+ *   that the VMA locked still covers the address (VMAs are
+ *   SLAB_TYPESAFE_BY_RCU: freed at once, the object may be a new VMA
+ *   now; vma_lock_reused counts those, which fall back). Success: the
  *   fault is handled holding only the VMA's reference, and counted
  *   vma_lock_success at the end. Any failure counts vma_lock_abort and
  *   falls back to mmap_read_lock + lookup, as the kernel does.
@@ -54,7 +57,7 @@
 #define VMA_REF_LIMIT   (VMA_LOCK_OFFSET - 1)
 
 enum { PV_TAKEN_VMA = 1, PV_TAKEN_MM = 2, PV_TAKEN_VMA_RETRY = 3 };
-enum { PV_SUCCESS, PV_ABORT, PV_RETRY, PV_MISS, PV_NCOUNTERS };
+enum { PV_SUCCESS, PV_ABORT, PV_RETRY, PV_MISS, PV_REUSED, PV_NCOUNTERS };
 enum pv_read { PV_READ_OK, PV_READ_LOCKED, PV_READ_DETACHED };
 
 struct pv_slot {
@@ -150,6 +153,15 @@ static void *lock_vma_under_rcu(struct pervma_lock *pv, unsigned long start,
 		sim_rcu_read_lock();
 		if (l->env.vma_lookup(l->env.arg, start, &f) && end <= f.end)
 			r = vma_start_read(pv, pvv(f.lock));
+		/* The VMA we locked must be the one we looked up: with typesafe
+		 * VMAs it may have been freed and reused since (6.15: "Check if
+		 * the vma we locked is the right one"; a miss falls back). */
+		if (r == PV_READ_OK &&
+		    !l->env.vma_covers(l->env.arg, f.vma, start, end)) {
+			vma_end_read(pvv(f.lock));
+			pv_count(pv, PV_REUSED);
+			r = PV_READ_LOCKED;
+		}
 		sim_rcu_read_unlock();
 		if (r == PV_READ_OK) {
 			h->taken = PV_TAKEN_VMA;
@@ -300,10 +312,15 @@ static void pv_vma_init(struct lock_inst *l, struct vma_lock *lk)
 {
 	struct pv_vma *v = pvv(lk);
 
-	/* A new VMA is attached and write-locked until mmap_write_unlock. */
-	atomic_init(&v->refcnt, 1);
-	atomic_init(&v->lock_seq,
-		    atomic_load_explicit(&to_pv(l)->mm_lock_seq, memory_order_relaxed));
+	/* A new VMA is attached and write-locked until mmap_write_unlock.
+	 * Atomic stores, the count last and with release (vma_mark_attached's
+	 * refcount_set_release): with typesafe VMAs a reader holding a stale
+	 * pointer may be reading both, and one whose reference succeeds must
+	 * see the new VMA's fields, written before this. */
+	atomic_store_explicit(&v->lock_seq,
+		atomic_load_explicit(&to_pv(l)->mm_lock_seq, memory_order_relaxed),
+		memory_order_relaxed);
+	atomic_store_explicit(&v->refcnt, 1, memory_order_release);
 }
 
 static void pv_vma_start_write(struct lock_inst *l, struct vma_lock *lk)
@@ -377,7 +394,7 @@ static int pv_counters(struct lock_inst *l, const char **names, uint64_t *values
 {
 	static const char *const n[PV_NCOUNTERS] = {
 		"vma_lock_success", "vma_lock_abort", "vma_lock_retry",
-		"vma_lock_miss",
+		"vma_lock_miss", "vma_lock_reused",
 	};
 	struct pervma_lock *pv = to_pv(l);
 
@@ -392,6 +409,7 @@ const struct lock_ops pervma_lock_ops = {
 	.desc = "per-VMA locks (Linux 6.15 vm_refcnt): RCU lookup + VMA read lock, mm rwsem fallback",
 	.excludes = true,
 	.serialises_writers = true,
+	.vma_typesafe = true,            /* lock_vma_under_rcu revalidates */
 	.create = pv_create,
 	.destroy = pv_destroy,
 	.fault_begin = pv_fault_begin,

@@ -391,5 +391,6 @@ const struct lock_ops range_full_lock_ops = {
 	.name = "range-full",
 	.desc = "the range lock with every operation taking the full range, as Bueso's RFC converted mmap_sem",
 	.create = range_full_create,
+	.vma_typesafe = true,            /* faults lock the whole space */
 	RANGE_LOCK_OPS,
 };

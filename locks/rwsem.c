@@ -100,6 +100,7 @@ const struct lock_ops rwsem_lock_ops = {
 	.desc = "global mmap_lock rwsem: faults read, mmap/munmap/mprotect/brk write (kernel fairness)",
 	.excludes = true,
 	.serialises_writers = true,
+	.vma_typesafe = true,            /* faults hold mmap_lock */
 	.create = rwsem_create,
 	.destroy = rwsem_destroy,
 	.fault_begin = rwsem_fault_begin,

@@ -20,16 +20,30 @@
 #define SYS_pidfd_open 434
 #endif
 
-/* For pervma's lock_vma_under_rcu: one walk, the VMA containing addr. */
+/* For pervma's lock_vma_under_rcu: one walk, the VMA containing addr,
+ * its range from the tree (the VMA is not read before its reference). */
 static bool lookup_for_lock(void *arg, unsigned long addr, struct lock_vma *out)
 {
 	struct sim_mm *mm = arg;
-	struct sim_vma *v = vma_tree_find(&mm->tree, addr);
+	unsigned long s, e;
+	struct sim_vma *v = vma_tree_find_range(&mm->tree, addr, &s, &e);
 
-	if (!v || v->vm_start > addr)
+	if (!v)
 		return false;
-	*out = (struct lock_vma){ v, &v->vm_lock, v->vm_start, v->vm_end };
+	*out = (struct lock_vma){ v, &v->vm_lock, s, e };
 	return true;
+}
+
+/* The reference is held: the VMA's fields are its own now. It belongs
+ * to this mm's pool (a VMA object is only ever reused by its own mm:
+ * each mm has its own object memory) — the vm_mm check. */
+static bool covers_for_lock(void *arg, void *vma, unsigned long start,
+			    unsigned long end)
+{
+	struct sim_mm *mm = arg;
+	const struct sim_vma *v = vma;
+
+	return v->pool == &mm->vmas && v->vm_start <= start && end <= v->vm_end;
 }
 
 /* The source acts on the real pages; the write side (or the read-range
@@ -171,6 +185,12 @@ static size_t max_vmas(size_t max_map_count)
 	return 4 * max_map_count + 65536;
 }
 
+const char *sim_vma_free_name(enum sim_vma_free f)
+{
+	return f == SIM_VMA_FREE_TYPESAFE ? "typesafe" :
+	       f == SIM_VMA_FREE_RCU ? "rcu" : "scheme";
+}
+
 const char *sim_mm_slab_name(enum sim_slab_cache c)
 {
 	return c == SIM_SLAB_VMA ? "vm_area_struct" : "vt_node";
@@ -192,6 +212,10 @@ int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
 	if (!ret)
 		ret = slab_cache_create(kind, rf, sim_mm_slab_name(SIM_SLAB_NODE),
 					(uint32_t)max_nodes(maps), ncpus, node);
+	/* Tree nodes are kfree_rcu()'d (VMAs are not: typesafe, or call_rcu
+	 * of their own callback). */
+	if (!ret)
+		(*node)->kfree_batch = !cfg->kfree_rcu_each;
 	if (ret) {
 		slab_cache_destroy(*vma);
 		*vma = NULL;
@@ -210,6 +234,29 @@ size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg)
 				     _Alignof(struct sim_vma), max_vmas(maps));
 }
 
+/* Where VMAs come from, and how they are freed (--vma-free). */
+static int sim_mm_vmas_init(struct sim_mm *mm)
+{
+	const struct sim_mm_cfg *cfg = &mm->cfg;
+	int ret;
+
+	if (cfg->slab_vma)
+		ret = objpool_init_slab(&mm->vmas, sizeof(struct sim_vma),
+					_Alignof(struct sim_vma), cfg->slab_vma,
+					&mm->sstat, offsetof(struct sim_vma, rcu));
+	else
+		ret = objpool_init(&mm->vmas, sizeof(struct sim_vma),
+				   _Alignof(struct sim_vma),
+				   max_vmas(cfg->max_map_count));
+	/* SLAB_TYPESAFE_BY_RCU: no zeroing at allocation (a reader with a
+	 * stale pointer may be reading the lock words); txn_new sets every
+	 * field, as vma_init() does. */
+	mm->vma_typesafe = cfg->vma_free == SIM_VMA_FREE_TYPESAFE ||
+		(cfg->vma_free == SIM_VMA_FREE_SCHEME && cfg->lock->vma_typesafe);
+	mm->vmas.typesafe = mm->vma_typesafe;
+	return ret;
+}
+
 int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 {
 	struct lock_env env;
@@ -217,7 +264,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	int ret;
 
 	if (!cfg->lock || !cfg->source || cfg->arena_size < SIM_PAGE_SIZE ||
-	    cfg->arena_size % SIM_PAGE_SIZE)
+	    cfg->arena_size % SIM_PAGE_SIZE ||
+	    (cfg->vma_free == SIM_VMA_FREE_TYPESAFE && !cfg->lock->vma_typesafe))
 		return -EINVAL;
 	mm = aligned_alloc(64, sizeof(*mm));
 	if (!mm)
@@ -246,14 +294,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	}
 	/* The scheme's policy: who serialises the tree's writers. */
 	vma_tree_set_external_lock(&mm->tree, cfg->lock->serialises_writers);
-	if (cfg->slab_vma)
-		ret = objpool_init_slab(&mm->vmas, sizeof(struct sim_vma),
-					_Alignof(struct sim_vma), cfg->slab_vma,
-					&mm->sstat, offsetof(struct sim_vma, rcu));
-	else
-		ret = objpool_init(&mm->vmas, sizeof(struct sim_vma),
-				   _Alignof(struct sim_vma),
-				   max_vmas(mm->cfg.max_map_count));
+	ret = sim_mm_vmas_init(mm);
 	if (!ret)
 		ret = sim_mm_map_arena(mm);
 	if (!ret)
@@ -266,7 +307,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	atomic_init(&mm->brk, mm->base);
 	env = (struct lock_env){
 		.space_start = mm->base, .space_end = mm->end,
-		.vma_lookup = lookup_for_lock, .mmap_guess = sim_mmap_guess,
+		.vma_lookup = lookup_for_lock, .vma_covers = covers_for_lock,
+		.mmap_guess = sim_mmap_guess,
 		.arg = mm,
 	};
 	ret = cfg->lock->create(&env, &mm->lock);
@@ -277,7 +319,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	if (ret)
 		goto err;
 	probe_process_madvise(mm);
-	/* The RCU callback thread, now rather than in a timed phase. */
+	/* The RCU callback threads, now rather than in a timed phase. */
+	sim_rcu_set_callbacks(cfg->rcu_cbs);
 	sim_rcu_prepare();
 	*out = mm;
 	return 0;

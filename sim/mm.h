@@ -97,6 +97,19 @@ struct sim_mm_cfg {
 	 * the scheme opens (fault, write and range-read sides), right after
 	 * its begin: "what if the tree walk were slower?"; 0: none. */
 	uint64_t hold_extra_ns;
+	/* --vma-free: how removed VMAs are freed — as the scheme's kernel
+	 * does (typesafe where lock_ops.vma_typesafe, else after a grace
+	 * period), at once from a SLAB_TYPESAFE_BY_RCU cache (6.15+; only
+	 * where the scheme allows it: sim_mm_create fails with -EINVAL
+	 * otherwise), or by call_rcu after a grace period (6.4-6.14). */
+	enum sim_vma_free { SIM_VMA_FREE_SCHEME, SIM_VMA_FREE_TYPESAFE,
+			    SIM_VMA_FREE_RCU } vma_free;
+	/* --kfree-rcu each: SLUB's kfree_rcu() of tree nodes is one
+	 * callback an object, not kvfree_rcu's bulk arrays (the kernel's). */
+	bool kfree_rcu_each;
+	/* --rcu-callbacks: where RCU callbacks run (locks/sync/rcu.h); one
+	 * setting a process (sim_mm_create applies it). */
+	enum sim_rcu_cbs rcu_cbs;
 };
 
 struct sim_mm {
@@ -105,6 +118,9 @@ struct sim_mm {
 	struct vma_tree tree;
 	struct lock_inst *lock;
 	struct objpool vmas;             /* where VMAs come from */
+	/* Removed VMAs are freed at once (SLAB_TYPESAFE_BY_RCU), not after
+	 * a grace period: cfg.vma_free settled against the scheme. */
+	bool vma_typesafe;
 	struct fault_source *src;        /* where faults come from */
 	int pidfd;                       /* for process_madvise on ourselves */
 	bool process_madvise_ok;         /* it zaps our own pages (6.13+) */
@@ -137,6 +153,8 @@ size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg);
 enum sim_slab_cache { SIM_SLAB_VMA, SIM_SLAB_NODE, SIM_NSLABS };
 /* "vm_area_struct", "vt_node": the cache's name, as results give it. */
 const char *sim_mm_slab_name(enum sim_slab_cache c);
+/* "scheme", "typesafe", "rcu" (--vma-free). */
+const char *sim_vma_free_name(enum sim_vma_free f);
 
 /* The slab caches for cfg's mms (kind slub or sheaves; malloc: none),
  * to be set as cfg->slab_vma and slab_node; shared by forked processes.

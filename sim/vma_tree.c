@@ -281,6 +281,30 @@ struct sim_vma *vma_tree_find(struct vma_tree *t, unsigned long addr)
 	return vt_find(atomic_load_explicit(&t->root, memory_order_acquire), addr);
 }
 
+struct sim_vma *vma_tree_find_range(struct vma_tree *t, unsigned long addr,
+				    unsigned long *start, unsigned long *end)
+{
+	/* Acquire: as in vma_tree_find(). */
+	const struct vt_node *n = atomic_load_explicit(&t->root,
+						       memory_order_acquire);
+
+	while (n) {
+		int i = slot_by_end(n, addr);
+
+		if (i == n->n)
+			return NULL;
+		if (n->leaf) {
+			if (n->start[i] > addr)
+				return NULL;
+			*start = n->start[i];
+			*end = n->end[i];
+			return n->slot[i];
+		}
+		n = n->slot[i];
+	}
+	return NULL;
+}
+
 struct sim_vma *vma_tree_find_intersection(struct vma_tree *t,
 					   unsigned long start,
 					   unsigned long end)

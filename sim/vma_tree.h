@@ -69,6 +69,12 @@ void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *));
 
 /* First VMA with vm_end > addr (the kernel's find_vma), or NULL. */
 struct sim_vma *vma_tree_find(struct vma_tree *t, unsigned long addr);
+/* The VMA whose slot holds addr (vm_start <= addr < vm_end), or NULL,
+ * and its range as the leaf records it: the VMA itself is not read (a
+ * reader that has not yet taken its reference must not read a VMA that
+ * may be freed and reused: SLAB_TYPESAFE_BY_RCU). mas_walk(). */
+struct sim_vma *vma_tree_find_range(struct vma_tree *t, unsigned long addr,
+				    unsigned long *start, unsigned long *end);
 /* First VMA intersecting [start, end), or NULL. */
 struct sim_vma *vma_tree_find_intersection(struct vma_tree *t,
 					   unsigned long start,

@@ -99,6 +99,11 @@ void txn_end(struct vma_txn *x, int ret)
 		vma_tree_abort(&x->mm->tree);
 		for (struct sim_vma *v = x->added, *n; v; v = n) {
 			n = v->txn_added;
+			/* Never published, but a typesafe object may be met by
+			 * a reader holding a stale pointer to what it was: freed
+			 * detached, as vm_area_free() asserts. */
+			if (x->mm->vma_typesafe && l->ops->vma_mark_detached)
+				l->ops->vma_mark_detached(l, &v->vm_lock);
 			sim_vma_free(v);
 		}
 		return;
@@ -110,6 +115,14 @@ void txn_end(struct vma_txn *x, int ret)
 	for (struct sim_vma *v = x->removed; l->ops->vma_mark_detached && v;
 	     v = v->txn_removed)
 		l->ops->vma_mark_detached(l, &v->vm_lock);
+	/* SLAB_TYPESAFE_BY_RCU: detached (its readers drained), a removed
+	 * VMA goes back to the cache now — kmem_cache_free(), into the
+	 * CPU's main sheaf under sheaves — and may be reused at once; a
+	 * reader that still reaches it revalidates (lock_vma_under_rcu). */
+	for (struct sim_vma *v = x->removed, *n; x->mm->vma_typesafe && v; v = n) {
+		n = v->txn_removed;
+		sim_vma_free(v);
+	}
 	vma_tree_end(&x->mm->tree);
 }
 
@@ -131,7 +144,9 @@ struct sim_vma *txn_new(struct vma_txn *x, unsigned long start,
 
 	if (!v)
 		return NULL;
+	/* Every field (vma_init(): a typesafe object is not zeroed). */
 	v->txn_added = x->added;
+	v->txn_removed = NULL;
 	x->added = v;
 	v->vm_start = start;
 	v->vm_end = end;
@@ -141,11 +156,13 @@ struct sim_vma *txn_new(struct vma_txn *x, unsigned long start,
 	atomic_init(&v->anon_vma, anon);
 	if (l->ops->vma_init)
 		l->ops->vma_init(l, &v->vm_lock);
+	else
+		memset(&v->vm_lock, 0, sizeof(v->vm_lock));
 	return v;
 }
 
 /* Take v out of the tree: write-lock it first (its readers drain), and
- * free it after commit and a grace period. */
+ * free it after commit (typesafe) or after commit and a grace period. */
 int txn_remove(struct vma_txn *x, struct sim_vma *v)
 {
 	struct lock_inst *l = x->mm->lock;
@@ -158,7 +175,10 @@ int txn_remove(struct vma_txn *x, struct sim_vma *v)
 		return ret;
 	v->txn_removed = x->removed;
 	x->removed = v;
-	vma_tree_retire(&x->mm->tree, v->pool, &v->rcu, vma_free_rcu);
+	/* vm_area_free(): after a grace period (call_rcu, 6.4-6.14), or,
+	 * typesafe, at txn_end() once detached. */
+	if (!x->mm->vma_typesafe)     /* call_rcu, not kfree_rcu: no pool */
+		vma_tree_retire(&x->mm->tree, NULL, &v->rcu, vma_free_rcu);
 	return 0;
 }
 

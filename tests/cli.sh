@@ -223,8 +223,9 @@ PY
 done
 
 # Slabs compared in one run (--slab slub,sheaves): one result per slab,
-# labelled; in processes mode too (the caches are shared). Sheaves take
-# kfree_rcu into rcu_free sheaves, SLUB none; every object comes back.
+# labelled; in processes mode too (the caches are shared). VMAs are
+# typesafe (rwsem): each freed at once, into the main sheaf or SLUB; tree
+# nodes are kfree_rcu'd, into rcu_free sheaves or SLUB's bulk arrays.
 for mode in threads processes; do
 	"$VMSIM" run -w mmap_stress --cycles 100 -i 2 -t 1,2 --mode $mode \
 		--slab slub,sheaves -q -f -o "$tmp/sl.json" >"$tmp/sl.out" 2>&1 &&
@@ -241,11 +242,14 @@ for r in (slub, sh):
     for cache in ("vm_area_struct", "vt_node"):
         c = p["slab"][cache]
         assert c["alloc_fastpath"] + c["alloc_slowpath"] > 0
-s = sh["results"][0]["slab"]["vm_area_struct"]
 assert "barn_lock" in sh["results"][0]["lockstat"]
-# one task: every VMA it maps is unmapped, one kfree_rcu each
-assert s["free_rcu_sheaf"] == 2 * 100 * 50, s
-assert slub["results"][0]["slab"]["vm_area_struct"]["free_rcu_sheaf"] == 0
+# one task: every VMA it maps is unmapped and freed at once
+for r in (slub, sh):
+    s = r["results"][0]["slab"]["vm_area_struct"]
+    assert s["free_fastpath"] + s["free_slowpath"] == 2 * 100 * 50, s
+    assert s["free_rcu_sheaf"] == 0 and s["kfree_rcu_bulk"] == 0, s
+assert sh["results"][0]["slab"]["vt_node"]["free_rcu_sheaf"] > 0
+assert slub["results"][0]["slab"]["vt_node"]["kfree_rcu_bulk"] > 0
 PY
 done
 # The rcu-free variants in one run, compared as such.

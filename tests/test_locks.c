@@ -147,12 +147,23 @@ static bool page_vma(void *arg, unsigned long addr, struct lock_vma *out)
 	return true;
 }
 
+/* Page p's VMA is never reused here: it covers what its page holds. */
+static bool page_covers(void *arg, void *vma, unsigned long start,
+			unsigned long end)
+{
+	struct validator *v = arg;
+	unsigned long p = (unsigned long)((struct vma_lock *)vma - v->vma);
+
+	return start >= BASE + p * PG && end <= BASE + (p + 1) * PG;
+}
+
 static void validate(const struct lock_ops *ops)
 {
 	struct validator *v = calloc(1, sizeof(*v));
 	struct lock_env env = { .space_start = BASE,
 				.space_end = BASE + NPAGES * PG,
-				.vma_lookup = page_vma, .arg = v };
+				.vma_lookup = page_vma,
+				.vma_covers = page_covers, .arg = v };
 	pthread_t t[NTHREADS];
 	struct lockstat_totals tot;
 	struct lock_handle h = { 0 };

@@ -131,7 +131,9 @@ static uint64_t rwsem_event(struct sim_rwsem *s, const char *name)
  * again, and a reader that comes first steals it (rwsem_down_read_slowpath
  * "reader optimistic lock stealing"). The woken writer needs a few
  * microseconds to run; the reader is already running, so it wins — in
- * at least one of 20 rounds, whatever the scheduler does. A rwsem that
+ * at least one of 200 rounds (it stops at the first; 20 were once all
+ * lost with another test running beside it), whatever the scheduler
+ * does. A rwsem that
  * grants the head writer directly always has the writer in first.
  */
 START_TEST(test_rwsem_reader_steals_from_woken_writer)
@@ -140,7 +142,7 @@ START_TEST(test_rwsem_reader_steals_from_woken_writer)
 	int steals = 0;
 
 	ck_assert_int_eq(sim_rwsem_init(&s, NULL), 0);
-	for (int round = 0; round < 20 && !steals; round++) {
+	for (int round = 0; round < 200 && !steals; round++) {
 		uint64_t tw = sim_down_write(&s), tr, t_read;
 		struct taker w;
 

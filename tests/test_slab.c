@@ -71,7 +71,21 @@ static void expect_ok(struct slab_cache *s, const uint8_t *live, uint64_t n,
 		      slab_rcu_free_name(s->rcu_free), step, bad);
 }
 
-static void property(enum slab_kind kind, enum slab_rcu_free rf)
+/* Variant _i: slub, sheaves with each --rcu-free variant, then slub
+ * with kfree_rcu's bulk arrays. */
+#define NVARIANTS 5
+static struct slab_cache *variant_create(int i)
+{
+	struct slab_cache *s;
+
+	ck_assert_int_eq(slab_cache_create(i && i < 4 ? SLAB_SHEAVES : SLAB_SLUB,
+					   (enum slab_rcu_free)(i && i < 4 ? i - 1 : 0),
+					   "t", NOBJS, 2, &s), 0);
+	s->kfree_batch = i == 4;
+	return s;
+}
+
+static void property(int variant)
 {
 	struct slab_cache *s;
 	uint8_t *live = calloc(NOBJS + SLAB_OBJS, 1);
@@ -79,7 +93,7 @@ static void property(enum slab_kind kind, enum slab_rcu_free rf)
 	unsigned seed = 11;
 	uint64_t n = 0;
 
-	ck_assert_int_eq(slab_cache_create(kind, rf, "t", NOBJS, 2, &s), 0);
+	s = variant_create(variant);
 	for (int step = 0; step < 6000; step++) {
 		unsigned op = (unsigned)rand_r(&seed) % 10;
 
@@ -120,20 +134,22 @@ static void property(enum slab_kind kind, enum slab_rcu_free rf)
 	quiesce(s);
 	expect_ok(s, live, 0, -1);
 	ck_assert_uint_gt(slab_counter(s, SLAB_ALLOC_SLOWPATH), 0);
-	if (kind == SLAB_SHEAVES) {
+	if (s->kind == SLAB_SHEAVES) {
 		ck_assert_uint_gt(slab_counter(s, SLAB_FREE_RCU_SHEAF), 0);
 		ck_assert_uint_gt(slab_counter(s, SLAB_BARN_PUT), 0);
+	}
+	if (s->kfree_batch) {
+		ck_assert_uint_gt(slab_counter(s, SLAB_KFREE_RCU_BULK), 0);
+		ck_assert_uint_gt(slab_counter(s, SLAB_KFREE_RCU_BULK_FREED), 0);
 	}
 	slab_cache_destroy(s);
 	free(live);
 	free(held);
 }
 
-/* _i: slub, then sheaves with each --rcu-free variant. */
 START_TEST(test_property)
 {
-	property(_i ? SLAB_SHEAVES : SLAB_SLUB,
-		 (enum slab_rcu_free)(_i ? _i - 1 : 0));
+	property(_i);
 }
 END_TEST
 
@@ -168,18 +184,15 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* _i: slub, then sheaves with each --rcu-free variant. */
 START_TEST(test_threads)
 {
-	enum slab_kind kind = _i ? SLAB_SHEAVES : SLAB_SLUB;
 	struct worker w[4];
 	pthread_t th[4];
 	struct slab_cache *s;
 	uint8_t *live = calloc(NOBJS + SLAB_OBJS, 1);
 	uint64_t n = 0;
 
-	ck_assert_int_eq(slab_cache_create(kind, (enum slab_rcu_free)(_i ? _i - 1 : 0),
-					   "t", NOBJS, 2, &s), 0);
+	s = variant_create(_i);
 	(void)stat_of();                 /* made before the threads share it */
 	for (int k = 0; k < 4; k++) {
 		w[k] = (struct worker){ .s = s, .seed = 100u + (unsigned)k };
@@ -250,8 +263,8 @@ int main(void)
 	TCase *tc = tcase_create("slab");
 
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_property, 0, 4);
-	tcase_add_loop_test(tc, test_threads, 0, 4);
+	tcase_add_loop_test(tc, test_property, 0, NVARIANTS);
+	tcase_add_loop_test(tc, test_threads, 0, NVARIANTS);
 	tcase_add_test(tc, test_double_free_caught);
 	tcase_add_test(tc, test_barn_overflow);
 	suite_add_tcase(s, tc);

@@ -81,6 +81,8 @@ void sim_rcu_barrier(void)
 	rcu_emul_flush();
 }
 
+/* The emulation runs callbacks on the thread that fills a batch. */
+void sim_rcu_set_callbacks(enum sim_rcu_cbs where) { (void)where; }
 void sim_rcu_prepare(void) {}
 void sim_rcu_before_fork(void) {}
 void sim_rcu_after_fork_parent(void) {}
@@ -88,6 +90,9 @@ void sim_rcu_after_fork_child(void) {}
 
 #else
 
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
 #include <urcu/urcu-memb.h>
 #include <urcu/call-rcu.h>
 
@@ -154,9 +159,48 @@ void sim_rcu_barrier(void)
 	urcu_memb_barrier();
 }
 
+static enum sim_rcu_cbs rcu_cbs_where = SIM_RCU_CBS_PERCPU;
+static pid_t rcu_cbs_pid;                /* the process that made them */
+static struct call_rcu_data *rcu_cpu_data[CPU_SETSIZE];
+static pthread_mutex_t rcu_cbs_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void sim_rcu_set_callbacks(enum sim_rcu_cbs where)
+{
+	rcu_cbs_where = where;
+}
+
+/* PERCPU: a callback thread bound to each CPU this process may run on,
+ * made once (a CPU whose thread cannot be had uses the default thread,
+ * as liburcu does for a CPU without one). ONE: the CPUs let go of theirs
+ * (kept, idle, for a later PERCPU). After a fork liburcu keeps only its
+ * default thread (call_rcu_after_fork_child); the child makes its own. */
+static void rcu_cpu_threads(bool on)
+{
+	cpu_set_t set;
+
+	if (rcu_cbs_pid != getpid()) {
+		rcu_cbs_pid = getpid();
+		memset(rcu_cpu_data, 0, sizeof(rcu_cpu_data));
+	}
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		if (on && !rcu_cpu_data[cpu])
+			rcu_cpu_data[cpu] = urcu_memb_create_call_rcu_data(0, cpu);
+		if (rcu_cpu_data[cpu])
+			(void)urcu_memb_set_cpu_call_rcu_data(cpu,
+					on ? rcu_cpu_data[cpu] : NULL);
+	}
+}
+
 void sim_rcu_prepare(void)
 {
 	(void)urcu_memb_get_default_call_rcu_data();
+	pthread_mutex_lock(&rcu_cbs_mutex);
+	rcu_cpu_threads(rcu_cbs_where == SIM_RCU_CBS_PERCPU);
+	pthread_mutex_unlock(&rcu_cbs_mutex);
 }
 
 void sim_rcu_before_fork(void)

@@ -6,9 +6,10 @@
  * critical section and unregistered when it exits (pthread key
  * destructor), so neither the uffd pool nor the workloads need to know.
  *
- * Memory is reclaimed by callback (liburcu's call_rcu, one worker
- * thread that waits for grace periods), as the kernel frees VMAs and
- * maple nodes with call_rcu: a writer never waits for a grace period.
+ * Memory is reclaimed by callback (liburcu's call_rcu: worker threads
+ * that wait for grace periods, one per CPU or one in all), as the kernel
+ * frees maple nodes (and, before 6.15, VMAs) after a grace period: a
+ * writer never waits for one.
  *
  * Under ThreadSanitizer, liburcu's ordering (inline asm, membarrier) is
  * invisible and every deferred free would be reported as a race, so the
@@ -42,7 +43,17 @@ void sim_rcu_synchronize(void);
 void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h));
 /* Wait until every callback queued before the call has run. */
 void sim_rcu_barrier(void);
-/* Start the callback thread now (outside any timed phase). */
+/*
+ * Where callbacks run. SIM_RCU_CBS_PERCPU (the default): on a callback
+ * thread per CPU the process may run on, bound to it, each taking the
+ * callbacks queued on its CPU — as the kernel invokes a CPU's callbacks
+ * on that CPU (liburcu's per-CPU call_rcu data). SIM_RCU_CBS_ONE: all on
+ * liburcu's one default call_rcu thread. Set before sim_rcu_prepare();
+ * a forked child inherits it and prepares its own threads.
+ */
+enum sim_rcu_cbs { SIM_RCU_CBS_PERCPU, SIM_RCU_CBS_ONE };
+void sim_rcu_set_callbacks(enum sim_rcu_cbs where);
+/* Start the callback threads now (outside any timed phase). */
 void sim_rcu_prepare(void);
 /* Around fork(): the callback thread does not survive it. */
 void sim_rcu_before_fork(void);

@@ -123,7 +123,8 @@ void *objpool_alloc(struct objpool *p)
 		if (!o)
 			return NULL;
 		atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
-		memset(o, 0, p->objsize);
+		if (!p->typesafe)
+			memset(o, 0, p->objsize);
 		return o;
 	}
 	c = slot_mine(&p->caches);
@@ -136,7 +137,8 @@ void *objpool_alloc(struct objpool *p)
 	if (!o)
 		return NULL;
 	atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
-	memset(o, 0, p->objsize);
+	if (!p->typesafe)
+		memset(o, 0, p->objsize);
 	return o;
 }
 

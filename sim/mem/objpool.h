@@ -56,6 +56,10 @@ struct objpool {
 	struct slab_cache *slab;         /* or NULL: the caches above */
 	const struct slab_stat *st;
 	size_t rcu_off;                  /* of the sim_rcu_head in an object */
+	/* SLAB_TYPESAFE_BY_RCU: an object is not zeroed when allocated (a
+	 * reader may still be reading the one it was); its owner sets every
+	 * field. Set before the first allocation. */
+	bool typesafe;
 };
 
 /* Reserve room for cap objects of size bytes aligned to align (a power
@@ -70,7 +74,8 @@ int objpool_init_slab(struct objpool *p, size_t size, size_t align,
 		      size_t rcu_off);
 /* Release the region. Every object must be free (or abandoned). */
 void objpool_destroy(struct objpool *p);
-/* A zeroed object, or NULL when the pool is exhausted. */
+/* A zeroed object (typesafe: as it was freed), or NULL when the pool
+ * is exhausted. */
 void *objpool_alloc(struct objpool *p);
 /* The same, but when the pool has run dry, wait once for the RCU
  * callbacks that hold freed objects (as the kernel's allocator would

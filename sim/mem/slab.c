@@ -31,6 +31,8 @@ static void cache_layout(struct slab_cache *s, char *m)
 	off += align64(sizeof(uint32_t) * s->nobjs);
 	s->sheaf = (struct sheaf *)(m + off);
 	off += align64(sizeof(struct sheaf) * s->nsheaves);
+	s->krc = (struct krc_bulk *)(m + off);
+	off += align64(sizeof(struct krc_bulk) * s->nkrc);
 	s->bytes = off;
 }
 
@@ -55,6 +57,14 @@ static void cache_init_lists(struct slab_cache *s)
 		s->sheaf[i].next = s->free_sheaves;
 		s->free_sheaves = i;
 	}
+	s->free_krc = SLAB_NIL;
+	for (int c = 0; c < s->ncpus; c++)
+		s->cpu[c].krc = SLAB_NIL;
+	for (uint32_t i = s->nkrc; i-- > 0;) {
+		s->krc[i].s = s;
+		s->krc[i].next = s->free_krc;
+		s->free_krc = i;
+	}
 }
 
 int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
@@ -75,6 +85,9 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 	if (kind == SLAB_SHEAVES)
 		probe.nsheaves = (uint32_t)ncpus * 3 + MAX_FULL_SHEAVES +
 				 MAX_EMPTY_SHEAVES + 2 * RCU_LAZY_BATCH + 16;
+	/* SLUB's bulk arrays: every object in one, and a spare a CPU. */
+	else
+		probe.nkrc = probe.nobjs / KFREE_BULK_MAX + 2 * (uint32_t)ncpus;
 	cache_layout(&probe, NULL);
 	m = host_mmap(NULL, probe.bytes, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -306,6 +319,50 @@ void slab_slub_free_bulk(struct slab_cache *s, const struct slab_stat *st,
 	}
 }
 
+/* kmem_cache_free_bulk() of a long array, as build_detached_freelist()
+ * goes through it: from the end, the last unprocessed object's slab, and
+ * every object of that slab found before three others in a row; those
+ * freed in one go (c's freelist, or one __slab_free); again from the
+ * first one skipped. objs is consumed (entries set to SLAB_NIL). */
+void slab_slub_free_detached(struct slab_cache *s, const struct slab_stat *st,
+			     struct slab_cpu *c, uint32_t *objs, uint32_t n)
+{
+	while (n) {
+		uint32_t head = objs[--n], tail = head, cnt = 1, skipped = 0;
+		uint32_t si = head / SLAB_OBJS;
+		int lookahead = 3;
+
+		for (uint32_t k = n; k-- > 0;) {
+			uint32_t o = objs[k];
+
+			if (o == SLAB_NIL)
+				continue;
+			if (o / SLAB_OBJS == si) {
+				s->next[o] = head;
+				head = o;
+				cnt++;
+				objs[k] = SLAB_NIL;
+				continue;
+			}
+			if (!--lookahead)
+				break;
+			if (!skipped)
+				skipped = k + 1;
+		}
+		if (si == c->slab) {
+			s->next[tail] = c->freelist;
+			c->freelist = head;
+			slab_stat_inc(c, SLAB_FREE_FASTPATH, cnt);
+		} else {
+			slab_stat_inc(c, SLAB_FREE_SLOWPATH, cnt);
+			slab_free_remote(s, st, c, head, tail, cnt);
+		}
+		n = skipped;
+		while (n && objs[n - 1] == SLAB_NIL)
+			n--;
+	}
+}
+
 uint64_t slab_counter(const struct slab_cache *s, enum slab_counter k)
 {
 	uint64_t sum = 0;
@@ -326,6 +383,7 @@ const char *slab_counter_name(enum slab_counter k)
 		"sheaf_flush", "barn_get", "barn_get_fail", "barn_put",
 		"barn_put_fail", "free_rcu_sheaf", "free_rcu_sheaf_fail",
 		"rcu_sheaf_destroyed", "rcu_barrier", "rcu_inflight_max",
+		"kfree_rcu_bulk", "kfree_rcu_bulk_freed",
 	};
 
 	return (unsigned)k < SLAB_NCOUNTERS ? names[k] : "?";

@@ -38,6 +38,18 @@
  * every sheaf in flight at that moment is back, as a queued work item
  * running rcu_barrier() would do).
  *
+ * kfree_rcu() without sheaves (SLUB): as kvfree_rcu() batches — each
+ * CPU collects the objects in a bulk array of KFREE_BULK_MAX (a page of
+ * pointers, KVFREE_BULK_MAX_ENTR); a full array goes to RCU as one
+ * callback, which frees the objects with one kmem_cache_free_bulk()
+ * (build_detached_freelist: one slab at a time, three misses of
+ * lookahead). The kernel's monitor drains a full array after a jiffy
+ * and a part-full one after KFREE_DRAIN_JIFFIES (5 s); vmsim hands a
+ * part-full one over when the cache needs its objects, or at the end
+ * (slab_rcu_flush). Without an array (all in flight), or with
+ * kfree_batch off, the object's own callback (the kernel's fallback
+ * list when no page can be had).
+ *
  * Objects are indices: the cache's metadata (slabs, freelist links,
  * per-CPU state, sheaves, the barn) lives in one shared mapping, so that
  * forked task processes share one cache as processes share the kernel's;
@@ -71,6 +83,7 @@ enum slab_rcu_free { RCU_FREE_CALL_RCU, RCU_FREE_HURRY, RCU_FREE_BARRIER };
 #define MAX_FULL_SHEAVES   10
 #define MAX_EMPTY_SHEAVES  10
 #define RCU_LAZY_BATCH     1024          /* sheaves held back by lazy RCU */
+#define KFREE_BULK_MAX     509           /* (4096 - 3 * 8) / 8 */
 #define SLAB_NIL           UINT32_MAX
 
 enum slab_counter {
@@ -91,6 +104,8 @@ enum slab_counter {
 	SLAB_RCU_SHEAF_DESTROYED,        /* after the grace period, barn full */
 	SLAB_RCU_BARRIER,                /* lazy sheaves flushed (barrier) */
 	SLAB_RCU_INFLIGHT_MAX,           /* most sheaves waiting at once */
+	SLAB_KFREE_RCU_BULK,             /* kfree_rcu into a bulk array */
+	SLAB_KFREE_RCU_BULK_FREED,       /* arrays freed after their GP */
 	SLAB_NCOUNTERS
 };
 
@@ -111,10 +126,20 @@ struct sheaf {
 	uint32_t objs[SHEAF_CAPACITY];
 } __attribute__((aligned(64)));      /* no line shared by two sheaves */
 
+/* kvfree_rcu_bulk_data: one CPU's page of objects kfree_rcu'd. */
+struct krc_bulk {
+	struct sim_rcu_head rcu;
+	const struct slab_stat *st;      /* of the process that queued it */
+	struct slab_cache *s;
+	uint32_t next, n;
+	uint32_t objs[KFREE_BULK_MAX];
+} __attribute__((aligned(64)));
+
 struct slab_cpu {                        /* kmem_cache_cpu + percpu sheaves */
 	struct sim_spinlock lock;        /* local_lock */
 	uint32_t slab, freelist;
 	uint32_t main, spare, rcu_free;  /* sheaves, or SLAB_NIL */
+	uint32_t krc;                    /* kfree_rcu bulk array, or SLAB_NIL */
 	_Atomic uint64_t counters[SLAB_NCOUNTERS];
 } __attribute__((aligned(64)));
 
@@ -122,7 +147,10 @@ struct slab_cache {
 	enum slab_kind kind;
 	enum slab_rcu_free rcu_free;
 	char name[24];
-	uint32_t nobjs, nslabs, nsheaves;
+	uint32_t nobjs, nslabs, nsheaves, nkrc;
+	/* SLUB's kfree_rcu() batches into bulk arrays (--kfree-rcu batch);
+	 * set before use. */
+	bool kfree_batch;
 	int ncpus;
 	size_t bytes;                    /* of the mapping */
 	struct sim_spinlock list_lock;   /* kmem_cache_node's */
@@ -144,6 +172,9 @@ struct slab_cache {
 	struct slab_page *slab;          /* nslabs */
 	uint32_t *next;                  /* freelist links, one per object */
 	struct sheaf *sheaf;             /* nsheaves */
+	struct sim_spinlock krc_lock;    /* unused bulk arrays */
+	uint32_t free_krc;
+	struct krc_bulk *krc;            /* nkrc */
 };
 
 /* The lock classes of the calling process (its own statistics). */
@@ -162,9 +193,10 @@ void slab_cache_destroy(struct slab_cache *s);
 uint32_t slab_alloc(struct slab_cache *s, const struct slab_stat *st);
 /* kmem_cache_free(): the object is free at once. */
 void slab_free(struct slab_cache *s, const struct slab_stat *st, uint32_t i);
-/* kfree_rcu() with sheaves: true if the object went into an rcu_free
- * sheaf; false (slub, or no sheaf to be had) and the caller queues the
- * object's own RCU callback, which calls slab_free(). */
+/* kfree_rcu(): true if the object went into an rcu_free sheaf (sheaves)
+ * or a bulk array (slub, kfree_batch); false (no sheaf or array to be
+ * had, or kfree_batch off) and the caller queues the object's own RCU
+ * callback, which calls slab_free(). */
 bool slab_free_rcu(struct slab_cache *s, const struct slab_stat *st,
 		   uint32_t i);
 /* Hand the sheaves lazy RCU holds back to RCU now (before waiting for

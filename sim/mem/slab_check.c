@@ -98,6 +98,38 @@ static const char *check_slabs(struct chk *k)
 	return NULL;
 }
 
+/* A CPU's kfree_rcu bulk array: its objects are in a free place. */
+static const char *mark_krc(struct chk *k, uint32_t b)
+{
+	struct slab_cache *s = k->s;
+
+	if (b >= s->nkrc || s->krc[b].n > KFREE_BULK_MAX)
+		return "a CPU's bulk array is not one";
+	for (uint32_t j = 0; j < s->krc[b].n; j++) {
+		uint32_t i = s->krc[b].objs[j];
+
+		if (i >= s->nobjs)
+			return "a bulk array holds no object";
+		k->obj[i]++;
+		k->free++;
+	}
+	return NULL;
+}
+
+/* Every bulk array is a CPU's or unused: none in flight. */
+static const char *check_krc(struct chk *k)
+{
+	struct slab_cache *s = k->s;
+	uint32_t n = 0;
+
+	for (uint32_t i = s->free_krc; i != SLAB_NIL && n <= s->nkrc;
+	     i = s->krc[i].next)
+		n++;
+	for (int c = 0; c < s->ncpus; c++)
+		n += s->cpu[c].krc != SLAB_NIL;
+	return n == s->nkrc ? NULL : "a bulk array is nowhere (in flight?)";
+}
+
 static const char *check_cpus(struct chk *k)
 {
 	struct slab_cache *s = k->s;
@@ -124,6 +156,8 @@ static const char *check_cpus(struct chk *k)
 			e = mark_sheaf(k, p->spare, -1);
 		if (!e)
 			e = mark_sheaf(k, p->rcu_free, -1);
+		if (!e && p->krc != SLAB_NIL)
+			e = mark_krc(k, p->krc);
 	}
 	for (uint32_t si = 0; si < s->nslabs && !e; si++)
 		if (s->slab[si].frozen && !owner[si])
@@ -192,7 +226,7 @@ const char *slab_check(struct slab_cache *s, const uint8_t *live,
 	else if (atomic_load(&s->inflight))
 		e = "sheaves are in flight";
 	else if (!(e = check_slabs(&k)) && !(e = check_cpus(&k)) &&
-		 !(e = check_sheaves(&k)))
+		 !(e = check_sheaves(&k)) && !(e = check_krc(&k)))
 		e = check_objects(&k, live, nlive);
 	free(k.obj);
 	free(k.sheaf);

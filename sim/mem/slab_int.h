@@ -45,4 +45,9 @@ void slab_slub_free(struct slab_cache *s, const struct slab_stat *st,
 void slab_slub_free_bulk(struct slab_cache *s, const struct slab_stat *st,
 		    struct slab_cpu *c, uint32_t *objs, uint32_t n);
 
+/* The same for a long array, as build_detached_freelist() (objs is
+ * consumed). */
+void slab_slub_free_detached(struct slab_cache *s, const struct slab_stat *st,
+			     struct slab_cpu *c, uint32_t *objs, uint32_t n);
+
 #endif

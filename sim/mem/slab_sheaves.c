@@ -3,7 +3,8 @@
  * slab: the per-CPU sheaves, the barn and kfree_rcu()'s rcu_free sheaves
  * (mm/slub.c of the percpu sheaves series: alloc_from_pcs,
  * __pcs_replace_empty_main, free_to_pcs, __pcs_replace_full_main,
- * __kfree_rcu_sheaf, rcu_free_sheaf), in front of SLUB (slab.c), and the
+ * __kfree_rcu_sheaf, rcu_free_sheaf), in front of SLUB (slab.c); SLUB's
+ * kfree_rcu() bulk arrays (kernel/rcu/tree.c's kvfree_rcu); and the
  * cache's entry points. See sim/mem/slab.h.
  */
 #include <stddef.h>
@@ -353,6 +354,96 @@ static void rcu_submit(struct slab_cache *s, const struct slab_stat *st,
 	queue_list(s, st, head);
 }
 
+/* --- kfree_rcu() without sheaves: kvfree_rcu's bulk arrays ---------------- */
+
+/* kfree_rcu_work(): after the grace period, the array's objects back in
+ * one kmem_cache_free_bulk() on the CPU the callback runs on. */
+static void krc_bulk_free(struct sim_rcu_head *h)
+{
+	struct krc_bulk *b = (struct krc_bulk *)((char *)h -
+						 offsetof(struct krc_bulk, rcu));
+	struct slab_cache *s = b->s;
+	struct slab_cpu *c = slab_cpu_mine(s);
+	uint32_t i = (uint32_t)(b - s->krc);
+
+	sim_spin_lock_raw(&c->lock);
+	slab_slub_free_detached(s, b->st, c, b->objs, b->n);
+	slab_stat_inc(c, SLAB_KFREE_RCU_BULK_FREED, 1);
+	sim_spin_unlock_raw(&c->lock);
+	b->n = 0;
+	sim_spin_lock_raw(&s->krc_lock);
+	b->next = s->free_krc;
+	s->free_krc = i;
+	sim_spin_unlock_raw(&s->krc_lock);
+}
+
+static uint32_t krc_new(struct slab_cache *s)
+{
+	uint32_t i;
+
+	sim_spin_lock_raw(&s->krc_lock);
+	i = s->free_krc;
+	if (i != SLAB_NIL)
+		s->free_krc = s->krc[i].next;
+	sim_spin_unlock_raw(&s->krc_lock);
+	if (i != SLAB_NIL)
+		s->krc[i].n = 0;
+	return i;
+}
+
+static void krc_queue(struct slab_cache *s, const struct slab_stat *st,
+		      uint32_t i)
+{
+	s->krc[i].st = st;
+	sim_call_rcu(&s->krc[i].rcu, krc_bulk_free);
+}
+
+/* kvfree_call_rcu(): into this CPU's bulk array; a full one goes to RCU
+ * (the monitor's drain a jiffy later: at once here). */
+static bool krc_free_rcu(struct slab_cache *s, const struct slab_stat *st,
+			 uint32_t i)
+{
+	struct slab_cpu *c = slab_cpu_mine(s);
+	uint32_t full = SLAB_NIL;
+
+	sim_spin_lock_raw(&c->lock);
+	if (c->krc == SLAB_NIL)
+		c->krc = krc_new(s);
+	if (c->krc == SLAB_NIL) {
+		sim_spin_unlock_raw(&c->lock);
+		return false;
+	}
+	s->krc[c->krc].objs[s->krc[c->krc].n++] = i;
+	if (s->krc[c->krc].n == KFREE_BULK_MAX) {
+		full = c->krc;
+		c->krc = SLAB_NIL;
+	}
+	slab_stat_inc(c, SLAB_KFREE_RCU_BULK, 1);
+	sim_spin_unlock_raw(&c->lock);
+	if (full != SLAB_NIL)
+		krc_queue(s, st, full);
+	return true;
+}
+
+/* Every CPU's part-full array to RCU (the monitor's timed drain). */
+static void krc_flush(struct slab_cache *s, const struct slab_stat *st)
+{
+	for (int k = 0; k < s->ncpus; k++) {
+		struct slab_cpu *c = &s->cpu[k];
+		uint32_t b;
+
+		sim_spin_lock_raw(&c->lock);
+		b = c->krc;
+		if (b != SLAB_NIL && s->krc[b].n)
+			c->krc = SLAB_NIL;
+		else
+			b = SLAB_NIL;
+		sim_spin_unlock_raw(&c->lock);
+		if (b != SLAB_NIL)
+			krc_queue(s, st, b);
+	}
+}
+
 bool slab_free_rcu(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
 {
 	struct slab_cpu *c;
@@ -360,7 +451,7 @@ bool slab_free_rcu(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
 	struct sheaf *r;
 
 	if (s->kind != SLAB_SHEAVES)
-		return false;
+		return s->kfree_batch && krc_free_rcu(s, st, i);
 	c = slab_cpu_mine(s);
 	sim_spin_lock_raw(&c->lock);
 	if (c->rcu_free == SLAB_NIL)
@@ -387,8 +478,10 @@ void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st)
 {
 	uint32_t head;
 
-	if (s->kind != SLAB_SHEAVES)
+	if (s->kind != SLAB_SHEAVES) {
+		krc_flush(s, st);
 		return;
+	}
 	/* Every CPU's part-filled rcu_free sheaf too (flush_all_rcu_sheaves). */
 	for (int k = 0; k < s->ncpus; k++) {
 		struct slab_cpu *c = &s->cpu[k];
