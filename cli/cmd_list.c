@@ -43,7 +43,7 @@ int cmd_list(int argc, char **argv)
 		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);
 	printf("\ncomponents:\n"
 	       "  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n"
-	       "  %-12s %s\n  %-12s %s\n  %-12s %s\n",
+	       "  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n",
 	       "--frames", "none | zone | pcp: page frames behind faults: none; "
 	       "a zone (buddy lists, zone lock); per-CPU lists in front",
 	       "--bulk-free", "twopass | onepass: how a per-CPU list is given "
@@ -58,7 +58,11 @@ int cmd_list(int argc, char **argv)
 	       "--kfree-rcu", "batch | each: SLUB's kfree_rcu in bulk arrays, "
 	       "or one callback an object",
 	       "--rcu-cbs", "percpu | one: RCU callbacks on each CPU's thread, "
-	       "or on one");
+	       "or on one",
+	       "--rcu-lazy-max", "N: lazy RCU holds rcu_free sheaves back until N "
+	       "wait (or --rcu-lazy-flush MS pass)",
+	       "--tree-alloc", "store | spare: tree nodes preallocated per store "
+	       "(the maple tree's), or a reserve kept");
 	printf("\nworkloads:\n");
 	for (int i = 0; i < wl_nworkloads; i++)
 		printf("  %-14s %s\n", wl_workloads[i]->name, wl_workloads[i]->desc);

@@ -51,6 +51,7 @@ static int variants(const char *what, const char *arg,
 
 int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
 {
+	long v;
 	int k;
 
 	switch (which) {
@@ -106,6 +107,26 @@ int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
 			return EXIT_USAGE;
 		c->mm.rcu_cbs = (enum sim_rcu_cbs)k;
 		return 0;
+	case RUN_OPT_RCU_LAZY_MAX:
+		if (parse_long(arg, 1, RCU_LAZY_MAX, &v))
+			return cli_bad("bad --rcu-lazy-max '%s': want 1 to 10000 "
+				   "sheaves", arg);
+		c->mm.rcu_lazy_max = (uint32_t)v;
+		c->rcu_lazy_given = true;
+		return 0;
+	case RUN_OPT_RCU_LAZY_FLUSH:
+		if (parse_long(arg, 1, 3600000, &v))
+			return cli_bad("bad --rcu-lazy-flush '%s': want 1 to 3600000 "
+				   "ms", arg);
+		c->mm.rcu_lazy_flush_ms = (uint64_t)v;
+		c->rcu_lazy_given = true;
+		return 0;
+	case RUN_OPT_TREE_ALLOC:
+		if ((k = cli_pick("tree node allocation", arg,
+			      NAMES("store", "spare"))) < 0)
+			return EXIT_USAGE;
+		c->mm.tree_spares = k == 1;
+		return 0;
 	}
 	return EXIT_USAGE;
 }
@@ -133,6 +154,9 @@ static int slab_settle(const struct run_cfg *c)
 	}
 	if (c->rcu_free_given && !sheaves)
 		return cli_bad("%s applies only with --slab sheaves", "--rcu-free");
+	if (c->rcu_lazy_given && !sheaves)
+		return cli_bad("%s apply only with --slab sheaves",
+			   "--rcu-lazy-max and --rcu-lazy-flush");
 	if (c->kfree_rcu_given && !slub)
 		return cli_bad("%s applies only with --slab slub", "--kfree-rcu");
 	for (int i = 0; c->mm.vma_free == SIM_VMA_FREE_TYPESAFE && i < c->nlocks; i++)

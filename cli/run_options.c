@@ -17,6 +17,36 @@
 #include "sim/mem/frames.h"
 #include "sim/mem/slab.h"
 
+/* The slab caches, how VMAs and tree nodes are freed, and RCU. */
+static void run_options_mem_json(json_object *o, const struct run_cfg *c,
+				 int target)
+{
+	json_object_object_add(o, "slab", json_object_new_string(
+		slab_kind_name(run_target_slab(c, target))));
+	if (run_target_slab(c, target) == SLAB_SHEAVES)
+		json_object_object_add(o, "rcu_free", json_object_new_string(
+			slab_rcu_free_name(run_target_rcu_free(c, target))));
+	/* How VMAs are freed, as settled against the target's scheme. */
+	json_object_object_add(o, "vma_free", json_object_new_string(
+		sim_vma_free_name(c->mm.vma_free != SIM_VMA_FREE_SCHEME ?
+			c->mm.vma_free : run_target_lock(c, target)->vma_typesafe ?
+			SIM_VMA_FREE_TYPESAFE : SIM_VMA_FREE_RCU)));
+	if (run_target_slab(c, target) == SLAB_SLUB)
+		json_object_object_add(o, "kfree_rcu", json_object_new_string(
+			c->mm.kfree_rcu_each ? "each" : "batch"));
+	if (run_target_slab(c, target) == SLAB_SHEAVES) {
+		json_object_object_add(o, "rcu_lazy_max", json_object_new_int(
+			(int)(c->mm.rcu_lazy_max ? c->mm.rcu_lazy_max : RCU_LAZY_MAX)));
+		json_object_object_add(o, "rcu_lazy_flush_ms", json_object_new_int64(
+			(int64_t)(c->mm.rcu_lazy_flush_ms ? c->mm.rcu_lazy_flush_ms :
+				  RCU_LAZY_FLUSH_NS / 1000000)));
+	}
+	json_object_object_add(o, "tree_alloc", json_object_new_string(
+		c->mm.tree_spares ? "spare" : "store"));
+	json_object_object_add(o, "rcu_cbs", json_object_new_string(
+		c->mm.rcu_cbs == SIM_RCU_CBS_ONE ? "one" : "percpu"));
+}
+
 json_object *run_options_json(const struct run_cfg *c, int target,
 			  int nhandlers_opt)
 {
@@ -43,21 +73,7 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 		(int64_t)(c->mm.fault_around ? c->mm.fault_around : SIM_PAGE_SIZE)));
 	json_object_object_add(o, "frames", json_object_new_string(
 		frames_mode_name(c->frames)));
-	json_object_object_add(o, "slab", json_object_new_string(
-		slab_kind_name(run_target_slab(c, target))));
-	if (run_target_slab(c, target) == SLAB_SHEAVES)
-		json_object_object_add(o, "rcu_free", json_object_new_string(
-			slab_rcu_free_name(run_target_rcu_free(c, target))));
-	/* How VMAs are freed, as settled against the target's scheme. */
-	json_object_object_add(o, "vma_free", json_object_new_string(
-		sim_vma_free_name(c->mm.vma_free != SIM_VMA_FREE_SCHEME ?
-			c->mm.vma_free : run_target_lock(c, target)->vma_typesafe ?
-			SIM_VMA_FREE_TYPESAFE : SIM_VMA_FREE_RCU)));
-	if (run_target_slab(c, target) == SLAB_SLUB)
-		json_object_object_add(o, "kfree_rcu", json_object_new_string(
-			c->mm.kfree_rcu_each ? "each" : "batch"));
-	json_object_object_add(o, "rcu_cbs", json_object_new_string(
-		c->mm.rcu_cbs == SIM_RCU_CBS_ONE ? "one" : "percpu"));
+	run_options_mem_json(o, c, target);
 	if (c->frames != FRAMES_NONE) {
 		json_object_object_add(o, "phys", json_object_new_int64(
 			(int64_t)c->phys));
@@ -131,6 +147,9 @@ static const struct {
 	{ "vma_free", "--vma-free", AS_STR, NULL },
 	{ "kfree_rcu", "--kfree-rcu", AS_STR, NULL },
 	{ "rcu_cbs", "--rcu-cbs", AS_STR, NULL },
+	{ "tree_alloc", "--tree-alloc", AS_STR, NULL },
+	{ "rcu_lazy_max", "--rcu-lazy-max", AS_INT, NULL },
+	{ "rcu_lazy_flush_ms", "--rcu-lazy-flush", AS_INT, NULL },
 	{ "phys", "--phys", AS_INT, NULL },
 	{ "bulk_free", "--bulk-free", AS_STR, NULL },
 	{ "uffd", "--uffd", AS_STR, "auto" },

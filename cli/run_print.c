@@ -347,6 +347,13 @@ void run_print_banner(const struct run_cfg *c)
 		printf(", %s VMAs", sim_vma_free_name(c->mm.vma_free));
 	if (c->kfree_rcu_given)
 		printf(", kfree_rcu %s", c->mm.kfree_rcu_each ? "each" : "batch");
+	if (c->rcu_lazy_given)
+		printf(", lazy RCU %u sheaves or %llu ms",
+		       c->mm.rcu_lazy_max ? c->mm.rcu_lazy_max : RCU_LAZY_MAX,
+		       (unsigned long long)(c->mm.rcu_lazy_flush_ms ?
+			c->mm.rcu_lazy_flush_ms : RCU_LAZY_FLUSH_NS / 1000000));
+	if (c->mm.tree_spares)
+		printf(", tree nodes from kept spares");
 	if (c->mm.rcu_cbs == SIM_RCU_CBS_ONE)
 		printf(", one RCU callback thread");
 	if (c->wl->min_mem && c->wo.mem % (1UL << 20))

@@ -216,6 +216,14 @@ int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
 	 * of their own callback). */
 	if (!ret)
 		(*node)->kfree_batch = !cfg->kfree_rcu_each;
+	for (int k = 0; !ret && k < 2; k++) {
+		struct slab_cache *c = k ? *node : *vma;
+
+		if (cfg->rcu_lazy_max)
+			c->lazy_max = cfg->rcu_lazy_max;
+		if (cfg->rcu_lazy_flush_ms)
+			c->lazy_flush_ns = cfg->rcu_lazy_flush_ms * 1000000ULL;
+	}
 	if (ret) {
 		slab_cache_destroy(*vma);
 		*vma = NULL;
@@ -294,6 +302,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	}
 	/* The scheme's policy: who serialises the tree's writers. */
 	vma_tree_set_external_lock(&mm->tree, cfg->lock->serialises_writers);
+	mm->tree.keep_spares = cfg->tree_spares;
 	ret = sim_mm_vmas_init(mm);
 	if (!ret)
 		ret = sim_mm_map_arena(mm);

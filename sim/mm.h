@@ -110,6 +110,15 @@ struct sim_mm_cfg {
 	/* --rcu-callbacks: where RCU callbacks run (locks/sync/rcu.h); one
 	 * setting a process (sim_mm_create applies it). */
 	enum sim_rcu_cbs rcu_cbs;
+	/* --rcu-lazy-max, --rcu-lazy-flush: lazy RCU's count cap and time
+	 * threshold for rcu_free sheaves; 0: the kernel's (RCU_LAZY_MAX,
+	 * RCU_LAZY_FLUSH_NS). */
+	uint32_t rcu_lazy_max;
+	uint64_t rcu_lazy_flush_ms;
+	/* --tree-alloc spare: tree nodes from a reserve kept across
+	 * transactions, no detached tree on munmap (vma_tree.keep_spares);
+	 * false: per store, as the maple tree allocates. */
+	bool tree_spares;
 };
 
 struct sim_mm {

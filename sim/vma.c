@@ -24,6 +24,7 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 	struct lock_handle h = { 0 };
 	unsigned long end, unmapped = 0;
 	struct vma_txn x;
+	void *detached;
 	int ret;
 
 	if (len > mm->end - mm->base)
@@ -43,10 +44,15 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 		ops->write_end(mm->lock, &h);
 		return ret;
 	}
+	/* The removed VMAs gathered into a detached tree, as the kernel's
+	 * munmap does (its nodes: allocated here, freed below). */
+	detached = vma_tree_detached_build(&mm->tree, x.unmapped);
 	atomic_fetch_sub_explicit(&mm->map_pages, unmapped, memory_order_relaxed);
-	/* vms_complete_munmap_vmas(): downgrade, then free the pages. */
+	/* vms_complete_munmap_vmas(): downgrade, free the pages, then
+	 * destroy the detached tree. */
 	ops->write_downgrade(mm->lock, &h);
 	sim_mm_zap(mm, start, end);
+	vma_tree_detached_destroy(&mm->tree, detached);
 	ops->read_range_end(mm->lock, &h);
 	return 0;
 }

@@ -148,48 +148,40 @@ bool vt_node_fresh(const struct vma_tree *t, const struct vt_node *n)
 	return n->gen == t->gen;
 }
 
-static struct vt_node *vt_pool_get(struct vma_tree *t)
-{
-	struct vt_node *n = objpool_alloc_reclaim(&t->nodes);
-
-	if (n)
-		n->pool = &t->nodes;
-	return n;
-}
-
-/* Make sure `want` spare nodes exist; -ENOMEM before any change. */
+/* Make sure the store's preallocation holds `want` nodes; -ENOMEM
+ * before any change. */
 static int vt_reserve(struct vma_tree *t, int want)
 {
-	while (t->nspare < want) {
-		struct vt_node *n = vt_pool_get(t);
+	if (t->keep_spares) {            /* the worst case, node by node */
+		want = 3 * (t->height + 1) + 1;
+		while (objpool_pre_count(&t->nodes, &t->pre) < want) {
+			void *n = objpool_alloc_reclaim(&t->nodes);
 
-		if (!n)
-			return -ENOMEM;
-		n->next_spare = t->spare;
-		t->spare = n;
-		t->nspare++;
+			if (!n)
+				return -ENOMEM;
+			objpool_pre_put(&t->nodes, &t->pre, n);
+		}
+		return 0;
 	}
-	return 0;
+	return objpool_pre_fill(&t->nodes, &t->pre, want);
 }
 
 struct vt_node *vt_alloc(struct vma_tree *t, bool leaf)
 {
-	struct vt_node *n = t->spare;      /* reserved: cannot be NULL */
+	/* Preallocated: cannot be NULL. */
+	struct vt_node *n = objpool_pre_take(&t->nodes, &t->pre);
 
-	t->spare = n->next_spare;
-	t->nspare--;
+	n->pool = &t->nodes;
 	n->leaf = leaf;
 	n->n = 0;
 	n->gen = t->gen;
 	return n;
 }
 
-/* An unpublished node goes straight back to the spares. */
+/* An unpublished node goes straight back to the preallocation. */
 void vt_unalloc(struct vma_tree *t, struct vt_node *n)
 {
-	n->next_spare = t->spare;
-	t->spare = n;
-	t->nspare++;
+	objpool_pre_put(&t->nodes, &t->pre, n);
 }
 
 static void vt_node_free_rcu(struct sim_rcu_head *h)
@@ -220,13 +212,47 @@ void vt_drop(struct vma_tree *t, struct vt_node *n)
 }
 
 /*
- * Reserve nodes for one insert or erase: per level at most one copy plus
- * one split (insert) or one copy plus two nodes of a rebalance (erase),
- * and one new root.
+ * What one store needs, as mas_prealloc_calc() sizes it by store type, in
+ * this tree's terms (every node on the path is copied, see fidelity.md):
+ * a copy of each published node on the path to addr's leaf; an insert
+ * adds a node for each full node from the leaf up (a split) and a root
+ * if they all are; an erase adds two for each node on the path that may
+ * end below VT_MIN (its rebalance with a sibling).
  */
-int vt_reserve_ops(struct vma_tree *t)
+static int vt_need(struct vma_tree *t, unsigned long addr, bool insert)
 {
-	return vt_reserve(t, 3 * (t->height + 1) + 1);
+	const struct vt_node *path[32];
+	int h = 0, need = 0;
+
+	for (const struct vt_node *n = t->wroot; n && h < 32;
+	     n = n->leaf ? NULL : n->slot[vt_slot_by_start(n, addr)])
+		path[h++] = n;
+	if (!h)
+		return 1;                /* the first leaf */
+	for (int k = 0; k < h; k++)
+		need += !vt_node_fresh(t, path[k]);
+	/* Insert: splits run up from the leaf while nodes are full. Erase:
+	 * any node on the path may end below VT_MIN (a node made small by
+	 * an appending split is rebalanced by the next erase under it). */
+	for (int k = h - 1; k >= 0; k--) {
+		if (insert && path[k]->n < VT_SLOTS)
+			break;
+		if (insert)
+			need += 1 + (k == 0);
+		else if (k > 0 && path[k]->n - 1 < VT_MIN)
+			need += 2;
+	}
+	return need;
+}
+
+int vt_reserve_insert(struct vma_tree *t, unsigned long addr)
+{
+	return vt_reserve(t, vt_need(t, addr, true));
+}
+
+int vt_reserve_erase(struct vma_tree *t, unsigned long addr)
+{
+	return vt_reserve(t, vt_need(t, addr, false));
 }
 
 /* Writable version of n for this transaction. */

@@ -46,8 +46,13 @@ struct vma_tree {
 	size_t wcount;
 	int height;                      /* levels of wroot */
 	unsigned gen;                    /* nodes with this gen are unpublished */
-	struct vt_node *spare;           /* reserved nodes (free list) */
-	int nspare;
+	struct objpool_pre pre;          /* the store's preallocated nodes,
+					  * given back when the transaction
+					  * ends (mas_destroy) */
+	/* --tree-alloc spare: vmsim's earlier way instead — a worst-case
+	 * reserve per store, allocated node by node and kept across
+	 * transactions; munmap builds no detached tree. Set before use. */
+	bool keep_spares;
 	struct sim_rcu_head *pending;    /* retire when the transaction ends */
 	struct objpool nodes;            /* where nodes come from */
 };
@@ -117,6 +122,15 @@ static inline size_t vma_tree_txn_count(const struct vma_tree *t)
 int vma_tree_insert(struct vma_tree *t, struct sim_vma *v);
 /* Remove v (by identity); -ENOENT if it is not in the tree, -ENOMEM. */
 int vma_tree_erase(struct vma_tree *t, struct sim_vma *v);
+/*
+ * The detached tree munmap gathers the VMAs it removes into (mt_detach,
+ * vms_gather_munmap_vmas) and destroys once they are freed (__mt_destroy,
+ * not in RCU mode: its nodes are freed at once): its nodes for nvmas
+ * VMAs, a leaf per VT_SLOTS and their parents, from the tree's node
+ * cache, chained; NULL if none could be had (no effect on the munmap).
+ */
+void *vma_tree_detached_build(struct vma_tree *t, size_t nvmas);
+void vma_tree_detached_destroy(struct vma_tree *t, void *chain);
 /* Free h's object from pool (NULL: not from a pool) after the
  * transaction ends and a grace period passes — kfree_rcu(): fn(h) then,
  * or into an rcu_free sheaf (dropped on abort: the caller still owns

@@ -65,7 +65,7 @@ int vma_tree_insert(struct vma_tree *t, struct sim_vma *v)
 
 	if (vma_tree_txn_find_intersection(t, v->vm_start, v->vm_end))
 		return -EEXIST;
-	ret = vt_reserve_ops(t);
+	ret = vt_reserve_insert(t, v->vm_start);
 	if (ret)
 		return ret;
 	if (!t->wroot) {
@@ -172,7 +172,7 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 
 	if (!vt_contains(t->wroot, v))
 		return -ENOENT;
-	ret = vt_reserve_ops(t);
+	ret = vt_reserve_erase(t, v->vm_start);
 	if (ret)
 		return ret;
 	r = vt_del(t, t->wroot, v);
@@ -189,6 +189,39 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 	t->wroot = r;
 	t->wcount--;
 	return 0;
+}
+
+/* --- munmap's detached tree ---------------------------------------------- */
+
+void *vma_tree_detached_build(struct vma_tree *t, size_t nvmas)
+{
+	size_t leaves = (nvmas + VT_SLOTS - 1) / VT_SLOTS, nodes = leaves;
+	void *chain = NULL;
+
+	if (t->keep_spares)
+		return NULL;
+
+	for (size_t up = leaves; up > 1; nodes += up)
+		up = (up + VT_SLOTS - 1) / VT_SLOTS;
+	while (nodes--) {
+		void **n = objpool_alloc(&t->nodes);
+
+		if (!n)
+			break;
+		*n = chain;              /* the chain's link, in a free node */
+		chain = n;
+	}
+	return chain;
+}
+
+void vma_tree_detached_destroy(struct vma_tree *t, void *chain)
+{
+	while (chain) {
+		void *next = *(void **)chain;
+
+		objpool_free(&t->nodes, chain);
+		chain = next;
+	}
 }
 
 /* --- transactions --------------------------------------------------------- */
@@ -214,6 +247,7 @@ int vma_tree_init_slab(struct vma_tree *t, size_t max_nodes,
 	atomic_init(&t->root, NULL);
 	atomic_init(&t->count, 0);
 	t->gen = 1;
+	objpool_pre_init(&t->pre);
 	if (s)
 		ret = objpool_init_slab(&t->nodes, sizeof(struct vt_node),
 					_Alignof(struct vt_node), s, st,
@@ -261,9 +295,12 @@ void vma_tree_end(struct vma_tree *t)
 {
 	struct sim_rcu_head *h = t->pending;
 
-	/* Everything this transaction replaced is freed once the readers
+	/* The nodes preallocated and not used go back (mas_destroy). Then
+	 * everything this transaction replaced is freed once the readers
 	 * that may still see it are done; the caller had until now to act
 	 * on it (mark removed VMAs detached). */
+	if (!t->keep_spares)
+		objpool_pre_return(&t->nodes, &t->pre);
 	t->pending = NULL;
 	while (h) {
 		struct sim_rcu_head *next = h->next;
@@ -301,6 +338,8 @@ void vma_tree_abort(struct vma_tree *t)
 	for (struct vt_node *n = t->wroot; n; n = n->leaf ? NULL : n->slot[0])
 		t->height++;
 	t->pending = NULL;               /* nothing was replaced after all */
+	if (!t->keep_spares)
+		objpool_pre_return(&t->nodes, &t->pre);
 	t->gen++;
 	if (!t->external_lock)
 		pthread_mutex_unlock(&t->lock);
@@ -326,12 +365,7 @@ void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *))
 	objpool_rcu_barrier(&t->nodes);
 	vt_free_all(t, atomic_load_explicit(&t->root, memory_order_relaxed),
 		    free_vma);
-	while (t->spare) {
-		struct vt_node *n = t->spare;
-
-		t->spare = n->next_spare;
-		objpool_free(&t->nodes, n);
-	}
+	objpool_pre_return(&t->nodes, &t->pre);
 	objpool_destroy(&t->nodes);
 	pthread_mutex_destroy(&t->lock);
 	memset(t, 0, sizeof(*t));

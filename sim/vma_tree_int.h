@@ -23,7 +23,6 @@ struct vt_node {
 	unsigned char leaf;
 	unsigned char n;
 	unsigned gen;                    /* == tree->gen: unpublished */
-	struct vt_node *next_spare;
 	unsigned long start[VT_SLOTS + 1];
 	unsigned long gap[VT_SLOTS + 1];
 	struct sim_rcu_head rcu;         /* retirement */
@@ -44,7 +43,8 @@ void vt_pending_add(struct vma_tree *t, struct objpool *pool,
 		    struct sim_rcu_head *h,
 			   void (*fn)(struct sim_rcu_head *));
 void vt_drop(struct vma_tree *t, struct vt_node *n);
-int vt_reserve_ops(struct vma_tree *t);
+int vt_reserve_insert(struct vma_tree *t, unsigned long addr);
+int vt_reserve_erase(struct vma_tree *t, unsigned long addr);
 struct vt_node *vt_cow(struct vma_tree *t, struct vt_node *n);
 
 #endif

@@ -282,6 +282,7 @@ int txn_unmap(struct vma_txn *x, unsigned long start, unsigned long end,
 	while (!ret && (v = vma_tree_txn_find_intersection(&mm->tree, start, end))) {
 		*unmapped += vma_pages(v);
 		ret = txn_remove(x, v);
+		x->unmapped += !ret;
 	}
 	return ret;
 }

@@ -16,6 +16,7 @@ struct vma_txn {
 	struct sim_mm *mm;
 	struct sim_vma *added;           /* VMAs created by this operation */
 	struct sim_vma *removed;         /* to detach once published */
+	size_t unmapped;                 /* VMAs txn_unmap() took out */
 };
 
 void txn_begin(struct vma_txn *x, struct sim_mm *mm);

@@ -250,6 +250,16 @@ for r in (slub, sh):
     assert s["free_rcu_sheaf"] == 0 and s["kfree_rcu_bulk"] == 0, s
 assert sh["results"][0]["slab"]["vt_node"]["free_rcu_sheaf"] > 0
 assert slub["results"][0]["slab"]["vt_node"]["kfree_rcu_bulk"] > 0
+# tree nodes preallocated per store, the rest given back: with sheaves a
+# prefilled sheaf each store, returned; SLUB frees some on its fast path
+# (the unused, and munmap's detached tree, freed at once on this CPU)
+for r in (slub, sh):
+    n = r["results"][0]["slab"]["vt_node"]
+    assert 0 < n["prealloc_unused"] < n["prealloc"], n
+n = sh["results"][0]["slab"]["vt_node"]
+assert n["sheaf_prefill_fast"] + n["sheaf_prefill_slow"] == \
+       n["sheaf_return_fast"] + n["sheaf_return_slow"] > 0, n
+assert slub["results"][0]["slab"]["vt_node"]["free_fastpath"] > 0
 PY
 done
 # The rcu-free variants in one run, compared as such.

@@ -14,6 +14,7 @@
 #include "tests/check_util.h"
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/mem/slab.h"
 
@@ -257,6 +258,54 @@ START_TEST(test_barn_overflow)
 }
 END_TEST
 
+/* The maple tree's API: a prefilled sheaf (the CPU's spare taken whole,
+ * given back as the spare), objects popped and pushed with no lock; bulk
+ * alloc and free under SLUB. Every object in one place throughout. */
+START_TEST(test_prefill_and_bulk)
+{
+	uint8_t *live = calloc(NOBJS + SLAB_OBJS, 1);
+	struct slab_cache *s;
+	uint32_t objs[40], sh, k;
+
+	ck_assert_int_eq(slab_cache_create(SLAB_SHEAVES, RCU_FREE_HURRY, "t",
+					   NOBJS, 1, &s), 0);
+	objs[0] = slab_alloc(s, stat_of());      /* main and spare exist */
+	slab_free(s, stat_of(), objs[0]);
+	sh = slab_prefill_sheaf(s, stat_of(), 5);
+	ck_assert_uint_ne(sh, SLAB_NIL);
+	ck_assert_uint_ge(slab_sheaf_size(s, sh), 5);
+	for (k = 0; k < 3; k++)
+		live[objs[k] = slab_sheaf_pop(s, sh)] = 1;
+	live[objs[2]] = 0;
+	ck_assert(slab_sheaf_push(s, sh, objs[2]));
+	slab_return_sheaf(s, stat_of(), sh);
+	ck_assert_uint_eq(slab_counter(s, SLAB_SHEAF_PREFILL_FAST) +
+			  slab_counter(s, SLAB_SHEAF_PREFILL_SLOW), 1);
+	ck_assert_uint_eq(slab_counter(s, SLAB_SHEAF_RETURN_FAST), 1);
+	ck_assert_ptr_null(slab_check(s, live, 2));
+	slab_free(s, stat_of(), objs[0]);
+	slab_free(s, stat_of(), objs[1]);
+	ck_assert_ptr_null(slab_check(s, NULL, 0));
+	slab_cache_destroy(s);
+
+	memset(live, 0, NOBJS + SLAB_OBJS);
+	ck_assert_int_eq(slab_cache_create(SLAB_SLUB, RCU_FREE_CALL_RCU, "t",
+					   NOBJS, 1, &s), 0);
+	ck_assert_uint_eq(slab_prefill_sheaf(s, stat_of(), 5), SLAB_NIL);
+	ck_assert_uint_eq(slab_alloc_bulk(s, stat_of(), 40, objs), 40);
+	for (k = 0; k < 40; k++) {
+		ck_assert(!live[objs[k]]);
+		live[objs[k]] = 1;
+	}
+	ck_assert_ptr_null(slab_check(s, live, 40));
+	slab_free_bulk(s, stat_of(), objs, 40);
+	ck_assert_ptr_null(slab_check(s, NULL, 0));
+	ck_assert_uint_gt(slab_counter(s, SLAB_FREE_FASTPATH), 0);
+	slab_cache_destroy(s);
+	free(live);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("slab");
@@ -267,6 +316,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_threads, 0, NVARIANTS);
 	tcase_add_test(tc, test_double_free_caught);
 	tcase_add_test(tc, test_barn_overflow);
+	tcase_add_test(tc, test_prefill_and_bulk);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }

@@ -205,6 +205,125 @@ void objpool_free(struct objpool *p, void *obj)
 	atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
 }
 
+/* --- preallocation for a store ------------------------------------------- */
+
+int objpool_pre_count(const struct objpool *p, const struct objpool_pre *pa)
+{
+	int n = pa->n;
+
+	if (pa->sheaf != SLAB_NIL)
+		n += (int)slab_sheaf_size(p->slab, pa->sheaf);
+	return n;
+}
+
+/* With sheaves: a prefilled sheaf for want, or the one held refilled. */
+static bool pre_fill_sheaf(struct objpool *p, struct objpool_pre *pa, int want)
+{
+	if (want > SHEAF_CAPACITY)
+		return false;
+	if (pa->sheaf == SLAB_NIL)
+		pa->sheaf = slab_prefill_sheaf(p->slab, p->st, (uint32_t)want);
+	else
+		(void)slab_refill_sheaf(p->slab, p->st, pa->sheaf, (uint32_t)want);
+	return pa->sheaf != SLAB_NIL &&
+	       slab_sheaf_size(p->slab, pa->sheaf) >= (uint32_t)want;
+}
+
+int objpool_pre_fill(struct objpool *p, struct objpool_pre *pa, int want)
+{
+	int have = objpool_pre_count(p, pa);
+
+	if (want > pa->asked - pa->used)     /* this store's own ask */
+		pa->asked = pa->used + want;
+	if (have >= want)
+		return 0;
+	if (want > OBJPOOL_PRE_MAX)
+		return -ENOMEM;
+	if (p->slab && p->slab->kind == SLAB_SHEAVES && pre_fill_sheaf(p, pa, want)) {
+		return 0;
+	} else if (p->slab) {
+		uint32_t idx[OBJPOOL_PRE_MAX];
+		uint32_t k = slab_alloc_bulk(p->slab, p->st, (uint32_t)(want - have), idx);
+
+		for (uint32_t j = 0; j < k; j++)
+			pa->obj[pa->n++] = slab_obj(p, idx[j]);
+	}
+	while (objpool_pre_count(p, pa) < want) {   /* the rest one by one */
+		void *o = p->slab ? NULL : objpool_alloc_reclaim(p);
+
+		if (p->slab) {
+			objpool_rcu_barrier(p);     /* what RCU holds, then once */
+			o = slab_obj(p, slab_alloc(p->slab, p->st));
+		}
+		if (!o)
+			return -ENOMEM;
+		if (!p->slab)            /* not live while it waits here */
+			atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
+		pa->obj[pa->n++] = o;
+	}
+	return 0;
+}
+
+void *objpool_pre_take(struct objpool *p, struct objpool_pre *pa)
+{
+	void *o = NULL;
+
+	if (pa->n)
+		o = pa->obj[--pa->n];
+	else if (pa->sheaf != SLAB_NIL)
+		o = slab_obj(p, slab_sheaf_pop(p->slab, pa->sheaf));
+	if (!o)
+		return NULL;
+	pa->used++;
+	atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
+	if (!p->typesafe)
+		memset(o, 0, p->objsize);
+	return o;
+}
+
+void objpool_pre_put(struct objpool *p, struct objpool_pre *pa, void *obj)
+{
+	pa->used--;
+	atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
+	if (pa->sheaf != SLAB_NIL &&
+	    slab_sheaf_push(p->slab, pa->sheaf, slab_idx(p, obj)))
+		return;
+	if (pa->n < OBJPOOL_PRE_MAX) {
+		pa->obj[pa->n++] = obj;
+		return;
+	}
+	atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
+	objpool_free(p, obj);
+}
+
+void objpool_pre_return(struct objpool *p, struct objpool_pre *pa)
+{
+	uint32_t idx[OBJPOOL_PRE_MAX];
+
+	/* What the stores asked for, and of that what they did not use. */
+	if (p->slab && pa->asked) {
+		slab_count(p->slab, SLAB_PREALLOC, (uint64_t)pa->asked);
+		if (pa->asked > pa->used)
+			slab_count(p->slab, SLAB_PREALLOC_UNUSED,
+				   (uint64_t)(pa->asked - pa->used));
+	}
+	pa->asked = pa->used = 0;
+	if (pa->sheaf != SLAB_NIL)
+		slab_return_sheaf(p->slab, p->st, pa->sheaf);
+	pa->sheaf = SLAB_NIL;
+	for (int k = 0; k < pa->n; k++) {
+		if (p->slab) {
+			idx[k] = slab_idx(p, pa->obj[k]);
+		} else {                 /* counted live while held */
+			atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
+			objpool_free(p, pa->obj[k]);
+		}
+	}
+	if (p->slab && pa->n)
+		slab_free_bulk(p->slab, p->st, idx, (uint32_t)pa->n);
+	pa->n = 0;
+}
+
 size_t objpool_live(struct objpool *p)
 {
 	return atomic_load_explicit(&p->live, memory_order_relaxed);

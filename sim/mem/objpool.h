@@ -37,6 +37,7 @@
 #include "locks/sync/spinlock.h"
 
 #define OBJPOOL_CACHE 32                 /* objects a thread's cache holds */
+#define OBJPOOL_PRE_MAX 64               /* objects one preallocation holds */
 #define OBJPOOL_BATCH 16                 /* traded with the shared list */
 
 struct objpool_cache {
@@ -61,6 +62,39 @@ struct objpool {
 	 * field. Set before the first allocation. */
 	bool typesafe;
 };
+
+/*
+ * A preallocation for one store, as the maple tree makes it
+ * (mas_preallocate .. mas_destroy): fill it with what the store may need,
+ * take objects from it while storing, put back one not used after all,
+ * and return the rest at the end. With sheaves it holds a prefilled
+ * sheaf (kmem_cache_prefill_sheaf / kmem_cache_return_sheaf: one lock
+ * each way, none per object); with SLUB an array from
+ * kmem_cache_alloc_bulk, given back by kmem_cache_free_bulk; with the
+ * mm's own pools, objects one by one.
+ */
+struct objpool_pre {
+	uint32_t sheaf;                  /* sheaves: the prefilled sheaf */
+	int n;                           /* else: obj[0..n-1] */
+	int asked, used;                 /* objects the stores asked for, took */
+	void *obj[OBJPOOL_PRE_MAX];
+};
+
+/* Make it hold at least want objects (want <= OBJPOOL_PRE_MAX); -ENOMEM
+ * when the pool cannot supply them (after reclaiming what RCU holds). */
+int objpool_pre_fill(struct objpool *p, struct objpool_pre *pa, int want);
+/* One object (zeroed), or NULL when it is empty. */
+void *objpool_pre_take(struct objpool *p, struct objpool_pre *pa);
+/* An object taken and not used back into it. */
+void objpool_pre_put(struct objpool *p, struct objpool_pre *pa, void *obj);
+/* Every object it still holds back to the pool. */
+void objpool_pre_return(struct objpool *p, struct objpool_pre *pa);
+int objpool_pre_count(const struct objpool *p, const struct objpool_pre *pa);
+static inline void objpool_pre_init(struct objpool_pre *pa)
+{
+	pa->sheaf = SLAB_NIL;
+	pa->n = pa->asked = pa->used = 0;
+}
 
 /* Reserve room for cap objects of size bytes aligned to align (a power
  * of two). Returns 0 or -errno. */

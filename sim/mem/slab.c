@@ -84,7 +84,7 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 	 * when it cannot allocate a sheaf. */
 	if (kind == SLAB_SHEAVES)
 		probe.nsheaves = (uint32_t)ncpus * 3 + MAX_FULL_SHEAVES +
-				 MAX_EMPTY_SHEAVES + 2 * RCU_LAZY_BATCH + 16;
+				 MAX_EMPTY_SHEAVES + 2 * RCU_LAZY_MAX + 16;
 	/* SLUB's bulk arrays: every object in one, and a spare a CPU. */
 	else
 		probe.nkrc = probe.nobjs / KFREE_BULK_MAX + 2 * (uint32_t)ncpus;
@@ -96,6 +96,8 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 	*(struct slab_cache *)m = probe;
 	*out = m;
 	(*out)->rcu_free = rf;
+	(*out)->lazy_max = RCU_LAZY_MAX;
+	(*out)->lazy_flush_ns = RCU_LAZY_FLUSH_NS;
 	snprintf((*out)->name, sizeof((*out)->name), "%s", name);
 	cache_layout(*out, m);
 	cache_init_lists(*out);
@@ -383,7 +385,9 @@ const char *slab_counter_name(enum slab_counter k)
 		"sheaf_flush", "barn_get", "barn_get_fail", "barn_put",
 		"barn_put_fail", "free_rcu_sheaf", "free_rcu_sheaf_fail",
 		"rcu_sheaf_destroyed", "rcu_barrier", "rcu_inflight_max",
-		"kfree_rcu_bulk", "kfree_rcu_bulk_freed",
+		"kfree_rcu_bulk", "kfree_rcu_bulk_freed", "sheaf_prefill_fast",
+		"sheaf_prefill_slow", "sheaf_return_fast", "sheaf_return_slow",
+		"prealloc", "prealloc_unused",
 	};
 
 	return (unsigned)k < SLAB_NCOUNTERS ? names[k] : "?";

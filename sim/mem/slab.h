@@ -28,9 +28,10 @@
  *
  * --rcu-free reproduces the variants of the thread's measurements:
  * call_rcu (Android's lazy RCU: a sheaf's grace period does not start
- * until RCU_LAZY_BATCH sheaves are waiting — the kernel flushes lazy
- * callbacks after 10 s or past qhimark, 10,000 of them; liburcu has no
- * lazy mode, so vmsim holds them back itself), hurry (call_rcu_hurry:
+ * until lazy_max sheaves are waiting or the oldest has waited
+ * lazy_flush_ns, checked as each is submitted — the kernel's qhimark,
+ * 10,000, and 10 s; liburcu has no lazy mode, so vmsim holds them back
+ * itself), hurry (call_rcu_hurry:
  * every sheaf's grace period starts at once) and barrier (lazy, but once
  * the sheaves in flight reach the barn's free slots, and those are at
  * least half of them, an rcu_barrier() is scheduled: the waiting sheaves
@@ -82,7 +83,12 @@ enum slab_rcu_free { RCU_FREE_CALL_RCU, RCU_FREE_HURRY, RCU_FREE_BARRIER };
 #define SHEAF_CAPACITY     32            /* vm_area_struct's in the series */
 #define MAX_FULL_SHEAVES   10
 #define MAX_EMPTY_SHEAVES  10
-#define RCU_LAZY_BATCH     1024          /* sheaves held back by lazy RCU */
+/* Lazy RCU (CONFIG_RCU_LAZY): a CPU's lazy callbacks are flushed to
+ * a grace period once qhimark (10,000) are waiting or the oldest has
+ * waited jiffies_lazy_flush (10 s) — the defaults of lazy_max and
+ * lazy_flush_ns, set before use (--rcu-lazy-max, --rcu-lazy-flush). */
+#define RCU_LAZY_MAX       10000
+#define RCU_LAZY_FLUSH_NS  (10ULL * 1000000000ULL)
 #define KFREE_BULK_MAX     509           /* (4096 - 3 * 8) / 8 */
 #define SLAB_NIL           UINT32_MAX
 
@@ -106,6 +112,12 @@ enum slab_counter {
 	SLAB_RCU_INFLIGHT_MAX,           /* most sheaves waiting at once */
 	SLAB_KFREE_RCU_BULK,             /* kfree_rcu into a bulk array */
 	SLAB_KFREE_RCU_BULK_FREED,       /* arrays freed after their GP */
+	SLAB_SHEAF_PREFILL_FAST,         /* prefill: the CPU's spare taken */
+	SLAB_SHEAF_PREFILL_SLOW,         /* prefill: from the barn, or new */
+	SLAB_SHEAF_RETURN_FAST,          /* return: became the CPU's spare */
+	SLAB_SHEAF_RETURN_SLOW,          /* return: to the barn, or flushed */
+	SLAB_PREALLOC,                   /* objects preallocated for a store */
+	SLAB_PREALLOC_UNUSED,            /* of those, given back unused */
 	SLAB_NCOUNTERS
 };
 
@@ -165,6 +177,9 @@ struct slab_cache {
 	uint32_t free_sheaves;
 	struct sim_spinlock lazy_lock;   /* sheaves lazy RCU holds back */
 	uint32_t lazy, nr_lazy;
+	uint32_t lazy_max;               /* flush at this many (<= RCU_LAZY_MAX) */
+	uint64_t lazy_flush_ns;          /* or when the oldest is this old */
+	uint64_t lazy_since;             /* when the oldest was held back */
 	_Atomic int64_t inflight;        /* rcu_free sheaves not yet back */
 	_Atomic uint64_t inflight_max;
 	_Atomic int64_t barrier_left;    /* sheaves the pending barrier awaits */
@@ -199,6 +214,39 @@ void slab_free(struct slab_cache *s, const struct slab_stat *st, uint32_t i);
  * callback, which calls slab_free(). */
 bool slab_free_rcu(struct slab_cache *s, const struct slab_stat *st,
 		   uint32_t i);
+/*
+ * The maple tree's allocation API. kmem_cache_prefill_sheaf(): a sheaf
+ * with at least size objects (size <= SHEAF_CAPACITY), the caller's
+ * until kmem_cache_return_sheaf() — the CPU's spare if it has one (under
+ * the CPU's lock, once), else a sheaf from the barn, else an empty one;
+ * refilled from the slabs if short. Objects are then taken from and put
+ * back into it with no lock (slab_sheaf_pop/push). Returning it makes
+ * it the CPU's spare if there is none; else it is refilled and goes to
+ * the barn, or, the barn full, its objects go back to the slabs. SLAB_NIL
+ * when no sheaf can be had. Sheaves only.
+ */
+uint32_t slab_prefill_sheaf(struct slab_cache *s, const struct slab_stat *st,
+			    uint32_t size);
+/* kmem_cache_refill_sheaf(): sheaf i to at least size objects; false if
+ * the slabs ran out. */
+bool slab_refill_sheaf(struct slab_cache *s, const struct slab_stat *st,
+		       uint32_t i, uint32_t size);
+uint32_t slab_sheaf_pop(struct slab_cache *s, uint32_t i);
+bool slab_sheaf_push(struct slab_cache *s, uint32_t i, uint32_t obj);
+uint32_t slab_sheaf_size(const struct slab_cache *s, uint32_t i);
+void slab_return_sheaf(struct slab_cache *s, const struct slab_stat *st,
+		       uint32_t i);
+/* kmem_cache_alloc_bulk() / kmem_cache_free_bulk(): n objects under one
+ * hold of the CPU's lock (SLUB: its freelist, refilled as needed; with
+ * sheaves: the main sheaf). alloc returns how many it got. */
+uint32_t slab_alloc_bulk(struct slab_cache *s, const struct slab_stat *st,
+			 uint32_t n, uint32_t *out);
+void slab_free_bulk(struct slab_cache *s, const struct slab_stat *st,
+		    uint32_t *objs, uint32_t n);
+/* Count n preallocated objects (SLAB_PREALLOC) or unused ones given back
+ * (SLAB_PREALLOC_UNUSED), on the calling CPU. */
+void slab_count(struct slab_cache *s, enum slab_counter k, uint64_t n);
+
 /* Hand the sheaves lazy RCU holds back to RCU now (before waiting for
  * callbacks with sim_rcu_barrier(): at the end, or when out of objects). */
 void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st);

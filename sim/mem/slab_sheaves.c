@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "sim/mem/slab_int.h"
+#include "locks/sync/clock.h"
 
 /* --- sheaves from and back to the unused ones (alloc_empty_sheaf) ------- */
 
@@ -322,6 +323,7 @@ static void rcu_submit(struct slab_cache *s, const struct slab_stat *st,
 	uint64_t most = atomic_load_explicit(&s->inflight_max, memory_order_relaxed);
 	uint32_t head = SLAB_NIL;
 	bool barrier = false;
+	uint64_t now;
 
 	while ((uint64_t)n > most &&
 	       !atomic_compare_exchange_weak_explicit(&s->inflight_max, &most,
@@ -332,9 +334,13 @@ static void rcu_submit(struct slab_cache *s, const struct slab_stat *st,
 		return;
 	}
 	sim_spin_lock_raw(&s->lazy_lock);
+	now = coarse_ns();
+	if (s->lazy == SLAB_NIL)
+		s->lazy_since = now;
 	s->sheaf[i].next = s->lazy;
 	s->lazy = i;
-	if (++s->nr_lazy >= RCU_LAZY_BATCH) {
+	if (++s->nr_lazy >= s->lazy_max ||
+	    now - s->lazy_since >= s->lazy_flush_ns) {
 		head = lazy_take(s);
 	} else if (s->rcu_free == RCU_FREE_BARRIER) {
 		int64_t slots = MAX_FULL_SHEAVES -
@@ -503,6 +509,174 @@ void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st)
 	head = lazy_take(s);
 	sim_spin_unlock_raw(&s->lazy_lock);
 	queue_list(s, st, head);
+}
+
+/* --- the maple tree's prefilled sheaves, bulk alloc and free -------------- */
+
+/* refill_sheaf(): to capacity from the slabs, under c's lock (held). */
+static void sheaf_fill(struct slab_cache *s, const struct slab_stat *st,
+		       struct slab_cpu *c, struct sheaf *sh)
+{
+	uint32_t i;
+
+	while (sh->size < SHEAF_CAPACITY &&
+	       (i = slab_slub_alloc_locked(s, st, c)) != SLAB_NIL)
+		sh->objs[sh->size++] = i;
+	slab_stat_inc(c, SLAB_SHEAF_REFILL, 1);
+}
+
+/* barn_get_full_or_empty_sheaf(). */
+static uint32_t barn_get_any(struct slab_cache *s, const struct slab_stat *st,
+			     struct slab_cpu *c)
+{
+	uint32_t i = SLAB_NIL;
+	uint64_t t;
+
+	if (!atomic_load_explicit(&s->nr_full, memory_order_relaxed) &&
+	    !atomic_load_explicit(&s->nr_empty, memory_order_relaxed))
+		return SLAB_NIL;
+	t = sim_spin_lock(&s->barn_lock, st->barn_lock);
+	i = barn_pop(s, true);
+	if (i == SLAB_NIL)
+		i = barn_pop(s, false);
+	sim_spin_unlock(&s->barn_lock, st->barn_lock, t);
+	slab_stat_inc(c, i != SLAB_NIL && s->sheaf[i].size ? SLAB_BARN_GET :
+		      SLAB_BARN_GET_FAIL, 1);
+	return i;
+}
+
+bool slab_refill_sheaf(struct slab_cache *s, const struct slab_stat *st,
+		       uint32_t i, uint32_t size)
+{
+	struct slab_cpu *c = slab_cpu_mine(s);
+
+	sim_spin_lock_raw(&c->lock);
+	sheaf_fill(s, st, c, &s->sheaf[i]);
+	sim_spin_unlock_raw(&c->lock);
+	return s->sheaf[i].size >= size;
+}
+
+uint32_t slab_prefill_sheaf(struct slab_cache *s, const struct slab_stat *st,
+			    uint32_t size)
+{
+	struct slab_cpu *c = slab_cpu_mine(s);
+	uint32_t i;
+
+	if (s->kind != SLAB_SHEAVES || size > SHEAF_CAPACITY)
+		return SLAB_NIL;
+	sim_spin_lock_raw(&c->lock);
+	i = c->spare;
+	if (i != SLAB_NIL) {
+		c->spare = SLAB_NIL;
+		slab_stat_inc(c, SLAB_SHEAF_PREFILL_FAST, 1);
+	} else {
+		slab_stat_inc(c, SLAB_SHEAF_PREFILL_SLOW, 1);
+		i = barn_get_any(s, st, c);
+	}
+	sim_spin_unlock_raw(&c->lock);
+	if (i == SLAB_NIL)
+		i = sheaf_new(s);
+	if (i != SLAB_NIL && s->sheaf[i].size < size &&
+	    !slab_refill_sheaf(s, st, i, size)) {
+		slab_return_sheaf(s, st, i);
+		return SLAB_NIL;
+	}
+	return i;
+}
+
+uint32_t slab_sheaf_pop(struct slab_cache *s, uint32_t i)
+{
+	struct sheaf *sh = &s->sheaf[i];
+
+	return sh->size ? sh->objs[--sh->size] : SLAB_NIL;
+}
+
+bool slab_sheaf_push(struct slab_cache *s, uint32_t i, uint32_t obj)
+{
+	struct sheaf *sh = &s->sheaf[i];
+
+	if (sh->size == SHEAF_CAPACITY)
+		return false;
+	sh->objs[sh->size++] = obj;
+	return true;
+}
+
+uint32_t slab_sheaf_size(const struct slab_cache *s, uint32_t i)
+{
+	return s->sheaf[i].size;
+}
+
+void slab_return_sheaf(struct slab_cache *s, const struct slab_stat *st,
+		       uint32_t i)
+{
+	struct slab_cpu *c = slab_cpu_mine(s);
+	bool kept = false;
+
+	sim_spin_lock_raw(&c->lock);
+	if (c->spare == SLAB_NIL) {
+		c->spare = i;
+		kept = true;
+		slab_stat_inc(c, SLAB_SHEAF_RETURN_FAST, 1);
+	} else {
+		slab_stat_inc(c, SLAB_SHEAF_RETURN_SLOW, 1);
+	}
+	sim_spin_unlock_raw(&c->lock);
+	if (kept)
+		return;
+	/* Too many full sheaves in the barn, or the slabs out: flushed and
+	 * the sheaf freed; else refilled and put in the barn. */
+	if (atomic_load_explicit(&s->nr_full, memory_order_relaxed) <
+	    MAX_FULL_SHEAVES && slab_refill_sheaf(s, st, i, SHEAF_CAPACITY) &&
+	    barn_put_full(s, st, i)) {
+		slab_stat_inc(c, SLAB_BARN_PUT, 1);
+		return;
+	}
+	sim_spin_lock_raw(&c->lock);
+	sheaf_flush(s, st, c, i);
+	sim_spin_unlock_raw(&c->lock);
+	sheaf_release(s, i);
+}
+
+uint32_t slab_alloc_bulk(struct slab_cache *s, const struct slab_stat *st,
+			 uint32_t n, uint32_t *out)
+{
+	struct slab_cpu *c = slab_cpu_mine(s);
+	uint32_t k = 0;
+
+	if (s->kind == SLAB_SHEAVES) {
+		while (k < n && (out[k] = sheaves_alloc(s, st, c)) != SLAB_NIL)
+			k++;
+		return k;
+	}
+	sim_spin_lock_raw(&c->lock);
+	for (; k < n; k++) {
+		slab_stat_inc(c, c->freelist != SLAB_NIL ? SLAB_ALLOC_FASTPATH :
+			      SLAB_ALLOC_SLOWPATH, 1);
+		if ((out[k] = slab_slub_alloc_locked(s, st, c)) == SLAB_NIL)
+			break;
+	}
+	sim_spin_unlock_raw(&c->lock);
+	return k;
+}
+
+void slab_free_bulk(struct slab_cache *s, const struct slab_stat *st,
+		    uint32_t *objs, uint32_t n)
+{
+	struct slab_cpu *c = slab_cpu_mine(s);
+
+	if (s->kind == SLAB_SHEAVES) {
+		for (uint32_t k = 0; k < n; k++)
+			sheaves_free(s, st, c, objs[k]);
+		return;
+	}
+	sim_spin_lock_raw(&c->lock);
+	slab_slub_free_bulk(s, st, c, objs, n);
+	sim_spin_unlock_raw(&c->lock);
+}
+
+void slab_count(struct slab_cache *s, enum slab_counter k, uint64_t n)
+{
+	slab_stat_inc(slab_cpu_mine(s), k, n);
 }
 
 /* --- the entry points: sheaves in front, or SLUB alone ------------------- */
