@@ -9,7 +9,9 @@
  * callbacks have run, every 50 steps); then threads doing the same at once (run under
  * TSan too) and the model check once they are done; then the barn and
  * rcu_free paths each shown to be taken (counters), and a double free
- * shown to be caught.
+ * shown to be caught. The variants include SLUB with kfree_rcu's bulk
+ * arrays; the maple tree's prefill/return sheaf API and SLUB's bulk
+ * alloc and free are checked on their own.
  */
 #include "tests/check_util.h"
 #include <pthread.h>
