@@ -59,13 +59,15 @@ EOF
 	ok || fail "rerun -i 3 did not take -i 3"
 
 # 2. The gate: one verdict line last; a 10x slower candidate is caught.
-"$VMSIM" gate --rounds 3 --keep "$tmp/g" --candidate-opts "--hold-extra 50000" \
+# Four rounds: a round whose run a loaded machine starved (as under ASan,
+# beside the other suites) is left out, and three still judge.
+"$VMSIM" gate --rounds 4 --keep "$tmp/g" --candidate-opts "--hold-extra 50000" \
 	-- -w pft -t 1 -i 3 -m 4M --fault-source synthetic >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 1 ] && tail -n1 "$tmp/out" | grep -q '^REGRESSION: faults/sec-1 ' &&
    [ -f "$tmp/g/base.json" ] && [ -f "$tmp/g/candidate.json" ] &&
-   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["pooled_runs"] == 3 and len(r["results"][0]["samples"]["faults/sec"]) == 9' "$tmp/g/candidate.json" &&
-   grep -q "paired by round: one-sided t over 3 rounds" "$tmp/out"; then
+   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); n=r["pooled_runs"]; assert n in (3, 4) and len(r["results"][0]["samples"]["faults/sec"]) == 3 * n' "$tmp/g/candidate.json" &&
+   grep -q "paired by round: one-sided t over [34] rounds" "$tmp/out"; then
 	ok
 else
 	fail "gate on a 10x slower candidate: exit $rc, $(tail -n2 "$tmp/out") $(cat "$tmp/err")"

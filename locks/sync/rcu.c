@@ -185,14 +185,23 @@ static void rcu_cpu_threads(bool on)
 	if (sched_getaffinity(0, sizeof(set), &set))
 		return;
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		cpu_set_t one;
+
 		if (!CPU_ISSET(cpu, &set))
 			continue;
-		if (on && !rcu_cpu_data[cpu])
+		/* liburcu binds its thread to the CPU only every 256th time
+		 * round its loop; made while we run on that CPU alone, the
+		 * thread inherits the binding from its first callback. */
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (on && !rcu_cpu_data[cpu] &&
+		    !sched_setaffinity(0, sizeof(one), &one))
 			rcu_cpu_data[cpu] = urcu_memb_create_call_rcu_data(0, cpu);
 		if (rcu_cpu_data[cpu])
 			(void)urcu_memb_set_cpu_call_rcu_data(cpu,
 					on ? rcu_cpu_data[cpu] : NULL);
 	}
+	(void)sched_setaffinity(0, sizeof(set), &set);
 }
 
 void sim_rcu_prepare(void)

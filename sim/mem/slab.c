@@ -387,7 +387,7 @@ const char *slab_counter_name(enum slab_counter k)
 		"rcu_sheaf_destroyed", "rcu_barrier", "rcu_inflight_max",
 		"kfree_rcu_bulk", "kfree_rcu_bulk_freed", "sheaf_prefill_fast",
 		"sheaf_prefill_slow", "sheaf_return_fast", "sheaf_return_slow",
-		"prealloc", "prealloc_unused",
+		"prealloc", "prealloc_unused", "rcu_cb_local", "rcu_cb_remote",
 	};
 
 	return (unsigned)k < SLAB_NCOUNTERS ? names[k] : "?";

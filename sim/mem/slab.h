@@ -118,6 +118,10 @@ enum slab_counter {
 	SLAB_SHEAF_RETURN_SLOW,          /* return: to the barn, or flushed */
 	SLAB_PREALLOC,                   /* objects preallocated for a store */
 	SLAB_PREALLOC_UNUSED,            /* of those, given back unused */
+	SLAB_RCU_CB_LOCAL,               /* a sheaf's or bulk array's RCU
+					  * callback ran on the CPU that
+					  * queued it */
+	SLAB_RCU_CB_REMOTE,              /* on another CPU */
 	SLAB_NCOUNTERS
 };
 
@@ -135,6 +139,7 @@ struct sheaf {
 	const struct slab_stat *st;      /* of the process that queued it */
 	struct slab_cache *s;
 	uint32_t next, size;
+	int cpu;                         /* where it was queued to RCU */
 	uint32_t objs[SHEAF_CAPACITY];
 } __attribute__((aligned(64)));      /* no line shared by two sheaves */
 
@@ -144,6 +149,7 @@ struct krc_bulk {
 	const struct slab_stat *st;      /* of the process that queued it */
 	struct slab_cache *s;
 	uint32_t next, n;
+	int cpu;                         /* where it was queued to RCU */
 	uint32_t objs[KFREE_BULK_MAX];
 } __attribute__((aligned(64)));
 

@@ -28,6 +28,19 @@ static inline void slab_stat_inc(struct slab_cpu *c, enum slab_counter k,
 			      memory_order_relaxed);
 }
 
+/* Count where an RCU callback runs against where it was queued. */
+static inline void slab_count_cb(struct slab_cache *s, struct slab_cpu *c,
+				 int queued)
+{
+	slab_stat_inc(c, c - s->cpu == queued ? SLAB_RCU_CB_LOCAL :
+		      SLAB_RCU_CB_REMOTE, 1);
+}
+
+static inline int slab_cpu_index(struct slab_cache *s)
+{
+	return (int)(slab_cpu_mine(s) - s->cpu);
+}
+
 static inline struct sheaf *sheaf_at(struct slab_cache *s, uint32_t i)
 {
 	return i == SLAB_NIL ? NULL : &s->sheaf[i];

@@ -251,6 +251,7 @@ static void rcu_free_sheaf(struct sim_rcu_head *h)
 	uint32_t i = (uint32_t)(sh - s->sheaf);
 	int64_t left = atomic_load_explicit(&s->barrier_left, memory_order_relaxed);
 
+	slab_count_cb(s, c, sh->cpu);
 	atomic_fetch_sub_explicit(&s->inflight, 1, memory_order_relaxed);
 	/* One of those a pending barrier waits for (callbacks run in the
 	 * order they were queued). */
@@ -288,6 +289,7 @@ static void queue_sheaf(struct slab_cache *s, const struct slab_stat *st,
 	struct sheaf *sh = &s->sheaf[i];
 
 	sh->st = st;
+	sh->cpu = slab_cpu_index(s);
 	sim_call_rcu(&sh->rcu, rcu_free_sheaf);
 }
 
@@ -372,6 +374,7 @@ static void krc_bulk_free(struct sim_rcu_head *h)
 	struct slab_cpu *c = slab_cpu_mine(s);
 	uint32_t i = (uint32_t)(b - s->krc);
 
+	slab_count_cb(s, c, b->cpu);
 	sim_spin_lock_raw(&c->lock);
 	slab_slub_free_detached(s, b->st, c, b->objs, b->n);
 	slab_stat_inc(c, SLAB_KFREE_RCU_BULK_FREED, 1);
@@ -401,6 +404,7 @@ static void krc_queue(struct slab_cache *s, const struct slab_stat *st,
 		      uint32_t i)
 {
 	s->krc[i].st = st;
+	s->krc[i].cpu = slab_cpu_index(s);
 	sim_call_rcu(&s->krc[i].rcu, krc_bulk_free);
 }
 
