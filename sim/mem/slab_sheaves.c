@@ -435,20 +435,29 @@ static bool krc_free_rcu(struct slab_cache *s, const struct slab_stat *st,
 	return true;
 }
 
+/* CPU c's part-filled bulk array (krc) or rcu_free sheaf, taken from it
+ * under its lock if it holds anything; else SLAB_NIL. */
+static uint32_t take_part_full(struct slab_cache *s, struct slab_cpu *c,
+			       bool krc)
+{
+	uint32_t *slot = krc ? &c->krc : &c->rcu_free, i;
+
+	sim_spin_lock_raw(&c->lock);
+	i = *slot;
+	if (i != SLAB_NIL && (krc ? s->krc[i].n : s->sheaf[i].size))
+		*slot = SLAB_NIL;
+	else
+		i = SLAB_NIL;
+	sim_spin_unlock_raw(&c->lock);
+	return i;
+}
+
 /* Every CPU's part-full array to RCU (the monitor's timed drain). */
 static void krc_flush(struct slab_cache *s, const struct slab_stat *st)
 {
 	for (int k = 0; k < s->ncpus; k++) {
-		struct slab_cpu *c = &s->cpu[k];
-		uint32_t b;
+		uint32_t b = take_part_full(s, &s->cpu[k], true);
 
-		sim_spin_lock_raw(&c->lock);
-		b = c->krc;
-		if (b != SLAB_NIL && s->krc[b].n)
-			c->krc = SLAB_NIL;
-		else
-			b = SLAB_NIL;
-		sim_spin_unlock_raw(&c->lock);
 		if (b != SLAB_NIL)
 			krc_queue(s, st, b);
 	}
@@ -494,16 +503,8 @@ void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st)
 	}
 	/* Every CPU's part-filled rcu_free sheaf too (flush_all_rcu_sheaves). */
 	for (int k = 0; k < s->ncpus; k++) {
-		struct slab_cpu *c = &s->cpu[k];
-		uint32_t r;
+		uint32_t r = take_part_full(s, &s->cpu[k], false);
 
-		sim_spin_lock_raw(&c->lock);
-		r = c->rcu_free;
-		if (r != SLAB_NIL && s->sheaf[r].size)
-			c->rcu_free = SLAB_NIL;
-		else
-			r = SLAB_NIL;
-		sim_spin_unlock_raw(&c->lock);
 		if (r != SLAB_NIL) {
 			atomic_fetch_add_explicit(&s->inflight, 1, memory_order_relaxed);
 			queue_sheaf(s, st, r);
