@@ -283,6 +283,10 @@ static int madvise_walk(struct sim_mm *mm, unsigned long start,
 		else if (what == MADV_STEP_POPULATE && !(v->vm_flags & VM_WRITE))
 			ret = ret ? ret : -EFAULT;
 		at = e;
+		/* Done: the next VMA is not read (under pervma's VMA lock it
+		 * is not ours, and a typesafe one may be a new VMA by now). */
+		if (at >= end)
+			break;
 	}
 	sim_rcu_read_unlock();
 	if (at < end)
