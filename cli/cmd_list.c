@@ -42,8 +42,8 @@ int cmd_list(int argc, char **argv)
 	for (int i = 0; i < lock_nschemes; i++)
 		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);
 	printf("\ncomponents:\n"
-	       "  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n"
-	       "  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n  %-12s %s\n",
+	       "  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n"
+	       "  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
 	       "--frames", "none | zone | pcp: page frames behind faults: none; "
 	       "a zone (buddy lists, zone lock); per-CPU lists in front",
 	       "--bulk-free", "twopass | onepass: how a per-CPU list is given "

@@ -28,9 +28,9 @@ static void run_options_mem_json(json_object *o, const struct run_cfg *c,
 			slab_rcu_free_name(run_target_rcu_free(c, target))));
 	/* How VMAs are freed, as settled against the target's scheme. */
 	json_object_object_add(o, "vma_free", json_object_new_string(
-		sim_vma_free_name(c->mm.vma_free != SIM_VMA_FREE_SCHEME ?
-			c->mm.vma_free : run_target_lock(c, target)->vma_typesafe ?
-			SIM_VMA_FREE_TYPESAFE : SIM_VMA_FREE_RCU)));
+		sim_vma_free_name(sim_vma_free_typesafe(c->mm.vma_free,
+			run_target_lock(c, target)) ? SIM_VMA_FREE_TYPESAFE :
+			SIM_VMA_FREE_RCU)));
 	if (run_target_slab(c, target) == SLAB_SLUB)
 		json_object_object_add(o, "kfree_rcu", json_object_new_string(
 			c->mm.kfree_rcu_each ? "each" : "batch"));

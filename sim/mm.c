@@ -191,6 +191,12 @@ const char *sim_vma_free_name(enum sim_vma_free f)
 	       f == SIM_VMA_FREE_RCU ? "rcu" : "scheme";
 }
 
+bool sim_vma_free_typesafe(enum sim_vma_free f, const struct lock_ops *lock)
+{
+	return f == SIM_VMA_FREE_TYPESAFE ||
+	       (f == SIM_VMA_FREE_SCHEME && lock->vma_typesafe);
+}
+
 const char *sim_mm_slab_name(enum sim_slab_cache c)
 {
 	return c == SIM_SLAB_VMA ? "vm_area_struct" : "vt_node";
@@ -259,8 +265,7 @@ static int sim_mm_vmas_init(struct sim_mm *mm)
 	/* SLAB_TYPESAFE_BY_RCU: no zeroing at allocation (a reader with a
 	 * stale pointer may be reading the lock words); txn_new sets every
 	 * field, as vma_init() does. */
-	mm->vma_typesafe = cfg->vma_free == SIM_VMA_FREE_TYPESAFE ||
-		(cfg->vma_free == SIM_VMA_FREE_SCHEME && cfg->lock->vma_typesafe);
+	mm->vma_typesafe = sim_vma_free_typesafe(cfg->vma_free, cfg->lock);
 	mm->vmas.typesafe = mm->vma_typesafe;
 	return ret;
 }

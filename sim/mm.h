@@ -164,6 +164,8 @@ enum sim_slab_cache { SIM_SLAB_VMA, SIM_SLAB_NODE, SIM_NSLABS };
 const char *sim_mm_slab_name(enum sim_slab_cache c);
 /* "scheme", "typesafe", "rcu" (--vma-free). */
 const char *sim_vma_free_name(enum sim_vma_free f);
+/* --vma-free f settled against the scheme: are its VMAs typesafe? */
+bool sim_vma_free_typesafe(enum sim_vma_free f, const struct lock_ops *lock);
 
 /* The slab caches for cfg's mms (kind slub or sheaves; malloc: none),
  * to be set as cfg->slab_vma and slab_node; shared by forked processes.

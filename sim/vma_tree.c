@@ -152,17 +152,9 @@ bool vt_node_fresh(const struct vma_tree *t, const struct vt_node *n)
  * before any change. */
 static int vt_reserve(struct vma_tree *t, int want)
 {
-	if (t->keep_spares) {            /* the worst case, node by node */
-		want = 3 * (t->height + 1) + 1;
-		while (objpool_pre_count(&t->nodes, &t->pre) < want) {
-			void *n = objpool_alloc_reclaim(&t->nodes);
-
-			if (!n)
-				return -ENOMEM;
-			objpool_pre_put(&t->nodes, &t->pre, n);
-		}
-		return 0;
-	}
+	if (t->keep_spares)              /* the worst case, node by node */
+		return objpool_pre_fill_single(&t->nodes, &t->pre,
+					       3 * (t->height + 1) + 1);
 	return objpool_pre_fill(&t->nodes, &t->pre, want);
 }
 
@@ -270,18 +262,31 @@ struct vt_node *vt_cow(struct vma_tree *t, struct vt_node *n)
 
 /* --- lookups ------------------------------------------------------------ */
 
-static struct sim_vma *vt_find(const struct vt_node *n, unsigned long addr)
+/* The leaf slot of the first VMA with vm_end > addr: its leaf, or NULL
+ * (and *slot its index). */
+static const struct vt_node *vt_find_slot(const struct vt_node *n,
+					  unsigned long addr, int *slot)
 {
 	while (n) {
 		int i = slot_by_end(n, addr);
 
 		if (i == n->n)
 			return NULL;
-		if (n->leaf)
-			return n->slot[i];
+		if (n->leaf) {
+			*slot = i;
+			return n;
+		}
 		n = n->slot[i];
 	}
 	return NULL;
+}
+
+static struct sim_vma *vt_find(const struct vt_node *n, unsigned long addr)
+{
+	int i;
+
+	n = vt_find_slot(n, addr, &i);
+	return n ? n->slot[i] : NULL;
 }
 
 static struct sim_vma *vt_prev(const struct vt_node *n, unsigned long addr)
@@ -311,24 +316,16 @@ struct sim_vma *vma_tree_find_range(struct vma_tree *t, unsigned long addr,
 				    unsigned long *start, unsigned long *end)
 {
 	/* Acquire: as in vma_tree_find(). */
-	const struct vt_node *n = atomic_load_explicit(&t->root,
-						       memory_order_acquire);
+	const struct vt_node *n;
+	int i;
 
-	while (n) {
-		int i = slot_by_end(n, addr);
-
-		if (i == n->n)
-			return NULL;
-		if (n->leaf) {
-			if (n->start[i] > addr)
-				return NULL;
-			*start = n->start[i];
-			*end = n->end[i];
-			return n->slot[i];
-		}
-		n = n->slot[i];
-	}
-	return NULL;
+	n = vt_find_slot(atomic_load_explicit(&t->root, memory_order_acquire),
+			 addr, &i);
+	if (!n || n->start[i] > addr)
+		return NULL;
+	*start = n->start[i];
+	*end = n->end[i];
+	return n->slot[i];
 }
 
 struct sim_vma *vma_tree_find_intersection(struct vma_tree *t,

@@ -273,6 +273,16 @@ int vma_tree_init(struct vma_tree *t)
 	return vma_tree_init_cap(t, VT_DEFAULT_NODES);
 }
 
+/* mas_destroy(): the nodes preallocated and not used go back (kept, with
+ * --tree-alloc spare). */
+static void vt_pre_end(struct vma_tree *t)
+{
+	if (t->keep_spares)
+		objpool_pre_keep(&t->pre);
+	else
+		objpool_pre_return(&t->nodes, &t->pre);
+}
+
 void vma_tree_begin(struct vma_tree *t)
 {
 	if (!t->external_lock)
@@ -299,8 +309,7 @@ void vma_tree_end(struct vma_tree *t)
 	 * everything this transaction replaced is freed once the readers
 	 * that may still see it are done; the caller had until now to act
 	 * on it (mark removed VMAs detached). */
-	if (!t->keep_spares)
-		objpool_pre_return(&t->nodes, &t->pre);
+	vt_pre_end(t);
 	t->pending = NULL;
 	while (h) {
 		struct sim_rcu_head *next = h->next;
@@ -338,8 +347,7 @@ void vma_tree_abort(struct vma_tree *t)
 	for (struct vt_node *n = t->wroot; n; n = n->leaf ? NULL : n->slot[0])
 		t->height++;
 	t->pending = NULL;               /* nothing was replaced after all */
-	if (!t->keep_spares)
-		objpool_pre_return(&t->nodes, &t->pre);
+	vt_pre_end(t);
 	t->gen++;
 	if (!t->external_lock)
 		pthread_mutex_unlock(&t->lock);

@@ -176,32 +176,37 @@ void sim_rcu_set_callbacks(enum sim_rcu_cbs where)
  * default thread (call_rcu_after_fork_child); the child makes its own. */
 static void rcu_cpu_threads(bool on)
 {
-	cpu_set_t set;
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	bool moved = false;
+	cpu_set_t mine;
 
 	if (rcu_cbs_pid != getpid()) {
 		rcu_cbs_pid = getpid();
 		memset(rcu_cpu_data, 0, sizeof(rcu_cpu_data));
 	}
-	if (sched_getaffinity(0, sizeof(set), &set))
+	if (sched_getaffinity(0, sizeof(mine), &mine))
 		return;
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+	/* Every CPU the process may run on, not only the caller's (it may
+	 * be a pinned thread): one that cannot be had is left out. */
+	for (int cpu = 0; cpu < CPU_SETSIZE && cpu < ncpus; cpu++) {
 		cpu_set_t one;
 
-		if (!CPU_ISSET(cpu, &set))
-			continue;
 		/* liburcu binds its thread to the CPU only every 256th time
 		 * round its loop; made while we run on that CPU alone, the
 		 * thread inherits the binding from its first callback. */
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
 		if (on && !rcu_cpu_data[cpu] &&
-		    !sched_setaffinity(0, sizeof(one), &one))
+		    !sched_setaffinity(0, sizeof(one), &one)) {
+			moved = true;
 			rcu_cpu_data[cpu] = urcu_memb_create_call_rcu_data(0, cpu);
+		}
 		if (rcu_cpu_data[cpu])
 			(void)urcu_memb_set_cpu_call_rcu_data(cpu,
 					on ? rcu_cpu_data[cpu] : NULL);
 	}
-	(void)sched_setaffinity(0, sizeof(set), &set);
+	if (moved)
+		(void)sched_setaffinity(0, sizeof(mine), &mine);
 }
 
 void sim_rcu_prepare(void)

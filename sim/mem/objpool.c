@@ -216,17 +216,42 @@ int objpool_pre_count(const struct objpool *p, const struct objpool_pre *pa)
 	return n;
 }
 
-/* With sheaves: a prefilled sheaf for want, or the one held refilled. */
+/* With sheaves: a prefilled sheaf for want (slab_prefill_sheaf refuses
+ * more than a sheaf holds), or the one held refilled. */
 static bool pre_fill_sheaf(struct objpool *p, struct objpool_pre *pa, int want)
 {
-	if (want > SHEAF_CAPACITY)
-		return false;
 	if (pa->sheaf == SLAB_NIL)
 		pa->sheaf = slab_prefill_sheaf(p->slab, p->st, (uint32_t)want);
 	else
 		(void)slab_refill_sheaf(p->slab, p->st, pa->sheaf, (uint32_t)want);
 	return pa->sheaf != SLAB_NIL &&
 	       slab_sheaf_size(p->slab, pa->sheaf) >= (uint32_t)want;
+}
+
+int objpool_pre_fill_single(struct objpool *p, struct objpool_pre *pa, int want)
+{
+	if (want > OBJPOOL_PRE_MAX)
+		return -ENOMEM;
+	while (objpool_pre_count(p, pa) < want) {
+		void *o;
+
+		if (p->slab) {
+			o = slab_obj(p, slab_alloc(p->slab, p->st));
+			if (!o) {                /* what RCU holds, then once */
+				objpool_rcu_barrier(p);
+				o = slab_obj(p, slab_alloc(p->slab, p->st));
+			}
+		} else {
+			o = objpool_alloc_reclaim(p);
+			if (o)           /* not live while it waits here */
+				atomic_fetch_sub_explicit(&p->live, 1,
+							  memory_order_relaxed);
+		}
+		if (!o)
+			return -ENOMEM;
+		pa->obj[pa->n++] = o;
+	}
+	return 0;
 }
 
 int objpool_pre_fill(struct objpool *p, struct objpool_pre *pa, int want)
@@ -239,29 +264,16 @@ int objpool_pre_fill(struct objpool *p, struct objpool_pre *pa, int want)
 		return 0;
 	if (want > OBJPOOL_PRE_MAX)
 		return -ENOMEM;
-	if (p->slab && p->slab->kind == SLAB_SHEAVES && pre_fill_sheaf(p, pa, want)) {
+	if (p->slab && p->slab->kind == SLAB_SHEAVES && pre_fill_sheaf(p, pa, want))
 		return 0;
-	} else if (p->slab) {
+	if (p->slab) {                   /* kmem_cache_alloc_bulk */
 		uint32_t idx[OBJPOOL_PRE_MAX];
 		uint32_t k = slab_alloc_bulk(p->slab, p->st, (uint32_t)(want - have), idx);
 
 		for (uint32_t j = 0; j < k; j++)
 			pa->obj[pa->n++] = slab_obj(p, idx[j]);
 	}
-	while (objpool_pre_count(p, pa) < want) {   /* the rest one by one */
-		void *o = p->slab ? NULL : objpool_alloc_reclaim(p);
-
-		if (p->slab) {
-			objpool_rcu_barrier(p);     /* what RCU holds, then once */
-			o = slab_obj(p, slab_alloc(p->slab, p->st));
-		}
-		if (!o)
-			return -ENOMEM;
-		if (!p->slab)            /* not live while it waits here */
-			atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
-		pa->obj[pa->n++] = o;
-	}
-	return 0;
+	return objpool_pre_fill_single(p, pa, want);    /* what is left */
 }
 
 void *objpool_pre_take(struct objpool *p, struct objpool_pre *pa)

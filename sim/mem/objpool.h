@@ -83,6 +83,9 @@ struct objpool_pre {
 /* Make it hold at least want objects (want <= OBJPOOL_PRE_MAX); -ENOMEM
  * when the pool cannot supply them (after reclaiming what RCU holds). */
 int objpool_pre_fill(struct objpool *p, struct objpool_pre *pa, int want);
+/* The same, the objects one by one (no prefilled sheaf, no bulk). */
+int objpool_pre_fill_single(struct objpool *p, struct objpool_pre *pa,
+			    int want);
 /* One object (zeroed), or NULL when it is empty. */
 void *objpool_pre_take(struct objpool *p, struct objpool_pre *pa);
 /* An object taken and not used back into it. */
@@ -94,6 +97,12 @@ static inline void objpool_pre_init(struct objpool_pre *pa)
 {
 	pa->sheaf = SLAB_NIL;
 	pa->n = pa->asked = pa->used = 0;
+}
+/* The end of a store whose unused objects are kept for the next (a
+ * reserve, not the maple tree's way): nothing is given back or counted. */
+static inline void objpool_pre_keep(struct objpool_pre *pa)
+{
+	pa->asked = pa->used = 0;
 }
 
 /* Reserve room for cap objects of size bytes aligned to align (a power

@@ -242,9 +242,10 @@ bool slab_sheaf_push(struct slab_cache *s, uint32_t i, uint32_t obj);
 uint32_t slab_sheaf_size(const struct slab_cache *s, uint32_t i);
 void slab_return_sheaf(struct slab_cache *s, const struct slab_stat *st,
 		       uint32_t i);
-/* kmem_cache_alloc_bulk() / kmem_cache_free_bulk(): n objects under one
- * hold of the CPU's lock (SLUB: its freelist, refilled as needed; with
- * sheaves: the main sheaf). alloc returns how many it got. */
+/* kmem_cache_alloc_bulk() / kmem_cache_free_bulk(): SLUB, n objects under
+ * one hold of the CPU's lock (its freelist, refilled as needed); with
+ * sheaves, one object at a time through the main sheaf (the tree uses
+ * this only past a sheaf's capacity). alloc returns how many it got. */
 uint32_t slab_alloc_bulk(struct slab_cache *s, const struct slab_stat *st,
 			 uint32_t n, uint32_t *out);
 void slab_free_bulk(struct slab_cache *s, const struct slab_stat *st,
