@@ -42,8 +42,9 @@ int cmd_list(int argc, char **argv)
 	for (int i = 0; i < lock_nschemes; i++)
 		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);
 	printf("\ncomponents:\n"
-	       "  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n"
-	       "  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n  %-14s %s\n",
+	       "  %-15s %s\n  %-15s %s\n  %-15s %s\n  %-15s %s\n  %-15s %s\n"
+	       "  %-15s %s\n  %-15s %s\n  %-15s %s\n  %-15s %s\n  %-15s %s\n"
+	       "  %-15s %s\n",
 	       "--frames", "none | zone | pcp: page frames behind faults: none; "
 	       "a zone (buddy lists, zone lock); per-CPU lists in front",
 	       "--bulk-free", "twopass | onepass: how a per-CPU list is given "
@@ -62,7 +63,9 @@ int cmd_list(int argc, char **argv)
 	       "--rcu-lazy-max", "N: lazy RCU holds rcu_free sheaves back until N "
 	       "wait (or --rcu-lazy-flush MS pass)",
 	       "--tree-alloc", "store | spare: tree nodes preallocated per store "
-	       "(the maple tree's), or a reserve kept");
+	       "(the maple tree's), or a reserve kept",
+	       "--slab-fastpath", "rseq | lock: slab fast paths in restartable "
+	       "sequences, no lock; or under the CPU's lock");
 	printf("\nworkloads:\n");
 	for (int i = 0; i < wl_nworkloads; i++)
 		printf("  %-14s %s\n", wl_workloads[i]->name, wl_workloads[i]->desc);

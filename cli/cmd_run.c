@@ -50,7 +50,7 @@ enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_FOLIO, OPT_FAULT_AROUND, OPT_FRAMES, OPT_PHYS, OPT_BULK_FREE,
        OPT_SLAB, OPT_RCU_FREE, OPT_VMA_FREE, OPT_KFREE_RCU,
        OPT_RCU_CALLBACKS, OPT_RCU_LAZY_MAX, OPT_RCU_LAZY_FLUSH,
-       OPT_TREE_ALLOC, OPT_TRACE, OPT_SPEED, OPT_REPLAY_LOG,
+       OPT_TREE_ALLOC, OPT_SLAB_FASTPATH, OPT_TRACE, OPT_SPEED, OPT_REPLAY_LOG,
        OPT_HOLD_EXTRA };
 
 static const struct option run_opts[] = {
@@ -82,6 +82,7 @@ static const struct option run_opts[] = {
 	{ "rcu-lazy-max", required_argument, NULL, OPT_RCU_LAZY_MAX },
 	{ "rcu-lazy-flush", required_argument, NULL, OPT_RCU_LAZY_FLUSH },
 	{ "tree-alloc", required_argument, NULL, OPT_TREE_ALLOC },
+	{ "slab-fastpath", required_argument, NULL, OPT_SLAB_FASTPATH },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "speed", required_argument, NULL, OPT_SPEED },
 	{ "replay-log", required_argument, NULL, OPT_REPLAY_LOG },
@@ -175,7 +176,7 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 	case OPT_BULK_FREE: case OPT_SLAB:
 	case OPT_RCU_FREE: case OPT_VMA_FREE: case OPT_KFREE_RCU:
 	case OPT_RCU_CALLBACKS: case OPT_RCU_LAZY_MAX:
-	case OPT_RCU_LAZY_FLUSH: case OPT_TREE_ALLOC:
+	case OPT_RCU_LAZY_FLUSH: case OPT_TREE_ALLOC: case OPT_SLAB_FASTPATH:
 	                             /* in enum run_mem_opt order */
 		return run_mem_opt(c, (enum run_mem_opt)(opt - OPT_FOLIO), arg);
 	case OPT_MAX_MAP:

@@ -40,8 +40,12 @@ enum run_mem_opt { RUN_OPT_FOLIO, RUN_OPT_FAULT_AROUND, RUN_OPT_FRAMES,
 		   RUN_OPT_PHYS, RUN_OPT_BULK_FREE, RUN_OPT_SLAB,
 		   RUN_OPT_RCU_FREE, RUN_OPT_VMA_FREE, RUN_OPT_KFREE_RCU,
 		   RUN_OPT_RCU_CALLBACKS, RUN_OPT_RCU_LAZY_MAX,
-		   RUN_OPT_RCU_LAZY_FLUSH, RUN_OPT_TREE_ALLOC };
+		   RUN_OPT_RCU_LAZY_FLUSH, RUN_OPT_TREE_ALLOC,
+		   RUN_OPT_SLAB_FASTPATH };
 int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg);
+/* Whether the run's slab caches take their fast paths in restartable
+ * sequences (not --slab-fastpath lock, and usable here). */
+bool run_slab_fast_rseq(const struct run_cfg *c);
 /* After the options: --phys's default (what the run populates, and
  * room), or a refusal where it is too small. 0 or EXIT_USAGE. */
 int run_mem_settle(struct run_cfg *c);

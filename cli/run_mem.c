@@ -4,6 +4,7 @@
  * caches VMAs and tree nodes come from (--slab, --rcu-free). */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/run.h"
@@ -49,9 +50,54 @@ static int variants(const char *what, const char *arg,
 	return 0;
 }
 
-int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
+/* run_mem_opt's RCU, tree-node and fast-path options. */
+static int slab_tuning_opt(struct run_cfg *c, enum run_mem_opt which,
+			   const char *arg)
 {
 	long v;
+	int k;
+
+	switch (which) {
+	case RUN_OPT_RCU_CALLBACKS:  /* enum sim_rcu_cbs order */
+		if ((k = cli_pick("RCU callback placement", arg,
+			      NAMES("percpu", "one"))) < 0)
+			return EXIT_USAGE;
+		c->mm.rcu_cbs = (enum sim_rcu_cbs)k;
+		return 0;
+	case RUN_OPT_RCU_LAZY_MAX:
+		if (parse_long(arg, 1, RCU_LAZY_MAX, &v))
+			return cli_bad("bad --rcu-lazy-max '%s': want 1 to 10000 "
+				   "sheaves", arg);
+		c->mm.rcu_lazy_max = (uint32_t)v;
+		c->rcu_lazy_given = true;
+		return 0;
+	case RUN_OPT_RCU_LAZY_FLUSH:
+		if (parse_long(arg, 1, 3600000, &v))
+			return cli_bad("bad --rcu-lazy-flush '%s': want 1 to 3600000 "
+				   "ms", arg);
+		c->mm.rcu_lazy_flush_ms = (uint64_t)v;
+		c->rcu_lazy_given = true;
+		return 0;
+	case RUN_OPT_TREE_ALLOC:
+		if ((k = cli_pick("tree node allocation", arg,
+			      NAMES("store", "spare"))) < 0)
+			return EXIT_USAGE;
+		c->mm.tree_spares = k == 1;
+		return 0;
+	case RUN_OPT_SLAB_FASTPATH:
+		if ((k = cli_pick("slab fast path", arg, NAMES("rseq", "lock"))) < 0)
+			return EXIT_USAGE;
+		c->mm.slab_fast_locked = k == 1;
+		c->slab_fastpath_given = true;
+		return 0;
+	default:
+		break;
+	}
+	return EXIT_USAGE;
+}
+
+int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
+{
 	int k;
 
 	switch (which) {
@@ -101,32 +147,8 @@ int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
 		c->mm.kfree_rcu_each = k == 1;
 		c->kfree_rcu_given = true;
 		return 0;
-	case RUN_OPT_RCU_CALLBACKS:  /* enum sim_rcu_cbs order */
-		if ((k = cli_pick("RCU callback placement", arg,
-			      NAMES("percpu", "one"))) < 0)
-			return EXIT_USAGE;
-		c->mm.rcu_cbs = (enum sim_rcu_cbs)k;
-		return 0;
-	case RUN_OPT_RCU_LAZY_MAX:
-		if (parse_long(arg, 1, RCU_LAZY_MAX, &v))
-			return cli_bad("bad --rcu-lazy-max '%s': want 1 to 10000 "
-				   "sheaves", arg);
-		c->mm.rcu_lazy_max = (uint32_t)v;
-		c->rcu_lazy_given = true;
-		return 0;
-	case RUN_OPT_RCU_LAZY_FLUSH:
-		if (parse_long(arg, 1, 3600000, &v))
-			return cli_bad("bad --rcu-lazy-flush '%s': want 1 to 3600000 "
-				   "ms", arg);
-		c->mm.rcu_lazy_flush_ms = (uint64_t)v;
-		c->rcu_lazy_given = true;
-		return 0;
-	case RUN_OPT_TREE_ALLOC:
-		if ((k = cli_pick("tree node allocation", arg,
-			      NAMES("store", "spare"))) < 0)
-			return EXIT_USAGE;
-		c->mm.tree_spares = k == 1;
-		return 0;
+	default:
+		return slab_tuning_opt(c, which, arg);
 	}
 	return EXIT_USAGE;
 }
@@ -144,6 +166,12 @@ size_t run_mem_need(const struct run_cfg *c)
 /* --slab and --rcu-free together: several values of one of them, under
  * one scheme; --rcu-free only where a sheaves slab is, --kfree-rcu where
  * a SLUB one is; --vma-free typesafe only under schemes that allow it. */
+bool run_slab_fast_rseq(const struct run_cfg *c)
+{
+	return !c->mm.slab_fast_locked &&
+	       slab_fast_rseq_usable((int)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 static int slab_settle(const struct run_cfg *c)
 {
 	bool sheaves = false, slub = false;
@@ -159,6 +187,16 @@ static int slab_settle(const struct run_cfg *c)
 			   "--rcu-lazy-max and --rcu-lazy-flush");
 	if (c->kfree_rcu_given && !slub)
 		return cli_bad("%s applies only with --slab slub", "--kfree-rcu");
+	if (c->slab_fastpath_given && !slub && !sheaves)
+		return cli_bad("%s applies only with --slab slub or sheaves",
+			   "--slab-fastpath");
+	if (c->slab_fastpath_given && !c->mm.slab_fast_locked &&
+	    !run_slab_fast_rseq(c))
+		return cli_bad("--slab-fastpath rseq: restartable sequences are not "
+			   "usable here (%s); use --slab-fastpath lock",
+			   slab_fast_rseq_built() ? "glibc registered no rseq area, "
+			   "or CPU numbers go past the online CPUs" :
+			   "not on x86-64, or a TSan build");
 	for (int i = 0; c->mm.vma_free == SIM_VMA_FREE_TYPESAFE && i < c->nlocks; i++)
 		if (!c->locks[i]->vma_typesafe)
 			return cli_bad("--vma-free typesafe: scheme '%s' keeps a VMA "

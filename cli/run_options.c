@@ -41,6 +41,9 @@ static void run_options_mem_json(json_object *o, const struct run_cfg *c,
 			(int64_t)(c->mm.rcu_lazy_flush_ms ? c->mm.rcu_lazy_flush_ms :
 				  RCU_LAZY_FLUSH_NS / 1000000)));
 	}
+	if (run_target_slab(c, target) != SLAB_MALLOC)
+		json_object_object_add(o, "slab_fastpath", json_object_new_string(
+			run_slab_fast_rseq(c) ? "rseq" : "lock"));
 	json_object_object_add(o, "tree_alloc", json_object_new_string(
 		c->mm.tree_spares ? "spare" : "store"));
 	json_object_object_add(o, "rcu_cbs", json_object_new_string(
@@ -148,6 +151,7 @@ static const struct {
 	{ "kfree_rcu", "--kfree-rcu", AS_STR, NULL },
 	{ "rcu_cbs", "--rcu-cbs", AS_STR, NULL },
 	{ "tree_alloc", "--tree-alloc", AS_STR, NULL },
+	{ "slab_fastpath", "--slab-fastpath", AS_STR, NULL },
 	{ "rcu_lazy_max", "--rcu-lazy-max", AS_INT, NULL },
 	{ "rcu_lazy_flush_ms", "--rcu-lazy-flush", AS_INT, NULL },
 	{ "phys", "--phys", AS_INT, NULL },

@@ -354,6 +354,8 @@ void run_print_banner(const struct run_cfg *c)
 			c->mm.rcu_lazy_flush_ms : RCU_LAZY_FLUSH_NS / 1000000));
 	if (c->mm.tree_spares)
 		printf(", tree nodes from kept spares");
+	if ((c->slab != SLAB_MALLOC || c->nslabs > 1) && !run_slab_fast_rseq(c))
+		printf(", slab fast paths locked");
 	if (c->mm.rcu_cbs == SIM_RCU_CBS_ONE)
 		printf(", one RCU callback thread");
 	if (c->wl->min_mem && c->wo.mem % (1UL << 20))

@@ -229,6 +229,8 @@ int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
 			c->lazy_max = cfg->rcu_lazy_max;
 		if (cfg->rcu_lazy_flush_ms)
 			c->lazy_flush_ns = cfg->rcu_lazy_flush_ms * 1000000ULL;
+		if (cfg->slab_fast_locked)
+			c->fast_rseq = false;
 	}
 	if (ret) {
 		slab_cache_destroy(*vma);

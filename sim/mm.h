@@ -119,6 +119,9 @@ struct sim_mm_cfg {
 	 * transactions, no detached tree on munmap (vma_tree.keep_spares);
 	 * false: per store, as the maple tree allocates. */
 	bool tree_spares;
+	/* --slab-fastpath lock: the slab fast paths under the CPU's lock,
+	 * not in restartable sequences (slab_rseq.h) where those can run. */
+	bool slab_fast_locked;
 };
 
 struct sim_mm {

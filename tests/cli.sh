@@ -260,8 +260,32 @@ n = sh["results"][0]["slab"]["vt_node"]
 assert n["sheaf_prefill_fast"] + n["sheaf_prefill_slow"] == \
        n["sheaf_return_fast"] + n["sheaf_return_slow"] > 0, n
 assert slub["results"][0]["slab"]["vt_node"]["free_fastpath"] > 0
+# the fast paths in restartable sequences where they can run (shared by
+# the task processes too), every one of them a fast path
+for r in (slub, sh):
+    assert r["options"]["slab_fastpath"] in ("rseq", "lock"), r["options"]
+    for cache in ("vm_area_struct", "vt_node"):
+        c = r["results"][0]["slab"][cache]
+        fast = c["alloc_fastpath"] + c["free_fastpath"]
+        if r["options"]["slab_fastpath"] == "rseq":
+            assert 0 < c.get("fast_rseq", 0) <= fast, c
+        else:
+            assert c.get("fast_rseq", 0) == 0, c
 PY
 done
+# --slab-fastpath lock: no section at all; only where a slab cache is.
+"$VMSIM" run -w mmap_stress --cycles 100 -i 1 -t 1 --slab sheaves \
+	--slab-fastpath lock -q -f -o "$tmp/sfl.json" >"$tmp/sfl.out" 2>&1 &&
+	grep -q "slab fast paths locked" "$tmp/sfl.out" &&
+	python3 - "$tmp/sfl.json" <<'PY' && ok || fail "--slab-fastpath lock: $(tail -3 "$tmp/sfl.out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["options"]["slab_fastpath"] == "lock", r["options"]
+for c in r["results"][0]["slab"].values():
+    assert c.get("fast_rseq", 0) == 0 and c["alloc_fastpath"] > 0, c
+PY
+expect_usage_error "--slab-fastpath applies only" run -w mmap_stress --slab-fastpath lock
+expect_usage_error "'fast'" run -w mmap_stress --slab slub --slab-fastpath fast
 # The rcu-free variants in one run, compared as such.
 "$VMSIM" run -w mmap_stress --cycles 100 -i 2 -t 1 --slab sheaves \
 	--rcu-free call_rcu,hurry,barrier -q -o "$tmp/rf.json" >"$tmp/rf.out" 2>&1 &&

@@ -56,6 +56,7 @@ struct run_cfg {
 	enum slab_kind slab;
 	enum slab_rcu_free rcu_free;
 	bool rcu_free_given, kfree_rcu_given, rcu_lazy_given;
+	bool slab_fastpath_given;        /* --slab-fastpath */
 	/* Components compared in one run, like schemes (--slab slub,sheaves
 	 * or --rcu-free hurry,barrier under one scheme): target k uses
 	 * variant k; 0 or 1: no variants. */

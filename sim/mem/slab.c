@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "sim/mem/slab_int.h"
+#include "sim/mem/slab_rseq.h"
 #include "sim/host.h"
 
 static size_t align64(size_t n)
@@ -67,6 +69,22 @@ static void cache_init_lists(struct slab_cache *s)
 	}
 }
 
+/* The rseq fast paths need an rseq area and a slab_cpu of its own for
+ * every CPU a thread may run on (slab_cpu_mine's modulo would otherwise
+ * give two CPUs one, and a section is atomic only on its own CPU). */
+bool slab_fast_rseq_usable(int ncpus)
+{
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+
+	return SLAB_RSEQ_CAN && slab_rseq_registered() && conf > 0 &&
+	       conf <= ncpus;
+}
+
+bool slab_fast_rseq_built(void)
+{
+	return SLAB_RSEQ_CAN;
+}
+
 int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 		      const char *name, uint32_t nobjs, int ncpus,
 		      struct slab_cache **out)
@@ -98,6 +116,7 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 	(*out)->rcu_free = rf;
 	(*out)->lazy_max = RCU_LAZY_MAX;
 	(*out)->lazy_flush_ns = RCU_LAZY_FLUSH_NS;
+	(*out)->fast_rseq = slab_fast_rseq_usable(ncpus);
 	snprintf((*out)->name, sizeof((*out)->name), "%s", name);
 	cache_layout(*out, m);
 	cache_init_lists(*out);
@@ -388,6 +407,7 @@ const char *slab_counter_name(enum slab_counter k)
 		"kfree_rcu_bulk", "kfree_rcu_bulk_freed", "sheaf_prefill_fast",
 		"sheaf_prefill_slow", "sheaf_return_fast", "sheaf_return_slow",
 		"prealloc", "prealloc_unused", "rcu_cb_local", "rcu_cb_remote",
+		"fast_rseq", "rseq_abort",
 	};
 
 	return (unsigned)k < SLAB_NCOUNTERS ? names[k] : "?";

@@ -58,8 +58,10 @@
  * (sim/mem/objpool.c). "Per CPU" is per CPU the caller runs on
  * (sched_getcpu(), as the pcp lists pick theirs), each under a spinlock
  * that stands for local_lock (a thread may be preempted holding it,
- * which a kernel CPU cannot). Every call is safe from any thread of any
- * process.
+ * which a kernel CPU cannot). The fast paths (a pop or push on the CPU
+ * freelist or the main sheaf) take no lock where restartable sequences
+ * allow it (sim/mem/slab_rseq.h), as the kernel's take none. Every call
+ * is safe from any thread of any process.
  */
 #ifndef VMSIM_SLAB_H
 #define VMSIM_SLAB_H
@@ -122,6 +124,9 @@ enum slab_counter {
 					  * callback ran on the CPU that
 					  * queued it */
 	SLAB_RCU_CB_REMOTE,              /* on another CPU */
+	SLAB_FAST_RSEQ,                  /* fast paths taken in an rseq
+					  * critical section, with no lock */
+	SLAB_RSEQ_ABORT,                 /* sections the kernel restarted */
 	SLAB_NCOUNTERS
 };
 
@@ -155,8 +160,12 @@ struct krc_bulk {
 
 struct slab_cpu {                        /* kmem_cache_cpu + percpu sheaves */
 	struct sim_spinlock lock;        /* local_lock */
-	uint32_t slab, freelist;
-	uint32_t main, spare, rcu_free;  /* sheaves, or SLAB_NIL */
+	/* freelist and tid: the pair SLUB's fast paths commit with one
+	 * this_cpu_cmpxchg128 (slab_rseq.h; slab and main ride along
+	 * unchanged in its 16 bytes) */
+	uint32_t freelist, tid;
+	uint32_t slab, main;             /* main: a sheaf, or SLAB_NIL */
+	uint32_t spare, rcu_free;        /* sheaves, or SLAB_NIL */
 	uint32_t krc;                    /* kfree_rcu bulk array, or SLAB_NIL */
 	_Atomic uint64_t counters[SLAB_NCOUNTERS];
 } __attribute__((aligned(64)));
@@ -169,6 +178,10 @@ struct slab_cache {
 	/* SLUB's kfree_rcu() batches into bulk arrays (--kfree-rcu batch);
 	 * set before use. */
 	bool kfree_batch;
+	/* The fast paths in restartable sequences, no lock (--slab-fastpath
+	 * rseq; sim/mem/slab_rseq.h): set by slab_cache_create where they
+	 * can run, cleared before use for the locked ones. */
+	bool fast_rseq;
 	int ncpus;
 	size_t bytes;                    /* of the mapping */
 	struct sim_spinlock list_lock;   /* kmem_cache_node's */
@@ -209,6 +222,13 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 		      const char *name, uint32_t nobjs, int ncpus,
 		      struct slab_cache **out);
 void slab_cache_destroy(struct slab_cache *s);
+
+/* Whether a cache for ncpus CPUs can take its fast paths in restartable
+ * sequences (sim/mem/slab_rseq.h): x86-64, not TSan, an rseq area
+ * registered by glibc, and no CPU number at or past ncpus. */
+bool slab_fast_rseq_usable(int ncpus);
+/* Whether this build has them at all (x86-64, not TSan). */
+bool slab_fast_rseq_built(void);
 
 /* An object's index, or SLAB_NIL when the cache is exhausted. */
 uint32_t slab_alloc(struct slab_cache *s, const struct slab_stat *st);

@@ -36,6 +36,26 @@ static inline void slab_count_cb(struct slab_cache *s, struct slab_cpu *c,
 		      SLAB_RCU_CB_REMOTE, 1);
 }
 
+/*
+ * Take the calling CPU's lock (local_lock). With the rseq fast paths
+ * (sim/mem/slab_rseq.h) the holder must still run on that CPU once it
+ * holds the lock: every section begun there before was then finished or
+ * preempted (and restarts, seeing the lock). A thread that moved in
+ * between lets go and takes its new CPU's. The returned CPU's lock is
+ * held; the thread may move on afterwards.
+ */
+static inline struct slab_cpu *slab_cpu_lock(struct slab_cache *s)
+{
+	for (;;) {
+		struct slab_cpu *c = slab_cpu_mine(s);
+
+		sim_spin_lock_raw(&c->lock);
+		if (!s->fast_rseq || slab_cpu_mine(s) == c)
+			return c;
+		sim_spin_unlock_raw(&c->lock);
+	}
+}
+
 static inline int slab_cpu_index(struct slab_cache *s)
 {
 	return (int)(slab_cpu_mine(s) - s->cpu);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "sim/mem/slab_int.h"
+#include "sim/mem/slab_rseq.h"
 #include "locks/sync/clock.h"
 
 /* --- sheaves from and back to the unused ones (alloc_empty_sheaf) ------- */
@@ -122,6 +123,31 @@ static bool barn_put_full(struct slab_cache *s, const struct slab_stat *st,
 
 /* --- allocation and immediate free ---------------------------------------- */
 
+/* One of slab_rseq.h's sections, tried again while the kernel restarts
+ * it (preempted, migrated, signalled) — at most a few times, then the
+ * locked path; counted as fast path k, and as one without a lock, when
+ * it commits. SLAB_NIL: take the locked path. */
+static inline uint32_t rseq_fast(struct slab_cache *s,
+		uint32_t (*section)(struct slab_cache *, uint32_t, int *),
+		uint32_t arg, enum slab_counter k)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		int cpu;
+		uint32_t r = section(s, arg, &cpu);
+
+		if (r == SLAB_RSEQ_ABORTED) {
+			slab_stat_inc(slab_cpu_mine(s), SLAB_RSEQ_ABORT, 1);
+			continue;
+		}
+		if (r != SLAB_NIL) {
+			slab_stat_inc(&s->cpu[cpu], k, 1);
+			slab_stat_inc(&s->cpu[cpu], SLAB_FAST_RSEQ, 1);
+		}
+		return r;
+	}
+	return SLAB_NIL;
+}
+
 static void swap_main_spare(struct slab_cpu *c)
 {
 	uint32_t m = c->main;
@@ -157,13 +183,16 @@ static void replace_empty_main(struct slab_cache *s, const struct slab_stat *st,
 	slab_stat_inc(c, SLAB_SHEAF_REFILL, 1);
 }
 
-static uint32_t sheaves_alloc(struct slab_cache *s,
-			      const struct slab_stat *st, struct slab_cpu *c)
+static uint32_t sheaves_alloc(struct slab_cache *s, const struct slab_stat *st)
 {
+	struct slab_cpu *c;
 	struct sheaf *m;
 	uint32_t i;
 
-	sim_spin_lock_raw(&c->lock);
+	if (s->fast_rseq && (i = rseq_fast(s, slab_rseq_sheaf_pop, 0,
+					   SLAB_ALLOC_FASTPATH)) != SLAB_NIL)
+		return i;
+	c = slab_cpu_lock(s);
 	if (c->main == SLAB_NIL)
 		c->main = get_empty(s, st);
 	m = sheaf_at(s, c->main);
@@ -216,11 +245,15 @@ static void replace_full_main(struct slab_cache *s, const struct slab_stat *st,
 }
 
 static void sheaves_free(struct slab_cache *s, const struct slab_stat *st,
-			 struct slab_cpu *c, uint32_t i)
+			 uint32_t i)
 {
+	struct slab_cpu *c;
 	struct sheaf *m;
 
-	sim_spin_lock_raw(&c->lock);
+	if (s->fast_rseq && rseq_fast(s, slab_rseq_sheaf_push, i,
+				      SLAB_FREE_FASTPATH) != SLAB_NIL)
+		return;
+	c = slab_cpu_lock(s);
 	if (c->main == SLAB_NIL)
 		c->main = get_empty(s, st);
 	m = sheaf_at(s, c->main);
@@ -269,7 +302,7 @@ static void rcu_free_sheaf(struct sim_rcu_head *h)
 		slab_stat_inc(c, SLAB_BARN_PUT_FAIL, 1);
 		slab_stat_inc(c, SLAB_RCU_SHEAF_DESTROYED, 1);
 	}
-	sim_spin_lock_raw(&c->lock);
+	c = slab_cpu_lock(s);
 	sheaf_flush(s, st, c, i);
 	sim_spin_unlock_raw(&c->lock);
 	if (atomic_load_explicit(&s->nr_empty, memory_order_relaxed) <
@@ -375,7 +408,7 @@ static void krc_bulk_free(struct sim_rcu_head *h)
 	uint32_t i = (uint32_t)(b - s->krc);
 
 	slab_count_cb(s, c, b->cpu);
-	sim_spin_lock_raw(&c->lock);
+	c = slab_cpu_lock(s);
 	slab_slub_free_detached(s, b->st, c, b->objs, b->n);
 	slab_stat_inc(c, SLAB_KFREE_RCU_BULK_FREED, 1);
 	sim_spin_unlock_raw(&c->lock);
@@ -413,10 +446,10 @@ static void krc_queue(struct slab_cache *s, const struct slab_stat *st,
 static bool krc_free_rcu(struct slab_cache *s, const struct slab_stat *st,
 			 uint32_t i)
 {
-	struct slab_cpu *c = slab_cpu_mine(s);
+	struct slab_cpu *c;
 	uint32_t full = SLAB_NIL;
 
-	sim_spin_lock_raw(&c->lock);
+	c = slab_cpu_lock(s);
 	if (c->krc == SLAB_NIL)
 		c->krc = krc_new(s);
 	if (c->krc == SLAB_NIL) {
@@ -471,8 +504,7 @@ bool slab_free_rcu(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
 
 	if (s->kind != SLAB_SHEAVES)
 		return s->kfree_batch && krc_free_rcu(s, st, i);
-	c = slab_cpu_mine(s);
-	sim_spin_lock_raw(&c->lock);
+	c = slab_cpu_lock(s);
 	if (c->rcu_free == SLAB_NIL)
 		c->rcu_free = get_empty(s, st);
 	r = sheaf_at(s, c->rcu_free);
@@ -553,9 +585,9 @@ static uint32_t barn_get_any(struct slab_cache *s, const struct slab_stat *st,
 bool slab_refill_sheaf(struct slab_cache *s, const struct slab_stat *st,
 		       uint32_t i, uint32_t size)
 {
-	struct slab_cpu *c = slab_cpu_mine(s);
+	struct slab_cpu *c;
 
-	sim_spin_lock_raw(&c->lock);
+	c = slab_cpu_lock(s);
 	sheaf_fill(s, st, c, &s->sheaf[i]);
 	sim_spin_unlock_raw(&c->lock);
 	return s->sheaf[i].size >= size;
@@ -564,12 +596,12 @@ bool slab_refill_sheaf(struct slab_cache *s, const struct slab_stat *st,
 uint32_t slab_prefill_sheaf(struct slab_cache *s, const struct slab_stat *st,
 			    uint32_t size)
 {
-	struct slab_cpu *c = slab_cpu_mine(s);
+	struct slab_cpu *c;
 	uint32_t i;
 
 	if (s->kind != SLAB_SHEAVES || size > SHEAF_CAPACITY)
 		return SLAB_NIL;
-	sim_spin_lock_raw(&c->lock);
+	c = slab_cpu_lock(s);
 	i = c->spare;
 	if (i != SLAB_NIL) {
 		c->spare = SLAB_NIL;
@@ -614,10 +646,10 @@ uint32_t slab_sheaf_size(const struct slab_cache *s, uint32_t i)
 void slab_return_sheaf(struct slab_cache *s, const struct slab_stat *st,
 		       uint32_t i)
 {
-	struct slab_cpu *c = slab_cpu_mine(s);
+	struct slab_cpu *c;
 	bool kept = false;
 
-	sim_spin_lock_raw(&c->lock);
+	c = slab_cpu_lock(s);
 	if (c->spare == SLAB_NIL) {
 		c->spare = i;
 		kept = true;
@@ -636,7 +668,7 @@ void slab_return_sheaf(struct slab_cache *s, const struct slab_stat *st,
 		slab_stat_inc(c, SLAB_BARN_PUT, 1);
 		return;
 	}
-	sim_spin_lock_raw(&c->lock);
+	c = slab_cpu_lock(s);
 	sheaf_flush(s, st, c, i);
 	sim_spin_unlock_raw(&c->lock);
 	sheaf_release(s, i);
@@ -645,15 +677,15 @@ void slab_return_sheaf(struct slab_cache *s, const struct slab_stat *st,
 uint32_t slab_alloc_bulk(struct slab_cache *s, const struct slab_stat *st,
 			 uint32_t n, uint32_t *out)
 {
-	struct slab_cpu *c = slab_cpu_mine(s);
+	struct slab_cpu *c;
 	uint32_t k = 0;
 
 	if (s->kind == SLAB_SHEAVES) {
-		while (k < n && (out[k] = sheaves_alloc(s, st, c)) != SLAB_NIL)
+		while (k < n && (out[k] = sheaves_alloc(s, st)) != SLAB_NIL)
 			k++;
 		return k;
 	}
-	sim_spin_lock_raw(&c->lock);
+	c = slab_cpu_lock(s);
 	for (; k < n; k++) {
 		slab_stat_inc(c, c->freelist != SLAB_NIL ? SLAB_ALLOC_FASTPATH :
 			      SLAB_ALLOC_SLOWPATH, 1);
@@ -667,14 +699,14 @@ uint32_t slab_alloc_bulk(struct slab_cache *s, const struct slab_stat *st,
 void slab_free_bulk(struct slab_cache *s, const struct slab_stat *st,
 		    uint32_t *objs, uint32_t n)
 {
-	struct slab_cpu *c = slab_cpu_mine(s);
+	struct slab_cpu *c;
 
 	if (s->kind == SLAB_SHEAVES) {
 		for (uint32_t k = 0; k < n; k++)
-			sheaves_free(s, st, c, objs[k]);
+			sheaves_free(s, st, objs[k]);
 		return;
 	}
-	sim_spin_lock_raw(&c->lock);
+	c = slab_cpu_lock(s);
 	slab_slub_free_bulk(s, st, c, objs, n);
 	sim_spin_unlock_raw(&c->lock);
 }
@@ -688,12 +720,15 @@ void slab_count(struct slab_cache *s, enum slab_counter k, uint64_t n)
 
 uint32_t slab_alloc(struct slab_cache *s, const struct slab_stat *st)
 {
-	struct slab_cpu *c = slab_cpu_mine(s);
+	struct slab_cpu *c;
 	uint32_t i;
 
 	if (s->kind == SLAB_SHEAVES)
-		return sheaves_alloc(s, st, c);
-	sim_spin_lock_raw(&c->lock);
+		return sheaves_alloc(s, st);
+	if (s->fast_rseq && (i = rseq_fast(s, slab_rseq_freelist_pop, 0,
+					   SLAB_ALLOC_FASTPATH)) != SLAB_NIL)
+		return i;
+	c = slab_cpu_lock(s);
 	slab_stat_inc(c, c->freelist != SLAB_NIL ? SLAB_ALLOC_FASTPATH :
 		      SLAB_ALLOC_SLOWPATH, 1);
 	i = slab_slub_alloc_locked(s, st, c);
@@ -703,13 +738,16 @@ uint32_t slab_alloc(struct slab_cache *s, const struct slab_stat *st)
 
 void slab_free(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
 {
-	struct slab_cpu *c = slab_cpu_mine(s);
+	struct slab_cpu *c;
 
 	if (s->kind == SLAB_SHEAVES) {
-		sheaves_free(s, st, c, i);
+		sheaves_free(s, st, i);
 		return;
 	}
-	sim_spin_lock_raw(&c->lock);
+	if (s->fast_rseq && rseq_fast(s, slab_rseq_freelist_push, i,
+				      SLAB_FREE_FASTPATH) != SLAB_NIL)
+		return;
+	c = slab_cpu_lock(s);
 	slab_slub_free(s, st, c, i);
 	sim_spin_unlock_raw(&c->lock);
 }
