@@ -28,6 +28,15 @@ int bench_fault_run(FILE *out, size_t len, int rounds,
 		    const enum uffd_wait_mode *waits, int nwaits, size_t folio,
 		    char *err, size_t errlen);
 
+/*
+ * vmsim bench slab (cli/bench_slab.c): one thread allocates and frees on
+ * the slab fast paths — slub and sheaves, each in restartable sequences
+ * and under the CPU's lock — interleaved for rounds rounds (at most
+ * BENCH_SLAB_ROUNDS_MAX); prints ns per allocation + free. 0 or -errno.
+ */
+#define BENCH_SLAB_ROUNDS_MAX 64
+int bench_slab_run(FILE *out, int rounds);
+
 /* The bare uffd loop of bench fault over len bytes in wait mode w, a
  * UFFDIO_COPY of folio bytes a fault: pages per second. 0 or -errno. */
 int bench_bare_uffd_rate(size_t len, enum uffd_wait_mode w, size_t folio,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* vmsim bench tree (the VMA tree's costs) and vmsim bench fault (a
- * fault's cost: native, bare userfaultfd, vmsim's paths). */
+/* vmsim bench tree (the VMA tree's costs), vmsim bench fault (a
+ * fault's cost: native, bare userfaultfd, vmsim's paths) and vmsim bench
+ * slab (the slab fast paths' cost). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -149,6 +150,42 @@ static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 	return 0;
 }
 
+static int cmd_bench_slab(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	long rounds = 7;
+	int opt, ret;
+
+	_Static_assert(BENCH_SLAB_ROUNDS_MAX == 64, "the message says 64");
+	optind = 0;      /* 0: glibc re-initialises getopt fully */
+	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		if (opt == 'r' && parse_long(optarg, 1, BENCH_SLAB_ROUNDS_MAX,
+					     &rounds))
+			return cli_bad("bad round count '%s': want 1 to 64", optarg);
+		if (opt == 'h') {
+			cli_help("bench");
+			return 0;
+		}
+		if (opt != 'r')
+			return cli_bad_option(argv, opt, opts);
+	}
+	if (optind < argc)
+		return cli_bad("unexpected argument '%s'", argv[optind]);
+	if (ctx->dry_run)
+		return 0;
+	ret = bench_slab_run(stdout, (int)rounds);
+	if (ret) {
+		fprintf(stderr, "%s: bench slab: cannot set up a slab cache: %s\n",
+			prog, strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	if (argc >= 2 && cli_is_help(argv[1]))
@@ -157,6 +194,8 @@ int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 		return cmd_bench_tree(argc - 1, argv + 1, ctx);
 	if (argc >= 2 && !strcmp(argv[1], "fault"))
 		return cmd_bench_fault(argc - 1, argv + 1, ctx);
-	return cli_bad("unknown benchmark '%s' (want: vmsim bench tree or vmsim "
-		   "bench fault)", argc < 2 ? "" : argv[1]);
+	if (argc >= 2 && !strcmp(argv[1], "slab"))
+		return cmd_bench_slab(argc - 1, argv + 1, ctx);
+	return cli_bad("unknown benchmark '%s' (want: vmsim bench tree, fault "
+		   "or slab)", argc < 2 ? "" : argv[1]);
 }

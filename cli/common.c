@@ -23,7 +23,8 @@ static const char overview_text[] =
 "  record   run a program under perf and write what it did to its\n"
 "           address space as a trace (replay it with -w replay)\n"
 "  trace    what a trace holds (info), or its events (show)\n"
-"  bench    tree: the VMA tree's costs; fault: what a fault costs\n"
+"  bench    tree: the VMA tree's costs; fault: what a fault costs;\n"
+"           slab: the slab fast paths' costs\n"
 "  list     the lock schemes, components and workloads\n"
 "  check    what this machine offers (userfaultfd, io_uring, CPUs)\n";
 
@@ -210,6 +211,7 @@ static const char trace_text[] =
 static const char bench_text[] =
 "usage: vmsim bench tree [--vmas LIST] [--lookups N]\n"
 "       vmsim bench fault [--mem SIZE] [--rounds N] [--wait LIST] [--folio SIZE]\n"
+"       vmsim bench slab [--rounds N]\n"
 "tree: the VMA tree's lookup and erase+insert costs at several sizes\n"
 "against a sorted array.\n"
 "fault: what a fault costs: one thread writes --mem (64M) once per case:\n"
@@ -217,7 +219,10 @@ static const char bench_text[] =
 "vmsim's uffd and synthetic paths per scheme, in interleaved rounds\n"
 "(default 3); median rates, and each vmsim case's rate divided by its\n"
 "floor's (the bare loop of its wait mode; native for synthetic); --folio:\n"
-"the uffd cases again with folios of that size.\n";
+"the uffd cases again with folios of that size.\n"
+"slab: ns per allocation + free on the slab fast paths, one thread:\n"
+"slub and sheaves, each in restartable sequences and under the CPU's\n"
+"lock (--slab-fastpath), in interleaved rounds (default 7); medians.\n";
 
 static const char list_text[] =
 "usage: vmsim list [--tsv]\n"

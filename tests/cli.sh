@@ -139,6 +139,11 @@ nschemes=$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f' | wc -l)
 	[ "$(grep -c '^uffd-block-64K .* [0-9.]*x  *[0-9.]*x   bare-block-64K$' "$tmp/bf")" -eq "$nschemes" ] &&
 	[ "$(grep -c '^synthetic .* [0-9.]*x  *[0-9.]*x   native$' "$tmp/bf")" -eq "$nschemes" ] &&
 	ok || fail "bench fault output: $(cat "$tmp/bf")"
+# The slab benchmark: its four rows, each with a ratio.
+"$VMSIM" bench slab --rounds 1 >"$tmp/bs" 2>&1 &&
+	[ "$(grep -cE '^(slub|sheaves) (lock|rseq) +[0-9.]+ \( *[0-9.]+\.\. *[0-9.]+\)  [0-9.]+x' "$tmp/bs")" = 4 ] &&
+	ok || fail "bench slab output: $(cat "$tmp/bs")"
+expect_usage_error "'0'" bench slab --rounds 0
 expect_usage_error "'frob'" bench frob
 expect_usage_error "'0'" bench tree --vmas 0
 

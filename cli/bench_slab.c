@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_slab: what one fast-path allocation and free cost, SLUB against
- * sheaves, with the fast paths in restartable sequences (no lock) and
- * under the CPU's lock (--slab-fastpath rseq | lock). One thread pinned
- * to a CPU allocates 16 objects and frees them, over and over: every
- * operation stays on the CPU freelist or the main sheaf. The four
- * configurations are interleaved round by round; the median of the
- * rounds is printed, and each configuration's ratio to SLUB under the
- * lock. Not a test (ctest does not run it): `build/tests/bench_slab
- * [ROUNDS]`.
+ * vmsim bench slab: what one fast-path allocation and free cost, SLUB
+ * against sheaves, with the fast paths in restartable sequences (no
+ * lock) and under the CPU's lock (--slab-fastpath rseq | lock). One
+ * thread pinned to a CPU allocates 16 objects and frees them, over and
+ * over: every operation stays on the CPU freelist or the main sheaf.
+ * The four configurations are interleaved round by round; the median of
+ * the rounds is printed, and each one's ratio to SLUB under the lock.
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/bench.h"
 #include "sim/mem/slab.h"
 
 #define PAIRS   (4u << 20)       /* allocations and frees a round */
@@ -36,21 +36,23 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* ns per allocation + free, or a negative number if the cache failed. */
+/* ns per allocation + free; negative (-errno) if the cache failed. */
 static double round_ns(enum slab_kind kind, bool rseq, bool *used)
 {
 	static struct slab_stat st;
 	struct slab_cache *s;
 	uint32_t objs[BATCH];
 	uint64_t t0;
-	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int ret;
 
 	if (!st.list_lock) {
 		st.list_lock = lockstat_class_new("slab_list_lock");
 		st.barn_lock = lockstat_class_new("barn_lock");
 	}
-	if (slab_cache_create(kind, RCU_FREE_HURRY, "bench", 4096, ncpu, &s))
-		return -1;
+	ret = slab_cache_create(kind, RCU_FREE_HURRY, "bench", 4096,
+				(int)sysconf(_SC_NPROCESSORS_ONLN), &s);
+	if (ret)
+		return ret;
 	if (!rseq)
 		s->fast_rseq = false;
 	*used = s->fast_rseq;
@@ -72,43 +74,45 @@ static double round_ns(enum slab_kind kind, bool rseq, bool *used)
 	return (double)t0 / PAIRS;
 }
 
-int main(int argc, char **argv)
+int bench_slab_run(FILE *out, int rounds)
 {
 	static const char *const names[4] = {
 		"slub lock", "slub rseq", "sheaves lock", "sheaves rseq",
 	};
-	int rounds = argc > 1 ? atoi(argv[1]) : 7;
-	double ns[4][64], med[4];
+	double ns[4][BENCH_SLAB_ROUNDS_MAX], med[4];
 	bool used[4] = { false };
-	cpu_set_t set;
+	cpu_set_t set, old;
+	bool pinned;
 
-	if (rounds < 1 || rounds > 64) {
-		fprintf(stderr, "bench_slab: bad rounds '%s': want 1 to 64\n",
-			argv[1]);
-		return 2;
-	}
+	if (rounds < 1 || rounds > BENCH_SLAB_ROUNDS_MAX)
+		return -EINVAL;
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		perror("bench_slab: sched_setaffinity (running unpinned)");
+	pinned = !sched_getaffinity(0, sizeof(old), &old) &&
+		 !sched_setaffinity(0, sizeof(set), &set);
 	for (int r = 0; r < rounds; r++)
 		for (int c = 0; c < 4; c++) {
 			ns[c][r] = round_ns(c < 2 ? SLAB_SLUB : SLAB_SHEAVES,
 					    c & 1, &used[c]);
 			if (ns[c][r] < 0) {
-				fprintf(stderr, "bench_slab: cannot create a cache\n");
-				return 1;
+				if (pinned)
+					sched_setaffinity(0, sizeof(old), &old);
+				return (int)ns[c][r];
 			}
 		}
+	if (pinned)
+		sched_setaffinity(0, sizeof(old), &old);
 	for (int c = 0; c < 4; c++) {
 		qsort(ns[c], (size_t)rounds, sizeof(double), cmp_double);
 		med[c] = ns[c][rounds / 2];
 	}
-	printf("ns per allocation + free, median of %d rounds (min..max); "
-	       "ratio to slub lock\n", rounds);
+	fprintf(out, "ns per allocation + free, one thread%s, median of %d "
+		"round%s (min..max); ratio to slub lock\n",
+		pinned ? " on CPU 0" : " (not pinned)", rounds,
+		rounds == 1 ? "" : "s");
 	for (int c = 0; c < 4; c++)
-		printf("%-13s %6.2f (%6.2f..%6.2f)  %.2fx%s\n", names[c], med[c],
-		       ns[c][0], ns[c][rounds - 1], med[c] / med[0],
-		       (c & 1) && !used[c] ? "  (rseq not usable: locked)" : "");
+		fprintf(out, "%-13s %6.2f (%6.2f..%6.2f)  %.2fx%s\n", names[c],
+			med[c], ns[c][0], ns[c][rounds - 1], med[c] / med[0],
+			(c & 1) && !used[c] ? "  (rseq not usable here: locked)" : "");
 	return 0;
 }
