@@ -11,33 +11,18 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/bench.h"
+#include "cli/compare/stats.h"
 #include "sim/mem/slab.h"
+#include "locks/sync/clock.h"
 
 #define PAIRS   (4u << 20)       /* allocations and frees a round */
 #define BATCH   16
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* ns per allocation + free; negative (-errno) if the cache failed. */
-static double round_ns(enum slab_kind kind, bool rseq, bool *used)
+/* One round: *ns per allocation + free. 0 or -errno (no cache). */
+static int round_ns(enum slab_kind kind, bool rseq, bool *used, double *ns)
 {
 	static struct slab_stat st;
 	struct slab_cache *s;
@@ -62,16 +47,17 @@ static double round_ns(enum slab_kind kind, bool rseq, bool *used)
 		for (int k = BATCH; k-- > 0;)
 			slab_free(s, &st, objs[k]);
 	}
-	t0 = now_ns();
+	t0 = mono_ns();
 	for (uint32_t n = 0; n < PAIRS; n += BATCH) {
 		for (int k = 0; k < BATCH; k++)
 			objs[k] = slab_alloc(s, &st);
 		for (int k = BATCH; k-- > 0;)
 			slab_free(s, &st, objs[k]);
 	}
-	t0 = now_ns() - t0;
+	t0 = mono_ns() - t0;
 	slab_cache_destroy(s);
-	return (double)t0 / PAIRS;
+	*ns = (double)t0 / PAIRS;
+	return 0;
 }
 
 int bench_slab_run(FILE *out, int rounds)
@@ -83,6 +69,7 @@ int bench_slab_run(FILE *out, int rounds)
 	bool used[4] = { false };
 	cpu_set_t set, old;
 	bool pinned;
+	int ret = 0;
 
 	if (rounds < 1 || rounds > BENCH_SLAB_ROUNDS_MAX)
 		return -EINVAL;
@@ -90,29 +77,24 @@ int bench_slab_run(FILE *out, int rounds)
 	CPU_SET(0, &set);
 	pinned = !sched_getaffinity(0, sizeof(old), &old) &&
 		 !sched_setaffinity(0, sizeof(set), &set);
-	for (int r = 0; r < rounds; r++)
-		for (int c = 0; c < 4; c++) {
-			ns[c][r] = round_ns(c < 2 ? SLAB_SLUB : SLAB_SHEAVES,
-					    c & 1, &used[c]);
-			if (ns[c][r] < 0) {
-				if (pinned)
-					sched_setaffinity(0, sizeof(old), &old);
-				return (int)ns[c][r];
-			}
-		}
+	for (int r = 0; r < rounds && !ret; r++)
+		for (int c = 0; c < 4 && !ret; c++)
+			ret = round_ns(c < 2 ? SLAB_SLUB : SLAB_SHEAVES, c & 1,
+				       &used[c], &ns[c][r]);
 	if (pinned)
 		sched_setaffinity(0, sizeof(old), &old);
-	for (int c = 0; c < 4; c++) {
-		qsort(ns[c], (size_t)rounds, sizeof(double), cmp_double);
-		med[c] = ns[c][rounds / 2];
-	}
+	if (ret)
+		return ret;
 	fprintf(out, "ns per allocation + free, one thread%s, median of %d "
 		"round%s (min..max); ratio to slub lock\n",
 		pinned ? " on CPU 0" : " (not pinned)", rounds,
 		rounds == 1 ? "" : "s");
 	for (int c = 0; c < 4; c++)
+		med[c] = stats_median(ns[c], (size_t)rounds);
+	for (int c = 0; c < 4; c++)
 		fprintf(out, "%-13s %6.2f (%6.2f..%6.2f)  %.2fx%s\n", names[c],
-			med[c], ns[c][0], ns[c][rounds - 1], med[c] / med[0],
+			med[c], stats_min(ns[c], (size_t)rounds),
+			stats_max(ns[c], (size_t)rounds), med[c] / med[0],
 			(c & 1) && !used[c] ? "  (rseq not usable here: locked)" : "");
 	return 0;
 }

@@ -163,14 +163,16 @@ size_t run_mem_need(const struct run_cfg *c)
 			    most : 1);
 }
 
-/* --slab and --rcu-free together: several values of one of them, under
- * one scheme; --rcu-free only where a sheaves slab is, --kfree-rcu where
- * a SLUB one is; --vma-free typesafe only under schemes that allow it. */
 bool run_slab_fast_rseq(const struct run_cfg *c)
 {
 	return !c->mm.slab_fast_locked &&
 	       slab_fast_rseq_usable((int)sysconf(_SC_NPROCESSORS_ONLN));
 }
+
+/* --slab and --rcu-free together: several values of one of them, under
+ * one scheme; --rcu-free only where a sheaves slab is, --kfree-rcu where
+ * a SLUB one is; --slab-fastpath where either is, rseq only where it can
+ * run; --vma-free typesafe only under schemes that allow it. */
 
 static int slab_settle(const struct run_cfg *c)
 {

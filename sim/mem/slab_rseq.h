@@ -46,25 +46,25 @@
 
 #define SLAB_RSEQ_ABORTED  (SLAB_NIL - 1)
 
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+/* clang's TSan says so through __has_feature, GCC's by a macro. */
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-#define SLAB_RSEQ_NONE
+#define SLAB_RSEQ_TSAN 1
 #endif
 #endif
-#else
-#define SLAB_RSEQ_NONE
-#endif
-
-#ifndef SLAB_RSEQ_NONE
-#include <sys/rseq.h>
-
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__) && \
+    !defined(SLAB_RSEQ_TSAN)
 #define SLAB_RSEQ_CAN 1
+#else
+#define SLAB_RSEQ_CAN 0
+#endif
+
+#if SLAB_RSEQ_CAN
+#include <sys/rseq.h>
 
 _Static_assert(offsetof(struct rseq, cpu_id) == 4, "rseq ABI");
 _Static_assert(offsetof(struct rseq, rseq_cs) == 8, "rseq ABI");
 _Static_assert(offsetof(struct slab_cpu, lock) == 0, "lock word first");
-_Static_assert(SLAB_NIL == 0xffffffffu, "the sections compare with -1");
 
 static inline struct rseq *slab_rseq_area(void)
 {
@@ -84,7 +84,8 @@ static inline bool slab_rseq_registered(void)
  * from 1: to 2: (the commit is the last instruction before 2:); the
  * abort handler at 4:, right after the signature (RSEQ_SIG, 0x53053053,
  * as the operand of a ud1 so that it disassembles), which sets
- * SLAB_RSEQ_ABORTED; 5: the slow path's SLAB_NIL; 6: the end.
+ * SLAB_RSEQ_ABORTED; 5: the slow path's SLAB_NIL; 6: the end. (The
+ * pieces use their operands by name: every section has SLAB_RSEQ_IN's.)
  */
 #define SLAB_RSEQ_BEGIN                                                   \
 	".pushsection __rseq_cs, \"aw\"\n\t"                              \
@@ -116,15 +117,16 @@ static inline bool slab_rseq_registered(void)
 	".byte 0x0f, 0xb9, 0x3d\n\t"                                      \
 	".long 0x53053053\n"                                              \
 	"4:\n\t"                                                          \
-	"movl $0xfffffffe, %k[ret]\n\t"                                   \
+	"movl %[aborted], %k[ret]\n\t"                                    \
 	"jmp 6f\n"                                                        \
 	"5:\n\t"                                                          \
-	"movl $0xffffffff, %k[ret]\n"                                     \
+	"movl %[nil], %k[ret]\n"                                          \
 	"6:\n"
 
 #define SLAB_RSEQ_IN(s)                                                   \
 	[rs] "r"(slab_rseq_area()), [ncpus] "r"((uint32_t)(s)->ncpus),    \
-	[cpus] "r"((s)->cpu), [csz] "i"(sizeof(struct slab_cpu))
+	[cpus] "r"((s)->cpu), [csz] "i"(sizeof(struct slab_cpu)),         \
+	[nil] "i"(SLAB_NIL), [aborted] "i"(SLAB_RSEQ_ABORTED)
 
 /*
  * SLUB's sections commit as this_cpu_cmpxchg128 does on x86: one
@@ -174,7 +176,7 @@ static inline uint32_t slab_rseq_freelist_pop(struct slab_cache *s,
 	__asm__ __volatile__(
 		SLAB_RSEQ_BEGIN
 		SLAB_RSEQ_LOAD_PAIR
-		"cmpl $0xffffffff, %%eax\n\t"
+		"cmpl %[nil], %%eax\n\t"
 		"je 5f\n\t"
 		"movl %%eax, %k[ret]\n\t"
 		"movl (%[next], %q[ret], 4), %%ebx\n\t"
@@ -221,7 +223,7 @@ static inline uint32_t slab_rseq_freelist_push(struct slab_cache *s,
  * path), n = its size. */
 #define SLAB_RSEQ_MAIN_SHEAF                                              \
 	"movl %c[main](%q[c]), %k[n]\n\t"                                  \
-	"cmpl $0xffffffff, %k[n]\n\t"                                      \
+	"cmpl %[nil], %k[n]\n\t"                                          \
 	"je 5f\n\t"                                                       \
 	"imulq %[shsz], %q[n], %q[c]\n\t"                                  \
 	"addq %[sheaf], %q[c]\n\t"                                         \
@@ -282,8 +284,6 @@ static inline uint32_t slab_rseq_sheaf_push(struct slab_cache *s, uint32_t i,
 }
 
 #else
-
-#define SLAB_RSEQ_CAN 0
 
 static inline bool slab_rseq_registered(void)
 {

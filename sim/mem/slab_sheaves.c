@@ -404,11 +404,10 @@ static void krc_bulk_free(struct sim_rcu_head *h)
 	struct krc_bulk *b = (struct krc_bulk *)((char *)h -
 						 offsetof(struct krc_bulk, rcu));
 	struct slab_cache *s = b->s;
-	struct slab_cpu *c = slab_cpu_mine(s);
+	struct slab_cpu *c = slab_cpu_lock(s);
 	uint32_t i = (uint32_t)(b - s->krc);
 
 	slab_count_cb(s, c, b->cpu);
-	c = slab_cpu_lock(s);
 	slab_slub_free_detached(s, b->st, c, b->objs, b->n);
 	slab_stat_inc(c, SLAB_KFREE_RCU_BULK_FREED, 1);
 	sim_spin_unlock_raw(&c->lock);
