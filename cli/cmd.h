@@ -59,6 +59,8 @@ int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_report(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx);
+/* vmsim bench scale: run's options, the harness's ceiling (cli/cmd_run.c). */
+int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_list(int argc, char **argv);

@@ -196,6 +196,8 @@ int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 		return cmd_bench_fault(argc - 1, argv + 1, ctx);
 	if (argc >= 2 && !strcmp(argv[1], "slab"))
 		return cmd_bench_slab(argc - 1, argv + 1, ctx);
-	return cli_bad("unknown benchmark '%s' (want: vmsim bench tree, fault "
-		   "or slab)", argc < 2 ? "" : argv[1]);
+	if (argc >= 2 && !strcmp(argv[1], "scale"))
+		return cmd_bench_scale(argc - 1, argv + 1, ctx);
+	return cli_bad("unknown benchmark '%s' (want: vmsim bench tree, fault, "
+		   "slab or scale)", argc < 2 ? "" : argv[1]);
 }

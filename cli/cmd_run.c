@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +52,7 @@ enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_SLAB, OPT_RCU_FREE, OPT_VMA_FREE, OPT_KFREE_RCU,
        OPT_RCU_CALLBACKS, OPT_RCU_LAZY_MAX, OPT_RCU_LAZY_FLUSH,
        OPT_TREE_ALLOC, OPT_SLAB_FASTPATH, OPT_TRACE, OPT_SPEED, OPT_REPLAY_LOG,
-       OPT_HOLD_EXTRA };
+       OPT_HOLD_EXTRA, OPT_MIN_SAMPLE, OPT_PASSES, OPT_CEILING };
 
 static const struct option run_opts[] = {
 	{ "lock", required_argument, NULL, 'l' },
@@ -90,6 +91,9 @@ static const struct option run_opts[] = {
 	{ "brief", no_argument, NULL, OPT_BRIEF },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "min-sample", required_argument, NULL, OPT_MIN_SAMPLE },
+	{ "passes", required_argument, NULL, OPT_PASSES },
+	{ "ceiling", required_argument, NULL, OPT_CEILING },
 	{ "cycles", required_argument, NULL, OPT_CYCLES },
 	{ "zap", required_argument, NULL, OPT_ZAP },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
@@ -110,6 +114,8 @@ struct run_args {
 	const char *json;
 	bool force, quiet, brief, mem_given, help, handler_cpu_given;
 	bool tasks_given;
+	bool ceiling;                    /* --ceiling on (the default) */
+	bool model_given;                /* -l or -w */
 	unsigned given;                  /* WL_OPT_* on the command line */
 	int max_tasks;
 	int ncpus;
@@ -148,8 +154,10 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 
 	switch (opt) {
 	case 'l':
+		a->model_given = true;
 		return parse_locks(arg, c) ? EXIT_USAGE : 0;
 	case 'w':
+		a->model_given = true;
 		c->wl = wl_find(arg);
 		return c->wl ? 0 : cli_bad("unknown workload '%s'", arg);
 	case 't':
@@ -254,6 +262,11 @@ static int run_host_opt(struct run_args *a, int opt, const char *arg)
 			return EXIT_USAGE;
 		c->uffd_split = (enum uffd_split)(UFFD_SPLIT_SHARED + k);
 		return 0;
+	case OPT_CEILING:
+		if ((k = cli_pick("--ceiling", arg, NAMES("off", "on"))) < 0)
+			return EXIT_USAGE;
+		a->ceiling = k;
+		return 0;
 	case OPT_BRIEF: a->brief = true; return 0;
 	case 'o': a->json = arg; return 0;
 	case 'f': a->force = true; return 0;
@@ -327,7 +340,10 @@ static int run_parse(int argc, char **argv, struct run_args *a)
 		{ OPT_HANDLERS, 1, 1024, "handler count", &c->uffd.nhandlers },
 		{ OPT_BATCH, 1, 64, "batch", &c->uffd.batch },
 		{ OPT_DURATION, 1, 3600, "duration (samples)", &c->wo.duration },
-		{ OPT_WARMUP, 0, 3600, "warmup (samples)", &c->wo.warmup },
+		{ OPT_WARMUP, 0, 3600, "warmup", &c->wo.warmup },
+		{ OPT_MIN_SAMPLE, 0, 600000, "minimum sample (ms)",
+		  &c->min_sample_ms },
+		{ OPT_PASSES, 1, 100000, "passes per sample", &c->passes },
 		{ OPT_MAX_TASKS, 1, MAX_TASKS_LIMIT, "--max-tasks", &a->max_tasks },
 		{ OPT_INTERVAL, 10, 60000, "interval (ms)", &c->wo.interval_ms },
 		{ OPT_WRITERS, 0, 64, "writer count", &c->wo.writers },
@@ -399,6 +415,43 @@ static int run_claim(const struct run_args *a, struct res_target *tgt,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Before a run of several task counts, the harness's own ceiling at them
+ * (--ceiling off skips it; so does VMSIM_NO_CEILING, which vmsim gate
+ * sets for the runs it makes, whose binaries may predate --ceiling):
+ * pft under none with this run's fault source and options.
+ */
+static void run_ceiling_before(const struct run_args *a, struct run_ceiling *hc)
+{
+	char err[256] = "";
+	bool several = false;
+
+	for (int i = 0; i < a->c.ntasklist; i++)
+		several |= a->c.tasks[i] > 1;
+	if (!a->ceiling || !several || getenv("VMSIM_NO_CEILING"))
+		return;
+	if (run_ceiling_measure(&a->c, 3, 0, hc, err, sizeof(err)) &&
+	    !run_first_signal())
+		fprintf(stderr, "%s: warning: the harness's ceiling could not be "
+			"measured: %s\n", prog, err);
+}
+
+/* The ceiling into each result, and a line for each count under it. */
+static void run_ceiling_after(const struct run_args *a,
+			      const struct run_ceiling *hc, struct res_file *r)
+{
+	if (!hc->n)
+		return;
+	for (int k = 0; k < run_ntargets(&a->c); k++)
+		for (int i = 0; i < r[k].npoints; i++) {
+			double e = run_ceiling_eff(hc, r[k].points[i].tasks);
+
+			r[k].points[i].has_ceiling = !isnan(e);
+			r[k].points[i].ceiling_eff = e;
+		}
+	run_ceiling_warn(stderr, hc, a->c.tasks, a->c.ntasklist);
 }
 
 /* What the run measured: trimmed, labelled, told, printed. */
@@ -481,7 +534,8 @@ static json_object *command_json(int argc, char **argv)
 	return a;
 }
 
-int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
+/* A run's defaults; the task counts 1 to the CPUs. */
+static void run_args_init(struct run_args *out)
 {
 	struct run_args a = {
 		.c = {
@@ -495,12 +549,74 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 			.fault_timeout = 10,
 			.wo = { .iterations = 0, .writers = -1, .duration = 5,
 				.warmup = 1, .cycles = 20000, .interval_ms = 1000 },
+			.min_sample_ms = 200,
 			.locks = { &rwsem_lock_ops },
 			.nlocks = 1,
 		},
 		.max_tasks = 256,
+		.ceiling = true,
 		.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN),
 	};
+
+	if (a.ncpus < 1)
+		a.ncpus = 1;
+	for (int i = 0; i < a.ncpus && i < RUNNER_MAX_TASKLIST; i++)
+		a.c.tasks[a.c.ntasklist++] = i + 1;
+	*out = a;
+}
+
+/*
+ * vmsim bench scale [RUN OPTIONS]: the harness's ceiling alone — pft
+ * under none at 1 and the given task counts with the given fault source,
+ * mode and uffd/handler options, -i samples each — as rates and
+ * efficiencies against linear.
+ */
+int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	struct run_args a;
+	struct run_ceiling hc;
+	char err[256] = "";
+	int ret;
+
+	run_args_init(&a);
+	ret = run_parse(argc, argv, &a);
+	if (a.help)
+		return cli_help("bench");
+	if (!ret && a.model_given)
+		ret = cli_bad("%s", "bench scale measures pft under the none "
+			      "scheme: -l and -w are not taken");
+	if (!ret && a.json)
+		ret = cli_bad("%s", "bench scale prints its table: -o is not taken");
+	if (ret || ctx->dry_run) {
+		run_replay_done(&a.c);
+		return ret;
+	}
+	run_install_interrupts();
+	if (a.c.mm.source == &uffd_fault_source && run_uffd_preflight())
+		return 1;
+	if (!a.mem_given)
+		a.c.wo.mem = run_ceiling_mem(&a.c);
+	a.c.locks[0] = a.c.mm.lock = &none_lock_ops;
+	a.c.nlocks = 1;
+	run_print_banner(&a.c);
+	printf("the harness's ceiling: pft under none, %d sample%s of at least "
+	       "%d ms a task count\n\n", a.c.wo.iterations,
+	       PLURAL(a.c.wo.iterations), a.c.min_sample_ms > 0 ?
+	       a.c.min_sample_ms : 200);
+	ret = run_ceiling_measure(&a.c, a.c.wo.iterations, a.c.wo.mem, &hc,
+				  err, sizeof(err));
+	run_ceiling_print(stdout, &hc);
+	run_ceiling_warn(stdout, &hc, hc.tasks, hc.n);
+	if (ret) {
+		fprintf(stderr, "%s: bench scale: %s\n", prog, err);
+		return run_status(ret);
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	struct run_args a;
 	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
 	struct res_target tgt[RUNNER_MAX_SCHEMES];
 	json_object *command;
@@ -508,10 +624,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	char err[256] = "";
 	bool stopped;
 
-	if (a.ncpus < 1)
-		a.ncpus = 1;
-	for (int i = 0; i < a.ncpus && i < RUNNER_MAX_TASKLIST; i++)
-		a.c.tasks[a.c.ntasklist++] = i + 1;
+	run_args_init(&a);
 	ret = run_parse(argc, argv, &a);
 	if (a.help)
 		cli_help("run");
@@ -529,12 +642,14 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!ret) {
 		struct host_busy t0;
 		struct host_probe hp;
+		struct run_ceiling hc = { 0 };
 
 		/* What the host charges, for the result's meta (untimed). */
 		probe_host(&hp);
 		run_print_banner(&a.c);
 		if (a.c.wo.replay)
 			run_replay_print(&a.c);
+		run_ceiling_before(&a, &hc);
 		run_host_busy_now(&t0);
 		ret = runner_run(&a.c, r, err, sizeof(err));
 		for (int i = 0; i < run_ntargets(&a.c); i++) {
@@ -546,6 +661,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 			  ret == -ENOSPC;
 		run_show(&a, r, ret, err, stopped);
 		run_warn_noise(r, run_ntargets(&a.c), &t0);
+		run_ceiling_after(&a, &hc, r);
 		command = command_json(argc, argv);
 		ret = run_publish(&a, tgt, ntgt, r, command, stopped, ret);
 		json_object_put(command);

@@ -58,6 +58,8 @@ static json_object *lockside_json(const struct lockstat_totals *t)
 	JADD(o, "hold_ns_max", JU64(t->hold_max));
 	JADD(o, "wait_hist_log2ns", hist_json(t->wait_hist));
 	JADD(o, "hold_hist_log2ns", hist_json(t->hold_hist));
+	if (t->spins)                    /* holds a kernel spinlock never has */
+		JADD(o, "long_holds", JU64(t->long_holds));
 	return o;
 }
 
@@ -234,6 +236,13 @@ static json_object *point_json(const struct res_file *r,
 		JADD(s, r->metrics[m].name, a);
 	}
 	JADD(o, "samples", s);
+	if (p->passes > 0) {             /* completion workloads */
+		JADD(o, "passes", json_object_new_int(p->passes));
+		JADD(o, "warmup_passes", json_object_new_int(p->warmup));
+		JADD(o, "counted_passes", json_object_new_int(p->runs));
+	}
+	if (p->has_ceiling)
+		JADD(o, "harness_efficiency", json_object_new_double(p->ceiling_eff));
 	if (res_point_nflagged(p))
 		JADD(o, "flagged", flagged_json(p));
 	if (p->nsamples)

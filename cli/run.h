@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "sim/result.h"
 #include "workloads/runner.h"
@@ -63,6 +64,31 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force);
 int run_replay_publish(struct run_cfg *c, bool complete);
 void run_replay_print(const struct run_cfg *c);
 void run_replay_done(struct run_cfg *c);
+
+/* The harness's own ceiling (cli/run_ceiling.c): pft under the none
+ * scheme at 1 and the run's task counts, with its fault source, mode and
+ * uffd/handler options, rounds samples each (mem 0: 16 MiB a task). */
+#define RUN_CEILING_MIN_EFF 0.8      /* below: the run is told */
+struct run_ceiling {
+	int n;
+	int tasks[RUNNER_MAX_TASKLIST + 1];
+	double rate[RUNNER_MAX_TASKLIST + 1];   /* Hmean faults/s */
+	double cv[RUNNER_MAX_TASKLIST + 1];     /* CoeffVar (0 to 1) */
+	double eff[RUNNER_MAX_TASKLIST + 1];    /* rate / (1-task rate x
+						 * min(tasks, CPUs)) */
+};
+/* 0 or -errno (why in err); out holds what was measured. */
+int run_ceiling_measure(const struct run_cfg *c, int rounds, size_t mem,
+			struct run_ceiling *out, char *err, size_t errlen);
+/* The region it uses by default: 16 MiB a task. */
+size_t run_ceiling_mem(const struct run_cfg *c);
+/* The efficiency measured at tasks, or NaN. */
+double run_ceiling_eff(const struct run_ceiling *h, int tasks);
+void run_ceiling_print(FILE *f, const struct run_ceiling *h);
+/* One warning line for each of tasks[] (2 or more) where the harness is
+ * under RUN_CEILING_MIN_EFF; returns how many. */
+int run_ceiling_warn(FILE *f, const struct run_ceiling *h, const int *tasks,
+		     int ntasks);
 
 /* The exit status of a run that returned ret (cli/run_guard.c). */
 int run_status(int ret);

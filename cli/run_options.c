@@ -83,9 +83,10 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 		json_object_object_add(o, "bulk_free", json_object_new_string(
 			c->bulk_free == FRAMES_ONEPASS ? "onepass" : "twopass"));
 	}
+	/* The default is per-task (one uffd at one task either way); an
+	 * older file's "auto" meant shared up to 4 tasks: a difference. */
 	json_object_object_add(o, "uffd", json_object_new_string(
-		c->uffd_split == UFFD_SPLIT_SHARED ? "shared" :
-		c->uffd_split == UFFD_SPLIT_PER_TASK ? "per-task" : "auto"));
+		c->uffd_split == UFFD_SPLIT_SHARED ? "shared" : "per-task"));
 	json_object_object_add(o, "handler_cpu", json_object_new_string(
 		c->handler_cpu == HANDLER_CPU_SAME ? "same" :
 		c->handler_cpu == HANDLER_CPU_OTHER ? "other" : "any"));
@@ -97,8 +98,13 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 	json_object_object_add(o, "numa", json_object_new_string(
 		c->mm.numa == SIM_NUMA_LOCAL ? "local" :
 		c->mm.numa == SIM_NUMA_INTERLEAVE ? "interleave" : "default"));
+	json_object_object_add(o, "warmup", json_object_new_int(c->wo.warmup));
+	if (!c->wl->loop) {
+		json_object_object_add(o, "min_sample_ms",
+				       json_object_new_int(c->min_sample_ms));
+		json_object_object_add(o, "passes", json_object_new_int(c->passes));
+	}
 	if (c->wl->loop) {
-		json_object_object_add(o, "warmup", json_object_new_int(c->wo.warmup));
 		json_object_object_add(o, "duration", json_object_new_int(c->wo.duration));
 		json_object_object_add(o, "interval_ms", json_object_new_int(c->wo.interval_ms));
 	}
@@ -162,6 +168,8 @@ static const struct {
 	{ "hold_extra_ns", "--hold-extra", AS_INT, NULL },
 	{ "numa", "--numa", AS_STR, "default" },
 	{ "warmup", "--warmup", AS_INT, NULL },
+	{ "min_sample_ms", "--min-sample", AS_INT, NULL },
+	{ "passes", "--passes", AS_INT, "0" },
 	{ "duration", "--duration", AS_INT, NULL },
 	{ "interval_ms", "--interval", AS_INT, NULL },
 	{ "cycles", "--cycles", AS_INT, NULL },

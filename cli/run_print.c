@@ -37,7 +37,7 @@ static void print_host_lock(const struct res_point *p,
 /* One task count's lock classes, as /proc/lock_stat shows them. */
 static void print_lockstat(const struct res_point *p)
 {
-	printf("  %-14s %-5s %12s %12s %12s %12s %12s %12s\n",
+	printf("  %-15s %-5s %12s %12s %12s %12s %12s %12s\n",
 	       "lock class", "side", "acquired", "contended", "wait-total",
 	       "wait-max", "hold-avg", "hold-max");
 	for (int k = 0; k < p->c.nclasses; k++)
@@ -46,7 +46,7 @@ static void print_lockstat(const struct res_point *p)
 
 			if (!t->acquisitions)
 				continue;
-			printf("  %-14s %-5s %12llu %12llu %10.3fms %10.3fus "
+			printf("  %-15s %-5s %12llu %12llu %10.3fms %10.3fus "
 			       "%10.3fus %10.3fus\n", p->c.classes[k].name,
 			       s == LS_READ ? "read" : "write",
 			       (unsigned long long)t->acquisitions,
@@ -56,6 +56,17 @@ static void print_lockstat(const struct res_point *p)
 			       (double)t->hold_total / 1e3 / (double)t->acquisitions,
 			       (double)t->hold_max / 1e3);
 		}
+	for (int k = 0; k < p->c.nclasses; k++) {
+		const struct lockstat_totals *t = p->c.classes[k].side;
+		uint64_t n = t[LS_READ].long_holds + t[LS_WRITE].long_holds;
+
+		if (n)
+			printf("  %s: %llu hold%s over %d us: the holder was "
+			       "preempted, which a kernel spinlock's never is; "
+			       "its waiters' time is vmsim's, not the lock's\n",
+			       p->c.classes[k].name, (unsigned long long)n,
+			       PLURAL(n), LOCKSTAT_LONG_HOLD_NS / 1000);
+	}
 }
 
 /* One point's details: faults, uffd, latency, host calls, lockstat. */
@@ -93,9 +104,15 @@ static void print_point(const struct res_point *p, const struct run_cfg *c)
 	struct res_fault_split split;
 
 
-	printf("\ntasks %d: %d sample%s, %llu page%s touched, %llu fault%s "
-	       "placed %llu page%s, %llu SIGSEGV\n",
-	       p->tasks, p->nsamples, PLURAL(p->nsamples),
+	printf("\ntasks %d: %d sample%s", p->tasks, p->nsamples,
+	       PLURAL(p->nsamples));
+	/* Completion workloads: the counters below cover every pass. */
+	if (p->passes > 0)
+		printf(" of %d pass%s (+%d warm-up); over the %d pass%s",
+		       p->passes, p->passes == 1 ? "" : "es", p->warmup,
+		       p->runs, p->runs == 1 ? "" : "es");
+	printf(", %llu page%s touched, %llu fault%s placed %llu page%s, "
+	       "%llu SIGSEGV\n",
 	       (unsigned long long)p->touches, PLURAL(p->touches),
 	       (unsigned long long)res_faults(&p->c), PLURAL(res_faults(&p->c)),
 	       (unsigned long long)p->c.fault_pages, PLURAL(p->c.fault_pages),
@@ -319,7 +336,7 @@ void run_print_banner(const struct run_cfg *c)
 			printf("one handler per task");
 		if (split)
 			printf(", one uffd per task%s",
-			       c->uffd_split == UFFD_SPLIT_AUTO ? " beyond 4" : "");
+			       c->uffd_split == UFFD_SPLIT_AUTO ? " with 2 or more" : "");
 		printf(")");
 	}
 	printf(",\n  %s mode%s", c->processes ? "processes" : "threads",

@@ -75,6 +75,7 @@ struct range_lock {
 	unsigned seed;
 	bool full;                       /* range-full */
 	struct lockstat_class *cls;
+	struct lockstat_class *tree_cls; /* the tree lock's (a spinlock) */
 	/* Acquisitions that queued behind a conflicting range (counted at
 	 * arrival, under the tree lock; a test waits for it). */
 	_Atomic uint64_t queued;
@@ -84,14 +85,18 @@ struct range_lock {
 
 /* --- the tree spinlock ---------------------------------------------------- */
 
-static void rl_spin_lock(struct range_lock *r)
+/* Counted as a class of its own (range_tree_lock), as the kernel's
+ * lock_stat would count it: its contention is the range lock's internal
+ * serialisation, and a hold past LOCKSTAT_LONG_HOLD_NS a preempted
+ * holder that the kernel's (preemption-off) holder could never be. */
+static uint64_t rl_spin_lock(struct range_lock *r)
 {
-	sim_spin_lock_raw(&r->spin);
+	return sim_spin_lock(&r->spin, r->tree_cls);
 }
 
-static void rl_spin_unlock(struct range_lock *r)
+static void rl_spin_unlock(struct range_lock *r, uint64_t t)
 {
-	sim_spin_unlock_raw(&r->spin);
+	sim_spin_unlock(&r->spin, r->tree_cls, t);
 }
 
 /* --- the interval treap ---------------------------------------------------- */
@@ -217,7 +222,7 @@ static void rl_lock(struct range_lock *r, unsigned long start,
 		    unsigned long end, bool writer, struct lock_handle *h)
 {
 	struct rl_node *n = (struct rl_node *)h->priv;
-	uint64_t t0 = lockstat_now();
+	uint64_t t0 = lockstat_now(), t;
 	int b, queued;
 
 	if (r->full) {
@@ -226,7 +231,7 @@ static void rl_lock(struct range_lock *r, unsigned long start,
 	}
 	*n = (struct rl_node){ .start = start, .last = end - 1,
 			       .max_last = end - 1, .writer = writer };
-	rl_spin_lock(r);
+	t = rl_spin_lock(r);
 	r->seed = r->seed * 1103515245u + 12345u;
 	n->prio = r->seed;
 	n->seq = r->seq++;
@@ -235,7 +240,7 @@ static void rl_lock(struct range_lock *r, unsigned long start,
 	r->root = rl_insert(r->root, n);
 	if (queued)
 		atomic_fetch_add_explicit(&r->queued, 1, memory_order_relaxed);
-	rl_spin_unlock(r);
+	rl_spin_unlock(r, t);
 	/* Acquire: pairs with the release decrement in rl_visit(). */
 	while ((b = atomic_load_explicit(&n->blocking, memory_order_acquire)))
 		futex_wait(&n->blocking, b);
@@ -250,10 +255,11 @@ static void rl_unlock(struct range_lock *r, struct lock_handle *h)
 
 	lockstat_released(r->cls, n->writer ? LS_WRITE : LS_READ,
 			  lockstat_now() - h->t_acquired);
-	rl_spin_lock(r);
+	uint64_t t = rl_spin_lock(r);
+
 	r->root = rl_remove(r->root, n);
 	rl_visit(r->root, n, -1, false);
-	rl_spin_unlock(r);
+	rl_spin_unlock(r, t);
 }
 
 /* A granted writer becomes a reader: the readers queued behind it that
@@ -265,10 +271,11 @@ static void rl_downgrade(struct range_lock *r, struct lock_handle *h)
 	uint64_t t = lockstat_now();
 
 	lockstat_released(r->cls, LS_WRITE, t - h->t_acquired);
-	rl_spin_lock(r);
+	uint64_t ts = rl_spin_lock(r);
+
 	rl_visit(r->root, n, -1, true);
 	n->writer = 0;
-	rl_spin_unlock(r);
+	rl_spin_unlock(r, ts);
 	h->t_acquired = t;
 	lockstat_acquired(r->cls, LS_READ, false, 0);
 }
@@ -288,7 +295,12 @@ static int rl_create_common(const struct lock_env *env, struct lock_inst **out,
 	r->full = full;
 	r->seed = 2463534242u;
 	ret = lock_inst_add_class(&r->base, "range_lock", &r->cls);
+	if (!ret)
+		ret = lock_inst_add_class(&r->base, "range_tree_lock",
+					  &r->tree_cls);
+	lockstat_class_spins(r->tree_cls);
 	if (ret) {
+		lock_inst_free_classes(&r->base);
 		free(r);
 		return ret;
 	}

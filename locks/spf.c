@@ -146,6 +146,7 @@ static int spf_create(const struct lock_env *env, struct lock_inst **out)
 		return ret;
 	}
 	ret = lock_inst_add_class(&s->base, "ptl", &s->ptl_cls);
+	lockstat_class_spins(s->ptl_cls);
 	if (ret) {
 		lock_mm_fini(&s->base, &s->mmap_lock, &s->slots);
 		free(s);

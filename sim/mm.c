@@ -170,6 +170,8 @@ static int sim_mm_slab_stat_init(struct sim_mm *mm)
 		return 0;
 	mm->sstat.list_lock = lockstat_class_new("slab_list_lock");
 	mm->sstat.barn_lock = lockstat_class_new("barn_lock");
+	lockstat_class_spins(mm->sstat.list_lock);
+	lockstat_class_spins(mm->sstat.barn_lock);
 	return mm->sstat.list_lock && mm->sstat.barn_lock ? 0 : -ENOMEM;
 }
 

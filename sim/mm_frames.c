@@ -25,6 +25,8 @@ int sim_mm_frames_init(struct sim_mm *mm)
 		return 0;
 	mm->fstat.zone = lockstat_class_new("zone_lock");
 	mm->fstat.pcp = lockstat_class_new("pcp_lock");
+	lockstat_class_spins(mm->fstat.zone);
+	lockstat_class_spins(mm->fstat.pcp);
 	if (!mm->fstat.zone || !mm->fstat.pcp)
 		return -ENOMEM;
 	m = host_mmap(NULL, npages(mm) * sizeof(*mm->page_frame),

@@ -135,12 +135,16 @@ bool res_host_compare(const struct res_point *p, const struct res_host_lock *h,
 		if (!strcmp(p->c.classes[i].name, "mmap_lock") ||
 		    !strcmp(p->c.classes[i].name, "range_lock"))
 			k = &p->c.classes[i];
-	if (!h->have || !k || !p->nsamples)
+	/* Per pass of the workload (a replay of the whole trace): the
+	 * counters cover every pass, warm-up included. */
+	int runs = p->runs > 0 ? p->runs : p->nsamples;
+
+	if (!h->have || !k || runs <= 0)
 		return false;
 	out->cls = k->name;
 	for (int s = 0; s < LS_NSIDES; s++) {
-		out->acquired[s] = (double)k->side[s].acquisitions / p->nsamples;
-		out->contended[s] = (double)k->side[s].contentions / p->nsamples;
+		out->acquired[s] = (double)k->side[s].acquisitions / runs;
+		out->contended[s] = (double)k->side[s].contentions / runs;
 		out->ratio[s] = h->acquired[s] ?
 				out->acquired[s] / (double)h->acquired[s] : NAN;
 	}

@@ -101,6 +101,16 @@ struct res_fault_split {
 struct res_point {
 	int tasks;
 	int nsamples;                    /* samples per metric */
+	/* Completion workloads: passes of the workload a sample is the mean
+	 * of (sized to --min-sample, or --passes), and the untimed warm-up
+	 * passes run first; runs: every pass the mm's counters (lock
+	 * statistics, fault kinds, scheme events) cover, warm-up included. */
+	int passes, warmup, runs;
+	/* The harness's own efficiency at this task count (pft under the
+	 * none scheme with the run's fault source and options, against
+	 * linear scaling of 1 task), where the run measured it. */
+	bool has_ceiling;
+	double ceiling_eff;
 	int cap;
 	double *samples[RES_MAX_METRICS];
 	/* Per sample: its wall time and its tasks' CPU time (s; NaN where

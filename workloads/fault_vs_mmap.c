@@ -54,6 +54,12 @@ static int fvm_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 	for (size_t off = chunk; !ret && off < r->len; off += 2 * chunk)
 		ret = sim_do_mprotect(mm, r->start + off, chunk,
 				      PROT_READ | PROT_WRITE | PROT_EXEC);
+	/* Each fault task's slice its own: with one uffd per task, its
+	 * faults reach its own uffd and handler (the writers' pages are
+	 * populated by the writers themselves, no fault message). */
+	for (int i = 0; i < ntasks && !ret; i++)
+		ret = sim_mm_claim(mm, r->start + r->slice * (size_t)i,
+				   r->start + r->slice * (size_t)(i + 1), i);
 	if (ret) {
 		if (r->start)
 			sim_do_munmap(mm, r->start, r->len);

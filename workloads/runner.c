@@ -309,6 +309,166 @@ static int interrupted_ret(char *err, size_t errlen)
 	return sig > 0 ? -EINTR : -ETIMEDOUT;
 }
 
+int runner_round_order(int n, int i, int k)
+{
+	int rows = n % 2 ? 2 * n : n, r = i % rows, j = k, first;
+
+	if (n <= 1)
+		return 0;
+	if (r >= n) {                    /* odd n: the mirrored rows */
+		r -= n;
+		j = n - 1 - k;
+	}
+	first = !j ? 0 : j % 2 ? (j + 1) / 2 : n - j / 2;
+	return (first + r) % n;
+}
+
+/* Fold one pass (one) into a sample's sums (sum). */
+static void pass_add(struct wl_iter *sum, const struct wl_iter *one)
+{
+	double w = sum->noise_wall + one->noise_wall;
+
+	sum->ntasks = one->ntasks;
+	sum->elapsed += one->elapsed;
+	sum->cpu += one->cpu;
+	sum->user += one->user;
+	sum->sys += one->sys;
+	sum->handler += one->handler;
+	sum->ivcsw += one->ivcsw;
+	sum->ops += one->ops;
+	sum->touches += one->touches;
+	sum->segv += one->segv;
+	sum->bg_ops += one->bg_ops;
+	sum->bg_cpu += one->bg_cpu;
+	for (int m = 0; m < RES_MAX_METRICS; m++)
+		sum->phase[m] += one->phase[m];
+	/* The machine over the sample: each pass's by its length. */
+	if (w > 0) {
+		double a = sum->noise_wall / w, b = one->noise_wall / w;
+
+		sum->noise.steal = a * (sum->noise_wall > 0 ? sum->noise.steal : 0) +
+				   b * one->noise.steal;
+		sum->noise.others = a * (sum->noise_wall > 0 ? sum->noise.others : 0) +
+				    b * one->noise.others;
+		sum->noise.ivcsw = a * (sum->noise_wall > 0 ? sum->noise.ivcsw : 0) +
+				   b * one->noise.ivcsw;
+	}
+	sum->noise_wall = w;
+	sum->stopped |= one->stopped;
+}
+
+/* The sums of n passes as their mean: what a sample reports (times per
+ * pass, so a metric means what one pass of the workload means). */
+static void pass_mean(struct wl_iter *it, int n)
+{
+	if (n <= 1)
+		return;
+	it->elapsed /= n;
+	it->cpu /= n;
+	it->user /= n;
+	it->sys /= n;
+	it->handler /= n;
+	it->bg_cpu /= n;
+	it->ops = (it->ops + (uint64_t)n / 2) / (uint64_t)n;
+	it->bg_ops = (it->bg_ops + (uint64_t)n / 2) / (uint64_t)n;
+	for (int m = 0; m < RES_MAX_METRICS; m++)
+		it->phase[m] /= n;
+}
+
+/* One pass of g, and what can end the run after it: the simulated zone
+ * out of frames, an interrupt, the watchdog. */
+static int run_pass(const struct run_cfg *c, struct group *g,
+		    struct wl_iter *it, struct res_point *p, char *err,
+		    size_t errlen)
+{
+	int ret = run_iteration(c, g, it, p, err, errlen);
+
+	/* The kernel would have OOM-killed: the iteration is not a
+	 * measurement, the run ends (exit 3). */
+	if (!ret && group_frames_failed(g)) {
+		snprintf(err, errlen, "the simulated zone ran out of page frames "
+			 "(--phys %zu MiB): %llu allocations failed; give a "
+			 "larger --phys", c->phys >> 20,
+			 (unsigned long long)group_frames_failed(g));
+		ret = -ENOSPC;
+	}
+	/* An interrupt explains whatever the tasks then returned (-EINTR,
+	 * a refused stuck fault); a dead task process says so itself. */
+	if (ret != -ECHILD) {
+		int r = interrupted_ret(err, errlen);
+
+		ret = r ? r : ret;
+	}
+	return ret;
+}
+
+/* One sample of a completion workload: passes back to back into sum,
+ * their mean. */
+static int run_sample(const struct run_cfg *c, struct group *g, int passes,
+		      struct wl_iter *sum, struct res_point *p, char *err,
+		      size_t errlen)
+{
+	struct wl_iter one = { 0 };
+	int ret = 0, n;
+
+	*sum = (struct wl_iter){ .rates = sum->rates, .rate_wall = sum->rate_wall,
+				 .rate_flag = sum->rate_flag };
+	one.rates = sum->rates;
+	one.rate_wall = sum->rate_wall;
+	one.rate_flag = sum->rate_flag;
+	for (n = 0; n < passes && !ret; n++) {
+		ret = run_pass(c, g, &one, p, err, errlen);
+		if (!ret)
+			pass_add(sum, &one);
+	}
+	pass_mean(sum, n);
+	return ret;
+}
+
+/* The warm-up: --warmup untimed passes of every target (their counts go
+ * to no sample, their latencies and host calls to a scratch point, their
+ * lock statistics still to the mm's counters: counted_passes says so),
+ * then the passes a sample needs to last --min-sample: the most any
+ * target needs, so every target's sample is the same work. */
+static int run_warmup(const struct run_cfg *c, struct group **g,
+		      struct wl_iter *it, struct res_point **pts, int *passes,
+		      char *err, size_t errlen)
+{
+	double need = 1;
+	int ret = 0;
+
+	for (int w = 0; w < c->wo.warmup && !ret; w++)
+		for (int k = 0; k < run_ntargets(c) && !ret; k++) {
+			struct res_point scratch = { 0 };
+			uint64_t t0 = mono_ns();
+			double wall;
+
+			ret = run_pass(c, g[k], it, &scratch, err, errlen);
+			wall = (double)(mono_ns() - t0) / 1e9;
+			res_point_free(&scratch);
+			pts[k]->warmup++;
+			pts[k]->runs++;
+			pts[k]->touches += it->touches;
+			pts[k]->segv += it->segv;
+			/* The last warm-up pass: the warmest. */
+			if (!ret && w == c->wo.warmup - 1 && c->min_sample_ms > 0) {
+				double want = c->min_sample_ms / 1e3;
+				double np = it->elapsed > 0 ?
+					   ceil(want / it->elapsed) : 1e5;
+
+				/* A pass's set-up and gate cost wall time
+				 * its elapsed does not show (256 tasks on 2
+				 * CPUs): a sample never takes over 10x
+				 * --min-sample of the machine. */
+				if (wall > 0)
+					np = fmin(np, fmax(1, floor(10 * want / wall)));
+				need = fmax(need, np);
+			}
+		}
+	*passes = c->passes > 0 ? c->passes : (int)fmin(need, 1e5);
+	return ret;
+}
+
 /* All schemes at one task count, iterations interleaved. */
 static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 		     _Atomic int *interrupt, struct progress *pg, char *err,
@@ -316,7 +476,8 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 {
 	struct group *g[RUNNER_MAX_SCHEMES] = { 0 };
 	struct wl_iter it = { 0 };
-	int ret = 0, per_iter = c->wl->loop ? c->wo.duration : 1;
+	int ret = 0, per_iter = c->wl->loop ? c->wo.duration : 1, passes = 1;
+	int nt = run_ntargets(c);
 
 	it.rates = calloc((size_t)c->wo.duration, sizeof(double));
 	it.rate_wall = calloc((size_t)c->wo.duration, sizeof(double));
@@ -328,7 +489,7 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (int k = 0; k < run_ntargets(c) && !ret; k++) {
+	for (int k = 0; k < nt && !ret; k++) {
 		pts[k]->tasks = n;
 		ret = res_point_reserve(pts[k], c->wo.iterations * per_iter);
 		if (ret)
@@ -337,34 +498,26 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 			ret = group_create(c, k, n, interrupt, &g[k], err,
 					   errlen);
 	}
+	if (!ret && !c->wl->loop)
+		ret = run_warmup(c, g, &it, pts, &passes, err, errlen);
+	for (int k = 0; k < nt && !c->wl->loop; k++)
+		pts[k]->passes = passes;
 	for (int i = 0; i < c->wo.iterations && !ret; i++) {
-		for (int k = 0; k < run_ntargets(c) && !ret; k++) {
-			/* Rotate the order so no scheme always runs first. */
-			int s = (i + k) % run_ntargets(c);
+		for (int k = 0; k < nt && !ret; k++) {
+			/* Rotate the order so no scheme always runs first,
+			 * nor always after the same one. */
+			int s = runner_round_order(nt, i, k);
 
 			progress_show(c, pg, run_target_label(c, s), n, i);
-			ret = run_iteration(c, g[s], &it, pts[s], err, errlen);
+			if (c->wl->loop)
+				ret = run_pass(c, g[s], &it, pts[s], err, errlen);
+			else
+				ret = run_sample(c, g[s], passes, &it, pts[s],
+						 err, errlen);
+			pts[s]->runs += c->wl->loop ? 1 : passes;
 			pg->done++;
-			/* The kernel would have OOM-killed: the iteration is
-			 * not a measurement, the run ends (exit 3). */
-			if (!ret && group_frames_failed(g[s])) {
-				snprintf(err, errlen, "the simulated zone ran out "
-					 "of page frames (--phys %zu MiB): %llu "
-					 "allocations failed; give a larger --phys",
-					 c->phys >> 20, (unsigned long long)
-					 group_frames_failed(g[s]));
-				ret = -ENOSPC;
-			}
 			pts[s]->touches += it.touches;
 			pts[s]->segv += it.segv;
-			/* An interrupt explains whatever the tasks then
-			 * returned (-EINTR, a refused stuck fault); a dead
-			 * task process says so itself. */
-			if (ret != -ECHILD) {
-				int r = interrupted_ret(err, errlen);
-
-				ret = r ? r : ret;
-			}
 			/* A loop workload's whole seconds before an interrupt
 			 * are measurements like any others: kept. */
 			if (!ret || (ret == -EINTR && c->wl->loop && it.nrates)) {
@@ -376,7 +529,7 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 	}
 	if (c->progress)
 		fprintf(stderr, "\r\033[K");
-	for (int k = 0; k < run_ntargets(c); k++) {
+	for (int k = 0; k < nt; k++) {
 		group_destroy(g[k], pts[k]);
 		if (!c->wl->loop)
 			flag_starved(pts[k]);

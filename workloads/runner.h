@@ -42,7 +42,9 @@ struct run_cfg {
 	enum handler_cpu { HANDLER_CPU_ANY, HANDLER_CPU_SAME,
 			   HANDLER_CPU_OTHER } handler_cpu;
 	/* Threads mode: one uffd for the mm, or one per task (the arena
-	 * dealt out in stripes); auto: per task beyond 4 tasks. */
+	 * dealt out in stripes); auto: per task with more than one task (a
+	 * shared uffd's faults wake whichever handler is free, often on
+	 * another CPU: on a 2-vCPU VM 2 tasks ran at 0.53x of 1). */
 	enum uffd_split { UFFD_SPLIT_AUTO, UFFD_SPLIT_SHARED,
 			  UFFD_SPLIT_PER_TASK } uffd_split;
 	/* Simulated physical memory: none, a zone, or a zone behind per-CPU
@@ -68,6 +70,13 @@ struct run_cfg {
 	const char *trace, *replay_log;
 	struct res_host_lock host_lock;  /* the trace's side file, if any */
 	double speed;
+	/* Completion workloads: a sample is the mean of passes back to
+	 * back, as many as make it last min_sample_ms (sized from the
+	 * warm-up, the same count for every target of a task count), or
+	 * exactly passes when non-zero; wo.warmup untimed passes of every
+	 * target come first. */
+	int min_sample_ms;
+	int passes;
 	bool progress;                   /* progress line on stderr */
 	double fault_timeout;            /* s; a touch taking longer aborts */
 };
@@ -83,6 +92,12 @@ struct run_cfg {
 int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	       size_t errlen);
 
+
+/* Target position k of round i: a Williams design (a Latin square each
+ * of whose targets follows every other equally often over its rounds:
+ * n rounds for even n, 2n for odd), so no target is always first or
+ * always after the same one. */
+int runner_round_order(int n, int i, int k);
 
 /* What a run compares — its targets: its schemes, or one scheme's
  * component variants; and target k's scheme, slab, rcu-free and label

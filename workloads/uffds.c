@@ -21,7 +21,7 @@ int run_uffds(const struct run_cfg *c, int ntasks)
 	if (c->processes || c->mm.source != &uffd_fault_source ||
 	    c->uffd_split == UFFD_SPLIT_SHARED)
 		return 1;
-	if (c->uffd_split == UFFD_SPLIT_PER_TASK || ntasks > 4)
+	if (c->uffd_split == UFFD_SPLIT_PER_TASK || ntasks > 1)
 		return ntasks;
 	return 1;
 }

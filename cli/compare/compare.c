@@ -38,6 +38,56 @@ double cmp_spread(const double *a, size_t na, const double *b, size_t nb,
 	return isnan(sb) ? sa : fmax(sa, sb);
 }
 
+/* Other processes' CPUs (mean over the samples) at which a contended
+ * spinning lock counts as disturbed even without a long hold seen. */
+#define CMP_BUSY_OTHERS 0.5
+
+/* Was f's point at tasks disturbed for a spinning lock: a hold longer
+ * than a kernel spinlock's could be (its holder preempted), or other
+ * load while such a lock was contended? */
+static bool point_disturbed(const struct cmp_file *f, int tasks)
+{
+	json_object *p = cmp_point_of(f, tasks), *l, *n, *o;
+	bool contended = false;
+	double busy = 0;
+	size_t cnt = 0;
+
+	if (!p || !json_object_object_get_ex(p, "lockstat", &l) ||
+	    !json_object_is_type(l, json_type_object))
+		return false;
+	json_object_object_foreach(l, name, cls) {
+		static const char *const sides[] = { "read", "write" };
+
+		(void)name;
+		for (int s = 0; s < 2; s++) {
+			json_object *side, *lh, *ct;
+
+			if (!json_object_object_get_ex(cls, sides[s], &side) ||
+			    !json_object_object_get_ex(side, "long_holds", &lh))
+				continue;
+			if (json_object_get_int64(lh) > 0)
+				return true;
+			if (json_object_object_get_ex(side, "contentions", &ct) &&
+			    json_object_get_int64(ct) > 0)
+				contended = true;
+		}
+	}
+	if (!contended || !json_object_object_get_ex(p, "noise", &n) ||
+	    !json_object_object_get_ex(n, "others_cpus", &o) ||
+	    !json_object_is_type(o, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(o); i++) {
+		json_object *v = json_object_array_get_idx(o, i);
+
+		if (v && (json_object_is_type(v, json_type_double) ||
+			  json_object_is_type(v, json_type_int))) {
+			busy += json_object_get_double(v);
+			cnt++;
+		}
+	}
+	return cnt && busy / (double)cnt > CMP_BUSY_OTHERS;
+}
+
 /* All rows of one metric at one task count. */
 static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 			int tasks)
@@ -78,6 +128,10 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 			    fabs(r.pct[i]) < cmp_spread(x[0], nx[0], x[i], nx[i],
 							 m->higher))
 				r.sig[i] = CMP_WITHIN;
+			/* Nor is one that a preempted spinlock holder made. */
+			else if (point_disturbed(&pr->files[0], tasks) ||
+				 point_disturbed(&pr->files[i], tasks))
+				r.sig[i] = CMP_DISTURBED;
 		}
 		cmp_emit_row(pr, &r);
 	}
@@ -434,7 +488,10 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 			"against the first column; positive is better. "
 			"(~x.xx%%): smaller than the spread of the samples "
 			"behind it (the larger CoeffVar of the two): not a "
-			"finding, significant or not.\n",
+			"finding, significant or not. (!x.xx%%): disturbed — a "
+			"spinning lock's holder was preempted (held over "
+			"100 us), or other load kept CPUs busy while one was "
+			"contended: not a finding.\n",
 			o->format == CMP_MARKDOWN ? "**x.xx%** / " : "",
 			rule[o->test], level);
 	else if (o->format == CMP_JSON)

@@ -26,6 +26,8 @@ static void fmt_pct(char *buf, size_t len, double p, int sig)
 		snprintf(buf, len, " *%7.2f%%*", p);
 	else if (sig == CMP_WITHIN)
 		snprintf(buf, len, " (~%6.2f%%)", p);
+	else if (sig == CMP_DISTURBED)
+		snprintf(buf, len, " (!%6.2f%%)", p);
 	else
 		snprintf(buf, len, " (%7.2f%%)", p);
 }
@@ -109,6 +111,7 @@ static void emit_markdown(struct printer *pr, const struct row *r)
 		else
 			fprintf(pr->out, r->sig[i] == 1 ? " %s (**%.2f%%**) |" :
 				r->sig[i] == CMP_WITHIN ? " %s (~%.2f%%) |" :
+				r->sig[i] == CMP_DISTURBED ? " %s (!%.2f%%) |" :
 				" %s (%.2f%%) |", v + strspn(v, " "), r->pct[i]);
 	}
 	fprintf(pr->out, "\n");
@@ -128,6 +131,7 @@ static void emit_csv(struct printer *pr, const struct row *r)
 			fprintf(pr->out, "%.6f", r->pct[i]);
 		fprintf(pr->out, ",%s\n", r->sig[i] < 0 ? "" :
 			r->sig[i] == CMP_WITHIN ? "within-spread" :
+			r->sig[i] == CMP_DISTURBED ? "disturbed" :
 			r->sig[i] ? "yes" : "no");
 	}
 }
@@ -160,6 +164,15 @@ static void emit_json(struct printer *pr, const struct row *r)
 				json_object_array_add(a, json_object_new_boolean(
 					r->sig[k] == CMP_WITHIN));
 			json_object_object_add(o, "within_spread", a);
+			break;
+		}
+	for (int i = 0; i < pr->n; i++)
+		if (r->sig[i] == CMP_DISTURBED) {
+			a = json_object_new_array();
+			for (int k = 0; k < pr->n; k++)
+				json_object_array_add(a, json_object_new_boolean(
+					r->sig[k] == CMP_DISTURBED));
+			json_object_object_add(o, "disturbed", a);
 			break;
 		}
 	for (int i = 0; i < pr->n; i++)
@@ -258,7 +271,9 @@ static void html_finding(struct printer *pr, const struct row *r)
 			fputs(" invalid", f);
 		else
 			fprintf(f, " %+.1f%%%s", r->pct[i], r->sig[i] == CMP_WITHIN ?
-				", within the spread" : "");
+				", within the spread" : r->sig[i] == CMP_DISTURBED ?
+				", disturbed (a spinning lock's holder preempted, "
+				"or other load)" : "");
 	}
 	fprintf(f, "%s.</li>\n", !real && rest ? ")" : "");
 }
@@ -279,11 +294,13 @@ static void emit_html(struct printer *pr, const struct row *r)
 	for (int i = 0; i < pr->n; i++) {
 		fmt_value(v, sizeof(v), r->v[i], r->integer, r->invalid[i]);
 		fprintf(pr->out, "<td class=\"%s\">%s", r->invalid[i] ? "invalid" :
-			r->sig[i] == 1 ? "sig" : r->sig[i] == CMP_WITHIN ? "within" :
-			"v", v + strspn(v, " "));
+			r->sig[i] == 1 ? "sig" : r->sig[i] == CMP_WITHIN ||
+			r->sig[i] == CMP_DISTURBED ? "within" : "v",
+			v + strspn(v, " "));
 		if (!r->nopct && !r->invalid[i] && isfinite(r->pct[i]))
 			fprintf(pr->out, r->sig[i] == 1 ? " <em>*%.2f%%*</em>" :
 				r->sig[i] == CMP_WITHIN ? " <span>(~%.2f%%)</span>" :
+				r->sig[i] == CMP_DISTURBED ? " <span>(!%.2f%%)</span>" :
 				" <span>(%.2f%%)</span>", r->pct[i]);
 		fputs("</td>", pr->out);
 	}

@@ -48,6 +48,11 @@ void cmp_print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 
 /* compare.c's tables, row by row (compare_emit.c prints them). */
 #define CMP_WITHIN 2
+/* A difference involving a run where a spinning lock's holder was
+ * preempted (long holds), or where other load kept CPUs busy while such a
+ * lock was contended: a kernel spinlock's holder is never preempted, so
+ * what the waiters lost is vmsim's, not the scheme's. */
+#define CMP_DISTURBED 3
 
 struct row {
 	const char *section;             /* "metric" or "lock" */
@@ -60,7 +65,8 @@ struct row {
 	double pct[CMP_MAX_FILES];
 	int sig[CMP_MAX_FILES];          /* -1 not tested, 0 no, 1 yes,
 					  * CMP_WITHIN: smaller than the spread
-					  * of the samples behind it */
+					  * of the samples behind it,
+					  * CMP_DISTURBED: see above */
 	bool invalid[CMP_MAX_FILES];     /* samples that are not measurements */
 };
 

@@ -550,6 +550,7 @@ static json_object *option_before_it_existed(const char *key)
 		{ "uffd", "shared", 0 },         /* one uffd for the mm */
 		{ "handler_cpu", "any", 0 },
 		{ "hold_extra_ns", NULL, 0 },    /* no such busy work */
+		{ "warmup", NULL, 0 },           /* completion workloads: none */
 	};
 
 	for (size_t i = 0; i < sizeof(was) / sizeof(*was); i++)
@@ -561,7 +562,10 @@ static json_object *option_before_it_existed(const char *key)
 
 static bool samples_only(const char *key)
 {
-	static const char *const keys[] = { "iterations", "duration", "tasks" };
+	/* How many samples, and how long each (passes, --min-sample): the
+	 * spread, not what a sample means. */
+	static const char *const keys[] = { "iterations", "duration", "tasks",
+					    "min_sample_ms", "passes" };
 
 	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
 		if (!strcmp(key, keys[k]))

@@ -356,6 +356,8 @@ int cmp_report(FILE *out, const struct cmp_file *files, int n,
 	fputs(tables, out);
 	fputs("<p class=\"note\"><em>*x%*</em>: significant against the first "
 	      "column; (~x%): smaller than the spread of the samples behind it; "
+	      "(!x%): disturbed by a preempted spinning-lock holder or other "
+	      "load; "
 	      "positive is better. Written by vmsim report.</p>\n</body></html>\n",
 	      out);
 	free(tables);

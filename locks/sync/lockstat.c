@@ -81,6 +81,8 @@ void lockstat_released(struct lockstat_class *c, enum lockstat_side s,
 	atomic_fetch_add_explicit(&sl->hold_hist[lockstat_bucket(hold_ns)], 1,
 				  memory_order_relaxed);
 	lockstat_max(&sl->hold_max, hold_ns);
+	if (c->spins && hold_ns > LOCKSTAT_LONG_HOLD_NS)
+		atomic_fetch_add_explicit(&sl->long_holds, 1, memory_order_relaxed);
 }
 
 static uint64_t ld(const _Atomic uint64_t *p)
@@ -102,6 +104,8 @@ void lockstat_sum(const struct lockstat_class *c, enum lockstat_side s,
 			.wait_max = ld(&sl->wait_max),
 			.hold_total = ld(&sl->hold_total),
 			.hold_max = ld(&sl->hold_max),
+			.long_holds = ld(&sl->long_holds),
+			.spins = c->spins,
 		};
 
 		for (int b = 0; b < LOCKSTAT_HIST; b++) {
@@ -119,6 +123,8 @@ void lockstat_totals_add(struct lockstat_totals *a,
 	a->contentions += b->contentions;
 	a->wait_total += b->wait_total;
 	a->hold_total += b->hold_total;
+	a->long_holds += b->long_holds;
+	a->spins |= b->spins;
 	if (b->wait_max > a->wait_max)
 		a->wait_max = b->wait_max;
 	if (b->hold_max > a->hold_max)

@@ -27,6 +27,11 @@
 #include "locks/sync/clock.h"
 
 #define LOCKSTAT_HIST  48            /* bucket b: [2^(b-1), 2^b) ns; b=0: 0 ns */
+/* A hold of a spinning lock longer than this could not happen in the
+ * kernel, whose spinlock holders run with preemption off: in vmsim it
+ * means the holder was preempted (or the vCPU stalled), and every waiter
+ * spun or yielded behind it. */
+#define LOCKSTAT_LONG_HOLD_NS 100000
 
 enum lockstat_side { LS_READ = 0, LS_WRITE = 1, LS_NSIDES };
 
@@ -39,10 +44,13 @@ struct lockstat_slot {
 	_Atomic uint64_t hold_max;           /* ns */
 	_Atomic uint64_t wait_hist[LOCKSTAT_HIST];
 	_Atomic uint64_t hold_hist[LOCKSTAT_HIST];
+	_Atomic uint64_t long_holds;         /* spinning classes: holds over
+					      * LOCKSTAT_LONG_HOLD_NS */
 } __attribute__((aligned(64)));
 
 struct lockstat_class {
 	const char *name;
+	bool spins;                      /* a kernel spinlock's model */
 	struct slot_array slots;         /* struct lockstat_slot[LS_NSIDES] */
 };
 
@@ -51,11 +59,19 @@ struct lockstat_totals {
 	uint64_t acquisitions, contentions;
 	uint64_t wait_total, wait_max, hold_total, hold_max;   /* ns */
 	uint64_t wait_hist[LOCKSTAT_HIST], hold_hist[LOCKSTAT_HIST];
+	uint64_t long_holds;
+	bool spins;
 };
 
 /* Allocates a zeroed class; returns NULL on ENOMEM. */
 struct lockstat_class *lockstat_class_new(const char *name);
 void lockstat_class_free(struct lockstat_class *c);
+/* Mark c as a spinning lock's (its long holds are counted). */
+static inline void lockstat_class_spins(struct lockstat_class *c)
+{
+	if (c)
+		c->spins = true;
+}
 
 /* The lock statistics' clock: ticks of cycles_now() (the TSC: a few ns
  * to read, where clock_gettime() through the vDSO costs several times
