@@ -401,14 +401,21 @@ static int check_stored(const struct gate_args *a, const struct cmp_file *st,
 /* The rounds, ABBA (only the candidate's with a stored base), each
  * run's result loaded into runs[side][]. 0, or -1 with line. */
 static int run_rounds(const struct gate_args *a, const char *dir,
-		      const char *cand_extra, struct cmp_file *runs[2],
-		      int nruns[2], char *line, size_t len)
+		      const char *cand_extra, bool verbose,
+		      struct cmp_file *runs[2], int nruns[2], char *line,
+		      size_t len)
 {
 	static const char *const side[2] = { "base", "candidate" };
 	char why[1024], out[PATH_MAX], log[PATH_MAX];
 	bool stored_base = a->baseline != NULL;
 
-	for (int r = 0; r < a->rounds; r++)
+	for (int r = 0; r < a->rounds; r++) {
+		/* A line as each round ends, so that a gate stopped early
+		 * shows how far it got (a round is seconds: warm-up passes
+		 * and samples of at least --min-sample each). */
+		if (r && verbose)
+			fprintf(stderr, "%s: gate: round %d of %d run\n", prog, r,
+				a->rounds);
 		for (int k = stored_base; k < 2; k++) {
 			/* ABBA: the second run of a pair is not always the
 			 * candidate's (a run after a run is warmer). */
@@ -431,6 +438,7 @@ static int run_rounds(const struct gate_args *a, const char *dir,
 						side[s], r + 1, why), -1;
 			nruns[s]++;
 		}
+	}
 	return 0;
 }
 
@@ -528,7 +536,7 @@ static int gate_once(const struct gate_args *a, const char *dir,
 		if (check_stored(a, &pooled[0], line, len) != CMP_PASS)
 			goto out;
 	}
-	if (run_rounds(a, dir, cand_extra, runs, nruns, line, len))
+	if (run_rounds(a, dir, cand_extra, verbose, runs, nruns, line, len))
 		goto out;
 	drop_flagged(a, runs, nruns, no);
 	if (!nruns[1]) {

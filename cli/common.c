@@ -218,6 +218,7 @@ static const char bench_text[] =
 "usage: vmsim bench tree [--vmas LIST] [--lookups N]\n"
 "       vmsim bench fault [--mem SIZE] [--rounds N] [--wait LIST] [--folio SIZE]\n"
 "       vmsim bench slab [--rounds N]\n"
+"       vmsim bench scale [RUN OPTIONS]\n"
 "tree: the VMA tree's lookup and erase+insert costs at several sizes\n"
 "against a sorted array.\n"
 "fault: what a fault costs: one thread writes --mem (64M) once per case:\n"
@@ -228,7 +229,12 @@ static const char bench_text[] =
 "the uffd cases again with folios of that size.\n"
 "slab: ns per allocation + free on the slab fast paths, one thread:\n"
 "slub and sheaves, each in restartable sequences and under the CPU's\n"
-"lock (--slab-fastpath), in interleaved rounds (default 7); medians.\n";
+"lock (--slab-fastpath), in interleaved rounds (default 7); medians.\n"
+"scale: the harness's own ceiling: pft under the none scheme at 1 and\n"
+"-t's task counts, with vmsim run's fault source, mode, uffd and handler\n"
+"options, -i samples each (default 5) of at least --min-sample; each\n"
+"count's Hmean faults/sec and its efficiency against linear (the 1-task\n"
+"rate times min(tasks, CPUs)), and one warning line under 0.8x.\n";
 
 static const char list_text[] =
 "usage: vmsim list [--tsv]\n"

@@ -287,7 +287,8 @@ bool res_fault_split(const struct res_point *p, struct res_fault_split *out)
 
 	if (!faults || !p->lat || !p->lat->count)
 		return false;
-	out->mean = (double)p->lat->sum_ns / (double)faults;
+	/* Over every pass, as the counters are: the warm-up's touches too. */
+	out->mean = ((double)p->lat->sum_ns + p->warm_lat_ns) / (double)faults;
 	out->lock_wait = p->c.lock_wait_ns / (double)faults;
 	out->lock_hold = p->c.lock_hold_ns / (double)faults;
 	out->rest = out->mean - out->lock_wait - out->lock_hold;

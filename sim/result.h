@@ -106,6 +106,9 @@ struct res_point {
 	 * passes run first; runs: every pass the mm's counters (lock
 	 * statistics, fault kinds, scheme events) cover, warm-up included. */
 	int passes, warmup, runs;
+	double warm_lat_ns;              /* the warm-up's touches' time in all
+					  * (ns): not in lat, but in the fault
+					  * split, whose counters cover it */
 	/* The harness's own efficiency at this task count (pft under the
 	 * none scheme with the run's fault source and options, against
 	 * linear scaling of 1 task), where the run measured it. */

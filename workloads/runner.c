@@ -445,6 +445,8 @@ static int run_warmup(const struct run_cfg *c, struct group **g,
 
 			ret = run_pass(c, g[k], it, &scratch, err, errlen);
 			wall = (double)(mono_ns() - t0) / 1e9;
+			if (scratch.lat)
+				pts[k]->warm_lat_ns += (double)scratch.lat->sum_ns;
 			res_point_free(&scratch);
 			pts[k]->warmup++;
 			pts[k]->runs++;
