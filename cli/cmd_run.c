@@ -436,6 +436,10 @@ static void run_ceiling_before(const struct run_args *a, struct run_ceiling *hc)
 	    !run_first_signal())
 		fprintf(stderr, "%s: warning: the harness's ceiling could not be "
 			"measured: %s\n", prog, err);
+	/* What stopped the check (a dead task process, the watchdog) is
+	 * said; the run itself starts afresh. A signal carries over. */
+	if (runner_interrupted() < 0)
+		runner_clear_interrupt();
 }
 
 /* The ceiling into each result, and a line for each count under it. */

@@ -188,7 +188,7 @@ done
 # measured is written.
 rm -f "$tmp"/k*.json
 "$VMSIM" run -w page_fault1 --mode processes -t 2 -l rwsem,pervma --duration 30 \
-	-m 1M -q -o "$tmp/k.json" >/dev/null 2>"$tmp/err" &
+	-m 1M --ceiling off -q -o "$tmp/k.json" >/dev/null 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do
 	[ "$(pgrep -P $pid | wc -l)" -ge 4 ] && break

@@ -72,13 +72,13 @@ if [ $rc -eq 1 ] && tail -n1 "$tmp/out" | grep -q '^REGRESSION: faults/sec-1 ' &
 else
 	fail "gate on a 10x slower candidate: exit $rc, $(tail -n2 "$tmp/out") $(cat "$tmp/err")"
 fi
-"$VMSIM" gate --rounds 2 -q -- -w pft -t 1 -i 3 -m 4M --fault-source synthetic \
+"$VMSIM" gate --rounds 2 -q -- -w pft -t 1 -i 3 -m 4M --min-sample 0 --fault-source synthetic \
 	>"$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
 	grep -q '^CANNOT JUDGE: \([12] rounds\? (the gate needs at least 3 rounds\|every round has a flagged\)' "$tmp/out" &&
 	ok || fail "gate by 2 rounds: exit $rc: $(cat "$tmp/out")"
-"$VMSIM" gate --rounds 1 --pooled -q -- -w pft -t 1 -i 3 -m 4M --fault-source synthetic \
+"$VMSIM" gate --rounds 1 --pooled -q -- -w pft -t 1 -i 3 -m 4M --min-sample 0 --fault-source synthetic \
 	>"$tmp/out" 2>&1
 rc=$?
 { [ $rc -eq 0 ] && tail -n1 "$tmp/out" | grep -q '^PASS: '; } ||
@@ -95,7 +95,7 @@ for a; do out=\$a; done
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["results"][0]["flagged"]=[{"sample":1,"reason":"starved"}]; json.dump(d,open(sys.argv[1],"w"))' "\$out"
 EOF2
 chmod +x "$tmp/flagging"
-"$VMSIM" gate --rounds 4 --candidate "$tmp/flagging" -- -w pft -t 1 -i 3 -m 4M \
+"$VMSIM" gate --rounds 4 --candidate "$tmp/flagging" -- -w pft -t 1 -i 3 -m 4M --min-sample 0 \
 	--fault-source synthetic >"$tmp/out" 2>&1
 rc=$?
 # (a loaded machine may starve another round: it is left out as well)
