@@ -432,7 +432,7 @@ static void run_ceiling_before(const struct run_args *a, struct run_ceiling *hc)
 		several |= a->c.tasks[i] > 1;
 	if (!a->ceiling || !several || getenv("VMSIM_NO_CEILING"))
 		return;
-	if (run_ceiling_measure(&a->c, 3, 0, hc, err, sizeof(err)) &&
+	if (run_ceiling_measure(&a->c, 5, 0, hc, err, sizeof(err)) &&
 	    !run_first_signal())
 		fprintf(stderr, "%s: warning: the harness's ceiling could not be "
 			"measured: %s\n", prog, err);

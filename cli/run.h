@@ -72,7 +72,7 @@ void run_replay_done(struct run_cfg *c);
 struct run_ceiling {
 	int n;
 	int tasks[RUNNER_MAX_TASKLIST + 1];
-	double rate[RUNNER_MAX_TASKLIST + 1];   /* Hmean faults/s */
+	double rate[RUNNER_MAX_TASKLIST + 1];   /* BHmean-50 faults/s */
 	double cv[RUNNER_MAX_TASKLIST + 1];     /* CoeffVar (0 to 1) */
 	double eff[RUNNER_MAX_TASKLIST + 1];    /* rate / (1-task rate x
 						 * min(tasks, CPUs)) */

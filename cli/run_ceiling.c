@@ -97,7 +97,10 @@ int run_ceiling_measure(const struct run_cfg *c, int rounds,
 		if (!p->nsamples)
 			continue;
 		out->tasks[out->n] = p->tasks;
-		out->rate[out->n] = stats_hmean(p->samples[0], (size_t)p->nsamples);
+		/* A ceiling: what the harness reaches, so the best half of
+		 * the samples (BHmean-50; noise only ever slows a sample). */
+		out->rate[out->n] = stats_best_mean(p->samples[0],
+						    (size_t)p->nsamples, 50, true);
 		out->cv[out->n] = p->nsamples > 1 ?
 			stats_stddev(p->samples[0], (size_t)p->nsamples) /
 			stats_amean(p->samples[0], (size_t)p->nsamples) : NAN;
@@ -125,7 +128,7 @@ double run_ceiling_eff(const struct run_ceiling *h, int tasks)
 
 void run_ceiling_print(FILE *f, const struct run_ceiling *h)
 {
-	fprintf(f, "%-7s %16s %10s %12s\n", "tasks", "Hmean faults/sec",
+	fprintf(f, "%-7s %16s %10s %12s\n", "tasks", "BHmean-50 f/sec",
 		"CoeffVar", "efficiency");
 	for (int i = 0; i < h->n; i++)
 		fprintf(f, "%-7d %16.1f %9.2f%% %11.2fx\n", h->tasks[i],

@@ -74,9 +74,9 @@ for p in r["results"]:
     u = p["uffd"]
     # each sample the mean of passes, after a warm-up pass; the counters
     # cover every pass
-    n = p["counted_passes"]
-    assert p["warmup_passes"] == 1 and p["passes"] >= 1, p
-    assert n == 1 + 3 * p["passes"], p
+    n, w = p["counted_passes"], p["warmup_passes"]
+    assert w >= 1 and p["passes"] >= 1, p
+    assert n == w + 3 * p["passes"], p
     # every page fault was resolved through userfaultfd
     assert p["touches"] == n * pages, p["touches"]
     assert u["messages"] == p["touches"] and u["copy"] == p["touches"], u
@@ -103,15 +103,15 @@ python3 -c "
 import json,sys; r=json.load(open('$tmp/s.json'))
 assert r['fault_source']=='synthetic' and 'uffd' not in r['results'][0]
 p = r['results'][0]
-n = p['counted_passes']
-assert n == 1 + 2 * p['passes'], p
+n, w = p['counted_passes'], p['warmup_passes']
+assert w >= 1 and n == w + 2 * p['passes'], p
 assert p['faults']['anon_write'] == n*1024
 # what the host charged, measured before the run
 m = r['meta']
 assert m['wake_us'] > 0 and m['uffd_block_us'] > 0 and m['uffd_busy_us'] > 0, m
 # every measured touch timed (the warm-up's not): ordered percentiles
 l = p['latency_ns']
-assert p['touches'] == n*1024 and l['count'] == (n - 1)*1024, (p['touches'], l)
+assert p['touches'] == n*1024 and l['count'] == (n - w)*1024, (p['touches'], l)
 assert 0 < l['p50'] <= l['p90'] <= l['p99'] <= l['p99_9'] <= l['max'], l
 " && ok || fail "synthetic result"
 
@@ -428,11 +428,14 @@ grep -qE '^2 +[0-9.]+ +[0-9.]+% +0\.[0-7][0-9]x$' "$tmp/scale.out" &&
 grep -q 'at 2 tasks the harness itself' "$tmp/scale.out" && ok ||
 	fail "bench scale: $(cat "$tmp/scale.out")"
 
-# Completion workloads: a warm-up pass of every scheme, then samples of
-# the passes --min-sample asks for (the same count for every scheme of a
-# task count), or --passes N; times per pass whatever the count.
-"$VMSIM" run -w pft -l rwsem,pervma -t 1 -i 2 -m 4M --passes 3 -q \
+# Completion workloads: warm-up passes of every scheme (at least
+# --warmup, and --min-sample's worth), then samples of the passes
+# --min-sample asks for (the same count for every scheme of a task
+# count), or --passes N; times per pass whatever the count.
+"$VMSIM" run -w pft -l rwsem,pervma -t 1 -i 2 -m 4M --passes 3 --min-sample 0 -q \
 	-o "$tmp/passes/" >/dev/null 2>&1 &&
+"$VMSIM" run -w pft -l rwsem,pervma -t 1 -i 2 -m 4M --min-sample 100 -q \
+	-o "$tmp/sized/" >/dev/null 2>&1 &&
 "$VMSIM" run -w pft -t 1 -i 2 -m 4M --min-sample 0 --warmup 0 -q \
 	-o "$tmp/one.json" >/dev/null 2>&1 &&
 python3 - "$tmp/passes/rwsem.json" "$tmp/passes/pervma.json" "$tmp/one.json" <<'PY' && ok || fail "passes and warm-up"
@@ -449,6 +452,13 @@ for r in (a, b):
 p = one["results"][0]
 assert (p["passes"], p["warmup_passes"], p["counted_passes"]) == (1, 0, 2), p
 assert one["options"]["min_sample_ms"] == 0
+# sized: the same passes for both schemes, a sample at least 100 ms of
+# the warm pass's rate, and at least 100 ms of warm-up each
+s = [json.load(open(sys.argv[1].replace("passes/", "sized/") .replace("rwsem", k)))["results"][0]
+     for k in ("rwsem", "pervma")]
+assert s[0]["passes"] == s[1]["passes"] > 1, s
+for p in s:
+    assert p["warmup_passes"] > 1 and p["counted_passes"] == p["warmup_passes"] + 2 * p["passes"], p
 PY
 
 # A result made before warm-ups and passes is compared as what it meant:

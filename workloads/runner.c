@@ -425,26 +425,65 @@ static int run_sample(const struct run_cfg *c, struct group *g, int passes,
 	return ret;
 }
 
-/* The warm-up: --warmup untimed passes of every target (their counts go
- * to no sample, their latencies and host calls to a scratch point, their
- * lock statistics still to the mm's counters: counted_passes says so),
- * then the passes a sample needs to last --min-sample: the most any
- * target needs, so every target's sample is the same work. */
+/* Warm-up rounds at most, however short a pass. */
+#define RUNNER_WARMUP_MAX 10000
+
+/* Whether another warm-up round is due: fewer than --warmup so far, or
+ * (with --min-sample) a target warmed for less than a sample's length —
+ * the machine, not only the mm, must be warm (the first run after an
+ * idle spell was 15% slow on every scheme with one 15 ms pass). */
+static bool warmup_more(const struct run_cfg *c, int w, const double *warm)
+{
+	if (w >= RUNNER_WARMUP_MAX || !c->wo.warmup)
+		return false;
+	if (w < c->wo.warmup)
+		return true;
+	for (int k = 0; k < run_ntargets(c) && c->min_sample_ms > 0; k++)
+		if (warm[k] < c->min_sample_ms / 1e3)
+			return true;
+	return false;
+}
+
+/* The passes a sample needs to last --min-sample, from one warm pass
+ * (its elapsed and its wall time, set-up and gate included). */
+static double passes_for(const struct run_cfg *c, const struct wl_iter *it,
+			 double wall)
+{
+	double want = c->min_sample_ms / 1e3;
+	double np = it->elapsed > 0 ? ceil(want / it->elapsed) : 1e5;
+
+	/* A pass's set-up and gate cost wall time its elapsed does not
+	 * show (256 tasks on 2 CPUs): a sample never takes over 10x
+	 * --min-sample of the machine. */
+	if (wall > 0)
+		np = fmin(np, fmax(1, floor(10 * want / wall)));
+	return np;
+}
+
+/* The warm-up: rounds of one untimed pass of every target, at least
+ * --warmup of them and, with --min-sample, until each target has run
+ * for that long (their counts go to no sample, their latencies and host
+ * calls to a scratch point, their lock statistics still to the mm's
+ * counters: counted_passes says so); then, from each target's last
+ * (warmest) pass, the passes a sample needs to last --min-sample: the
+ * most any target needs, so every target's sample is the same work. */
 static int run_warmup(const struct run_cfg *c, struct group **g,
 		      struct wl_iter *it, struct res_point **pts, int *passes,
 		      char *err, size_t errlen)
 {
-	double need = 1;
-	int ret = 0;
+	double need = 1, warm[RUNNER_MAX_SCHEMES] = { 0 };
+	double last[RUNNER_MAX_SCHEMES] = { 0 };
+	int ret = 0, nt = run_ntargets(c);
 
-	for (int w = 0; w < c->wo.warmup && !ret; w++)
-		for (int k = 0; k < run_ntargets(c) && !ret; k++) {
+	for (int w = 0; !ret && warmup_more(c, w, warm); w++)
+		for (int k = 0; k < nt && !ret; k++) {
 			struct res_point scratch = { 0 };
 			uint64_t t0 = mono_ns();
 			double wall;
 
 			ret = run_pass(c, g[k], it, &scratch, err, errlen);
 			wall = (double)(mono_ns() - t0) / 1e9;
+			warm[k] += wall;
 			if (scratch.lat)
 				pts[k]->warm_lat_ns += (double)scratch.lat->sum_ns;
 			res_point_free(&scratch);
@@ -452,21 +491,11 @@ static int run_warmup(const struct run_cfg *c, struct group **g,
 			pts[k]->runs++;
 			pts[k]->touches += it->touches;
 			pts[k]->segv += it->segv;
-			/* The last warm-up pass: the warmest. */
-			if (!ret && w == c->wo.warmup - 1 && c->min_sample_ms > 0) {
-				double want = c->min_sample_ms / 1e3;
-				double np = it->elapsed > 0 ?
-					   ceil(want / it->elapsed) : 1e5;
-
-				/* A pass's set-up and gate cost wall time
-				 * its elapsed does not show (256 tasks on 2
-				 * CPUs): a sample never takes over 10x
-				 * --min-sample of the machine. */
-				if (wall > 0)
-					np = fmin(np, fmax(1, floor(10 * want / wall)));
-				need = fmax(need, np);
-			}
+			if (!ret && c->min_sample_ms > 0)
+				last[k] = passes_for(c, it, wall);
 		}
+	for (int k = 0; k < nt; k++)
+		need = fmax(need, last[k]);
 	*passes = c->passes > 0 ? c->passes : (int)fmin(need, 1e5);
 	return ret;
 }
