@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -446,7 +447,9 @@ static int run_perf_script(const char *data, const char *errlog,
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct rec_args a = { .out = "vmsim.trace", .duration = 10 };
-	char dir[] = "/tmp/vmsim-record-XXXXXX", data[64], errlog[64], slog[64];
+	char dir[PATH_MAX], data[PATH_MAX + 16], errlog[PATH_MAX + 16],
+	     slog[PATH_MAX + 16];
+	const char *tmpdir = getenv("TMPDIR");
 	struct sigaction old[3];
 	struct record_out out;
 	bool help = false;
@@ -469,9 +472,21 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	}
 	rec_sig = rec_nsig = 0;
 	rec_catch(old);
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "%s: record: cannot make a directory in /tmp: "
-			"%s\n", prog, strerror(errno));
+	/* perf's data and logs in a directory of its own, under $TMPDIR
+	 * as every other scratch file of vmsim's. */
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/vmsim-record-XXXXXX",
+			     tmpdir) >= sizeof(dir))
+		ret = ENAMETOOLONG;
+	else
+		ret = mkdtemp(dir) ? 0 : errno;
+	if (ret) {
+		char shown[PATH_MAX];
+
+		fprintf(stderr, "%s: record: cannot make a directory in %s: "
+			"%s\n", prog, parse_printable(shown, sizeof(shown), tmpdir),
+			strerror(ret));
 		record_release(&out);
 		rec_restore(old);
 		return 1;

@@ -50,7 +50,8 @@ fi
 "$vmsim" record -o "$tmp/x.trace" -- bash -c 'x=$(echo shell); exec "$0" "$1"' \
 	"$prog" "$tmp/expected2" >"$tmp/x.out" 2>"$tmp/x.err" || fail "record via bash exited $?"
 grep -q "exec'd $prog: the trace holds what came after" "$tmp/x.err" || fail "no exec said: $(cat "$tmp/x.err")"
-"$vmsim" trace info "$tmp/x.trace" | grep -q "^command   bash .*(after exec of $prog)" || fail "exec comment"
+"$vmsim" trace info "$tmp/x.trace" | grep -q "^command   bash .*(after exec of $prog)" ||
+	fail "exec comment: $("$vmsim" trace info "$tmp/x.trace" 2>&1 | head -2); record said: $(cat "$tmp/x.err")"
 "$vmsim" trace show "$tmp/x.trace" |
 	awk '$4 ~ /^0x3000/ { $1 = ""; sub(/^ +/, ""); print }' | sed -E 's/ +/ /g' >"$tmp/got2"
 diff "$tmp/want1" "$tmp/got2" >&2 || fail "the exec'd program's window events differ"

@@ -4,7 +4,7 @@
 # second 0-0.8 s after the first, often while perf's data is converted).
 # Each must leave either a valid trace where asked or one clear "nothing
 # recorded" line, no process of the recording alive (perf, perf script,
-# the traced program), and nothing of vmsim's in /tmp.
+# the traced program), and nothing of vmsim's in $TMPDIR.
 # Skips (77) without perf and its tracepoints.
 # usage: record_signals.sh VMSIM [ROUNDS]
 set -u
@@ -16,18 +16,20 @@ command -v perf >/dev/null && [ "$(id -u)" = 0 ] ||
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0 passes=0
-marker=vmsim_sigtest_$$
-# A program that churns memory for 1 s; the marker names its processes.
+# vmsim's scratch files go under $TMPDIR: this test's own folder, so that
+# what is left behind is this test's alone (other recordings may run
+# beside it). Its processes are found by that folder's unique path: perf
+# is given it (-o), the program names it in a comment.
+mkdir "$tmp/scratch"
+export TMPDIR=$tmp/scratch
+# A program that churns memory for 1 s.
 prog="import time
-t = time.time()  # $marker
+t = time.time()  # $tmp
 while time.time() - t < 1: b = [bytearray(65536) for _ in range(16)]"
 leftovers() {
-	ls -d /tmp/vmsim-record-* /tmp/vmsim-s-*.trace 2>/dev/null
-	pgrep -af "$marker" | grep -v pgrep
-	pgrep -af "perf (record|script) .*vmsim-record" | grep -v pgrep
+	ls -A "$TMPDIR"
+	pgrep -af -- "$tmp" | grep -v pgrep
 }
-before=$(leftovers)
-[ -z "$before" ] || echo "record_signals: already there before the test: $before"
 rnd() { echo "$(( RANDOM % ($1 + 1) ))"; }   # 0..N (ms, as an integer)
 ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 
@@ -64,10 +66,10 @@ for kind in INT TERM DOUBLE; do
 			fails=$((fails + 1)); continue
 		fi
 		left=$(leftovers)
-		if [ -n "$left" ] && [ "$left" != "$before" ]; then
+		if [ -n "$left" ]; then
 			echo "FAIL: $what: left behind: $left"
-			pkill -KILL -f "$marker" 2>/dev/null
-			rm -rf /tmp/vmsim-record-*
+			pkill -KILL -f -- "$tmp" 2>/dev/null
+			rm -rf "${TMPDIR:?}"/*
 			fails=$((fails + 1)); continue
 		fi
 		passes=$((passes + 1))

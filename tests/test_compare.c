@@ -240,6 +240,8 @@ int main(void)
 	Suite *s = suite_create("compare");
 	TCase *tc = tcase_create("stats");
 
+	/* Generous: a sanitizer build on a busy machine runs many times slower. */
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_means);
 	tcase_add_test(tc, test_edge_cases);
 	tcase_add_test(tc, test_hstddev_mmtests);

@@ -162,6 +162,8 @@ int main(void)
 	Suite *s = suite_create("folio");
 	TCase *tc = tcase_create("folio");
 
+	/* Generous: a sanitizer build on a busy machine runs many times slower. */
+	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_folio_synthetic, 0, lock_nschemes);
 	ADD_UFFD_TESTS(tc, test_folio_uffd, lock_nschemes);
 	suite_add_tcase(s, tc);

@@ -75,6 +75,8 @@ int main(void)
 	Suite *s = suite_create("hist");
 	TCase *tc = tcase_create("hist");
 
+	/* Generous: a sanitizer build on a busy machine runs many times slower. */
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_quantiles_within_1pct);
 	tcase_add_test(tc, test_merge_and_edges);
 	suite_add_tcase(s, tc);

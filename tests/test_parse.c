@@ -128,6 +128,8 @@ int main(void)
 	Suite *s = suite_create("parse");
 	TCase *tc = tcase_create("core");
 
+	/* Generous: a sanitizer build on a busy machine runs many times slower. */
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_size);
 	tcase_add_test(tc, test_round_order);
 	tcase_add_test(tc, test_long);

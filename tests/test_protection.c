@@ -160,6 +160,8 @@ int main(void)
 	Suite *s = suite_create("protection");
 	TCase *tc = tcase_create("protection");
 
+	/* Generous: a sanitizer build on a busy machine runs many times slower. */
+	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_protection_synthetic, 0, lock_nschemes);
 	tcase_add_loop_test(tc, test_source_errors_counted, 0, lock_nschemes);
 	ADD_UFFD_TESTS(tc, test_protection_uffd, lock_nschemes);

@@ -172,6 +172,63 @@ START_TEST(test_bit_flips)
 }
 END_TEST
 
+/* The traced program exec'd: the trace starts again at each exec after
+ * it has begun, and its comment names the newest program — also when a
+ * second exec comes before anything else (the user is told of it). */
+struct exec_log {
+	struct trace_writer *w;
+	FILE *f;
+	int restarts;
+	char exe[64];
+};
+
+static int note_restart(void *arg, const char *exe)
+{
+	struct exec_log *l = arg;
+
+	l->restarts++;
+	snprintf(l->exe, sizeof(l->exe), "%s", exe);
+	rewind(l->f);                     /* as the recorder does */
+	trace_writer_init(l->w, l->f, exe);
+	return 0;
+}
+
+START_TEST(test_perf_exec)
+{
+	static char buf[1 << 12];
+	FILE *f = fmemopen(buf, sizeof(buf), "wb");
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	struct perf_conv *c = calloc(1, sizeof(*c));
+	struct exec_log l = { w, f, 0, "" };
+	static const char *fault =
+		"  10/10 5.000000100:  exceptions:page_fault_user: "
+		"address=0x1000 ip=0x4000 error_code=0x6";
+
+	trace_writer_init(w, f, NULL);
+	perf_conv_init(c, w);
+	c->restart = note_restart;
+	c->restart_arg = &l;
+	/* The recorder's own exec of the program: nothing yet, no restart. */
+	perf_conv_line(c, "  10/10 5.000000000: sched:sched_process_exec: "
+		       "filename=/bin/sh pid=10 old_pid=10");
+	ck_assert_int_eq(l.restarts, 0);
+	perf_conv_line(c, fault);
+	perf_conv_line(c, "  10/10 5.000000200: sched:sched_process_exec: "
+		       "filename=/bin/a b pid=10 old_pid=10");
+	ck_assert_int_eq(l.restarts, 1);
+	ck_assert_str_eq(l.exe, "/bin/a b");      /* a path with a space */
+	ck_assert_uint_eq(c->dropped, 2);          /* THREAD and FAULT */
+	perf_conv_line(c, "  10/10 5.000000300: sched:sched_process_exec: "
+		       "filename=/bin/c pid=10 old_pid=10");
+	ck_assert_int_eq(l.restarts, 2);
+	ck_assert_str_eq(l.exe, "/bin/c");
+	ck_assert_str_eq(c->exe, l.exe);
+	fclose(f);
+	free(w);
+	free(c);
+}
+END_TEST
+
 /* A version 1 trace (no checksums), made by hand: still read. */
 START_TEST(test_version1)
 {
@@ -382,11 +439,14 @@ int main(void)
 	Suite *s = suite_create("trace");
 	TCase *tc = tcase_create("core");
 
+	/* Generous: a sanitizer build on a busy machine runs many times slower. */
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_truncation);
 	tcase_add_test(tc, test_bit_flips);
 	tcase_add_test(tc, test_version1);
 	tcase_add_test(tc, test_perf_lines);
+	tcase_add_test(tc, test_perf_exec);
 	tcase_add_test(tc, test_plan);
 	tcase_add_test(tc, test_plan_maps_nothing);
 	suite_add_tcase(s, tc);

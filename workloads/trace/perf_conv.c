@@ -147,7 +147,9 @@ static void exit_call(struct perf_conv *c, int th, int call, const char *f)
 }
 
 /* The traced process exec'd (fields "filename=F pid=P old_pid=P"): a new
- * address space, so the trace starts again, if it has begun. */
+ * address space, so the trace starts again, if it has begun — or if it
+ * began again before, so that its comment names the newest program, the
+ * one the user is told of, even when nothing came between two execs. */
 static void on_exec(struct perf_conv *c, const char *f)
 {
 	const char *fn = strstr(f, "filename="), *end;
@@ -161,7 +163,7 @@ static void on_exec(struct perf_conv *c, const char *f)
 	n = end ? (size_t)(end - fn) : strlen(fn);
 	snprintf(c->exe, sizeof(c->exe), "%.*s", (int)(n < sizeof(c->exe) - 1 ?
 		 n : sizeof(c->exe) - 1), fn);
-	if (!c->w->nevents || !c->restart)
+	if ((!c->w->nevents && !c->dropped) || !c->restart)
 		return;
 	c->dropped += c->w->nevents;
 	c->err = c->restart(c->restart_arg, c->exe);
