@@ -432,6 +432,9 @@ static void run_ceiling_before(const struct run_args *a, struct run_ceiling *hc)
 		several |= a->c.tasks[i] > 1;
 	if (!a->ceiling || !several || getenv("VMSIM_NO_CEILING"))
 		return;
+	if (a->c.progress)
+		fprintf(stderr, "measuring the harness's own scaling first "
+			"(--ceiling off skips it)...\r");
 	if (run_ceiling_measure(&a->c, 5, 0, hc, err, sizeof(err)) &&
 	    !run_first_signal())
 		fprintf(stderr, "%s: warning: the harness's ceiling could not be "

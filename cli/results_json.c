@@ -58,8 +58,10 @@ static json_object *lockside_json(const struct lockstat_totals *t)
 	JADD(o, "hold_ns_max", JU64(t->hold_max));
 	JADD(o, "wait_hist_log2ns", hist_json(t->wait_hist));
 	JADD(o, "hold_hist_log2ns", hist_json(t->hold_hist));
-	if (t->spins)                    /* holds a kernel spinlock never has */
+	if (t->spins) {                  /* holds a kernel spinlock never has */
 		JADD(o, "long_holds", JU64(t->long_holds));
+		JADD(o, "long_hold_ns", JU64(t->long_hold_ns));
+	}
 	return o;
 }
 
@@ -236,6 +238,7 @@ static json_object *point_json(const struct res_file *r,
 		JADD(s, r->metrics[m].name, a);
 	}
 	JADD(o, "samples", s);
+	JADD(o, "timed_s", json_object_new_double(p->pass_s));
 	if (p->passes > 0) {             /* completion workloads */
 		JADD(o, "passes", json_object_new_int(p->passes));
 		JADD(o, "warmup_passes", json_object_new_int(p->warmup));

@@ -4,6 +4,7 @@
  * limits) and how it is stopped (interrupts).
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,6 +324,24 @@ void run_host_busy_now(struct host_busy *b)
 	b->wall = (double)mono_ns() / 1e9;
 }
 
+/* A completion workload's sample shorter than 10 ms (--min-sample 0, or
+ * --passes too few) measures the start gate and the clock as much as
+ * the workload: said, never shown as a clean number. */
+static void run_warn_short(const struct res_file *r, const struct res_point *p)
+{
+	double shortest = INFINITY;
+
+	if (p->passes <= 0)
+		return;
+	for (int j = 0; j < p->nsamples; j++)
+		if (p->wall[j] * p->passes < shortest)
+			shortest = p->wall[j] * p->passes;
+	if (p->nsamples && shortest < 0.010)
+		printf("warning: %s tasks %d: a sample lasted only %.3f ms: too "
+		       "short to time well (--min-sample, --passes)\n",
+		       r->label ? r->label : r->scheme, p->tasks, shortest * 1e3);
+}
+
 void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0)
 {
 	struct host_busy t1;
@@ -346,6 +365,7 @@ void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0)
 					       "quieter machine\n", r[i].label ? r[i].label : r[i].scheme,
 					       r[i].metrics[m].name, p->tasks, cv);
 			}
+			run_warn_short(&r[i], p);
 		}
 	run_host_busy_now(&t1);
 	others = (t1.busy - t0->busy) - (t1.own - t0->own);

@@ -14,8 +14,12 @@
  *   insert the node; unlock; sleep (futex) until blocking_ranges is 0.
  * Release:
  *   lock the tree; remove the node; for every node still in the tree that
- *   overlaps and conflicts, decrement its blocking_ranges and wake it if
- *   that reached 0; unlock.
+ *   overlaps and conflicts, decrement its blocking_ranges, and if this
+ *   pays back its last one, put it on a wake list; unlock; then grant and
+ *   wake each node on the list. The kernel's range_*_unlock() does the
+ *   same with a wake_q (wake_up_q() after spin_unlock_irqrestore()): no
+ *   wake-up — a futex syscall here, an IPI to an idle CPU — is made
+ *   while the tree lock is held.
  *
  * Invariants:
  *  - A node only ever counts conflicting nodes inserted before it, so the
@@ -62,6 +66,7 @@ struct rl_node {
 	unsigned prio;                   /* treap heap priority */
 	int writer;
 	_Atomic int blocking;            /* conflicting ranges queued before us */
+	struct rl_node *wake_next;       /* on a releaser's wake list */
 };
 
 _Static_assert(sizeof(struct rl_node) <= sizeof(((struct lock_handle *)0)->priv),
@@ -191,29 +196,55 @@ static bool rl_conflict(const struct rl_node *a, const struct rl_node *b)
 	return a->writer || b->writer;
 }
 
-/* Count (delta 0) or pay back (delta -1, waking) conflicting overlaps;
- * only_readers: pay back only reader nodes queued after q (downgrade). */
-static int rl_visit(struct rl_node *t, const struct rl_node *q, int delta,
-		    bool only_readers)
+/* Count (wake NULL) or pay back (onto *wake) conflicting overlaps;
+ * only_readers: pay back only reader nodes queued after q (downgrade).
+ * Every change of a blocking count is made under the tree lock, but the
+ * last one of a node: that is its grant, made by rl_wake_up() after the
+ * lock is dropped. Until then the node is still blocked, and no one else
+ * owes it a count (every node it counted is gone from the tree). */
+static int rl_visit(struct rl_node *t, const struct rl_node *q,
+		    struct rl_node **wake, bool only_readers)
 {
 	int n = 0;
 
 	if (!t || t->max_last < q->start)
 		return 0;
-	n += rl_visit(t->left, q, delta, only_readers);
+	n += rl_visit(t->left, q, wake, only_readers);
 	if (t->start <= q->last) {
 		if (t != q && t->last >= q->start && rl_conflict(t, q) &&
 		    (!only_readers || (!t->writer && t->seq > q->seq))) {
 			n++;
-			/* Release (under the spinlock too): the waker's
-			 * critical section happens-before the woken one's. */
-			if (delta && atomic_fetch_sub_explicit(&t->blocking, 1,
-					memory_order_release) == 1)
-				futex_wake(&t->blocking, 1);
+			if (wake && atomic_load_explicit(&t->blocking,
+					memory_order_relaxed) == 1) {
+				t->wake_next = *wake;
+				*wake = t;
+			} else if (wake) {
+				/* Release: with the grant's, a release
+				 * sequence: every waker's critical section
+				 * happens-before the woken one's. */
+				atomic_fetch_sub_explicit(&t->blocking, 1,
+							  memory_order_release);
+			}
 		}
-		n += rl_visit(t->right, q, delta, only_readers);
+		n += rl_visit(t->right, q, wake, only_readers);
 	}
 	return n;
+}
+
+/* Grant and wake what a release paid back in full, the tree lock
+ * dropped. A granted node may be released and its handle reused at
+ * once, so its next is read first; a futex wake on its word afterwards
+ * is harmless (its wait loops on the word). */
+static void rl_wake_up(struct rl_node *t)
+{
+	while (t) {
+		struct rl_node *next = t->wake_next;
+
+		/* Release: pairs with the acquire load in rl_lock(). */
+		atomic_store_explicit(&t->blocking, 0, memory_order_release);
+		futex_wake(&t->blocking, 1);
+		t = next;
+	}
 }
 
 /* --- lock and unlock ------------------------------------------------------- */
@@ -235,13 +266,13 @@ static void rl_lock(struct range_lock *r, unsigned long start,
 	r->seed = r->seed * 1103515245u + 12345u;
 	n->prio = r->seed;
 	n->seq = r->seq++;
-	queued = rl_visit(r->root, n, 0, false);
+	queued = rl_visit(r->root, n, NULL, false);
 	atomic_init(&n->blocking, queued);
 	r->root = rl_insert(r->root, n);
 	if (queued)
 		atomic_fetch_add_explicit(&r->queued, 1, memory_order_relaxed);
 	rl_spin_unlock(r, t);
-	/* Acquire: pairs with the release decrement in rl_visit(). */
+	/* Acquire: pairs with the grant in rl_wake_up(). */
 	while ((b = atomic_load_explicit(&n->blocking, memory_order_acquire)))
 		futex_wait(&n->blocking, b);
 	h->t_acquired = lockstat_now();
@@ -256,10 +287,12 @@ static void rl_unlock(struct range_lock *r, struct lock_handle *h)
 	lockstat_released(r->cls, n->writer ? LS_WRITE : LS_READ,
 			  lockstat_now() - h->t_acquired);
 	uint64_t t = rl_spin_lock(r);
+	struct rl_node *wake = NULL;
 
 	r->root = rl_remove(r->root, n);
-	rl_visit(r->root, n, -1, false);
+	rl_visit(r->root, n, &wake, false);
 	rl_spin_unlock(r, t);
+	rl_wake_up(wake);
 }
 
 /* A granted writer becomes a reader: the readers queued behind it that
@@ -272,10 +305,12 @@ static void rl_downgrade(struct range_lock *r, struct lock_handle *h)
 
 	lockstat_released(r->cls, LS_WRITE, t - h->t_acquired);
 	uint64_t ts = rl_spin_lock(r);
+	struct rl_node *wake = NULL;
 
-	rl_visit(r->root, n, -1, true);
+	rl_visit(r->root, n, &wake, true);
 	n->writer = 0;
 	rl_spin_unlock(r, ts);
+	rl_wake_up(wake);
 	h->t_acquired = t;
 	lockstat_acquired(r->cls, LS_READ, false, 0);
 }

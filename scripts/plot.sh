@@ -37,7 +37,7 @@ pic=$(mktemp "$(dirname "$png")/.plot-XXXXXX.png")
 trap 'rm -f "$data" "$pic"' EXIT
 "$vmsim" compare --format gnuplot ${metric:+--metric "$metric"} "$@" >"$data"
 nsets=$(grep -c '^"' "$data")
-name=$(sed -n 's/^# metric: \([^,]*\), \(.*\) is better.*/\1 (\2 is better)/p' "$data" | head -n1)
+name=$(sed -n 's/^# metric: \([^,]*\), \(.*\) is better.*/\1 (\2 is better)/p;T;q' "$data")
 workload=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["workload"])' "$1" 2>/dev/null || echo "")
 gnuplot <<GP
 set terminal pngcairo size 960,600 font ",11"

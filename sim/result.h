@@ -106,6 +106,9 @@ struct res_point {
 	 * passes run first; runs: every pass the mm's counters (lock
 	 * statistics, fault kinds, scheme events) cover, warm-up included. */
 	int passes, warmup, runs;
+	double pass_s;                   /* s: every pass's tasks' time, first
+					  * start to last finish, warm-up too
+					  * (what the counters cover) */
 	double warm_lat_ns;              /* the warm-up's touches' time in all
 					  * (ns): not in lat, but in the fault
 					  * split, whose counters cover it */

@@ -5,7 +5,7 @@
 #  - every option that a command's --help prints is in docs/usage.md;
 #  - every command the README shows runs, in order, in a scratch folder
 #    (vmsim on PATH; $OLD is this same binary): each exits 0 — the gate
-#    with its verdict, or after its first rounds when stopped at 60 s
+#    with its verdict, or after its first rounds when stopped at 30 s
 #    (a whole gate is 20 runs: it is measured, not run, in the suite).
 set -u
 VMSIM=${1:?usage: docs.sh path/to/vmsim}
@@ -50,7 +50,7 @@ while IFS= read -r cmd; do
 	cmd=${cmd%%  #*}
 	case $cmd in
 	"vmsim gate"*)
-		PATH=$tmp/bin:$PATH OLD=$VMSIM timeout -s INT 60 bash -c "$cmd" \
+		PATH=$tmp/bin:$PATH OLD=$VMSIM timeout -s INT 30 bash -c "$cmd" \
 			>out 2>err </dev/null
 		rc=$?
 		last=$(tail -1 out)
@@ -59,7 +59,7 @@ while IFS= read -r cmd; do
 			ok
 		elif [ $rc -eq 124 ] || [ $rc -eq 130 ]; then
 			grep -q "round 1" err out && ok ||
-				fail "$cmd: stopped at 60 s before a round: $(tail -3 err)"
+				fail "$cmd: stopped at 30 s before a round: $(tail -3 err)"
 		else
 			fail "$cmd: exit $rc: $(tail -3 err) $last"
 		fi ;;

@@ -29,7 +29,8 @@ for k in ("scheme", "workload", "fault_source", "options"):
 PY
 }
 
-# 1. rerun: the options come back, key for key.
+# 1. rerun: the options come back, key for key. (Past the first, the
+# runs take one pass a sample: their subject is the options, not a rate.)
 n=0
 while read -r opts; do
 	n=$((n + 1))
@@ -45,13 +46,13 @@ while read -r opts; do
 	fi
 done <<'EOF'
 -w pft -t 1 -i 2 -m 4M
--w pft -t 1,2 -i 2 -m 8M --folio 64K --frames pcp --slab sheaves --rcu-free hurry --fault-source synthetic
--w pft -t 2 -i 2 -m 8M --mode processes --wait poll --batch 8 --handlers 1 --handler-cpu any --uffd shared
--w fault_vs_mmap -t 1 -i 2 --writers 2 -l pervma --hold-extra 100 --max-map-count 5000 --arena 1G
--w mmap_stress -t 1 -i 2 --cycles 50 --frames zone --phys 1G --bulk-free onepass
--w madvise_batch -t 1 -i 2 -m 8M --zap madvise
+-w pft -t 1,2 --min-sample 0 -i 2 -m 8M --folio 64K --frames pcp --slab sheaves --rcu-free hurry --fault-source synthetic
+-w pft -t 2 --min-sample 0 -i 2 -m 8M --mode processes --wait poll --batch 8 --handlers 1 --handler-cpu any --uffd shared
+-w fault_vs_mmap -t 1 --min-sample 0 -i 2 --writers 2 -l pervma --hold-extra 100 --max-map-count 5000 --arena 1G
+-w mmap_stress -t 1 --min-sample 0 -i 2 --cycles 50 --frames zone --phys 1G --bulk-free onepass
+-w madvise_batch -t 1 --min-sample 0 -i 2 -m 8M --zap madvise
 -w brk1 -t 1 --duration 1 --warmup 0 --interval 100 --fault-around 16K
--w replay --trace tests/data/traces/sort.trace -i 1 --speed 4 --fault-source synthetic
+-w replay --trace tests/data/traces/sort.trace --min-sample 0 -i 1 --speed 4 --fault-source synthetic
 EOF
 # A rerun may change what it is told to: later options win.
 "$VMSIM" rerun "$tmp/a1.json" -i 3 -q -o "$tmp/c.json" >/dev/null 2>&1 &&
@@ -62,7 +63,7 @@ EOF
 # Four rounds: a round whose run a loaded machine starved (as under ASan,
 # beside the other suites) is left out, and three still judge.
 "$VMSIM" gate --rounds 4 --keep "$tmp/g" --candidate-opts "--hold-extra 50000" \
-	-- -w pft -t 1 -i 3 -m 4M --fault-source synthetic >"$tmp/out" 2>"$tmp/err"
+	-- -w pft -t 1 -i 3 -m 4M --min-sample 0 --fault-source synthetic >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 1 ] && tail -n1 "$tmp/out" | grep -q '^REGRESSION: faults/sec-1 ' &&
    [ -f "$tmp/g/base.json" ] && [ -f "$tmp/g/candidate.json" ] &&
@@ -119,7 +120,7 @@ rc=$?
 
 # 3. The CI wrapper: a baseline's components are used, one verdict line.
 "$VMSIM" run -w pft -t 1 -i 3 -m 8M --folio 64K --frames pcp --slab sheaves \
-	-q -o "$tmp/comp.json" >/dev/null 2>&1
+	--min-sample 0 -q -o "$tmp/comp.json" >/dev/null 2>&1
 VMSIM=$VMSIM "$root/scripts/ci-regression.sh" "$tmp/comp.json" >"$tmp/out" 2>&1
 rc=$?
 # (a sample the machine starved is flagged, and then CANNOT JUDGE is the

@@ -3,7 +3,8 @@
 # `trace show` agree with what was recorded, and each replays under two
 # schemes with no call refused and no touch answered with SIGSEGV; the
 # uffd source replays one too; --speed keeps (scaled) recorded time.
-# Runs without perf. usage: trace.sh VMSIM TRACES_DIR [SANITIZER]
+# Runs without perf; replays whose subject is not the rate take one pass
+# a sample (--min-sample 0). usage: trace.sh VMSIM TRACES_DIR [SANITIZER]
 # (under a sanitizer the 200,000-event Python trace is left out: the
 # two smaller ones cover the same code in a fifth of the time).
 set -euo pipefail
@@ -22,7 +23,7 @@ n=$("$vmsim" trace show "$dir/sort.trace" | grep -vc '^#')
 [ "$n" -eq 9498 ] || fail "show printed $n events, want 9498"
 
 for t in $traces; do
-	"$vmsim" run -w replay --trace "$dir/$t.trace" -l rwsem,pervma -i 1 -q \
+	"$vmsim" run -w replay --trace "$dir/$t.trace" -l rwsem,pervma -i 1 --min-sample 0 -q \
 		--fault-source synthetic -o "$tmp/$t.json" >"$tmp/out" 2>"$tmp/err" ||
 		{ cat "$tmp/err" >&2; fail "$t: replay exited non-zero"; }
 	! grep -q 'refused by the simulation' "$tmp/err" || fail "$t: $(cat "$tmp/err")"
@@ -31,12 +32,12 @@ for t in $traces; do
 done
 echo "trace: the shipped traces ($traces) replay under rwsem and pervma"
 
-"$vmsim" run -w replay --trace "$dir/sort.trace" -l spf -i 1 -q -o "$tmp/u.json" \
+"$vmsim" run -w replay --trace "$dir/sort.trace" -l spf -i 1 --min-sample 0 -q -o "$tmp/u.json" \
 	>"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err" >&2; fail "uffd replay"; }
 grep -q ', 0 SIGSEGV' "$tmp/out" || fail "uffd replay: $(grep SIGSEGV "$tmp/out")"
 
 # --speed 4: the recorded 0.33 s in no less than a quarter of it.
-"$vmsim" run -w replay --trace "$dir/sort.trace" -l rwsem -i 1 -q --speed 4 \
+"$vmsim" run -w replay --trace "$dir/sort.trace" -l rwsem -i 1 --min-sample 0 -q --speed 4 \
 	--fault-source synthetic -o "$tmp/s.json" >/dev/null 2>&1 || fail "--speed 4"
 python3 - "$tmp/s.json" <<'PY' || fail "--speed 4 ran faster than the recording allows"
 import json, sys
@@ -73,7 +74,7 @@ assert abs(h["write"]["vmsim_acquired"] - w["acquisitions"] / n) < 1e-9, (h, w)
 assert abs(h["write"]["ratio"] - h["write"]["vmsim_acquired"] / 40) < 1e-9
 PY
 echo '{"something": "else"}' >"$tmp/h.trace.mmap_lock.json"
-"$vmsim" run -w replay --trace "$tmp/h.trace" -l rwsem -i 1 -q \
+"$vmsim" run -w replay --trace "$tmp/h.trace" -l rwsem -i 1 --min-sample 0 -q \
 	--fault-source synthetic >"$tmp/out" 2>"$tmp/err" || fail "replay with a foreign lock file"
 grep -q "warning: .*h.trace.mmap_lock.json: not a vmsim record lock file; the replay is shown without" "$tmp/err" &&
 	! grep -q "in the recording" "$tmp/out" || fail "a foreign lock file: $(cat "$tmp/err")"

@@ -418,6 +418,7 @@ static int run_sample(const struct run_cfg *c, struct group *g, int passes,
 	one.rate_flag = sum->rate_flag;
 	for (n = 0; n < passes && !ret; n++) {
 		ret = run_pass(c, g, &one, p, err, errlen);
+		p->pass_s += one.elapsed;
 		if (!ret)
 			pass_add(sum, &one);
 	}
@@ -489,6 +490,7 @@ static int run_warmup(const struct run_cfg *c, struct group **g,
 			res_point_free(&scratch);
 			pts[k]->warmup++;
 			pts[k]->runs++;
+			pts[k]->pass_s += it->elapsed;
 			pts[k]->touches += it->touches;
 			pts[k]->segv += it->segv;
 			if (!ret && c->min_sample_ms > 0)
@@ -540,9 +542,10 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 			int s = runner_round_order(nt, i, k);
 
 			progress_show(c, pg, run_target_label(c, s), n, i);
-			if (c->wl->loop)
+			if (c->wl->loop) {
 				ret = run_pass(c, g[s], &it, pts[s], err, errlen);
-			else
+				pts[s]->pass_s += it.noise_wall;
+			} else
 				ret = run_sample(c, g[s], passes, &it, pts[s],
 						 err, errlen);
 			pts[s]->runs += c->wl->loop ? 1 : passes;

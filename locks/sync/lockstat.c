@@ -81,8 +81,11 @@ void lockstat_released(struct lockstat_class *c, enum lockstat_side s,
 	atomic_fetch_add_explicit(&sl->hold_hist[lockstat_bucket(hold_ns)], 1,
 				  memory_order_relaxed);
 	lockstat_max(&sl->hold_max, hold_ns);
-	if (c->spins && hold_ns > LOCKSTAT_LONG_HOLD_NS)
+	if (c->spins && hold_ns > LOCKSTAT_LONG_HOLD_NS) {
 		atomic_fetch_add_explicit(&sl->long_holds, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&sl->long_hold_ns, hold_ns,
+					  memory_order_relaxed);
+	}
 }
 
 static uint64_t ld(const _Atomic uint64_t *p)
@@ -105,6 +108,7 @@ void lockstat_sum(const struct lockstat_class *c, enum lockstat_side s,
 			.hold_total = ld(&sl->hold_total),
 			.hold_max = ld(&sl->hold_max),
 			.long_holds = ld(&sl->long_holds),
+			.long_hold_ns = ld(&sl->long_hold_ns),
 			.spins = c->spins,
 		};
 
@@ -124,6 +128,7 @@ void lockstat_totals_add(struct lockstat_totals *a,
 	a->wait_total += b->wait_total;
 	a->hold_total += b->hold_total;
 	a->long_holds += b->long_holds;
+	a->long_hold_ns += b->long_hold_ns;
 	a->spins |= b->spins;
 	if (b->wait_max > a->wait_max)
 		a->wait_max = b->wait_max;

@@ -46,6 +46,7 @@ struct lockstat_slot {
 	_Atomic uint64_t hold_hist[LOCKSTAT_HIST];
 	_Atomic uint64_t long_holds;         /* spinning classes: holds over
 					      * LOCKSTAT_LONG_HOLD_NS */
+	_Atomic uint64_t long_hold_ns;       /* their time held, in all */
 } __attribute__((aligned(64)));
 
 struct lockstat_class {
@@ -59,7 +60,7 @@ struct lockstat_totals {
 	uint64_t acquisitions, contentions;
 	uint64_t wait_total, wait_max, hold_total, hold_max;   /* ns */
 	uint64_t wait_hist[LOCKSTAT_HIST], hold_hist[LOCKSTAT_HIST];
-	uint64_t long_holds;
+	uint64_t long_holds, long_hold_ns;
 	bool spins;
 };
 
