@@ -578,7 +578,7 @@ out:
 static int gate_dir(const struct gate_args *a, char *dir, size_t len,
 		    bool *temp)
 {
-	const char *t = getenv("TMPDIR");
+	const char *t = sf_tmpdir();
 
 	*temp = !a->dir;
 	if (a->dir) {
@@ -593,10 +593,10 @@ static int gate_dir(const struct gate_args *a, char *dir, size_t len,
 		}
 		return 0;
 	}
-	snprintf(dir, len, "%s/vmsim-gate-XXXXXX", t && *t ? t : "/tmp");
+	snprintf(dir, len, "%s/vmsim-gate-XXXXXX", t);
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "%s: gate: cannot make a directory in %s: %s\n",
-			prog, t && *t ? t : "/tmp", strerror(errno));
+			prog, t, strerror(errno));
 		return 1;
 	}
 	return 0;

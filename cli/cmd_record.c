@@ -34,6 +34,7 @@
 
 #include "cli/cmd.h"
 #include "cli/record.h"
+#include "cli/safefile.h"
 #include "workloads/trace/perf_conv.h"
 #include "locks/sync/clock.h"
 #include "cli/parse.h"
@@ -449,7 +450,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	struct rec_args a = { .out = "vmsim.trace", .duration = 10 };
 	char dir[PATH_MAX], data[PATH_MAX + 16], errlog[PATH_MAX + 16],
 	     slog[PATH_MAX + 16];
-	const char *tmpdir = getenv("TMPDIR");
+	const char *tmpdir = sf_tmpdir();
 	struct sigaction old[3];
 	struct record_out out;
 	bool help = false;
@@ -474,8 +475,6 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	rec_catch(old);
 	/* perf's data and logs in a directory of its own, under $TMPDIR
 	 * as every other scratch file of vmsim's. */
-	if (!tmpdir || !*tmpdir)
-		tmpdir = "/tmp";
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/vmsim-record-XXXXXX",
 			     tmpdir) >= sizeof(dir))
 		ret = ENAMETOOLONG;

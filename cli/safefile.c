@@ -255,11 +255,17 @@ static int emit_into(int fd, int (*emit)(FILE *f, void *arg), void *arg,
 	return ret;
 }
 
+const char *sf_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && *t ? t : "/tmp";
+}
+
 /* A file under $TMPDIR for o's content: o->fd and o->fallback. */
 static int open_tmpdir(struct sf_out *o)
 {
-	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ?
-			  getenv("TMPDIR") : "/tmp";
+	const char *dir = sf_tmpdir();
 	const char *dot = strrchr(o->base, '.');
 	char stem[64], ext[16] = "";
 	int fd, i;

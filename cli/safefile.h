@@ -71,6 +71,9 @@ struct sf_out {
 
 /* Check path as a destination for spec (no file is made): 0, or -errno
  * with one line in err. */
+/* Where scratch and fallback files go: $TMPDIR, or /tmp. */
+const char *sf_tmpdir(void);
+
 int sf_check(const char *path, const struct sf_spec *spec, char *err,
 	     size_t errlen);
 

@@ -47,14 +47,19 @@ double cmp_spread(const double *a, size_t na, const double *b, size_t nb,
  * (0-6 in a million range-tree acquisitions, 0.06% of the time). */
 #define CMP_LONG_HOLD_SHARE 0.01
 
-static double num_at(json_object *o, const char *key)
+/* The number at p's path a.b.c.d (NULL ends it early), or NaN. */
+static double num_at(json_object *p, const char *a, const char *b,
+		     const char *c, const char *d)
 {
-	json_object *v;
+	json_object *o = p;
+	const char *keys[4] = { a, b, c, d };
 
-	return json_object_object_get_ex(o, key, &v) &&
-	       (json_object_is_type(v, json_type_double) ||
-		json_object_is_type(v, json_type_int)) ?
-	       json_object_get_double(v) : NAN;
+	for (int i = 0; i < 4 && keys[i]; i++)
+		if (!o || !json_object_object_get_ex(o, keys[i], &o))
+			return NAN;
+	return o && (json_object_is_type(o, json_type_int) ||
+		     json_object_is_type(o, json_type_double)) ?
+	       json_object_get_double(o) : NAN;
 }
 
 /* Was f's point at tasks disturbed for a spinning lock: its holders
@@ -70,19 +75,21 @@ static bool point_disturbed(const struct cmp_file *f, int tasks)
 	if (!p || !json_object_object_get_ex(p, "lockstat", &l) ||
 	    !json_object_is_type(l, json_type_object))
 		return false;
-	span = num_at(p, "timed_s");
+	span = num_at(p, "timed_s", NULL, NULL, NULL);
 	json_object_object_foreach(l, name, cls) {
 		static const char *const sides[] = { "read", "write" };
 
 		(void)name;
 		for (int s = 0; s < 2; s++) {
 			json_object *side, *lh, *ct;
+			double ns;
 
 			if (!json_object_object_get_ex(cls, sides[s], &side) ||
 			    !json_object_object_get_ex(side, "long_holds", &lh))
 				continue;
-			if (isfinite(num_at(side, "long_hold_ns")))
-				long_ns += num_at(side, "long_hold_ns");
+			ns = num_at(side, "long_hold_ns", NULL, NULL, NULL);
+			if (isfinite(ns))
+				long_ns += ns;
 			if (json_object_object_get_ex(side, "contentions", &ct) &&
 			    json_object_get_int64(ct) > 0)
 				contended = true;
@@ -158,20 +165,6 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 }
 
 /* The number at p.<a>.<b>.<c>.<d> (NULL ends the path early), or NaN. */
-static double int_at(json_object *p, const char *a, const char *b,
-		     const char *c, const char *d)
-{
-	json_object *o = p;
-	const char *keys[4] = { a, b, c, d };
-
-	for (int i = 0; i < 4 && keys[i]; i++)
-		if (!o || !json_object_object_get_ex(o, keys[i], &o))
-			return NAN;
-	return o && (json_object_is_type(o, json_type_int) ||
-		     json_object_is_type(o, json_type_double)) ?
-	       json_object_get_double(o) : NAN;
-}
-
 static void counter_row(struct printer *pr, const char *stat, const char *key,
 			int tasks, const char *const path[4], double scale,
 			bool lower_better)
@@ -183,7 +176,7 @@ static void counter_row(struct printer *pr, const char *stat, const char *key,
 	for (int i = 0; i < pr->n; i++) {
 		json_object *p = cmp_point_of(&pr->files[i], tasks);
 
-		r.v[i] = p ? int_at(p, path[0], path[1], path[2], path[3]) / scale
+		r.v[i] = p ? num_at(p, path[0], path[1], path[2], path[3]) / scale
 			   : NAN;
 		r.pct[i] = lower_better ? cmp_pct_diff(r.v[0], r.v[i], false) : NAN;
 		r.sig[i] = -1;
@@ -247,7 +240,7 @@ static void latency_rows(struct printer *pr, int tasks)
 		for (int i = 0; i < pr->n; i++) {
 			json_object *p = cmp_point_of(&pr->files[i], tasks);
 
-			r.v[i] = p ? int_at(p, rows[k].obj, rows[k].field, NULL,
+			r.v[i] = p ? num_at(p, rows[k].obj, rows[k].field, NULL,
 					    NULL) / rows[k].scale : NAN;
 			any |= isfinite(r.v[i]);
 			r.pct[i] = cmp_pct_diff(r.v[0], r.v[i], false);
@@ -385,7 +378,7 @@ static void lock_rows(struct printer *pr, int tasks)
 			bool any = false;
 
 			for (int i = 0; i < pr->n && !any; i++)
-				any = isfinite(int_at(cmp_point_of(&pr->files[i], tasks),
+				any = isfinite(num_at(cmp_point_of(&pr->files[i], tasks),
 						      path[0], path[1], path[2], path[3]));
 			snprintf(key, sizeof(key), "%s-%s", classes[c], s);
 			if (any)
