@@ -55,7 +55,24 @@ struct axes {
 	double x0, x1, y0, y1;
 	bool logy, cat;
 	int ncat;
+	int undrawn;                     /* values outside what can be drawn */
 };
+
+/*
+ * Values come from files anyone may have written: only a finite value
+ * whose magnitude leaves room for the axis arithmetic (ceilings, 8% of
+ * headroom, decades) is drawn; the others are counted and said under the
+ * graph. SVG_VMIN is the smallest drawn on a log axis.
+ */
+#define SVG_VMAX 1e300
+#define SVG_VMIN 1e-300
+#define SVG_MAX_TICKS 64
+
+static bool drawable(const struct axes *a, double v)
+{
+	return isfinite(v) && fabs(v) <= SVG_VMAX &&
+	       (!a->logy || v >= SVG_VMIN);
+}
 
 static double px(const struct axes *a, double x)
 {
@@ -100,16 +117,29 @@ static void frame(FILE *out, const struct cmp_chart *c, const struct axes *a)
 	fputs("</text>", out);
 	/* y grid and ticks: decades on a log axis, else 1-2-5 steps */
 	if (a->logy) {
-		for (double v = pow(10, floor(log10(a->y0))); v <= a->y1 * 1.0001;
+		double v = pow(10, floor(log10(a->y0)));
+
+		for (int k = 0; k < SVG_MAX_TICKS && v <= a->y1 * 1.0001; k++,
 		     v *= 10)
 			if (v >= a->y0 * 0.9999)
 				y_tick(out, a, v);
 	} else {
 		double step = nice_step(a->y1 - a->y0, 5);
 
-		for (double v = a->y0; v <= a->y1 * 1.0001; v += step)
+		for (int k = 0; k < SVG_MAX_TICKS; k++) {
+			double v = a->y0 + k * step;
+
+			if (v > a->y1 * 1.0001)
+				break;
 			y_tick(out, a, v);
+		}
 	}
+	if (a->undrawn)
+		fprintf(out, "<text class=\"undrawn\" x=\"%d\" y=\"%d\" "
+			"font-size=\"11\">%d value%s not drawn: %s</text>",
+			W - MR - 300, MT - 4, a->undrawn, a->undrawn == 1 ? "" : "s",
+			a->logy ? "not within 1e-300 to 1e300" :
+			"not finite or beyond 1e300");
 	fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#000\"/>"
 		"<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#000\"/>",
 		ML, W - MR, H - MB, H - MB, ML, ML, MT, H - MB);
@@ -171,13 +201,17 @@ static void y_range(const struct cmp_chart *c, struct axes *a)
 		for (int i = 0; i < c->nx; i++) {
 			double v = c->y[s * c->nx + i];
 
-			if (isfinite(v) && (!c->logy || v > 0)) {
+			if (drawable(a, v)) {
 				lo = fmin(lo, v);
 				hi = fmax(hi, v);
+			} else if (!isnan(v) && (!c->logy || v > 0)) {
+				/* NaN is no value, and 0 none on a log
+				 * axis: neither is a bad one */
+				a->undrawn++;
 			}
 		}
 	for (int i = 0; c->ref && i < c->nx; i++)
-		if (isfinite(c->ref[i]))
+		if (drawable(a, c->ref[i]))
 			hi = fmax(hi, c->ref[i]);
 	if (!isfinite(lo)) {
 		lo = c->logy ? 1 : 0;
@@ -210,8 +244,9 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 		fputs("<polyline class=\"ref\" fill=\"none\" stroke=\"#555\" "
 		      "stroke-dasharray=\"5,4\" points=\"", out);
 		for (int i = 0; i < c->nx; i++)
-			fprintf(out, "%.1f,%.1f ", px(&a, a.cat ? i : c->x[i]),
-				py(&a, c->ref[i]));
+			if (drawable(&a, c->ref[i]))
+				fprintf(out, "%.1f,%.1f ", px(&a, a.cat ? i :
+					c->x[i]), py(&a, c->ref[i]));
 		fputs("\"/>", out);
 	}
 	for (int s = 0; s < c->nseries; s++) {
@@ -220,7 +255,7 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 		for (int i = 0; i < c->nx; i++) {
 			double v = c->y[s * c->nx + i];
 
-			if (isfinite(v))
+			if (drawable(&a, v))
 				fprintf(out, "%.1f,%.1f ", px(&a, a.cat ? i : c->x[i]),
 					py(&a, v));
 		}
@@ -228,7 +263,7 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 		for (int i = 0; i < c->nx; i++) {
 			double v = c->y[s * c->nx + i];
 
-			if (isfinite(v))
+			if (drawable(&a, v))
 				fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
 					"fill=\"%s\"><title>%.6g</title></circle>",
 					px(&a, a.cat ? i : c->x[i]), py(&a, v),
@@ -252,7 +287,7 @@ void cmp_svg_bars(FILE *out, const struct cmp_chart *c)
 		for (int i = 0; i < c->nx; i++) {
 			double v = c->y[s * c->nx + i], x0;
 
-			if (!isfinite(v) || v <= 0)
+			if (!drawable(&a, v) || v <= 0)
 				continue;
 			x0 = ML + i * slot + slot * 0.1 + s * bw;
 			fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
