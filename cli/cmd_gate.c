@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
@@ -47,7 +48,14 @@
  * next); the mean of 10 pairs by about 2%, well inside the 5% minimum
  * effect (docs/gate.md). */
 #define GATE_DEFAULT_ROUNDS 10
-#define GATE_MAX_ARGS 96
+#define GATE_MIN_ROUNDS 3                /* by round: a t over the rounds */
+/* A run of the gate is seconds to minutes; one that has not ended in
+ * this long is hung, not slow (--run-timeout). */
+#define GATE_DEFAULT_RUN_TIMEOUT 900
+#define GATE_KILL_GRACE_MS 5000          /* SIGTERM, then SIGKILL */
+/* No change of code makes a run a million times faster or slower: a
+ * result that far from the base's is not a measurement of the run. */
+#define GATE_MAX_RATIO 1e6
 
 struct gate_args {
 	const char *base_prog, *cand_prog;
@@ -55,18 +63,18 @@ struct gate_args {
 	const char *cand_opts;
 	const char *dir;
 	int rounds;
+	int run_timeout;                 /* seconds a run may take */
 	int calibrate;                   /* N A/A and N A/B gates; 0: off */
 	bool aa_only;                    /* --calibrate-aa: A/A gates only */
 	bool quiet, allow_mismatch;
 	bool pooled;                     /* --pooled: not by round */
 	double pct;
 	struct cmp_opts o;
-	char *run[GATE_MAX_ARGS + 1];    /* the run's options (argv) */
-	int nrun;
-	struct run_args_vec vec;         /* from a result file */
+	struct run_args_vec runv;        /* the run's options */
 };
 
-/* The gate's own interrupt: forwarded to the run under way. */
+/* The gate's own interrupt: forwarded to the run under way, to its
+ * whole process group (a candidate may be a script with children). */
 static volatile sig_atomic_t gate_sig;
 static volatile pid_t gate_child;
 
@@ -75,7 +83,7 @@ static void gate_on_signal(int sig)
 	if (!gate_sig)
 		gate_sig = sig;
 	if (gate_child > 0)
-		kill(gate_child, sig);
+		kill(-gate_child, sig);
 }
 
 static const struct option gate_opts[] = {
@@ -85,6 +93,7 @@ static const struct option gate_opts[] = {
 	{ "recipe", required_argument, NULL, 'r' },
 	{ "baseline", required_argument, NULL, 'b' },
 	{ "rounds", required_argument, NULL, 'n' },
+	{ "run-timeout", required_argument, NULL, 'T' },
 	{ "calibrate", required_argument, NULL, 'c' },
 	{ "calibrate-aa", required_argument, NULL, 'A' },
 	{ "fail-on-regression", required_argument, NULL, 'p' },
@@ -114,7 +123,10 @@ static void gate_usage(void)
 	       "                         (e.g. \"--hold-extra 500\")\n"
 	       "  --recipe RESULT        run what RESULT records (its options)\n"
 	       "  --baseline RESULT      RESULT is the base; only the candidate runs\n"
-	       "  --rounds N             base/candidate rounds (default %d)\n"
+	       "  --rounds N             base/candidate rounds (default %d; by\n"
+	       "                         round at least %d)\n"
+	       "  --run-timeout SECS     end a run (its whole process group) that\n"
+	       "                         has not ended in SECS (default %d)\n"
 	       "  --fail-on-regression PCT  the minimum effect (default %g)\n"
 	       "  --alpha A              family-wise alpha (default 0.05)\n"
 	       "  --pooled               pool each side's samples and test them with\n"
@@ -131,7 +143,7 @@ static void gate_usage(void)
 	       "                         false-alarm and detection rates\n"
 	       "  --calibrate-aa N       N A/A gates only: the false-alarm rate\n"
 	       "  -q, --quiet            no line per round\n", GATE_DEFAULT_ROUNDS,
-	       CMP_GATE_DEFAULT_PCT);
+	       GATE_MIN_ROUNDS, GATE_DEFAULT_RUN_TIMEOUT, CMP_GATE_DEFAULT_PCT);
 }
 
 static int gate_opt(struct gate_args *a, int opt, char **argv)
@@ -154,6 +166,12 @@ static int gate_opt(struct gate_args *a, int opt, char **argv)
 		if (parse_long(optarg, 1, GATE_MAX_ROUNDS, &v))
 			return cli_bad("gate: bad --rounds '%s': want 1 to 100", optarg);
 		a->rounds = (int)v;
+		return 0;
+	case 'T':
+		if (parse_long(optarg, 1, 86400, &v))
+			return cli_bad("gate: bad --run-timeout '%s': want 1 to "
+				   "86400 seconds", optarg);
+		a->run_timeout = (int)v;
 		return 0;
 	case 'A':
 		a->aa_only = true;
@@ -186,14 +204,37 @@ static int gate_opt(struct gate_args *a, int opt, char **argv)
 	return cli_bad_option(argv, opt, gate_opts);
 }
 
+/* The words of s (blank-separated, as --candidate-opts gives them) onto
+ * v, however many: 0 or -ENOMEM. */
+static int split_words(struct run_args_vec *v, const char *s)
+{
+	int ret = 0;
+
+	while (s && *s && !ret) {
+		size_t n;
+		char *w;
+
+		s += strspn(s, " \t\n");
+		if (!(n = strcspn(s, " \t\n")))
+			break;
+		if (!(w = strndup(s, n)))
+			return -ENOMEM;
+		ret = run_args_add(v, w);
+		free(w);
+		s += n;
+	}
+	return ret;
+}
+
 /* The run's options: after --, or from a result (its first word "run"
  * dropped). Checked by vmsim run's own parser, without running. */
 static int gate_recipe(struct gate_args *a, int argc, char **argv)
 {
 	const char *from = a->recipe ? a->recipe : a->baseline;
 	const struct cli_ctx dry = { .dry_run = true };
-	char err[512], *check[GATE_MAX_ARGS + 2];
-	int given = argc - optind, ret;
+	struct run_args_vec check = { 0 };
+	char err[512];
+	int given = argc - optind, ret = 0;
 
 	if (from && given)
 		return cli_bad("gate: give the run's options after -- or %s, not "
@@ -213,60 +254,120 @@ static int gate_recipe(struct gate_args *a, int argc, char **argv)
 				parse_printable(shown, sizeof(shown), from), err);
 			return EXIT_USAGE;
 		}
-		ret = run_rerun_args(f.root, &a->vec, err, sizeof(err));
+		ret = run_rerun_args(f.root, &check, err, sizeof(err));
 		if (ret)
 			fprintf(stderr, "%s: gate: %s: cannot run it again: %s\n",
 				prog, f.shown, err);
 		cmp_file_free(&f);
 		if (ret)
 			return EXIT_USAGE;
-		for (int i = 1; i < a->vec.n && a->nrun < GATE_MAX_ARGS; i++)
-			a->run[a->nrun++] = a->vec.argv[i];
+		for (int i = 1; i < check.n && !ret; i++)
+			ret = run_args_add(&a->runv, check.argv[i]);
+		run_args_free(&check);
 	} else {
-		for (int i = optind; i < argc && a->nrun < GATE_MAX_ARGS; i++)
-			a->run[a->nrun++] = argv[i];
+		for (int i = optind; i < argc && !ret; i++)
+			ret = run_args_add(&a->runv, argv[i]);
 	}
-	for (int i = 0; i < a->nrun; i++) {
-		const char *s = a->run[i];
+	if (ret)
+		return fprintf(stderr, "%s: gate: out of memory\n", prog), 1;
+	for (int i = 0; i < a->runv.n; i++) {
+		const char *s = a->runv.argv[i];
 
 		if (!strcmp(s, "-o") || !strncmp(s, "--json", 6) ||
 		    !strcmp(s, "-f") || !strcmp(s, "--force"))
 			return cli_bad("gate: '%s' is the gate's to give: leave the "
 				   "run's output out (--keep DIR keeps it)", s);
 		if ((!strcmp(s, "-l") || !strcmp(s, "--lock")) &&
-		    i + 1 < a->nrun && strchr(a->run[i + 1], ','))
+		    i + 1 < a->runv.n && strchr(a->runv.argv[i + 1], ','))
 			return cli_bad("gate: one scheme at a time ('%s'): the gate "
 				   "compares a base and a candidate of one run",
-				   a->run[i + 1]);
+				   a->runv.argv[i + 1]);
 	}
-	check[0] = (char *)"run";
-	memcpy(check + 1, a->run, sizeof(char *) * (size_t)a->nrun);
-	check[a->nrun + 1] = NULL;
-	return cmd_run(a->nrun + 1, check, &dry) ? EXIT_USAGE : 0;
+	ret = run_args_add(&check, "run");
+	for (int i = 0; i < a->runv.n && !ret; i++)
+		ret = run_args_add(&check, a->runv.argv[i]);
+	/* The candidate's own options must be run options too (of this
+	 * vmsim: another candidate binary may know others). */
+	if (!a->cand_prog)
+		ret = ret ?: split_words(&check, a->cand_opts);
+	if (ret) {
+		run_args_free(&check);
+		return fprintf(stderr, "%s: gate: out of memory\n", prog), 1;
+	}
+	ret = cmd_run(check.n, check.argv, &dry) ? EXIT_USAGE : 0;
+	run_args_free(&check);
+	return ret;
 }
 
-/* argv for one run of side's program: PROG run RECIPE [extra] -q -o OUT. */
+/* argv for one run of side's program: PROG run RECIPE [extra] -q -o OUT.
+ * 0 or -ENOMEM. */
 static int run_argv(const struct gate_args *a, const char *progpath,
-		    const char *extra, const char *out, char **v, char *buf,
-		    size_t blen)
+		    const char *extra, const char *out, struct run_args_vec *v)
 {
-	int n = 0;
+	int ret = run_args_add(v, progpath) ?: run_args_add(v, "run");
 
-	v[n++] = (char *)progpath;
-	v[n++] = (char *)"run";
-	for (int i = 0; i < a->nrun; i++)
-		v[n++] = a->run[i];
-	if (extra && *extra) {
-		snprintf(buf, blen, "%s", extra);
-		for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t &&
-		     n < GATE_MAX_ARGS * 2 - 6; t = strtok_r(NULL, " \t", &save))
-			v[n++] = t;
+	for (int i = 0; i < a->runv.n && !ret; i++)
+		ret = run_args_add(v, a->runv.argv[i]);
+	return ret ?: split_words(v, extra) ?: run_args_add(v, "-q") ?:
+	       run_args_add(v, "-o") ?: run_args_add(v, out);
+}
+
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Has child p ended (not reaped: its pid, and so its group's id, stay
+ * ours until waitpid)? Waits up to ms for it. */
+static bool child_ended(pid_t p, long long ms)
+{
+	long long until = now_ms() + ms;
+
+	for (;;) {
+		siginfo_t si = { 0 };
+		struct timespec nap = { 0, 20 * 1000000 };
+
+		if (waitid(P_PID, (id_t)p, &si, WEXITED | WNOHANG | WNOWAIT) < 0 &&
+		    errno != EINTR)
+			return true;             /* not ours to wait for */
+		if (si.si_pid == p)
+			return true;
+		if (now_ms() >= until)
+			return false;
+		nanosleep(&nap, NULL);           /* a signal ends it early */
 	}
-	v[n++] = (char *)"-q";
-	v[n++] = (char *)"-o";
-	v[n++] = (char *)out;
-	v[n] = NULL;
-	return n;
+}
+
+/* Wait for run p, in its own process group, for at most timeout_s (or,
+ * once the gate is interrupted, a grace period): then SIGTERM to the
+ * group, a grace period, SIGKILL. Whatever it left running in its group
+ * is ended too. Reaps p into *st; true when it had to be ended. */
+static bool wait_run(pid_t p, int timeout_s, int *st)
+{
+	long long deadline = now_ms() + 1000LL * timeout_s;
+	bool ended = false;
+
+	while (!child_ended(p, 200)) {
+		long long now = now_ms();
+
+		if (gate_sig && deadline > now + GATE_KILL_GRACE_MS)
+			deadline = now + GATE_KILL_GRACE_MS;
+		if (now < deadline)
+			continue;
+		ended = true;
+		kill(-p, SIGTERM);
+		if (!child_ended(p, GATE_KILL_GRACE_MS))
+			kill(-p, SIGKILL);
+		child_ended(p, GATE_KILL_GRACE_MS);
+		break;
+	}
+	kill(-p, SIGKILL);                       /* what it left behind */
+	while (waitpid(p, st, 0) < 0 && errno == EINTR)
+		;
+	return ended;
 }
 
 /* Run PROG with the recipe into out; its output into log. 0, or -1 with
@@ -275,34 +376,50 @@ static int run_one(const struct gate_args *a, const char *progpath,
 		   const char *extra, const char *out, const char *log,
 		   char *why, size_t len)
 {
-	char *v[GATE_MAX_ARGS * 2 + 8], buf[1024], line[512] = "";
-	int fd, st;
+	struct run_args_vec v = { 0 };
+	char line[512] = "";
+	int fd, st = 0;
+	bool killed;
 	pid_t p;
 	FILE *f;
 
-	run_argv(a, progpath, extra, out, v, buf, sizeof(buf));
-	fd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	if (run_argv(a, progpath, extra, out, &v)) {
+		run_args_free(&v);
+		return snprintf(why, len, "out of memory"), -1;
+	}
+	fd = sf_create_new(log, 0600);
+	if (fd < 0) {
+		run_args_free(&v);
 		return snprintf(why, len, "cannot make %.400s: %s", log,
-				strerror(errno)), -1;
+				strerror(-fd)), -1;
+	}
 	p = fork();
 	if (p == 0) {
+		setpgid(0, 0);
 		dup2(fd, 1);
 		dup2(fd, 2);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		execv(progpath, v);
+		signal(SIGHUP, SIG_DFL);
+		execv(progpath, v.argv);
 		fprintf(stderr, "vmsim: gate: cannot run %s: %s\n", progpath,
 			strerror(errno));
 		_exit(127);
 	}
 	close(fd);
+	run_args_free(&v);
 	if (p < 0)
 		return snprintf(why, len, "cannot fork: %s", strerror(errno)), -1;
+	setpgid(p, p);                   /* before it runs, whichever is first */
 	gate_child = p;
-	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
-		;
+	if (gate_sig)                    /* came before gate_child was set */
+		kill(-p, gate_sig);
+	killed = wait_run(p, a->run_timeout, &st);
 	gate_child = 0;
+	if (killed && !gate_sig)
+		return snprintf(why, len, "%.300s did not end within %d s "
+				"(--run-timeout): ended", progpath,
+				a->run_timeout), -1;
 	if (WIFEXITED(st) && !WEXITSTATUS(st))
 		return 0;
 	f = fopen(log, "r");
@@ -332,7 +449,7 @@ static int pool_side(const char *dir, const char *name, struct cmp_file *runs,
 		     int n, struct cmp_file *out, char *why, size_t len)
 {
 	struct sf_spec spec = { .what = "pooled result" };
-	char path[PATH_MAX], where[PATH_MAX + 64], note[PATH_MAX + 256];
+	char path[PATH_MAX], where[PATH_MAX + 64], note[PATH_MAX + 256] = "";
 	json_object *j = cmp_pool(runs, n);
 	struct sf_out o;
 	int ret;
@@ -341,8 +458,15 @@ static int pool_side(const char *dir, const char *name, struct cmp_file *runs,
 		return snprintf(why, len, "out of memory"), -1;
 	snprintf(path, sizeof(path), "%.3900s/%s.json", dir, name);
 	ret = sf_open(&o, path, &spec, why, len);
-	if (!ret && (ret = sf_emit(&o, emit_json, j)) >= 0)
+	if (ret) {                       /* why says it */
+		json_object_put(j);
+		return -1;
+	}
+	if ((ret = sf_emit(&o, emit_json, j)) >= 0)
 		ret = sf_commit(&o, true, where, sizeof(where), note, sizeof(note));
+	else
+		snprintf(note, sizeof(note), "cannot write '%s': %s", o.shown,
+			 strerror(-ret));
 	sf_abort(&o);
 	if (ret) {
 		json_object_put(j);
@@ -375,6 +499,38 @@ static double change(const struct cmp_file *b, const struct cmp_file *c,
 	return d;
 }
 
+/* Is f a result of the run ref is one of: its task counts, and each
+ * primary mean finite and within GATE_MAX_RATIO of ref's? 0, or -1 with
+ * why. (A candidate that writes another run's result, or a number no
+ * run measures, is not judged as if it were one.) */
+static int unlike(const struct cmp_file *ref, const struct cmp_file *f,
+		  char *why, size_t len)
+{
+	const struct cmp_metric *m = primary_of(ref);
+
+	if (f->ntasks != ref->ntasks ||
+	    memcmp(f->tasks, ref->tasks, sizeof(int) * (size_t)f->ntasks))
+		return snprintf(why, len, "its task counts are not the "
+				"recipe's"), -1;
+	for (int t = 0; t < ref->ntasks; t++) {
+		double *x, *y, mx, my;
+		size_t nx = cmp_samples_of(ref, m->name, ref->tasks[t], &x);
+		size_t ny = cmp_samples_of(f, m->name, ref->tasks[t], &y);
+
+		mx = nx ? stats_amean(x, nx) : NAN;
+		my = ny ? stats_amean(y, ny) : NAN;
+		free(x);
+		free(y);
+		if (!isfinite(mx) || !isfinite(my) || !(my / mx <= GATE_MAX_RATIO) ||
+		    !(mx / my <= GATE_MAX_RATIO))
+			return snprintf(why, len, "its %s at %d task%s (%.4g) is "
+					"not a measurement of the run that "
+					"gave %.4g", m->name, ref->tasks[t],
+					PLURAL(ref->tasks[t]), my, mx), -1;
+	}
+	return 0;
+}
+
 /* A stored base: can it be judged at all, before anything runs?
  * CMP_PASS (yes), or CMP_CANNOT_JUDGE with line. */
 static int check_stored(const struct gate_args *a, const struct cmp_file *st,
@@ -402,12 +558,15 @@ static int check_stored(const struct gate_args *a, const struct cmp_file *st,
  * run's result loaded into runs[side][]. 0, or -1 with line. */
 static int run_rounds(const struct gate_args *a, const char *dir,
 		      const char *cand_extra, bool verbose,
+		      const struct cmp_file *stored,
 		      struct cmp_file *runs[2], int nruns[2], char *line,
 		      size_t len)
 {
 	static const char *const side[2] = { "base", "candidate" };
 	char why[1024], out[PATH_MAX], log[PATH_MAX];
 	bool stored_base = a->baseline != NULL;
+	/* What each result must be like: the stored base, or the first. */
+	const struct cmp_file *ref = stored;
 
 	for (int r = 0; r < a->rounds; r++) {
 		/* A line as each round ends, so that a gate stopped early
@@ -436,7 +595,15 @@ static int run_rounds(const struct gate_args *a, const char *dir,
 				return snprintf(line, len, "CANNOT JUDGE: the %s "
 						"run of round %d failed: %.800s",
 						side[s], r + 1, why), -1;
+			if (!ref)
+				ref = &runs[s][nruns[s]];
 			nruns[s]++;
+			if (ref && unlike(ref, &runs[s][nruns[s] - 1], why,
+					  sizeof(why)))
+				return snprintf(line, len, "CANNOT JUDGE: the %s "
+						"result of round %d is unlike "
+						"the recipe's: %.800s", side[s],
+						r + 1, why), -1;
 		}
 	}
 	return 0;
@@ -536,7 +703,8 @@ static int gate_once(const struct gate_args *a, const char *dir,
 		if (check_stored(a, &pooled[0], line, len) != CMP_PASS)
 			goto out;
 	}
-	if (run_rounds(a, dir, cand_extra, verbose, runs, nruns, line, len))
+	if (run_rounds(a, dir, cand_extra, verbose, a->baseline ? &pooled[0] :
+		       NULL, runs, nruns, line, len))
 		goto out;
 	drop_flagged(a, runs, nruns, no);
 	if (!nruns[1]) {
@@ -580,23 +748,25 @@ static int gate_dir(const struct gate_args *a, char *dir, size_t len,
 {
 	const char *t = sf_tmpdir();
 
+	int e;
+
 	*temp = !a->dir;
 	if (a->dir) {
 		snprintf(dir, len, "%s", a->dir);
-		if (mkdir(dir, 0700)) {
+		if ((e = sf_mkdir_new(dir, 0700))) {
 			char shown[PATH_MAX];
 
 			fprintf(stderr, "%s: gate: cannot make the directory '%s' "
-				"for --keep: %s\n", prog,
-				parse_printable(shown, sizeof(shown), dir), strerror(errno));
+				"for --keep: %s%s\n", prog,
+				parse_printable(shown, sizeof(shown), dir), strerror(-e),
+				e == -ELOOP ? " (no symbolic link is followed)" : "");
 			return EXIT_USAGE;
 		}
 		return 0;
 	}
-	snprintf(dir, len, "%s/vmsim-gate-XXXXXX", t);
-	if (!mkdtemp(dir)) {
+	if ((e = sf_mkdtemp(dir, len, "vmsim-gate"))) {
 		fprintf(stderr, "%s: gate: cannot make a directory in %s: %s\n",
-			prog, t, strerror(errno));
+			prog, t, strerror(-e));
 		return 1;
 	}
 	return 0;
@@ -607,22 +777,7 @@ static int sub_dir(const char *dir, const char *name, int i, char *out,
 		   size_t len)
 {
 	snprintf(out, len, "%.3900s/%s-%d", dir, name, i);
-	return mkdir(out, 0700) ? -errno : 0;
-}
-
-static void remove_tree(const char *dir)
-{
-	pid_t p = fork();
-	int st;
-
-	/* Our own fresh directory: nothing but what the gate made. */
-	if (p == 0) {
-		execlp("rm", "rm", "-rf", "--", dir, (char *)NULL);
-		_exit(127);
-	}
-	if (p > 0)
-		while (waitpid(p, &st, 0) < 0 && errno == EINTR)
-			;
+	return sf_mkdir_new(out, 0700);
 }
 
 /* --calibrate: the --hold-extra that costs about 10%, by two probes (a
@@ -696,9 +851,11 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	static char self[PATH_MAX];
 	struct gate_args a = { .rounds = GATE_DEFAULT_ROUNDS,
+			       .run_timeout = GATE_DEFAULT_RUN_TIMEOUT,
 			       .pct = CMP_GATE_DEFAULT_PCT,
 			       .o = { .test = CMP_WELCH } };
-	struct sigaction sa = { .sa_handler = gate_on_signal }, old[2];
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = gate_on_signal }, old[3];
 	char dir[PATH_MAX], line[1024];
 	double effect;
 	int opt, ret;
@@ -726,6 +883,13 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 		a.base_prog = self;
 	if (!a.cand_prog)
 		a.cand_prog = self;
+	if (a.rounds < GATE_MIN_ROUNDS && !a.pooled && !a.baseline) {
+		fprintf(stderr, "%s: gate: --rounds %d: judging by round needs at "
+			"least %d rounds (or --pooled)\n", prog, a.rounds,
+			GATE_MIN_ROUNDS);
+		ret = EXIT_USAGE;
+		goto done;
+	}
 	if (a.calibrate && a.baseline) {
 		ret = cli_bad("gate: %s", "--calibrate runs both sides: give the run "
 			  "with -- or --recipe, not --baseline");
@@ -734,8 +898,8 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 	if ((ret = gate_dir(&a, dir, sizeof(dir), &temp)))
 		goto done;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old[0]);
-	sigaction(SIGTERM, &sa, &old[1]);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
 	if (a.calibrate) {
 		ret = gate_calibrate(&a, dir);
 	} else {
@@ -745,14 +909,14 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 		ret = ret == CMP_PASS ? 0 : ret == CMP_REGRESSION ? 1 :
 		      gate_sig ? 128 + gate_sig : EXIT_USAGE;
 	}
-	sigaction(SIGINT, &old[0], NULL);
-	sigaction(SIGTERM, &old[1], NULL);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
 	if (temp)
-		remove_tree(dir);
+		sf_remove_tree(dir);
 	else
 		fprintf(stderr, "%s: gate: the runs and the pooled base.json and "
 			"candidate.json are in %s\n", prog, dir);
 done:
-	run_args_free(&a.vec);
+	run_args_free(&a.runv);
 	return ret;
 }

@@ -45,10 +45,12 @@ int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx)
 		return EXIT_USAGE;
 	}
 	cmp_file_free(&f);
-	for (int i = 2; i < argc && v.n + 1 < RUN_ARGS_MAX; i++) {
-		v.argv[v.n++] = strdup(argv[i]);
-		v.argv[v.n] = NULL;
-	}
+	for (int i = 2; i < argc; i++)
+		if (run_args_add(&v, argv[i])) {
+			run_args_free(&v);
+			fprintf(stderr, "%s: rerun: out of memory\n", prog);
+			return 1;
+		}
 	ret = cmd_run(v.n, v.argv, ctx);
 	run_args_free(&v);
 	return ret;

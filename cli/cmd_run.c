@@ -114,6 +114,7 @@ struct run_args {
 	const char *json;
 	bool force, quiet, brief, mem_given, help, handler_cpu_given;
 	bool tasks_given;
+	bool made_dir;                   /* -o DIR/ was made by this run */
 	bool ceiling;                    /* --ceiling on (the default) */
 	bool model_given;                /* -l or -w */
 	unsigned given;                  /* WL_OPT_* on the command line */
@@ -386,7 +387,7 @@ static bool run_json_is_dir(const char *json)
 
 /* Every result file checked and claimed before anything runs (a results
  * directory made first). */
-static int run_claim(const struct run_args *a, struct res_target *tgt,
+static int run_claim(struct run_args *a, struct res_target *tgt,
 		     int *ntgt)
 {
 	const struct run_cfg *c = &a->c;
@@ -394,7 +395,7 @@ static int run_claim(const struct run_args *a, struct res_target *tgt,
 	bool dir = a->json && run_json_is_dir(a->json);
 	char terr[PATH_MAX + 256];
 
-	if (dir && sf_mkdirs(a->json, terr, sizeof(terr))) {
+	if (dir && sf_mkdirs(a->json, &a->made_dir, terr, sizeof(terr))) {
 		fprintf(stderr, "%s: -o: %s\n", prog, terr);
 		return EXIT_USAGE;
 	}
@@ -523,8 +524,11 @@ static int run_publish(const struct run_args *a, struct res_target *tgt,
 			       parse_printable(note, sizeof(note), where),
 			       r[i].complete ? "" : " (incomplete)");
 		json_object_put(opts);
+		/* Not where asked (beside it, in $TMPDIR, on standard
+		 * output): exit 1, whatever errno sent it there — the
+		 * write's ENOSPC is no aborted run (3). */
 		if (wret && !ret)
-			ret = wret < 0 ? wret : -EEXIST;
+			ret = 1;
 	}
 	return ret;
 }
@@ -679,6 +683,10 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	run_replay_done(&a.c);
 	for (int i = 0; i < ntgt; i++)
 		resfile_close(&tgt[i]);
+	/* A results directory this run made and wrote nothing into is not
+	 * left behind (rmdir removes only an empty one). */
+	if (a.made_dir)
+		sf_rmdir_empty(a.json);
 	for (int i = 0; i < run_ntargets(&a.c); i++)
 		res_file_free(&r[i]);
 	return run_status(ret);

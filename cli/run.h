@@ -111,13 +111,14 @@ json_object *run_options_json(const struct run_cfg *c, int target,
  * the run of result root again — its scheme, workload, fault source and
  * every recorded option. 0, or -EINVAL (an option this vmsim does not
  * know, say) / -ENOMEM with one clause in err. Free with run_args_free. */
-#define RUN_ARGS_MAX 128
 struct run_args_vec {
-	int n;
-	char *argv[RUN_ARGS_MAX];
+	int n, cap;
+	char **argv;                     /* n words, then NULL */
 };
 int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 		   size_t len);
+/* One word more (copied): 0 or -ENOMEM. A vector grows as it needs. */
+int run_args_add(struct run_args_vec *v, const char *s);
 void run_args_free(struct run_args_vec *v);
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
 void run_result_path(char *out, size_t len, const char *json, const char *scheme);

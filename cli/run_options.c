@@ -8,6 +8,7 @@
  * result again and checks the new result's options are the old ones.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,12 +179,66 @@ static const struct {
 	{ "speed", "--speed", AS_STR, NULL },
 };
 
-static int args_add(struct run_args_vec *v, const char *s)
+int run_args_add(struct run_args_vec *v, const char *s)
 {
-	if (v->n + 1 >= RUN_ARGS_MAX || !(v->argv[v->n] = strdup(s)))
+	if (v->n + 2 > v->cap) {
+		int cap = v->cap ? 2 * v->cap : 32;
+		char **a = realloc(v->argv, sizeof(*a) * (size_t)cap);
+
+		if (!a)
+			return -ENOMEM;
+		v->argv = a;
+		v->cap = cap;
+	}
+	if (!(v->argv[v->n] = strdup(s)))
 		return -ENOMEM;
 	v->argv[++v->n] = NULL;
 	return 0;
+}
+
+/* A task list as vmsim run takes it, runs of consecutive counts as
+ * ranges: 1-64, or 1,2,4-8. A list as long as the result's. */
+static int add_tasks(struct run_args_vec *v, json_object *val, char *err,
+		     size_t len)
+{
+	size_t n = json_object_is_type(val, json_type_array) ?
+		   json_object_array_length(val) : 0, cap = 16 * n + 1, at = 0;
+	char *buf = malloc(cap);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	buf[0] = 0;
+	for (size_t i = 0; i < n;) {
+		json_object *e = json_object_array_get_idx(val, i);
+		int64_t lo = json_object_get_int64(e), hi = lo;
+		size_t j = i + 1;
+
+		if (!json_object_is_type(e, json_type_int) || lo < 1 ||
+		    lo > INT32_MAX) {
+			free(buf);
+			snprintf(err, len, "its task list is not a list of "
+				 "task counts");
+			return -EINVAL;
+		}
+		for (; j < n && json_object_is_type(json_object_array_get_idx(
+			     val, j), json_type_int) && json_object_get_int64(
+			     json_object_array_get_idx(val, j)) == hi + 1; j++)
+			hi++;
+		at += (size_t)snprintf(buf + at, cap - at, hi > lo + 1 ?
+				       "%s%lld-%lld" : hi > lo ? "%s%lld,%lld" :
+				       "%s%lld", i ? "," : "", (long long)lo,
+				       (long long)hi);
+		i = j;
+	}
+	if (!n) {
+		free(buf);
+		snprintf(err, len, "its task list is empty");
+		return -EINVAL;
+	}
+	ret = run_args_add(v, "--tasks") ?: run_args_add(v, buf);
+	free(buf);
+	return ret;
 }
 
 static const char *get_string(json_object *o, const char *key)
@@ -199,7 +254,7 @@ static const char *get_string(json_object *o, const char *key)
 static int add_option(struct run_args_vec *v, int k, json_object *val,
 		      const struct workload *wl, char *err, size_t len)
 {
-	char buf[64];
+	char buf[64];                    /* a number: %lld or %.17g */
 	const char *s = buf;
 
 	/* --writers only where the workload has writers (else 0). */
@@ -208,15 +263,9 @@ static int add_option(struct run_args_vec *v, int k, json_object *val,
 	switch (rerun_opts[k].kind) {
 	case AS_FLAG:
 		return json_object_get_boolean(val) ?
-		       args_add(v, rerun_opts[k].flag) : 0;
+		       run_args_add(v, rerun_opts[k].flag) : 0;
 	case AS_LIST:
-		buf[0] = 0;
-		for (size_t i = 0; json_object_is_type(val, json_type_array) &&
-		     i < json_object_array_length(val); i++)
-			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-				 "%s%d", i ? "," : "", json_object_get_int(
-				 json_object_array_get_idx(val, i)));
-		break;
+		return add_tasks(v, val, err, len);
 	case AS_INT:
 		if (!json_object_is_type(val, json_type_int))
 			goto bad;
@@ -235,7 +284,7 @@ static int add_option(struct run_args_vec *v, int k, json_object *val,
 	}
 	if (rerun_opts[k].skip && !strcmp(s, rerun_opts[k].skip))
 		return 0;
-	return args_add(v, rerun_opts[k].flag) ?: args_add(v, s);
+	return run_args_add(v, rerun_opts[k].flag) ?: run_args_add(v, s);
 bad:
 	snprintf(err, len, "its option '%s' is not what this vmsim records",
 		 rerun_opts[k].key);
@@ -265,9 +314,10 @@ int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 			 wname);
 		return -EINVAL;
 	}
-	ret = args_add(v, "run") ?: args_add(v, "--lock") ?: args_add(v, scheme) ?:
-	      args_add(v, "--workload") ?: args_add(v, wname) ?:
-	      args_add(v, "--fault-source") ?: args_add(v, src);
+	ret = run_args_add(v, "run") ?: run_args_add(v, "--lock") ?:
+	      run_args_add(v, scheme) ?: run_args_add(v, "--workload") ?:
+	      run_args_add(v, wname) ?: run_args_add(v, "--fault-source") ?:
+	      run_args_add(v, src);
 	json_object_object_foreach(opts, key, val) {
 		size_t k;
 
@@ -296,6 +346,6 @@ void run_args_free(struct run_args_vec *v)
 {
 	for (int i = 0; i < v->n; i++)
 		free(v->argv[i]);
-	v->n = 0;
-	v->argv[0] = NULL;
+	free(v->argv);
+	memset(v, 0, sizeof(*v));
 }

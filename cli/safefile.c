@@ -7,8 +7,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,43 +39,168 @@ fail(char *err, size_t len, int e, const char *fmt, ...)
 	return -e;
 }
 
-int sf_mkdirs(const char *path, char *err, size_t errlen)
+/* The first component of path that is a symbolic link or no directory,
+ * into out ("" when none is), its lstat into *st: for the message when
+ * resolution fails. */
+static void find_blocker(const char *path, char *out, size_t len,
+			 struct stat *st)
 {
-	char shown[256], part[PATH_MAX];
+	char part[PATH_MAX];
 	size_t n = strlen(path);
-	struct stat st;
 
-	parse_printable(shown, sizeof(shown), path);
-	if (!n || n >= sizeof(part))
-		return fail(err, errlen, ENAMETOOLONG, "%s: bad directory name",
-			    shown);
-	/* Each missing component, parents first (mkdir -p); one that is
-	 * there already is left as it is. */
+	out[0] = 0;
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= sizeof(part))
+		return;
 	for (size_t i = 1; i <= n; i++) {
 		if (i < n && path[i] != '/')
 			continue;
 		memcpy(part, path, i);
-		part[i] = '\0';
-		if (mkdir(part, 0755) && errno != EEXIST) {
-			char p2[256];
-			int e = errno;
-
-			return fail(err, errlen, e, "%s: cannot make the "
-				    "directory %s: %s", shown,
-				    parse_printable(p2, sizeof(p2), part),
-				    strerror(e));
+		part[i] = 0;
+		if (!lstat(part, st) && !S_ISDIR(st->st_mode)) {
+			parse_printable(out, len, part);
+			return;
 		}
 	}
-	/* The directory itself is no link another user planted (without
-	 * its trailing '/', which would have lstat follow a link). */
-	memcpy(part, path, n + 1);
-	while (n > 1 && part[n - 1] == '/')
-		part[--n] = '\0';
-	if (lstat(part, &st))
-		return fail(err, errlen, errno, "%s: %s", shown, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return fail(err, errlen, ENOTDIR, "%s is %s, not a results "
-			    "directory", shown, sf_kind(st.st_mode));
+}
+
+/* path resolved without following any link, as openat2's
+ * RESOLVE_NO_SYMLINKS does: one component at a time, O_NOFOLLOW. With
+ * mk, a missing component is made (0755). fd or -errno; *made: the
+ * last component was made here. */
+static int walk_dir(const char *path, bool mk, bool *made)
+{
+	const char *p = path;
+	int fd = open(*p == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	while (fd >= 0 && *p) {
+		char comp[NAME_MAX + 1];
+		size_t n;
+		int next;
+
+		p += strspn(p, "/");
+		if (!(n = strcspn(p, "/")))
+			break;
+		if (n > NAME_MAX) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(comp, p, n);
+		comp[n] = 0;
+		p += n;
+		if (made)
+			*made = false;
+		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+			      O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && mk) {
+			if (mkdirat(fd, comp, 0755) && errno != EEXIST) {
+				int e = errno;
+
+				close(fd);
+				return -e;
+			}
+			if (made)
+				*made = errno != EEXIST;
+			next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				      O_CLOEXEC);
+		}
+		if (next < 0) {
+			int e = errno;
+
+			close(fd);
+			return -e;
+		}
+		close(fd);
+		fd = next;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+#ifndef RESOLVE_NO_SYMLINKS
+#define RESOLVE_NO_SYMLINKS 0x04
+#endif
+
+/* openat2(2) where the kernel has it (5.6): the same resolution in one
+ * call, atomic against a component being swapped meanwhile. */
+static int open_nolinks(const char *path)
+{
+	struct { uint64_t flags, mode, resolve; } how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	long fd = -1;
+
+#ifdef SYS_openat2
+	fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return fd < 0 ? -errno : (int)fd;
+#endif
+	(void)how;
+	return walk_dir(path, false, NULL);
+}
+
+/* The one line for a directory that could not be resolved. */
+static int dir_fail(char *err, size_t len, const char *what, const char *path,
+		    int e)
+{
+	char shown[256], at[256];
+	struct stat st;
+
+	parse_printable(shown, sizeof(shown), path);
+	if (e == ELOOP || e == ENOTDIR) {
+		find_blocker(path, at, sizeof(at), &st);
+		if (*at && S_ISLNK(st.st_mode))
+			return fail(err, len, ELOOP, "%s '%s': '%s' is a symbolic "
+				    "link, and vmsim follows no link in a path "
+				    "it writes to (give the real path)", what,
+				    shown, at);
+		if (*at)
+			return fail(err, len, ENOTDIR, "%s '%s': '%s' is %s, not "
+				    "a directory", what, shown, at,
+				    sf_kind(st.st_mode));
+	}
+	return fail(err, len, e, "%s '%s': %s", what, shown, strerror(e));
+}
+
+int sf_open_dir(const char *path, char *err, size_t errlen)
+{
+	int fd;
+
+	if (!*path || strlen(path) >= PATH_MAX)
+		return fail(err, errlen, ENAMETOOLONG, "bad directory name");
+	fd = open_nolinks(path);
+	if (fd < 0 && err)
+		return dir_fail(err, errlen, "directory", path, -fd);
+	return fd;
+}
+
+int sf_mkdirs(const char *path, bool *made, char *err, size_t errlen)
+{
+	char shown[256];
+	bool m = false;
+	int fd;
+
+	parse_printable(shown, sizeof(shown), path);
+	if (!*path || strlen(path) >= PATH_MAX)
+		return fail(err, errlen, ENAMETOOLONG, "%s: bad directory name",
+			    shown);
+	fd = walk_dir(path, true, &m);
+	if (fd < 0) {
+		char at[256];
+		struct stat st;
+
+		find_blocker(path, at, sizeof(at), &st);
+		if (fd == -ENOTDIR && *at && !S_ISLNK(st.st_mode) &&
+		    !strncmp(at, shown, strlen(at)) && strspn(shown + strlen(at),
+							       "/") == strlen(shown + strlen(at)))
+			return fail(err, errlen, ENOTDIR, "%s is %s, not a results "
+				    "directory", shown, sf_kind(st.st_mode));
+		return dir_fail(err, errlen, "results directory", path, -fd);
+	}
+	close(fd);
+	if (made)
+		*made = m;
 	return 0;
 }
 
@@ -122,12 +249,12 @@ static bool replaceable(const struct sf_out *o, const char *name)
 static int check_into(struct sf_out *o, const char *path,
 		      const struct sf_spec *spec, char *err, size_t len)
 {
-	char dir[PATH_MAX], dshown[PATH_MAX];
+	char dir[PATH_MAX];
 	struct stat st;
 	int ret;
 
 	memset(o, 0, sizeof(*o));
-	o->dirfd = o->fd = -1;
+	o->dirfd = o->fd = o->fbdirfd = -1;
 	o->spec = *spec;
 	if (!*path)
 		return fail(err, len, EINVAL, "an empty %s name", spec->what);
@@ -143,11 +270,14 @@ static int check_into(struct sf_out *o, const char *path,
 	if (ret)
 		return fail(err, len, -ret, "cannot write '%s': %s", o->shown,
 			    strerror(-ret));
-	parse_printable(dshown, sizeof(dshown), dir);
-	o->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (o->dirfd < 0)
-		return fail(err, len, errno, "cannot write '%s': directory '%s': "
-			    "%s", o->shown, dshown, strerror(errno));
+	o->dirfd = open_nolinks(dir);
+	if (o->dirfd < 0) {
+		char why[PATH_MAX + 128];
+
+		dir_fail(why, sizeof(why), "directory", dir, -o->dirfd);
+		return fail(err, len, -o->dirfd, "cannot write '%s': %s",
+			    o->shown, why);
+	}
 	for (int i = 0; spec->inputs && spec->inputs[i] &&
 			i < SF_MAX_INPUTS; i++)
 		if (!stat(spec->inputs[i], &st)) {
@@ -262,13 +392,26 @@ const char *sf_tmpdir(void)
 	return t && *t ? t : "/tmp";
 }
 
-/* A file under $TMPDIR for o's content: o->fd and o->fallback. */
+/* The file under $TMPDIR, no longer wanted (or kept: keep). */
+static void drop_fallback(struct sf_out *o, bool keep)
+{
+	if (o->fallback[0] && !keep)
+		unlinkat(o->fbdirfd, o->fbname, 0);
+	if (o->fbdirfd >= 0)
+		close(o->fbdirfd);
+	o->fbdirfd = -1;
+	o->fallback[0] = 0;
+}
+
+/* A file under $TMPDIR for o's content: o->fd and o->fallback. $TMPDIR
+ * is resolved as every destination is (no link followed), and the file
+ * made at a random name with O_EXCL|O_NOFOLLOW. */
 static int open_tmpdir(struct sf_out *o)
 {
 	const char *dir = sf_tmpdir();
 	const char *dot = strrchr(o->base, '.');
 	char stem[64], ext[16] = "";
-	int fd, i;
+	int fd = -EEXIST, i;
 
 	if (dot && dot != o->base && strlen(dot) < sizeof(ext))
 		snprintf(ext, sizeof(ext), "%s", dot);
@@ -283,14 +426,29 @@ static int open_tmpdir(struct sf_out *o)
 	for (i = 0; ext[i]; i++)
 		if (ext[i] == '/' || (unsigned char)ext[i] < 0x20)
 			ext[i] = '_';
-	snprintf(o->fallback, sizeof(o->fallback), "%s/vmsim-%s-XXXXXX%s", dir,
-		 stem, ext);
-	fd = mkostemps(o->fallback, (int)strlen(ext), O_CLOEXEC);
-	if (fd < 0) {
-		o->fallback[0] = 0;
-		return -errno;
+	if ((o->fbdirfd = open_nolinks(dir)) < 0) {
+		fd = o->fbdirfd;
+		o->fbdirfd = -1;
+		return fd;
 	}
-	fchmod(fd, 0644);
+	for (int k = 0; k < 16 && fd == -EEXIST; k++) {
+		uint64_t r = 0;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)k;
+		snprintf(o->fbname, sizeof(o->fbname), "vmsim-%s-%012llx%s",
+			 stem, (unsigned long long)(r & 0xffffffffffffULL), ext);
+		fd = openat(o->fbdirfd, o->fbname, O_RDWR | O_CREAT | O_EXCL |
+			    O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			fd = -errno;
+	}
+	if (fd < 0) {
+		close(o->fbdirfd);
+		o->fbdirfd = -1;
+		return fd;
+	}
+	snprintf(o->fallback, sizeof(o->fallback), "%s/%s", dir, o->fbname);
 	o->fd = fd;
 	return 0;
 }
@@ -325,8 +483,7 @@ int sf_emit(struct sf_out *o, int (*emit)(FILE *f, void *arg), void *arg)
 	if (e) {
 		close(o->fd);
 		o->fd = -1;
-		unlink(o->fallback);
-		o->fallback[0] = 0;
+		drop_fallback(o, false);
 		return -io;
 	}
 	return ret ? ret : SF_IN_TMPDIR;
@@ -399,8 +556,7 @@ static int copy_to_tmpdir(struct sf_out *o, int why)
 	if (io) {
 		close(o->fd);
 		o->fd = -1;
-		unlink(o->fallback);
-		o->fallback[0] = 0;
+		drop_fallback(o, false);
 		return -io;
 	}
 	return 0;
@@ -417,7 +573,7 @@ static int moved_note(struct sf_out *o, char *where, size_t wlen, char *note,
 		 parse_printable(shown, sizeof(shown), o->fallback));
 	close(o->fd);
 	o->fd = -1;
-	o->fallback[0] = 0;              /* committed: keep it */
+	drop_fallback(o, true);          /* committed: keep it */
 	return SF_IN_TMPDIR;
 }
 
@@ -534,10 +690,134 @@ int sf_commit(struct sf_out *o, bool complete, char *where, size_t wlen,
 void sf_abort(struct sf_out *o)
 {
 	drop_content(o);
-	if (o->fallback[0])
-		unlink(o->fallback);
-	o->fallback[0] = 0;
+	drop_fallback(o, false);
 	if (o->dirfd >= 0)
 		close(o->dirfd);
 	o->dirfd = -1;
+}
+
+/* Remove what directory dfd holds, depth levels down at most; links are
+ * removed, never followed. 0 or -errno (the first failure). */
+static int remove_in(int dfd, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	while ((e = readdir(d))) {
+		int sub;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!unlinkat(dirfd(d), e->d_name, 0))
+			continue;
+		if (errno != EISDIR && errno != EPERM) {
+			ret = ret ?: -errno;
+			continue;
+		}
+		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
+			     O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0 || depth <= 0) {
+			ret = ret ?: sub < 0 ? -errno : -ELOOP;
+			if (sub >= 0)
+				close(sub);
+			continue;
+		}
+		ret = ret ?: remove_in(sub, depth - 1);
+		if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR))
+			ret = ret ?: -errno;
+	}
+	closedir(d);
+	return ret;
+}
+
+int sf_remove_tree(const char *path)
+{
+	int fd = sf_open_dir(path, NULL, 0);
+
+	if (fd < 0)
+		return fd;
+	fd = remove_in(fd, 16);
+	if (rmdir(path) && !fd)
+		fd = -errno;
+	return fd;
+}
+
+/* The directory of path opened as sf_open_dir does, and its last
+ * component into base: fd or -errno. */
+static int open_parent(const char *path, char *base, size_t blen)
+{
+	char trimmed[PATH_MAX], dir[PATH_MAX];
+	size_t n = strlen(path);
+	int ret;
+
+	if (!n || n >= sizeof(trimmed))
+		return -ENAMETOOLONG;
+	memcpy(trimmed, path, n + 1);
+	while (n > 1 && trimmed[n - 1] == '/')
+		trimmed[--n] = 0;        /* "res/" is res */
+	ret = split_path(trimmed, dir, sizeof(dir), base, blen);
+	return ret ? ret : open_nolinks(dir);
+}
+
+int sf_mkdir_new(const char *path, mode_t mode)
+{
+	char base[NAME_MAX + 1];
+	int dfd = open_parent(path, base, sizeof(base)), ret;
+
+	if (dfd < 0)
+		return dfd;
+	ret = mkdirat(dfd, base, mode) ? -errno : 0;
+	close(dfd);
+	return ret;
+}
+
+int sf_rmdir_empty(const char *path)
+{
+	char base[NAME_MAX + 1];
+	int dfd = open_parent(path, base, sizeof(base)), ret;
+
+	if (dfd < 0)
+		return dfd;
+	ret = unlinkat(dfd, base, AT_REMOVEDIR) ? -errno : 0;
+	close(dfd);
+	return ret;
+}
+
+int sf_create_new(const char *path, mode_t mode)
+{
+	char base[NAME_MAX + 1];
+	int dfd = open_parent(path, base, sizeof(base)), fd;
+
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, mode);
+	if (fd < 0)
+		fd = -errno;
+	close(dfd);
+	return fd;
+}
+
+int sf_mkdtemp(char *out, size_t len, const char *prefix)
+{
+	int ret = -EEXIST;
+
+	for (int k = 0; k < 64 && ret == -EEXIST; k++) {
+		uint64_t r = 0;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)k ^
+			    (uint64_t)getpid() << 20;
+		if ((size_t)snprintf(out, len, "%s/%s-%012llx", sf_tmpdir(),
+				     prefix, (unsigned long long)(r &
+				     0xffffffffffffULL)) >= len)
+			return -ENAMETOOLONG;
+		ret = sf_mkdir_new(out, 0700);
+	}
+	return ret;
 }

@@ -60,6 +60,8 @@ struct sf_out {
 	char base[NAME_MAX + 1];         /* its last component */
 	char tmpname[32];                /* a named temporary; "" unnamed */
 	char fallback[PATH_MAX];         /* the file under $TMPDIR, if moved */
+	char fbname[NAME_MAX + 1];       /* its name there */
+	int fbdirfd;                     /* $TMPDIR */
 	int dirfd;                       /* the destination's directory */
 	int fd;                          /* the content, or -1 */
 	int moved_why;                   /* errno that sent it to $TMPDIR */
@@ -102,10 +104,37 @@ int sf_commit(struct sf_out *o, bool complete, char *where, size_t wlen,
 /* Drop the content (if not committed) and close. Safe twice. */
 void sf_abort(struct sf_out *o);
 
-/* Make directory path and its missing parents (0755), as mkdir -p; path
- * itself must then be a directory, not a symbolic link to one: 0, or
- * -errno with one line in err. */
-int sf_mkdirs(const char *path, char *err, size_t errlen);
+/*
+ * Paths: no symbolic link is followed in any component of a path vmsim
+ * writes to (a destination's directory, a results directory, $TMPDIR
+ * for fallbacks, the gate's and record's folders): each is resolved
+ * once, with openat2(RESOLVE_NO_SYMLINKS) where the kernel has it, else
+ * component by component with O_NOFOLLOW, and the directory descriptor
+ * is what is written into. "." and ".." are taken as they are.
+ */
+/* Directory path, opened so: fd, or -errno with one line in err (which
+ * may be NULL). */
+int sf_open_dir(const char *path, char *err, size_t errlen);
+
+/* Make directory path and its missing parents (0755), as mkdir -p,
+ * following no link: 0, or -errno with one line in err. *made (may be
+ * NULL): path itself was made here. */
+int sf_mkdirs(const char *path, bool *made, char *err, size_t errlen);
+
+/* A new directory at path (EEXIST if there is anything), its parent
+ * resolved so: 0 or -errno. */
+int sf_mkdir_new(const char *path, mode_t mode);
+/* A new directory $TMPDIR/PREFIX-<12 random hex digits> (0700), its
+ * path into out: 0 or -errno. */
+int sf_mkdtemp(char *out, size_t len, const char *prefix);
+/* Remove path if it is an empty directory: 0 or -errno. */
+int sf_rmdir_empty(const char *path);
+/* A new file at path, for writing (O_EXCL, O_NOFOLLOW), its parent
+ * resolved so: fd or -errno. */
+int sf_create_new(const char *path, mode_t mode);
+/* Remove directory path and all it holds (16 levels down at most),
+ * following no link: 0 or the first -errno. */
+int sf_remove_tree(const char *path);
 
 /* "a FIFO", "a directory", ... for a file type. */
 const char *sf_kind(mode_t mode);

@@ -59,6 +59,30 @@ EOF
 	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["options"]["iterations"] == 3' "$tmp/c.json" &&
 	ok || fail "rerun -i 3 did not take -i 3"
 
+# The task list comes back whole, however long (issue 34: it was built in
+# 64 bytes, so 1-30 became "1,...,24," and 100-120 became 100-115), and
+# a list with gaps keeps them; options past any count are all taken.
+"$VMSIM" run -w pft -t 1 -i 1 -m 256K --warmup 0 --min-sample 0 -q \
+	-o "$tmp/t1.json" >/dev/null 2>&1
+for list in "$(seq -s, 1 64)" "1,3,4,5"; do
+	python3 - "$tmp/t1.json" "$tmp/t64.json" "$list" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["options"]["tasks"] = [int(t) for t in sys.argv[3].split(",")]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	rm -f "$tmp/t64b.json"
+	"$VMSIM" rerun "$tmp/t64.json" -q -o "$tmp/t64b.json" >/dev/null 2>"$tmp/err" &&
+		python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["options"]["tasks"]; sys.exit(None if t == [int(x) for x in sys.argv[2].split(",")] else f"tasks {t}")' \
+			"$tmp/t64b.json" "$list" &&
+		ok || fail "rerun of tasks ${list:0:20}...: $(head -2 "$tmp/err")"
+done
+rm -f "$tmp/many.json"
+# shellcheck disable=SC2046
+"$VMSIM" rerun "$tmp/t1.json" $(printf -- '--brief %.0s' $(seq 150)) -q \
+	-o "$tmp/many.json" >/dev/null 2>&1 && [ -f "$tmp/many.json" ] &&
+	ok || fail "rerun with 150 more options did not write its -o"
+
 # 2. The gate: one verdict line last; a 10x slower candidate is caught.
 # Four rounds: a round whose run a loaded machine starved (as under ASan,
 # beside the other suites) is left out, and three still judge.
@@ -76,8 +100,9 @@ fi
 "$VMSIM" gate --rounds 2 -q -- -w pft -t 1 -i 3 -m 4M --min-sample 0 --fault-source synthetic \
 	>"$tmp/out" 2>&1
 rc=$?
+# Refused before anything runs (issue 34: it ran every round first).
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
-	grep -q '^CANNOT JUDGE: \([12] rounds\? (the gate needs at least 3 rounds\|every round has a flagged\)' "$tmp/out" &&
+	grep -q 'gate: --rounds 2: judging by round needs at least 3 rounds' "$tmp/out" &&
 	ok || fail "gate by 2 rounds: exit $rc: $(cat "$tmp/out")"
 "$VMSIM" gate --rounds 1 --pooled -q -- -w pft -t 1 -i 3 -m 4M --min-sample 0 --fault-source synthetic \
 	>"$tmp/out" 2>&1
@@ -145,5 +170,46 @@ VMSIM=$VMSIM "$root/scripts/ci-regression.sh" "$tmp/comp.json" 5 -- --folio 2M >
 rc=$?
 [ $rc -eq 2 ] && tail -n1 "$tmp/out" | grep -q '^CANNOT JUDGE: the candidate was run differently.*folio 65536 vs 2097152' &&
 	ok || fail "ci-regression.sh with a changed option: exit $rc, $(cat "$tmp/out")"
+# 4. Hostile candidates (issue 34): one that hangs is ended, its whole
+# process group with it, within --run-timeout, and the gate's scratch
+# under $TMPDIR is removed; one that plants links where the gate writes
+# its pooled files gets the cause said; one that writes absurd numbers
+# is not judged as a measurement.
+# Running, not a zombie waiting for its reaper (sh died, init reaps it).
+alive() { case $(ps -o stat= -p "$1" 2>/dev/null) in ""|Z*) return 1;; esac; }
+mkdir -p "$tmp/gt"
+printf '#!/bin/sh\nsleep 3600 &\necho $! >"%s/sleep.pid"\nwait\n' "$tmp" >"$tmp/hang.sh"
+chmod +x "$tmp/hang.sh"
+start=$(date +%s)
+TMPDIR=$tmp/gt timeout 120 "$VMSIM" gate --candidate "$tmp/hang.sh" --run-timeout 3 \
+	--rounds 3 -q -- -w pft -t 1 -i 3 -m 1M --min-sample 0 --fault-source synthetic \
+	>"$tmp/out" 2>&1
+rc=$? took=$(($(date +%s) - start))
+spid=$(cat "$tmp/sleep.pid" 2>/dev/null)
+[ $rc -eq 2 ] && tail -n1 "$tmp/out" | grep -q "did not end within 3 s" &&
+	[ -n "$spid" ] && ! alive "$spid" && [ -z "$(ls -A "$tmp/gt")" ] &&
+	ok || fail "hanging candidate: exit $rc after $took s, sleep ${spid:-?} $(alive "$spid" && echo alive), left: $(ls "$tmp/gt"), $(tail -n1 "$tmp/out")"
+[ -n "$spid" ] && kill "$spid" 2>/dev/null
+# shellcheck disable=SC2016
+printf '#!/bin/sh\nfor a; do [ "$prev" = -o ] && d=$(dirname "$a"); prev=$a; done\nln -sf /etc/passwd "$d/base.json"; ln -sf /etc/passwd "$d/candidate.json"\nexec "%s" "$@"\n' \
+	"$VMSIM" >"$tmp/plant.sh"
+chmod +x "$tmp/plant.sh"
+sum=$(md5sum </etc/passwd)
+"$VMSIM" gate --candidate "$tmp/plant.sh" --rounds 3 -q -- -w pft -t 1 -i 3 -m 1M \
+	--min-sample 0 --fault-source synthetic >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && tail -n1 "$tmp/out" | grep -q "CANNOT JUDGE: pooling the base: .*symbolic link" &&
+	[ "$(md5sum </etc/passwd)" = "$sum" ] &&
+	ok || fail "candidate planting links: exit $rc, $(tail -n1 "$tmp/out")"
+# shellcheck disable=SC2016
+printf '#!/bin/sh\nfor a; do [ "$prev" = -o ] && out=$a; prev=$a; done\n"%s" "$@" || exit\nexec python3 -c "import json,sys; d=json.load(open(sys.argv[1]))\nfor r in d[\\"results\\"]: r[\\"samples\\"][\\"faults/sec\\"] = [1.7e308] * len(r[\\"samples\\"][\\"faults/sec\\"])\njson.dump(d, open(sys.argv[1], \\"w\\"))" "$out"\n' \
+	"$VMSIM" >"$tmp/lie.sh"
+chmod +x "$tmp/lie.sh"
+"$VMSIM" gate --candidate "$tmp/lie.sh" --rounds 3 -q -- -w pft -t 1 -i 3 -m 1M \
+	--min-sample 0 --fault-source synthetic >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && tail -n1 "$tmp/out" | grep -q "CANNOT JUDGE: the candidate result of round 1 is unlike" &&
+	ok || fail "candidate writing 1.7e308: exit $rc, $(tail -n1 "$tmp/out")"
+
 echo "gate: $passes passed, $fails failed"
 [ $fails -eq 0 ]
