@@ -584,9 +584,16 @@ static int published(struct sf_out *o)
 	return 0;
 }
 
-/* Link the content in beside the name, at FILE-k.ext. */
-static int publish_beside(struct sf_out *o, const char *why, char *where,
-			  size_t wlen, char *note, size_t nlen)
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+/* Link the content in beside the name, at FILE-k.ext; from: the content
+ * already has that name in the directory (it is renamed, not linked:
+ * an O_TMPFILE file once linked and unlinked can be linked no more). */
+static int publish_beside(struct sf_out *o, const char *from,
+			  const char *why, char *where, size_t wlen, char *note,
+			  size_t nlen)
 {
 	char alt[NAME_MAX + 16], shown[PATH_MAX];
 	int ret = -EEXIST;
@@ -595,7 +602,11 @@ static int publish_beside(struct sf_out *o, const char *why, char *where,
 		fresh_name(alt, sizeof(alt), o->base, k);
 		if (strlen(alt) > NAME_MAX)
 			return -ENAMETOOLONG;
-		ret = link_as(o, alt);
+		if (from)
+			ret = renameat2(o->dirfd, from, o->dirfd, alt,
+					RENAME_NOREPLACE) ? -errno : 0;
+		else
+			ret = link_as(o, alt);
 	}
 	if (ret)
 		return ret;
@@ -621,12 +632,20 @@ static int publish_replacing(struct sf_out *o, char *where, size_t wlen,
 	if (ret)
 		return ret;
 	if (!renameat2(o->dirfd, rnd, o->dirfd, o->base, RENAME_EXCHANGE)) {
-		/* rnd is now the file that was at the name. */
-		if (!replaceable(o, rnd))
-			renameat2(o->dirfd, rnd, o->dirfd, o->base,
-				  RENAME_EXCHANGE);
-		else
-			ret = 1;
+		/* rnd is now the file that was at the name: put it back
+		 * if it may not be replaced, and our content (at rnd
+		 * again) goes beside. */
+		if (!replaceable(o, rnd)) {
+			if (renameat2(o->dirfd, rnd, o->dirfd, o->base,
+				      RENAME_EXCHANGE))
+				return -errno;   /* cannot be: both are there */
+			ret = publish_beside(o, rnd, "is no longer a vmsim file of "
+					     "this kind", where, wlen, note, nlen);
+			if (ret < 0)
+				unlinkat(o->dirfd, rnd, 0);
+			return ret;
+		}
+		ret = 1;
 	} else if (errno == ENOENT || errno == EINVAL || errno == ENOSYS) {
 		/* Gone meanwhile, or no exchange here: check, then replace. */
 		if (errno == ENOENT || replaceable(o, o->base))
@@ -634,12 +653,16 @@ static int publish_replacing(struct sf_out *o, char *where, size_t wlen,
 	} else {
 		ret = -errno;
 	}
+	if (!ret) {                      /* at the name: not ours to replace */
+		ret = publish_beside(o, rnd, "is no longer a vmsim file of "
+				     "this kind", where, wlen, note, nlen);
+		if (ret < 0)
+			unlinkat(o->dirfd, rnd, 0);
+		return ret;
+	}
 	unlinkat(o->dirfd, rnd, 0);      /* the old file, or our own link */
 	if (ret < 0)
 		return ret;
-	if (!ret)
-		return publish_beside(o, "is no longer a vmsim file of this kind",
-				      where, wlen, note, nlen);
 	said_where(o, o->base, where, wlen);
 	return published(o);
 }
@@ -667,10 +690,10 @@ int sf_commit(struct sf_out *o, bool complete, char *where, size_t wlen,
 			return published(o);
 		}
 		if (ret == -EEXIST)
-			ret = publish_beside(o, "was created while vmsim ran",
+			ret = publish_beside(o, NULL, "was created while vmsim ran",
 					     where, wlen, note, nlen);
 	} else if (!complete) {
-		ret = publish_beside(o, "is kept: this one is incomplete", where,
+		ret = publish_beside(o, NULL, "is kept: this one is incomplete", where,
 				     wlen, note, nlen);
 	} else {
 		ret = publish_replacing(o, where, wlen, note, nlen);

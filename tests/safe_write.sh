@@ -176,5 +176,73 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
 else
 	echo "safe_write: no tmpfs mount here: the full-disk cases are skipped"
 fi
+# 10. A results directory swapped for a link while run -o DIR/ writes
+# (issue 34: the directory was checked with lstat, then opened by path,
+# following the link): a thread exchanges DIR with a link to a victim
+# folder as fast as it can (renameat2 RENAME_EXCHANGE) while run after
+# run writes into DIR/. Nothing may ever land in the victim folder; each
+# run writes its result into the real folder (removed again) or refuses
+# in one line.
+# SWAP_TRIES runs (default 150; the closing note of issue 34 ran 1,000).
+mkdir -p "$tmp/race/victim" "$tmp/race/res"
+ln -s victim "$tmp/race/swap"
+python3 - "$VMSIM" "$tmp/race" "${SWAP_TRIES:-150}" >"$tmp/race.out" 2>&1 <<'PY'
+import ctypes, os, subprocess, sys, threading
+vmsim, d, tries = sys.argv[1], sys.argv[2], int(sys.argv[3])
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+res, swap = f"{d}/res".encode(), f"{d}/swap".encode()
+real = os.open(res, os.O_RDONLY | os.O_DIRECTORY)  # whatever its name
+stop = False
+def swapper():
+    while not stop:
+        libc.renameat2(AT_FDCWD, res, AT_FDCWD, swap, RENAME_EXCHANGE)
+t = threading.Thread(target=swapper)
+t.start()
+wrote = refused = other = 0
+try:
+    for i in range(tries):
+        p = subprocess.run([vmsim, "run", "-w", "pft", "-t", "1", "-i", "1", "-m", "64K",
+                            "--warmup", "0", "--min-sample", "0", "--fault-source",
+                            "synthetic", "-q", "-o", f"{d}/res/"],
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode == 0 and os.listdir(real) == ["rwsem.json"]:
+            wrote += 1
+            os.unlink("rwsem.json", dir_fd=real)
+        elif p.returncode == 2 and len(p.stderr.splitlines()) == 1:
+            refused += 1
+        else:
+            other += 1
+            print("run", i, "exit", p.returncode, p.stderr.strip()[:300])
+        if os.listdir(f"{d}/victim"):
+            print("written outside the results directory:", os.listdir(f"{d}/victim"))
+            sys.exit(1)
+finally:
+    stop = True
+    t.join()
+print(f"{tries} runs: {wrote} wrote into the folder, {refused} refused, {other} other")
+sys.exit(1 if other else 0)
+PY
+[ $? -eq 0 ] && ok || fail "results directory swapped for a link: $(tail -n3 "$tmp/race.out")"
+echo "safe_write: link swap: $(tail -n1 "$tmp/race.out")"
+
+# 11. --force, and the result it would replace is swapped for a file that
+# is no result while the run goes on (issue 34: the content, linked and
+# unlinked at a random name, could no longer be linked beside, and went
+# to $TMPDIR with a false error): it goes beside, exit 1.
+mkdir -p "$tmp/force"
+"$VMSIM" run -w pft -t 1 -i 1 -m 64K --warmup 0 --min-sample 0 -q \
+	-o "$tmp/force/" >/dev/null 2>&1
+"$VMSIM" run -w pft -t 1 -i 3 -m 1M --min-sample 400 -q -f -o "$tmp/force/" \
+	>"$tmp/force.out" 2>"$tmp/force.err" &
+fpid=$!
+sleep 0.5
+echo "notes, not a result" >"$tmp/force/rwsem.new" && mv "$tmp/force/rwsem.new" "$tmp/force/rwsem.json"
+wait $fpid; rc=$?
+[ $rc -eq 1 ] && valid_result "$tmp/force/rwsem-2.json" &&
+	grep -q "^notes" "$tmp/force/rwsem.json" &&
+	grep -q "rwsem.json' is no longer a vmsim file of this kind; the result file is in '.*rwsem-2.json'" "$tmp/force.err" &&
+	ok || fail "--force onto a file swapped during the run: exit $rc, $(ls "$tmp/force"), $(cat "$tmp/force.err")"
+
 echo "safe_write: $passes passed, $fails failed"
 [ $fails -eq 0 ]
