@@ -172,6 +172,16 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/null; then
 	else
 		fail "replay log on a full disk: exit $rc, $(cat "$tmp/e")"
 	fi
+	# $TMPDIR full too: the result on standard output, exit 1 (issue 34:
+	# the write's ENOSPC was taken for an aborted run, exit 3).
+	TMPDIR=$tmp/full "$VMSIM" run -w pft -t 1 -i 1 -m 64K --warmup 0 --min-sample 0 \
+		-q -o "$tmp/full/r/" >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q '"vmsim_result"' "$tmp/o"; then
+		ok
+	else
+		fail "result with \$TMPDIR full: exit $rc, $(cat "$tmp/e")"
+	fi
 	umount "$tmp/full"
 else
 	echo "safe_write: no tmpfs mount here: the full-disk cases are skipped"

@@ -11,6 +11,7 @@
  * kind of call (the slowest task's), and the elapsed time in seconds.
  */
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,20 +133,43 @@ static void done_rank(struct rp_shared *s, uint32_t r)
 		futex_wake(&s->done[r], INT_MAX);
 }
 
-/* --speed: sleep until the op's recorded time (scaled) since start. */
-static void pace(const struct rp_plan *p, const struct rp_op *op,
-		 const struct timespec *start)
-{
-	struct timespec at = *start;
-	uint64_t ns = (uint64_t)(op->t_ns / p->speed);
+/* A paced task sleeps at most this long between looks at the stop flag
+ * (a trace's gap may be hours: an interrupt is acted on at once). */
+#define PACE_SLICE_NS 20000000LL
 
-	at.tv_sec += (time_t)(ns / 1000000000);
-	at.tv_nsec += (long)(ns % 1000000000);
+/* --speed: sleep until the op's recorded time (scaled) since start, or
+ * until the task is told to stop. */
+static void pace(const struct wl_task *t, const struct rp_plan *p,
+		 const struct rp_op *op, const struct timespec *start)
+{
+	double ns = (double)op->t_ns / p->speed;
+	struct timespec at = *start, now;
+
+	/* Past a century a gap is no time the run will reach. */
+	if (!(ns < 3.2e18))
+		ns = 3.2e18;
+	at.tv_sec += (time_t)(ns / 1e9);
+	at.tv_nsec += (long)fmod(ns, 1e9);
 	if (at.tv_nsec >= 1000000000) {
 		at.tv_sec++;
 		at.tv_nsec -= 1000000000;
 	}
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
+	while (!wl_should_stop(t)) {
+		struct timespec nap;
+		long long left;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = at.tv_sec - now.tv_sec > 1 ? PACE_SLICE_NS :
+		       (long long)(at.tv_sec - now.tv_sec) * 1000000000LL +
+		       (at.tv_nsec - now.tv_nsec);
+		if (left <= 0)
+			return;
+		if (left > PACE_SLICE_NS)
+			left = PACE_SLICE_NS;
+		nap.tv_sec = 0;
+		nap.tv_nsec = (long)left;
+		nanosleep(&nap, NULL);
+	}
 }
 
 static int map_flags(const struct rp_op *op, bool fixed)
@@ -292,8 +316,13 @@ static int rp_task(struct wl_task *t)
 			if (s->val)
 				s->val[op->seq] = -1;
 		} else {
-			if (s->p->speed > 0)
-				pace(s->p, op, &start);
+			if (s->p->speed > 0) {
+				pace(t, s->p, op, &start);
+				if (wl_should_stop(t)) {
+					ret = -EINTR;
+					break;
+				}
+			}
 			ret = op->kind == TR_FAULT ? do_fault(t, s, op)
 						   : do_layout(t, s, op);
 			wl_add_ops(t, 1);
