@@ -203,6 +203,10 @@ static void perf_argv(const struct rec_args *a, const char *data,
 	int n = 0;
 
 	v[n++] = "perf"; v[n++] = "record"; v[n++] = "-q";
+	/* No build ids (-B) and no build-id cache (-N): a trace needs
+	 * neither, and perf would write them to ~/.debug and copy the vdso
+	 * into /tmp (perf-vdso.so-XXXXXX, not under $TMPDIR). */
+	v[n++] = "-B"; v[n++] = "-N";
 	/* 2 MiB of ring buffer per CPU: a fault-heavy program loses
 	 * events with the default. */
 	v[n++] = "-m"; v[n++] = "512";
@@ -238,6 +242,14 @@ static volatile sig_atomic_t rec_nsig;       /* how many arrived */
 static volatile sig_atomic_t rec_last;       /* the latest signal */
 static volatile pid_t rec_group;             /* whom to forward to; 0 */
 
+/* What the recording group is sent for sig: SIGHUP goes as SIGTERM,
+ * because perf record ends on SIGHUP without finishing its file (it
+ * catches SIGINT and SIGTERM only): the program then sees SIGTERM. */
+static int rec_forwarded(int sig)
+{
+	return sig == SIGHUP ? SIGTERM : sig;
+}
+
 static void rec_on_signal(int sig)
 {
 	int e = errno;
@@ -247,7 +259,7 @@ static void rec_on_signal(int sig)
 	rec_nsig++;
 	rec_last = sig;
 	if (rec_group > 0)
-		kill(-rec_group, sig);
+		kill(-rec_group, rec_forwarded(sig));
 	errno = e;
 }
 
@@ -293,7 +305,7 @@ static pid_t fork_group(void)
 		setpgid(p, p);
 		rec_group = p;
 		if (rec_nsig != n0)          /* it came before the group */
-			kill(-p, rec_last);
+			kill(-p, rec_forwarded(rec_last));
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return p;
@@ -475,11 +487,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	rec_catch(old);
 	/* perf's data and logs in a directory of its own, under $TMPDIR
 	 * as every other scratch file of vmsim's. */
-	if ((size_t)snprintf(dir, sizeof(dir), "%s/vmsim-record-XXXXXX",
-			     tmpdir) >= sizeof(dir))
-		ret = ENAMETOOLONG;
-	else
-		ret = mkdtemp(dir) ? 0 : errno;
+	ret = -sf_mkdtemp(dir, sizeof(dir), "vmsim-record");
 	if (ret) {
 		char shown[PATH_MAX];
 
@@ -498,6 +506,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!ret) {
 		struct record_job job = {
 			.comment = a.comment, .data = data, .errlog = errlog,
+			.scratch = dir,
 			.script_log = slog,
 			.pid = a.pid, .status = status, .script = run_perf_script,
 			.signal_at_start = rec_sig,
@@ -515,5 +524,9 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	unlink(slog);
 	rmdir(dir);
 	rec_restore(old);
+	/* Stopped by a signal: 128 + N, as every command (the trace, if
+	 * any, is written and said). */
+	if (rec_sig)
+		return 128 + rec_sig;
 	return ret < 0 ? 1 : ret > 0 ? 1 : 0;
 }

@@ -33,6 +33,7 @@ void record_release(struct record_out *o);
 
 struct record_job {
 	const char *comment, *data;
+	const char *scratch;             /* the folder data is in */
 	const char *errlog;              /* perf record's complaints (-p) */
 	const char *script_log;          /* perf script's */
 	long pid;                        /* -p: that process only; 0 */

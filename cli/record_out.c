@@ -380,9 +380,24 @@ int record_convert(const struct record_job *j, struct record_out *o)
 			fprintf(stderr, "%s: record: nothing recorded (stopped by "
 				"%s before perf wrote any data)\n", prog,
 				sig_name(j->signal_at_start));
-		else {
-			perf_complaint(j->errlog, "perf wrote no data", why,
-				       sizeof(why));
+		else if (access(j->scratch, F_OK)) {
+			/* Another process removed it (a cleanup of $TMPDIR
+			 * matching vmsim-record-*, say): say so, not "no
+			 * data", which sends the user after perf. */
+			char shown[PATH_MAX];
+
+			fprintf(stderr, "%s: record: nothing recorded: perf's "
+				"scratch folder '%s' was removed while it "
+				"recorded\n", prog, parse_printable(shown,
+				sizeof(shown), j->scratch));
+		} else {
+			char dflt[96];
+
+			snprintf(dflt, sizeof(dflt), "perf wrote no data (perf "
+				 "record ended with %s %d)", WIFSIGNALED(j->status) ?
+				 "signal" : "status", WIFSIGNALED(j->status) ?
+				 WTERMSIG(j->status) : WEXITSTATUS(j->status));
+			perf_complaint(j->errlog, dflt, why, sizeof(why));
 			fprintf(stderr, "%s: record: nothing recorded: %s\n", prog,
 				why);
 		}
@@ -410,6 +425,12 @@ int record_convert(const struct record_job *j, struct record_out *o)
 			"holds the first %llu events of the recording\n", prog,
 			sig_name(x->c.cut_by),
 			(unsigned long long)x->w.nevents);
+	/* The side file goes beside the trace where it landed: x-2.trace
+	 * (another record took x.trace meanwhile) gets its own
+	 * x-2.trace.mmap_lock.json, not a refusal at x's. */
+	if (ret && o->side[0])
+		snprintf(o->side, sizeof(o->side), "%.*s.mmap_lock.json",
+			 (int)(sizeof(o->side) - 16), where);
 	if (check_back(where, &x->c))
 		ret = -1;
 	else if (o->side[0] && x->c.lock[0].acquired + x->c.lock[1].acquired +

@@ -97,3 +97,19 @@ faults=$(awk '$1 == "fault" { print $2 }' "$tmp/p.info")
 	fail "record -p: $maps mmaps, $unmaps munmaps, $faults faults"
 grep -q "^command   pid $loop for 1 s" "$tmp/p.info" || fail "record -p: $(head -2 "$tmp/p.info")"
 echo "record: -p recorded $maps mmaps, $unmaps munmaps and $faults faults of a running program"
+
+# 4. Three records onto one name at once (issue 34: the side files of the
+# two that went beside were refused, "exists"): each trace lands, and
+# each has its own side file beside it.
+for i in 1 2 3; do
+	"$vmsim" record -o "$tmp/c.trace" -- python3 -c "import time; time.sleep(0.3)" \
+		>/dev/null 2>"$tmp/c$i.err" &
+done
+wait
+for t in c c-2 c-3; do
+	"$vmsim" trace info "$tmp/$t.trace" >/dev/null 2>&1 ||
+		fail "concurrent records: no $t.trace: $(cat "$tmp"/c?.err)"
+	[ -f "$tmp/$t.trace.mmap_lock.json" ] || ! grep -q mmap_lock /sys/kernel/tracing/available_events 2>/dev/null ||
+		fail "concurrent records: no $t.trace.mmap_lock.json: $(cat "$tmp"/c?.err)"
+done
+echo "record: three records onto one name: c, c-2 and c-3, each with its side file"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # vmsim record stopped at random moments (issue 22, acceptance 3):
-# ROUNDS x SIGINT, ROUNDS x SIGTERM and ROUNDS x a double SIGINT (the
-# second 0-0.8 s after the first, often while perf's data is converted).
+# ROUNDS x SIGINT, SIGTERM, SIGHUP and a double SIGINT (the second
+# 0-0.8 s after the first, often while perf's data is converted); each
+# exits 128 + the signal.
 # Each must leave either a valid trace where asked or one clear "nothing
 # recorded" line, no process of the recording alive (perf, perf script,
 # the traced program), and nothing of vmsim's in $TMPDIR.
@@ -33,7 +34,7 @@ leftovers() {
 rnd() { echo "$(( RANDOM % ($1 + 1) ))"; }   # 0..N (ms, as an integer)
 ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 
-for kind in INT TERM DOUBLE; do
+for kind in INT TERM HUP DOUBLE; do
 	for i in $(seq 1 "$rounds"); do
 		rm -f "$tmp/s.trace" "$tmp/s.trace.mmap_lock.json"
 		"$VMSIM" record -o "$tmp/s.trace" -- python3 -c "$prog" \
@@ -44,11 +45,13 @@ for kind in INT TERM DOUBLE; do
 		dog=$!
 		d=$(rnd 1500)
 		sleep "$(ms "$d")"
+		sent=1                       # 0: vmsim had ended already
 		case $kind in
-		INT)  kill -INT $pid ;;
-		TERM) kill -TERM $pid ;;
+		INT)  kill -INT $pid 2>/dev/null || sent=0 ;;
+		TERM) kill -TERM $pid 2>/dev/null || sent=0 ;;
+		HUP)  kill -HUP $pid 2>/dev/null || sent=0 ;;
 		DOUBLE)
-			kill -INT $pid
+			kill -INT $pid 2>/dev/null || sent=0
 			sleep "$(ms "$(rnd 800)")"
 			kill -INT $pid 2>/dev/null ;;
 		esac
@@ -56,6 +59,12 @@ for kind in INT TERM DOUBLE; do
 		rc=$?
 		pkill -P $dog 2>/dev/null; kill $dog 2>/dev/null; wait $dog 2>/dev/null
 		what="SIG$kind at ${d} ms (exit $rc)"
+		case $kind in INT|DOUBLE) want=130;; TERM) want=143;; HUP) want=129;; esac
+		[ $sent = 1 ] || want=0
+		if [ $rc -ne $want ]; then
+			echo "FAIL: $what: want exit $want (128 + the signal)"
+			fails=$((fails + 1)); continue
+		fi
 		if [ -e "$tmp/s.trace" ]; then
 			if ! "$VMSIM" trace info "$tmp/s.trace" >/dev/null 2>&1; then
 				echo "FAIL: $what: the trace does not read back"
@@ -75,5 +84,21 @@ for kind in INT TERM DOUBLE; do
 		passes=$((passes + 1))
 	done
 done
+# SIGHUP keeps the recording (issue 34: forwarded as it was, it ended
+# perf before its file was whole, 5 of 5): a program still running when
+# it comes is recorded until then.
+rm -f "$tmp/h.trace" "$tmp/h.trace.mmap_lock.json"
+"$VMSIM" record -o "$tmp/h.trace" -- sleep 5 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+sleep 1.2
+kill -HUP $pid
+wait $pid
+rc=$?
+if [ $rc -eq 129 ] && "$VMSIM" trace info "$tmp/h.trace" >/dev/null 2>&1; then
+	passes=$((passes + 1))
+else
+	echo "FAIL: SIGHUP at 1.2 s of sleep 5: exit $rc, $(cat "$tmp/err")"
+	fails=$((fails + 1))
+fi
 echo "record_signals: $passes passed, $fails failed"
 [ $fails -eq 0 ]
