@@ -33,6 +33,9 @@ static int cmd_bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 				return cli_bad("bad VMA count list '%s': want numbers "
 					   "separated by commas, none empty, such as "
 					   "1000,65530", optarg);
+			if (strlen(optarg) >= sizeof(buf))
+				return cli_bad("bad VMA count list '%s': too long (at "
+					   "most 16 counts)", optarg);
 			snprintf(buf, sizeof(buf), "%s", optarg);
 			nsizes = 0;
 			for (tok = strtok_r(buf, ",", &save); tok;

@@ -158,7 +158,13 @@ static int gate_opt(struct gate_args *a, int opt, char **argv)
 	case 'X': a->cand_opts = optarg; return 0;
 	case 'r': a->recipe = optarg; return 0;
 	case 'b': a->baseline = optarg; return 0;
-	case 'o': a->dir = optarg; return 0;
+	case 'o':
+		/* Its files are DIR/candidate-N.json and the like: room. */
+		if (strlen(optarg) > 3900)
+			return cli_bad("gate: --keep directory name too long "
+				   "('%s')", optarg);
+		a->dir = optarg;
+		return 0;
 	case 'q': a->quiet = true; return 0;
 	case 'M': a->allow_mismatch = true; return 0;
 	case 'P': a->pooled = true; return 0;

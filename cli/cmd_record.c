@@ -196,12 +196,28 @@ static int rec_preflight(struct rec_args *a)
 	return 0;
 }
 
-/* perf record's argument vector (the strings live in a and bufs). */
+/* How many words perf_argv() makes at most, with its NULL. */
+static int perf_argc(const struct rec_args *a)
+{
+	int n = 32;
+
+	for (int i = 0; perf_conv_events[i]; i++)
+		n += 2;
+	for (int i = 0; perf_conv_lock_events[i]; i++)
+		n += 2;
+	for (int i = 0; a->cmd && a->cmd[i]; i++)
+		n++;
+	return n;
+}
+
+/* perf record's argument vector (the strings live in a and bufs), every
+ * word of the command: v holds perf_argc(a). */
 static void perf_argv(const struct rec_args *a, const char *data,
 		      char bufs[2][32], const char **v, int max)
 {
 	int n = 0;
 
+	(void)max;                       /* sized by perf_argc() */
 	v[n++] = "perf"; v[n++] = "record"; v[n++] = "-q";
 	/* No build ids (-B) and no build-id cache (-N): a trace needs
 	 * neither, and perf would write them to ~/.debug and copy the vdso
@@ -211,7 +227,7 @@ static void perf_argv(const struct rec_args *a, const char *data,
 	 * events with the default. */
 	v[n++] = "-m"; v[n++] = "512";
 	v[n++] = "-o"; v[n++] = data;
-	for (int i = 0; perf_conv_events[i] && n < max - 8; i++) {
+	for (int i = 0; perf_conv_events[i]; i++) {
 		v[n++] = "-e";
 		v[n++] = perf_conv_events[i];
 	}
@@ -230,7 +246,7 @@ static void perf_argv(const struct rec_args *a, const char *data,
 		return;
 	}
 	v[n++] = "--";
-	for (int i = 0; a->cmd[i] && n < max - 1; i++)
+	for (int i = 0; a->cmd[i]; i++)
 		v[n++] = a->cmd[i];
 	v[n] = NULL;
 }
@@ -364,16 +380,22 @@ static void take_terminal(void)
 static int run_perf_record(const struct rec_args *a, const char *data,
 			   const char *errlog, int *status)
 {
-	const char *v[256];
+	int max = perf_argc(a);
+	const char **v = calloc((size_t)max, sizeof(*v));
 	char bufs[2][32];
 	bool term;
 	pid_t p;
 	int ret;
 
-	perf_argv(a, data, bufs, v, 256);
+	if (!v)
+		return -ENOMEM;
+	perf_argv(a, data, bufs, v, max);
 	p = fork_group();
-	if (p < 0)
-		return -errno;
+	if (p < 0) {
+		ret = -errno;
+		free(v);
+		return ret;
+	}
 	if (!p) {
 		int fd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
 			      O_CLOEXEC, 0600);
@@ -383,6 +405,7 @@ static int run_perf_record(const struct rec_args *a, const char *data,
 		execvp("perf", (char *const *)v);
 		_exit(127);
 	}
+	free(v);
 	term = hand_terminal(p);
 	ret = wait_group(p, status, 0);
 	if (term)

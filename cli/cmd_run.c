@@ -402,13 +402,15 @@ static int run_claim(struct run_args *a, struct res_target *tgt,
 	for (; a->json && *ntgt < run_ntargets(c); (*ntgt)++) {
 		char path[PATH_MAX];
 
-		if (dir)
-			run_dir_result_path(path, sizeof(path), a->json,
-					    run_target_label(c, *ntgt));
-		else
-			run_result_path(path, sizeof(path), a->json,
-					run_ntargets(c) > 1 ?
-					run_target_label(c, *ntgt) : NULL);
+		if (dir ? run_dir_result_path(path, sizeof(path), a->json,
+					      run_target_label(c, *ntgt)) :
+			  run_result_path(path, sizeof(path), a->json,
+					  run_ntargets(c) > 1 ?
+					  run_target_label(c, *ntgt) : NULL)) {
+			fprintf(stderr, "%s: -o: the result file's name would be "
+				"longer than %d bytes\n", prog, PATH_MAX - 1);
+			return EXIT_USAGE;
+		}
 		if (resfile_open(&tgt[*ntgt], path, a->force, inputs, terr,
 				    sizeof(terr))) {
 			fprintf(stderr, "%s: %s\n", prog, terr);

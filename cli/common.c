@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What every command uses: the usage text and the one-line complaints. */
+#include <limits.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -335,15 +336,19 @@ int cli_bad(const char *fmt, const char *val)
  */
 int cli_bad_option(char **argv, int opt, const struct option *opts)
 {
-	char name[64], shown[80];
 	const char *arg = argv[optind - 1];
+	char name[PATH_MAX], shown[256];
 	int matches = 0;
 
+	/* The option as given, up to its '=' (refused whole: a name too
+	 * long for this is unknown, and shown with an ellipsis). */
 	if (optopt > 0 && optopt < 256 && arg[0] == '-' && arg[1] != '-')
 		snprintf(name, sizeof(name), "-%c", optopt);
 	else
 		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
 	parse_printable(shown, sizeof(shown), name);
+	if (strcspn(arg, "=") >= sizeof(name))
+		return cli_bad("unknown option '%s'", shown);
 	if (opt == ':')
 		return cli_bad("option '%s' needs a value", shown);
 	for (int i = 0; name[0] == '-' && name[1] == '-' && opts[i].name; i++)

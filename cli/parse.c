@@ -216,7 +216,12 @@ static bool printable_fit(char *out, size_t len, const char *s)
 
 char *parse_printable(char *out, size_t len, const char *s)
 {
-	printable_fit(out, len, s);
+	/* Never cut silently: what does not fit ends in an ellipsis
+	 * (whole characters and escapes before it). */
+	if (!printable_fit(out, len, s) && len >= 8) {
+		printable_fit(out, len - 3, s);
+		strcat(out, "\xe2\x80\xa6");
+	}
 	return out;
 }
 

@@ -31,11 +31,17 @@ void record_comment(char **cmd, long pid, long duration, char *out,
 		snprintf(out, len, "pid %ld for %ld s", pid, duration);
 		return;
 	}
-	for (int i = 0; cmd[i] && n + 2 < len; i++) {
+	for (int i = 0; cmd[i]; i++) {
 		int k = snprintf(out + n, len - n, "%s%s", i ? " " : "", cmd[i]);
 
-		if (k < 0 || (size_t)k >= len - n)
-			break;
+		if (k < 0 || (size_t)k >= len - n - 4) {
+			/* The trace's comment has a limit (TRACE_MAX_COMMENT):
+			 * a longer command line ends in an ellipsis, not cut
+			 * silently (the program still gets every word). */
+			out[n] = 0;
+			strcat(out, " \xe2\x80\xa6");
+			return;
+		}
 		n += (size_t)k;
 	}
 }
@@ -336,7 +342,14 @@ int record_claim_side(struct record_out *o)
 	struct sf_spec spec = side_spec;
 	char err[PATH_MAX + 256];
 
-	snprintf(o->side, sizeof(o->side), "%s.mmap_lock.json", o->trace.path);
+	if ((size_t)snprintf(o->side, sizeof(o->side), "%s.mmap_lock.json",
+			     o->trace.path) >= sizeof(o->side)) {
+		fprintf(stderr, "%s: record: the side file's name (the trace's "
+			"and .mmap_lock.json) would be longer than %zu bytes\n",
+			prog, sizeof(o->side) - 1);
+		o->side[0] = 0;
+		return -1;
+	}
 	spec.force = o->force;
 	if (sf_check(o->side, &spec, err, sizeof(err))) {
 		fprintf(stderr, "%s: record: %s\n", prog, err);
@@ -428,9 +441,13 @@ int record_convert(const struct record_job *j, struct record_out *o)
 	/* The side file goes beside the trace where it landed: x-2.trace
 	 * (another record took x.trace meanwhile) gets its own
 	 * x-2.trace.mmap_lock.json, not a refusal at x's. */
-	if (ret && o->side[0])
-		snprintf(o->side, sizeof(o->side), "%.*s.mmap_lock.json",
-			 (int)(sizeof(o->side) - 16), where);
+	if (ret && o->side[0] &&
+	    (size_t)snprintf(o->side, sizeof(o->side), "%s.mmap_lock.json",
+			     where) >= sizeof(o->side)) {
+		fprintf(stderr, "%s: record: no side file beside the trace: its "
+			"name would be too long\n", prog);
+		o->side[0] = 0;
+	}
 	if (check_back(where, &x->c))
 		ret = -1;
 	else if (o->side[0] && x->c.lock[0].acquired + x->c.lock[1].acquired +

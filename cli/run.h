@@ -121,9 +121,10 @@ int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 int run_args_add(struct run_args_vec *v, const char *s);
 void run_args_free(struct run_args_vec *v);
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
-void run_result_path(char *out, size_t len, const char *json, const char *scheme);
+/* 0, or -ENAMETOOLONG when it does not fit in len (nothing is cut). */
+int run_result_path(char *out, size_t len, const char *json, const char *scheme);
 /* DIR/<scheme>.json: a result in the results directory DIR. */
-void run_dir_result_path(char *out, size_t len, const char *dir,
+int run_dir_result_path(char *out, size_t len, const char *dir,
 			 const char *scheme);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What a run prints (banner, summary, comparison) and records of its
  * options. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -293,28 +294,29 @@ void run_print_source_errors(const struct res_file *r, const char *label)
 }
 
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
-void run_result_path(char *out, size_t len, const char *json,
-			const char *scheme)
+int run_result_path(char *out, size_t len, const char *json,
+		    const char *scheme)
 {
 	size_t n = strlen(json);
 
-	if (!scheme) {
-		snprintf(out, len, "%s", json);
-		return;
-	}
+	if (!scheme)
+		return (size_t)snprintf(out, len, "%s", json) < len ? 0 :
+		       -ENAMETOOLONG;
 	if (n > 5 && !strcmp(json + n - 5, ".json"))
 		n -= 5;
-	snprintf(out, len, "%.*s-%s.json", (int)n, json, scheme);
+	return (size_t)snprintf(out, len, "%.*s-%s.json", (int)n, json,
+				scheme) < len ? 0 : -ENAMETOOLONG;
 }
 
 /* DIR/<scheme>.json in a results directory. */
-void run_dir_result_path(char *out, size_t len, const char *dir,
-			 const char *scheme)
+int run_dir_result_path(char *out, size_t len, const char *dir,
+			const char *scheme)
 {
 	size_t n = strlen(dir);
 
-	snprintf(out, len, "%s%s%s.json", dir, n && dir[n - 1] == '/' ? "" : "/",
-		 scheme);
+	return (size_t)snprintf(out, len, "%s%s%s.json", dir, n &&
+				dir[n - 1] == '/' ? "" : "/", scheme) < len ? 0 :
+	       -ENAMETOOLONG;
 }
 
 void run_print_banner(const struct run_cfg *c)
