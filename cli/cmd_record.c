@@ -46,6 +46,7 @@ struct rec_args {
 	bool duration_given;
 	bool force;                      /* -f: replace a trace of ours */
 	bool lock_events;                /* the kernel has mmap_lock:* */
+	long convert_timeout;            /* s perf script may take */
 	char **cmd;                      /* NULL-terminated */
 	char comment[TRACE_MAX_COMMENT];
 };
@@ -55,6 +56,7 @@ static const struct option rec_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "force", no_argument, NULL, 'f' },
+	{ "convert-timeout", required_argument, NULL, 'T' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -78,6 +80,11 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 			a->duration_given = true;
 			break;
 		case 'f': a->force = true; break;
+		case 'T':
+			if (parse_long(optarg, 1, 86400, &a->convert_timeout))
+				return cli_bad("record: bad --convert-timeout '%s': "
+					   "want 1 to 86400 seconds", optarg);
+			break;
 		case 'h': *help = true; return 0;
 		default: return cli_bad_option(argv, opt, rec_opts);
 		}
@@ -281,6 +288,21 @@ static void rec_on_signal(int sig)
 
 static const int rec_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
+/* perf script past its deadline: ended (its pipe closes, the conversion
+ * keeps what it had). */
+static volatile sig_atomic_t rec_timed_out;
+/* perf script's deadline (--convert-timeout): it reads a file, so
+ * minutes even for a long recording; past this it is hung. */
+#define REC_CONVERT_TIMEOUT 600
+
+static void rec_on_alarm(int sig)
+{
+	(void)sig;
+	rec_timed_out = 1;
+	if (rec_group > 0)
+		kill(-rec_group, SIGKILL);
+}
+
 static void rec_catch(struct sigaction *old)
 {
 	struct sigaction sa = { .sa_handler = rec_on_signal };
@@ -416,9 +438,12 @@ static int run_perf_record(const struct rec_args *a, const char *data,
 /* perf script of data (only process c->pid's when that is set),
  * converted into c's writer. A signal stops it: what was converted is
  * kept (c->cut). 0 or -errno; -EIO with perf script's status in *st. */
+static long rec_convert_timeout = REC_CONVERT_TIMEOUT;
+
 static int run_perf_script(const char *data, const char *errlog,
 			   struct perf_conv *c, int *st)
 {
+	struct sigaction sa = { .sa_handler = rec_on_alarm }, old_alrm;
 	char pidopt[40] = "--ns";
 	int fds[2], n0 = rec_nsig;       /* a signal from now on stops it */
 	char *line = NULL;
@@ -448,8 +473,14 @@ static int run_perf_script(const char *data, const char *errlog,
 		_exit(127);
 	}
 	close(fds[1]);
+	rec_timed_out = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old_alrm);
+	alarm((unsigned)rec_convert_timeout);
 	in = fdopen(fds[0], "r");
 	if (!in) {
+		alarm(0);
+		sigaction(SIGALRM, &old_alrm, NULL);
 		close(fds[0]);
 		kill(-p, SIGKILL);
 		wait_group(p, st, n0);
@@ -466,9 +497,11 @@ static int run_perf_script(const char *data, const char *errlog,
 			line[n - 1] = 0;
 		perf_conv_line(c, line);
 	}
-	if (rec_nsig > n0) {
+	alarm(0);
+	sigaction(SIGALRM, &old_alrm, NULL);
+	if (rec_nsig > n0 || rec_timed_out) {
 		c->cut = true;               /* keep what was converted */
-		c->cut_by = rec_last;
+		c->cut_by = rec_timed_out ? SIGALRM : rec_last;
 		kill(-p, SIGKILL);
 	}
 	free(line);
@@ -498,6 +531,8 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	}
 	if (ctx->dry_run)
 		return 0;
+	if (a.convert_timeout)
+		rec_convert_timeout = a.convert_timeout;
 	/* The trace's place claimed before anything runs. */
 	if (record_claim(&out, a.out, a.force))
 		return EXIT_USAGE;
@@ -551,5 +586,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	 * any, is written and said). */
 	if (rec_sig)
 		return 128 + rec_sig;
+	if (rec_timed_out)               /* the trace is what was converted */
+		return 1;
 	return ret < 0 ? 1 : ret > 0 ? 1 : 0;
 }

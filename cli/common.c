@@ -211,7 +211,11 @@ static const char record_text[] =
 "  -o, --output FILE        the trace (default vmsim.trace)\n"
 "  -f, --force              replace FILE if it is a trace\n"
 "  -p, --pid PID            attach to a running process\n"
-"      --duration S         with -p: seconds to record (default 10)\n";
+"      --duration S         with -p: seconds to record (default 10)\n"
+"      --convert-timeout S  end perf script if converting takes longer\n"
+"                           (default 600): the trace keeps what it had\n"
+"SIGINT, SIGTERM, SIGHUP stop the recording; the trace keeps what was\n"
+"recorded until then.\n";
 
 static const char trace_text[] =
 "usage: vmsim trace info FILE\n"
@@ -259,7 +263,7 @@ static const char exit_text[] =
 "  (it went elsewhere, and stderr says where), or the gate found a regression;\n"
 "  2 bad input (one line on stderr says which value and why), or a file the\n"
 "  gate cannot trust; 3 the run was aborted (a fault nobody answered, a task\n"
-"  process died); 128+N stopped by signal N (SIGINT, SIGTERM): what was\n"
+"  process died); 128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP): what was\n"
 "  measured is printed and written, complete: false. A repeat of the signal\n"
 "  within a second is ignored; a later one exits within a second.\n"
 "\n"

@@ -436,7 +436,8 @@ int record_convert(const struct record_job *j, struct record_out *o)
 	if (x->c.cut)
 		fprintf(stderr, "%s: record: converting stopped by %s: the trace "
 			"holds the first %llu events of the recording\n", prog,
-			sig_name(x->c.cut_by),
+			x->c.cut_by == SIGALRM ? "its deadline (perf script "
+			"ended: --convert-timeout)" : sig_name(x->c.cut_by),
 			(unsigned long long)x->w.nevents);
 	/* The side file goes beside the trace where it landed: x-2.trace
 	 * (another record took x.trace meanwhile) gets its own

@@ -113,3 +113,22 @@ for t in c c-2 c-3; do
 		fail "concurrent records: no $t.trace.mmap_lock.json: $(cat "$tmp"/c?.err)"
 done
 echo "record: three records onto one name: c, c-2 and c-3, each with its side file"
+
+# 5. A perf script that hangs is ended at --convert-timeout, with what it
+# had converted kept and said, exit 1, nothing of it left running.
+mkdir -p "$tmp/fakebin"
+printf '#!/bin/sh\nif [ "$1" = script ]; then echo $$ >"%s/script.pid"; exec sleep 3600; fi\nexec %s "$@"\n' \
+	"$tmp" "$(command -v perf)" >"$tmp/fakebin/perf"
+chmod +x "$tmp/fakebin/perf"
+start=$(date +%s)
+rc=0
+PATH=$tmp/fakebin:$PATH "$vmsim" record -o "$tmp/hang.trace" --convert-timeout 2 -- /bin/true \
+	>/dev/null 2>"$tmp/hang.err" || rc=$?
+took=$(($(date +%s) - start))
+spid=$(cat "$tmp/script.pid" 2>/dev/null)
+case $(ps -o stat= -p "${spid:-0}" 2>/dev/null) in ""|Z*) gone=1;; *) gone=0;; esac
+[ $rc -eq 1 ] && [ $took -lt 30 ] && [ $gone = 1 ] &&
+	grep -q "converting stopped by its deadline" "$tmp/hang.err" ||
+	fail "hung perf script: exit $rc after $took s, gone=$gone: $(cat "$tmp/hang.err")"
+[ $gone = 1 ] || kill "$spid" 2>/dev/null
+echo "record: a hung perf script was ended at --convert-timeout ($took s)"
