@@ -21,7 +21,8 @@
 #include "locks/sync/clock.h"
 
 /*
- * Interrupts. The first SIGINT or SIGTERM stops the run: the iteration
+ * Interrupts. The first SIGINT, SIGTERM or SIGHUP (a terminal or an
+ * ssh session closed) stops the run: the iteration
  * under way is dropped, and what was measured is printed and written
  * (complete: false). Another one within INTERRUPT_ECHO_NS of the first is
  * the same interrupt delivered twice — coreutils timeout(1) signals its
@@ -81,8 +82,10 @@ void run_install_interrupts(void)
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, SIGINT);
 	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 }

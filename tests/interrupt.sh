@@ -94,6 +94,18 @@ for w in pft page_fault1; do
 		fails=$((fails + 1))
 	fi
 done
+# SIGHUP (a closed terminal) is an interrupt like the others: 129, the
+# result written.
+timeout --preserve-status -s HUP 1.5 "$VMSIM" run -w pft -t 2 -i 1000 -q \
+	-o "$tmp/hup/" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 129 ] &&
+   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert 'signal 1' in r['stopped']" "$tmp/hup/rwsem.json"; then
+	passes=$((passes + 1))
+else
+	echo "FAIL: SIGHUP during a run: exit $rc"; cat "$tmp/err"
+	fails=$((fails + 1))
+fi
 # A paced replay whose next event is minutes away (--speed 0.001 makes
 # the trace's 0.33 s last 330 s): the interrupt is acted on at once
 # (issue 34: pace() slept to the event's time without looking at the

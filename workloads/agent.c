@@ -338,6 +338,7 @@ int group_agent_fork(struct group *g, int id)
 		/* The runner decides when to stop, for all of us. */
 		signal(SIGINT, SIG_IGN);
 		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
 		_exit(agent_main(g, id) ? 1 : 0);
 	}
 	sim_rcu_after_fork_parent();
