@@ -366,16 +366,12 @@ void record_release(struct record_out *o)
 	o->open = false;
 }
 
-int record_convert(const struct record_job *j, struct record_out *o)
+/* Is there nothing to convert? Then one line saying why, and true. */
+static bool nothing_recorded(const struct record_job *j)
 {
-	struct conv_ctx *x = calloc(1, sizeof(*x));
-	char where[PATH_MAX + 64], note[PATH_MAX + 256], why[600];
+	char why[600];
 	struct stat st;
-	int ret, sret;
 
-	if (!x)
-		return fprintf(stderr, "%s: record: out of memory\n", prog), -1;
-	x->j = j;
 	if (j->pid && !j->signal_at_start &&
 	    !(WIFEXITED(j->status) && !WEXITSTATUS(j->status))) {
 		/* -p: the status is perf's own, and perf failed. */
@@ -385,38 +381,47 @@ int record_convert(const struct record_job *j, struct record_out *o)
 			WIFSIGNALED(j->status) ? "signal" : "status",
 			WIFSIGNALED(j->status) ? WTERMSIG(j->status) :
 			WEXITSTATUS(j->status), why);
-		free(x);
-		return -1;
+		return true;
 	}
-	if (stat(j->data, &st) || !st.st_size) {
-		if (j->signal_at_start)
-			fprintf(stderr, "%s: record: nothing recorded (stopped by "
-				"%s before perf wrote any data)\n", prog,
-				sig_name(j->signal_at_start));
-		else if (access(j->scratch, F_OK)) {
-			/* Another process removed it (a cleanup of $TMPDIR
-			 * matching vmsim-record-*, say): say so, not "no
-			 * data", which sends the user after perf. */
-			char shown[PATH_MAX];
+	if (!stat(j->data, &st) && st.st_size)
+		return false;
+	if (j->signal_at_start) {
+		fprintf(stderr, "%s: record: nothing recorded (stopped by "
+			"%s before perf wrote any data)\n", prog,
+			sig_name(j->signal_at_start));
+	} else if (access(j->scratch, F_OK)) {
+		/* Another process removed it (a cleanup of $TMPDIR matching
+		 * vmsim-record-*, say): say so, not "no data", which sends
+		 * the user after perf. */
+		char shown[PATH_MAX];
 
-			fprintf(stderr, "%s: record: nothing recorded: perf's "
-				"scratch folder '%s' was removed while it "
-				"recorded\n", prog, parse_printable(shown,
-				sizeof(shown), j->scratch));
-		} else {
-			char dflt[96];
+		fprintf(stderr, "%s: record: nothing recorded: perf's scratch "
+			"folder '%s' was removed while it recorded\n", prog,
+			parse_printable(shown, sizeof(shown), j->scratch));
+	} else {
+		char dflt[96];
 
-			snprintf(dflt, sizeof(dflt), "perf wrote no data (perf "
-				 "record ended with %s %d)", WIFSIGNALED(j->status) ?
-				 "signal" : "status", WIFSIGNALED(j->status) ?
-				 WTERMSIG(j->status) : WEXITSTATUS(j->status));
-			perf_complaint(j->errlog, dflt, why, sizeof(why));
-			fprintf(stderr, "%s: record: nothing recorded: %s\n", prog,
-				why);
-		}
-		free(x);
-		return -1;
+		snprintf(dflt, sizeof(dflt), "perf wrote no data (perf record "
+			 "ended with %s %d)", WIFSIGNALED(j->status) ? "signal" :
+			 "status", WIFSIGNALED(j->status) ? WTERMSIG(j->status) :
+			 WEXITSTATUS(j->status));
+		perf_complaint(j->errlog, dflt, why, sizeof(why));
+		fprintf(stderr, "%s: record: nothing recorded: %s\n", prog, why);
 	}
+	return true;
+}
+
+int record_convert(const struct record_job *j, struct record_out *o)
+{
+	struct conv_ctx *x;
+	char where[PATH_MAX + 64], note[PATH_MAX + 256];
+	int ret, sret;
+
+	if (nothing_recorded(j))
+		return -1;
+	if (!(x = calloc(1, sizeof(*x))))
+		return fprintf(stderr, "%s: record: out of memory\n", prog), -1;
+	x->j = j;
 	ret = sf_emit(&o->trace, conv_emit, x);
 	if (ret < 0) {
 		tell_failure(o, x, ret);
