@@ -56,12 +56,12 @@ int cmd_list(int argc, char **argv)
 	       "meet RCU (lazy; at once; lazy with an rcu_barrier)",
 	       "--vma-free", "typesafe | rcu: a removed VMA freed at once "
 	       "(SLAB_TYPESAFE_BY_RCU) or after a grace period",
-	       "--kfree-rcu", "batch | each: SLUB's kfree_rcu in bulk arrays, "
-	       "or one callback an object",
+	       "--kfree-rcu", "call_rcu | batch | each: SLUB's tree nodes by one "
+	       "lazy call_rcu a node, in bulk arrays, or one callback at once",
 	       "--rcu-cbs", "percpu | one: RCU callbacks on each CPU's thread, "
 	       "or on one",
-	       "--rcu-lazy-max", "N: lazy RCU holds rcu_free sheaves back until N "
-	       "wait (or --rcu-lazy-flush MS pass)",
+	       "--rcu-lazy-max", "N: lazy RCU holds a CPU's lazy callbacks back "
+	       "until N wait (or --rcu-lazy-flush MS pass)",
 	       "--tree-alloc", "store | spare: tree nodes preallocated per store "
 	       "(the maple tree's), or a reserve kept",
 	       "--slab-fastpath", "rseq | lock: slab fast paths in restartable "

@@ -142,9 +142,11 @@ int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
 		c->mm.vma_free = (enum sim_vma_free)(k + 1);
 		return 0;
 	case RUN_OPT_KFREE_RCU:
-		if ((k = cli_pick("kfree_rcu design", arg, NAMES("batch", "each"))) < 0)
+		/* enum sim_kfree_rcu order */
+		if ((k = cli_pick("kfree_rcu design", arg, NAMES("call_rcu",
+			      "batch", "each"))) < 0)
 			return EXIT_USAGE;
-		c->mm.kfree_rcu_each = k == 1;
+		c->mm.kfree_rcu = (enum sim_kfree_rcu)k;
 		c->kfree_rcu_given = true;
 		return 0;
 	default:
@@ -184,8 +186,8 @@ static int slab_settle(const struct run_cfg *c)
 	}
 	if (c->rcu_free_given && !sheaves)
 		return cli_bad("%s applies only with --slab sheaves", "--rcu-free");
-	if (c->rcu_lazy_given && !sheaves)
-		return cli_bad("%s apply only with --slab sheaves",
+	if (c->rcu_lazy_given && !sheaves && !slub)
+		return cli_bad("%s apply only with --slab slub or sheaves",
 			   "--rcu-lazy-max and --rcu-lazy-flush");
 	if (c->kfree_rcu_given && !slub)
 		return cli_bad("%s applies only with --slab slub", "--kfree-rcu");

@@ -34,8 +34,11 @@ static void run_options_mem_json(json_object *o, const struct run_cfg *c,
 			SIM_VMA_FREE_RCU)));
 	if (run_target_slab(c, target) == SLAB_SLUB)
 		json_object_object_add(o, "kfree_rcu", json_object_new_string(
-			c->mm.kfree_rcu_each ? "each" : "batch"));
-	if (run_target_slab(c, target) == SLAB_SHEAVES) {
+			sim_kfree_rcu_name(c->mm.kfree_rcu)));
+	/* Lazy RCU's limits, wherever a callback may wait lazily. */
+	if (run_target_slab(c, target) == SLAB_SHEAVES ||
+	    (run_target_slab(c, target) == SLAB_SLUB &&
+	     c->mm.kfree_rcu == SIM_KFREE_RCU_CALL)) {
 		json_object_object_add(o, "rcu_lazy_max", json_object_new_int(
 			(int)(c->mm.rcu_lazy_max ? c->mm.rcu_lazy_max : RCU_LAZY_MAX)));
 		json_object_object_add(o, "rcu_lazy_flush_ms", json_object_new_int64(

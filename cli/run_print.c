@@ -365,7 +365,7 @@ void run_print_banner(const struct run_cfg *c)
 	if (c->mm.vma_free != SIM_VMA_FREE_SCHEME)
 		printf(", %s VMAs", sim_vma_free_name(c->mm.vma_free));
 	if (c->kfree_rcu_given)
-		printf(", kfree_rcu %s", c->mm.kfree_rcu_each ? "each" : "batch");
+		printf(", kfree_rcu %s", sim_kfree_rcu_name(c->mm.kfree_rcu));
 	if (c->rcu_lazy_given)
 		printf(", lazy RCU %u sheaves or %llu ms",
 		       c->mm.rcu_lazy_max ? c->mm.rcu_lazy_max : RCU_LAZY_MAX,

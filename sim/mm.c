@@ -157,10 +157,21 @@ static int sim_mm_map_arena(struct sim_mm *mm)
 }
 
 /* Room for the live VMAs and for those waiting for a grace period;
- * the tree's nodes likewise. */
-static size_t max_nodes(size_t max_map_count)
+ * the tree's nodes likewise, and, for a slab cache, everything lazy RCU
+ * may hold back (slab_rcu_headroom): the kernel's cache grows by
+ * new_slab() while the callbacks wait, so no allocation ever waits for
+ * a grace period; a fixed cache that ran dry made the allocating mmap
+ * wait for rcu_barrier() (issue 35). The room is address space only
+ * (MAP_NORESERVE): memory is taken as nodes are first used. */
+static size_t max_nodes(size_t max_map_count, size_t headroom)
 {
-	return max_map_count + 65536;
+	return max_map_count + 65536 + headroom;
+}
+
+static size_t node_headroom(const struct sim_mm_cfg *cfg, int ncpus)
+{
+	return slab_rcu_headroom(cfg->rcu_lazy_max ? cfg->rcu_lazy_max :
+				 RCU_LAZY_MAX, ncpus);
 }
 
 /* The slab caches' lock classes, for this process's statistics. */
@@ -199,6 +210,12 @@ bool sim_vma_free_typesafe(enum sim_vma_free f, const struct lock_ops *lock)
 	       (f == SIM_VMA_FREE_SCHEME && lock->vma_typesafe);
 }
 
+const char *sim_kfree_rcu_name(enum sim_kfree_rcu k)
+{
+	return k == SIM_KFREE_RCU_BATCH ? "batch" :
+	       k == SIM_KFREE_RCU_EACH ? "each" : "call_rcu";
+}
+
 const char *sim_mm_slab_name(enum sim_slab_cache c)
 {
 	return c == SIM_SLAB_VMA ? "vm_area_struct" : "vt_node";
@@ -219,18 +236,24 @@ int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
 				(uint32_t)max_vmas(maps), ncpus, vma);
 	if (!ret)
 		ret = slab_cache_create(kind, rf, sim_mm_slab_name(SIM_SLAB_NODE),
-					(uint32_t)max_nodes(maps), ncpus, node);
+					(uint32_t)max_nodes(maps, node_headroom(cfg,
+					ncpus)), ncpus, node);
 	/* Tree nodes are kfree_rcu()'d (VMAs are not: typesafe, or call_rcu
 	 * of their own callback). */
 	if (!ret)
-		(*node)->kfree_batch = !cfg->kfree_rcu_each;
+		(*node)->kfree_batch = cfg->kfree_rcu == SIM_KFREE_RCU_BATCH;
+	/* Lazy RCU's limits are the process's (one lazy list a CPU for
+	 * every lazy callback, locks/sync/rcu_lazy.c). */
+	sim_rcu_lazy_set(cfg->rcu_lazy_max ? cfg->rcu_lazy_max : RCU_LAZY_MAX,
+			 cfg->rcu_lazy_flush_ms ? cfg->rcu_lazy_flush_ms * 1000000ULL :
+			 RCU_LAZY_FLUSH_NS);
 	for (int k = 0; !ret && k < 2; k++) {
 		struct slab_cache *c = k ? *node : *vma;
 
-		if (cfg->rcu_lazy_max)
-			c->lazy_max = cfg->rcu_lazy_max;
-		if (cfg->rcu_lazy_flush_ms)
-			c->lazy_flush_ns = cfg->rcu_lazy_flush_ms * 1000000ULL;
+		/* call_rcu is lazy under CONFIG_RCU_LAZY, but for SLUB's
+		 * --kfree-rcu each (call_rcu_hurry). */
+		if (kind == SLAB_SLUB)
+			c->cb_lazy = cfg->kfree_rcu != SIM_KFREE_RCU_EACH;
 		if (cfg->slab_fast_locked)
 			c->fast_rseq = false;
 	}
@@ -247,7 +270,8 @@ size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg)
 		      SIM_DEFAULT_MAX_MAP_COUNT;
 
 	return cfg->arena_size + (cfg->arena_size >> SIM_PAGE_SHIFT) +
-	       vma_tree_reserve_bytes(max_nodes(maps)) +
+	       vma_tree_reserve_bytes(max_nodes(maps, node_headroom(cfg,
+			(int)sysconf(_SC_NPROCESSORS_CONF)))) +
 	       objpool_reserve_bytes(sizeof(struct sim_vma),
 				     _Alignof(struct sim_vma), max_vmas(maps));
 }
@@ -301,7 +325,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	}
 	ret = sim_mm_slab_stat_init(mm);
 	if (!ret)
-		ret = vma_tree_init_slab(&mm->tree, max_nodes(mm->cfg.max_map_count),
+		ret = vma_tree_init_slab(&mm->tree, max_nodes(mm->cfg.max_map_count, 0),
 					 cfg->slab_node, &mm->sstat);
 	if (ret) {
 		sim_mm_slab_stat_fini(mm);

@@ -104,9 +104,12 @@ struct sim_mm_cfg {
 	 * otherwise), or by call_rcu after a grace period (6.4-6.14). */
 	enum sim_vma_free { SIM_VMA_FREE_SCHEME, SIM_VMA_FREE_TYPESAFE,
 			    SIM_VMA_FREE_RCU } vma_free;
-	/* --kfree-rcu each: SLUB's kfree_rcu() of tree nodes is one
-	 * callback an object, not kvfree_rcu's bulk arrays (the kernel's). */
-	bool kfree_rcu_each;
+	/* --kfree-rcu: how SLUB frees tree nodes after a grace period —
+	 * call_rcu(mt_free_rcu) a node, lazy (the kernel before the sheaves
+	 * series: ma_free_rcu), kvfree_rcu's bulk arrays (batch), or a
+	 * callback a node at once (each: call_rcu_hurry). */
+	enum sim_kfree_rcu { SIM_KFREE_RCU_CALL, SIM_KFREE_RCU_BATCH,
+			     SIM_KFREE_RCU_EACH } kfree_rcu;
 	/* --rcu-callbacks: where RCU callbacks run (locks/sync/rcu.h); one
 	 * setting a process (sim_mm_create applies it). */
 	enum sim_rcu_cbs rcu_cbs;
@@ -165,6 +168,7 @@ size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg);
 enum sim_slab_cache { SIM_SLAB_VMA, SIM_SLAB_NODE, SIM_NSLABS };
 /* "vm_area_struct", "vt_node": the cache's name, as results give it. */
 const char *sim_mm_slab_name(enum sim_slab_cache c);
+const char *sim_kfree_rcu_name(enum sim_kfree_rcu k);
 /* "scheme", "typesafe", "rcu" (--vma-free). */
 const char *sim_vma_free_name(enum sim_vma_free f);
 /* --vma-free f settled against the scheme: are its VMAs typesafe? */

@@ -78,6 +78,7 @@ void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 
 void sim_rcu_barrier(void)
 {
+	sim_rcu_lazy_flush();
 	rcu_emul_flush();
 }
 
@@ -86,7 +87,10 @@ void sim_rcu_set_callbacks(enum sim_rcu_cbs where) { (void)where; }
 void sim_rcu_prepare(void) {}
 void sim_rcu_before_fork(void) {}
 void sim_rcu_after_fork_parent(void) {}
-void sim_rcu_after_fork_child(void) {}
+void sim_rcu_after_fork_child(void)
+{
+	sim_rcu_lazy_after_fork_child();
+}
 
 #else
 
@@ -156,6 +160,7 @@ void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 
 void sim_rcu_barrier(void)
 {
+	sim_rcu_lazy_flush();            /* rcu_barrier() flushes the bypass */
 	urcu_memb_barrier();
 }
 
@@ -230,6 +235,7 @@ void sim_rcu_after_fork_parent(void)
 void sim_rcu_after_fork_child(void)
 {
 	urcu_memb_call_rcu_after_fork_child();
+	sim_rcu_lazy_after_fork_child();
 }
 
 #endif

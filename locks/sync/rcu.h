@@ -32,6 +32,8 @@ struct sim_rcu_head {
 	void (*fn)(struct sim_rcu_head *h);
 	struct sim_rcu_head *next;       /* the owner's list link, until queued */
 	void *owner;                     /* the owner's, until queued */
+	struct sim_rcu_head *lazy_next;  /* on a lazy list (rcu_lazy.c) */
+	void (*lazy_fn)(struct sim_rcu_head *h);
 };
 
 void sim_rcu_read_lock(void);
@@ -41,8 +43,23 @@ void sim_rcu_read_unlock(void);
 void sim_rcu_synchronize(void);
 /* Call fn(h) after a grace period, from the callback thread. Never waits. */
 void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h));
-/* Wait until every callback queued before the call has run. */
+/* Wait until every callback queued before the call has run (lazy ones:
+ * flush them first, sim_rcu_lazy_flush). */
 void sim_rcu_barrier(void);
+/*
+ * Lazy callbacks (locks/sync/rcu_lazy.c): fn(h) after a grace period
+ * that may start late — the calling CPU's lazy list, shared by every
+ * lazy callback of the process, goes to RCU once max wait on it or the
+ * oldest has waited flush_ns (sim_rcu_lazy_set; 10,000 and 10 s, the
+ * kernel's qhimark and jiffies_lazy_flush). Never waits.
+ */
+void sim_call_rcu_lazy(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h));
+void sim_rcu_lazy_set(unsigned max, unsigned long long flush_ns);
+/* Every lazy list to RCU now (asynchronous: nothing waits). */
+void sim_rcu_lazy_flush(void);
+/* Lazy callbacks waiting on this process's lists. */
+unsigned long sim_rcu_lazy_waiting(void);
+void sim_rcu_lazy_after_fork_child(void);
 /*
  * Where callbacks run. SIM_RCU_CBS_PERCPU (the default): on a callback
  * thread per CPU the process may run on, bound to it, each taking the

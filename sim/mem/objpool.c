@@ -159,6 +159,8 @@ void *objpool_alloc_reclaim(struct objpool *p)
 	void *o = objpool_alloc(p);
 
 	if (!o) {
+		if (p->slab)
+			slab_count_alloc_wait(p->slab);
 		objpool_rcu_barrier(p);
 		if (!p->slab)
 			drain_caches(p);
@@ -182,7 +184,10 @@ void objpool_free_rcu(struct objpool *p, struct sim_rcu_head *h,
 		atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
 		return;
 	}
-	sim_call_rcu(h, fn);
+	if (p && p->slab && p->slab->cb_lazy)
+		sim_call_rcu_lazy(h, fn);
+	else
+		sim_call_rcu(h, fn);
 }
 
 void objpool_free(struct objpool *p, void *obj)
@@ -238,6 +243,7 @@ int objpool_pre_fill_single(struct objpool *p, struct objpool_pre *pa, int want)
 		if (p->slab) {
 			o = slab_obj(p, slab_alloc(p->slab, p->st));
 			if (!o) {                /* what RCU holds, then once */
+				slab_count_alloc_wait(p->slab);
 				objpool_rcu_barrier(p);
 				o = slab_obj(p, slab_alloc(p->slab, p->st));
 			}
@@ -264,6 +270,11 @@ int objpool_pre_fill(struct objpool *p, struct objpool_pre *pa, int want)
 		return 0;
 	if (want > OBJPOOL_PRE_MAX)
 		return -ENOMEM;
+	/* mas_alloc_nodes(): one node is one allocation (from the main
+	 * sheaf, or the CPU's slab); only a larger request takes a
+	 * prefilled sheaf or a bulk allocation. */
+	if (want - have == 1)
+		return objpool_pre_fill_single(p, pa, want);
 	if (p->slab && p->slab->kind == SLAB_SHEAVES && pre_fill_sheaf(p, pa, want))
 		return 0;
 	if (p->slab) {                   /* kmem_cache_alloc_bulk */

@@ -42,7 +42,7 @@ static void cache_init_lists(struct slab_cache *s)
 {
 	ilist_init(&s->partial);
 	s->free_pages = SLAB_NIL;
-	s->barn_full = s->barn_empty = s->lazy = SLAB_NIL;
+	s->barn_full = s->barn_empty = SLAB_NIL;
 	s->free_sheaves = SLAB_NIL;
 	for (int c = 0; c < s->ncpus; c++) {
 		struct slab_cpu *p = &s->cpu[c];
@@ -50,15 +50,11 @@ static void cache_init_lists(struct slab_cache *s)
 		p->slab = p->freelist = SLAB_NIL;
 		p->main = p->spare = p->rcu_free = SLAB_NIL;
 	}
-	for (uint32_t i = 0; i < s->nslabs; i++) {
-		s->slab[i].freelist = SLAB_NIL;
-		s->slab[i].link = (struct ilist_link){ SLAB_NIL, SLAB_NIL };
-	}
-	for (uint32_t i = s->nsheaves; i-- > 0;) {
-		s->sheaf[i].s = s;
-		s->sheaf[i].next = s->free_sheaves;
-		s->free_sheaves = i;
-	}
+	/* Slabs are carved by new_slab(), which sets every field: a slab
+	 * never carved is all zero (not active), and its memory untouched. */
+	/* Sheaves are carved as they are first needed (sheaf_new): most
+	 * of the room for what lazy RCU may hold is never touched. */
+	s->next_sheaf = 0;
 	s->free_krc = SLAB_NIL;
 	for (int c = 0; c < s->ncpus; c++)
 		s->cpu[c].krc = SLAB_NIL;
@@ -97,25 +93,24 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 		return -EINVAL;
 	probe.nslabs = (nobjs + SLAB_OBJS - 1) / SLAB_OBJS;
 	probe.nobjs = probe.nslabs * SLAB_OBJS;
-	/* Every CPU's three, the barn's, and what lazy RCU holds back
-	 * twice over; past that kfree_rcu falls back as the kernel's does
-	 * when it cannot allocate a sheaf. */
+	/* Every CPU's three, the barn's, and what lazy RCU may hold back
+	 * on every CPU (carved as needed); past that kfree_rcu falls back as
+	 * the kernel's does when it cannot allocate a sheaf. */
 	if (kind == SLAB_SHEAVES)
-		probe.nsheaves = (uint32_t)ncpus * 3 + MAX_FULL_SHEAVES +
-				 MAX_EMPTY_SHEAVES + 2 * RCU_LAZY_MAX + 16;
+		probe.nsheaves = (uint32_t)ncpus * (3 + RCU_LAZY_MAX) +
+				 MAX_FULL_SHEAVES + MAX_EMPTY_SHEAVES + 16;
 	/* SLUB's bulk arrays: every object in one, and a spare a CPU. */
 	else
 		probe.nkrc = probe.nobjs / KFREE_BULK_MAX + 2 * (uint32_t)ncpus;
 	cache_layout(&probe, NULL);
 	m = host_mmap(NULL, probe.bytes, PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		      MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -errno;
 	*(struct slab_cache *)m = probe;
 	*out = m;
 	(*out)->rcu_free = rf;
-	(*out)->lazy_max = RCU_LAZY_MAX;
-	(*out)->lazy_flush_ns = RCU_LAZY_FLUSH_NS;
+	(*out)->cb_lazy = rf != RCU_FREE_HURRY;
 	(*out)->fast_rseq = slab_fast_rseq_usable(ncpus);
 	snprintf((*out)->name, sizeof((*out)->name), "%s", name);
 	cache_layout(*out, m);
@@ -396,6 +391,20 @@ uint64_t slab_counter(const struct slab_cache *s, enum slab_counter k)
 	return sum;
 }
 
+void slab_count_alloc_wait(struct slab_cache *s)
+{
+	struct slab_cpu *c = slab_cpu_lock(s);
+
+	slab_stat_inc(c, SLAB_ALLOC_WAIT_RCU, 1);
+	sim_spin_unlock_raw(&c->lock);
+}
+
+size_t slab_rcu_headroom(uint32_t lazy_max, int ncpus)
+{
+	return ((size_t)ncpus * (lazy_max + 3) + MAX_FULL_SHEAVES +
+		MAX_EMPTY_SHEAVES) * SHEAF_CAPACITY;
+}
+
 const char *slab_counter_name(enum slab_counter k)
 {
 	static const char *const names[SLAB_NCOUNTERS] = {
@@ -404,7 +413,7 @@ const char *slab_counter_name(enum slab_counter k)
 		"sheaf_flush", "barn_get", "barn_get_fail", "barn_put",
 		"barn_put_fail", "free_rcu_sheaf", "free_rcu_sheaf_fail",
 		"rcu_sheaf_destroyed", "rcu_barrier", "rcu_inflight_max",
-		"kfree_rcu_bulk", "kfree_rcu_bulk_freed", "sheaf_prefill_fast",
+		"alloc_wait_rcu", "kfree_rcu_bulk", "kfree_rcu_bulk_freed", "sheaf_prefill_fast",
 		"sheaf_prefill_slow", "sheaf_return_fast", "sheaf_return_slow",
 		"prealloc", "prealloc_unused", "rcu_cb_local", "rcu_cb_remote",
 		"fast_rseq", "rseq_abort",

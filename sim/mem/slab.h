@@ -112,6 +112,10 @@ enum slab_counter {
 	SLAB_RCU_SHEAF_DESTROYED,        /* after the grace period, barn full */
 	SLAB_RCU_BARRIER,                /* lazy sheaves flushed (barrier) */
 	SLAB_RCU_INFLIGHT_MAX,           /* most sheaves waiting at once */
+	SLAB_ALLOC_WAIT_RCU,             /* allocations that waited for a
+					  * grace period (the cache was dry
+					  * but for what RCU held): 0, as
+					  * the kernel's caches grow */
 	SLAB_KFREE_RCU_BULK,             /* kfree_rcu into a bulk array */
 	SLAB_KFREE_RCU_BULK_FREED,       /* arrays freed after their GP */
 	SLAB_SHEAF_PREFILL_FAST,         /* prefill: the CPU's spare taken */
@@ -178,6 +182,11 @@ struct slab_cache {
 	/* SLUB's kfree_rcu() batches into bulk arrays (--kfree-rcu batch);
 	 * set before use. */
 	bool kfree_batch;
+	/* An object freed by its own callback (SLUB's tree nodes by
+	 * call_rcu(mt_free_rcu); any object for which no rcu_free sheaf or
+	 * bulk array could be had) waits lazily (sim_call_rcu_lazy); off:
+	 * call_rcu_hurry. Set before use. */
+	bool cb_lazy;
 	/* The fast paths in restartable sequences, no lock (--slab-fastpath
 	 * rseq; sim/mem/slab_rseq.h): set by slab_cache_create where they
 	 * can run, cleared before use for the locked ones. */
@@ -194,11 +203,7 @@ struct slab_cache {
 	_Atomic uint32_t nr_full, nr_empty;
 	struct sim_spinlock sheaf_lock;  /* unused sheaves */
 	uint32_t free_sheaves;
-	struct sim_spinlock lazy_lock;   /* sheaves lazy RCU holds back */
-	uint32_t lazy, nr_lazy;
-	uint32_t lazy_max;               /* flush at this many (<= RCU_LAZY_MAX) */
-	uint64_t lazy_flush_ns;          /* or when the oldest is this old */
-	uint64_t lazy_since;             /* when the oldest was held back */
+	uint32_t next_sheaf;             /* sheaves carved so far (sheaf_lock) */
 	_Atomic int64_t inflight;        /* rcu_free sheaves not yet back */
 	_Atomic uint64_t inflight_max;
 	_Atomic int64_t barrier_left;    /* sheaves the pending barrier awaits */
@@ -277,6 +282,14 @@ void slab_count(struct slab_cache *s, enum slab_counter k, uint64_t n);
 /* Hand the sheaves lazy RCU holds back to RCU now (before waiting for
  * callbacks with sim_rcu_barrier(): at the end, or when out of objects). */
 void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st);
+/* An allocation is about to wait for RCU to reclaim (alloc_wait_rcu). */
+void slab_count_alloc_wait(struct slab_cache *s);
+/* The objects a cache needs beyond the live ones so that none of its
+ * allocations waits for RCU (the kernel's cache would grow by new_slab):
+ * everything lazy RCU may hold back (lazy_max callbacks on every CPU's
+ * lazy list, each an rcu_free sheaf at most), the CPUs' sheaves and the
+ * barn's. */
+size_t slab_rcu_headroom(uint32_t lazy_max, int ncpus);
 
 uint64_t slab_counter(const struct slab_cache *s, enum slab_counter c);
 const char *slab_counter_name(enum slab_counter c);

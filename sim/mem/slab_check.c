@@ -177,12 +177,9 @@ static const char *check_sheaves(struct chk *k)
 	if (!e && !(e = walk_sheaves(k, s->barn_empty, 0, &n)) &&
 	    n != s->nr_empty)
 		e = "nr_empty disagrees with the barn";
-	if (!e && !(e = walk_sheaves(k, s->lazy, SHEAF_CAPACITY, &n)) &&
-	    n != s->nr_lazy)
-		e = "nr_lazy disagrees with the sheaves held back";
 	if (!e)
 		e = walk_sheaves(k, s->free_sheaves, -1, &n);
-	for (uint32_t i = 0; !e && i < s->nsheaves; i++)
+	for (uint32_t i = 0; !e && i < s->next_sheaf; i++)
 		if (!k->sheaf[i])
 			e = "a sheaf is nowhere (in flight?)";
 	return e;

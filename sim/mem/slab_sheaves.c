@@ -21,8 +21,12 @@ static uint32_t sheaf_new(struct slab_cache *s)
 
 	sim_spin_lock_raw(&s->sheaf_lock);
 	i = s->free_sheaves;
-	if (i != SLAB_NIL)
+	if (i != SLAB_NIL) {
 		s->free_sheaves = s->sheaf[i].next;
+	} else if (s->next_sheaf < s->nsheaves) {
+		i = s->next_sheaf++;
+		s->sheaf[i].s = s;
+	}
 	sim_spin_unlock_raw(&s->sheaf_lock);
 	if (i != SLAB_NIL) {
 		s->sheaf[i].size = 0;
@@ -316,83 +320,56 @@ static void rcu_free_sheaf(struct sim_rcu_head *h)
 	}
 }
 
+/* A full rcu_free sheaf to RCU: lazy (call_rcu under CONFIG_RCU_LAZY:
+ * onto the CPU's lazy list with every other lazy callback), or at once
+ * (call_rcu_hurry). */
 static void queue_sheaf(struct slab_cache *s, const struct slab_stat *st,
-			uint32_t i)
+			uint32_t i, bool lazy)
 {
 	struct sheaf *sh = &s->sheaf[i];
 
 	sh->st = st;
 	sh->cpu = slab_cpu_index(s);
-	sim_call_rcu(&sh->rcu, rcu_free_sheaf);
-}
-
-/* The sheaves lazy RCU holds back, detached (lazy_lock held). */
-static uint32_t lazy_take(struct slab_cache *s)
-{
-	uint32_t head = s->lazy;
-
-	s->lazy = SLAB_NIL;
-	s->nr_lazy = 0;
-	return head;
-}
-
-static void queue_list(struct slab_cache *s, const struct slab_stat *st,
-		       uint32_t head)
-{
-	while (head != SLAB_NIL) {
-		uint32_t next = s->sheaf[head].next;
-
-		queue_sheaf(s, st, head);
-		head = next;
-	}
+	if (lazy)
+		sim_call_rcu_lazy(&sh->rcu, rcu_free_sheaf);
+	else
+		sim_call_rcu(&sh->rcu, rcu_free_sheaf);
 }
 
 /* A full rcu_free sheaf: call_rcu (lazy), call_rcu_hurry, or lazy with
  * the patch's rcu_barrier() once in-flight sheaves reach the barn's free
- * slots (and those are at least half of them). */
+ * slots (and those are at least half of them): the barrier's first step
+ * flushes the lazy lists (rcu_barrier_entrain's bypass flush), which is
+ * all it changes for the sheaves — nobody waits in it. */
 static void rcu_submit(struct slab_cache *s, const struct slab_stat *st,
 		       struct slab_cpu *c, uint32_t i)
 {
 	int64_t n = atomic_fetch_add_explicit(&s->inflight, 1,
 					      memory_order_relaxed) + 1;
 	uint64_t most = atomic_load_explicit(&s->inflight_max, memory_order_relaxed);
-	uint32_t head = SLAB_NIL;
-	bool barrier = false;
-	uint64_t now;
 
 	while ((uint64_t)n > most &&
 	       !atomic_compare_exchange_weak_explicit(&s->inflight_max, &most,
 			(uint64_t)n, memory_order_relaxed, memory_order_relaxed))
 		;
 	if (s->rcu_free == RCU_FREE_HURRY) {
-		queue_sheaf(s, st, i);
+		queue_sheaf(s, st, i, false);
 		return;
 	}
-	sim_spin_lock_raw(&s->lazy_lock);
-	now = coarse_ns();
-	if (s->lazy == SLAB_NIL)
-		s->lazy_since = now;
-	s->sheaf[i].next = s->lazy;
-	s->lazy = i;
-	if (++s->nr_lazy >= s->lazy_max ||
-	    now - s->lazy_since >= s->lazy_flush_ns) {
-		head = lazy_take(s);
-	} else if (s->rcu_free == RCU_FREE_BARRIER) {
+	queue_sheaf(s, st, i, true);
+	if (s->rcu_free == RCU_FREE_BARRIER) {
 		int64_t slots = MAX_FULL_SHEAVES -
 			(int64_t)atomic_load_explicit(&s->nr_full, memory_order_relaxed);
+		int64_t zero = 0;
 
-		barrier = slots >= MAX_FULL_SHEAVES / 2 && n >= slots &&
-			  !atomic_load_explicit(&s->barrier_left, memory_order_relaxed);
-		if (barrier) {
-			atomic_store_explicit(&s->barrier_left, n,
-					      memory_order_relaxed);
-			head = lazy_take(s);
+		if (slots >= MAX_FULL_SHEAVES / 2 && n >= slots &&
+		    atomic_compare_exchange_strong_explicit(&s->barrier_left,
+				&zero, n, memory_order_relaxed,
+				memory_order_relaxed)) {
+			slab_stat_inc(c, SLAB_RCU_BARRIER, 1);
+			sim_rcu_lazy_flush();
 		}
 	}
-	sim_spin_unlock_raw(&s->lazy_lock);
-	if (barrier)
-		slab_stat_inc(c, SLAB_RCU_BARRIER, 1);
-	queue_list(s, st, head);
 }
 
 /* --- kfree_rcu() without sheaves: kvfree_rcu's bulk arrays ---------------- */
@@ -526,10 +503,9 @@ bool slab_free_rcu(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
 
 void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st)
 {
-	uint32_t head;
-
 	if (s->kind != SLAB_SHEAVES) {
 		krc_flush(s, st);
+		sim_rcu_lazy_flush();
 		return;
 	}
 	/* Every CPU's part-filled rcu_free sheaf too (flush_all_rcu_sheaves). */
@@ -538,13 +514,10 @@ void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st)
 
 		if (r != SLAB_NIL) {
 			atomic_fetch_add_explicit(&s->inflight, 1, memory_order_relaxed);
-			queue_sheaf(s, st, r);
+			queue_sheaf(s, st, r, false);
 		}
 	}
-	sim_spin_lock_raw(&s->lazy_lock);
-	head = lazy_take(s);
-	sim_spin_unlock_raw(&s->lazy_lock);
-	queue_list(s, st, head);
+	sim_rcu_lazy_flush();
 }
 
 /* --- the maple tree's prefilled sheaves, bulk alloc and free -------------- */
