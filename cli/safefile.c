@@ -787,28 +787,35 @@ static int open_parent(const char *path, char *base, size_t blen)
 	return ret ? ret : open_nolinks(dir);
 }
 
-int sf_mkdir_new(const char *path, mode_t mode)
+/* op on the last component of path, in its parent resolved as
+ * sf_open_dir does: 0 or -errno. */
+static int at_parent(const char *path, int (*op)(int dfd, const char *name,
+						 mode_t mode), mode_t mode)
 {
 	char base[NAME_MAX + 1];
 	int dfd = open_parent(path, base, sizeof(base)), ret;
 
 	if (dfd < 0)
 		return dfd;
-	ret = mkdirat(dfd, base, mode) ? -errno : 0;
+	ret = op(dfd, base, mode) ? -errno : 0;
 	close(dfd);
 	return ret;
 }
 
+static int rmdir_at(int dfd, const char *name, mode_t mode)
+{
+	(void)mode;
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+int sf_mkdir_new(const char *path, mode_t mode)
+{
+	return at_parent(path, mkdirat, mode);
+}
+
 int sf_rmdir_empty(const char *path)
 {
-	char base[NAME_MAX + 1];
-	int dfd = open_parent(path, base, sizeof(base)), ret;
-
-	if (dfd < 0)
-		return dfd;
-	ret = unlinkat(dfd, base, AT_REMOVEDIR) ? -errno : 0;
-	close(dfd);
-	return ret;
+	return at_parent(path, rmdir_at, 0);
 }
 
 int sf_create_new(const char *path, mode_t mode)

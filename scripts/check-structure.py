@@ -31,7 +31,8 @@ MAX_FUNC = 80
 PREFIXES = [
     # The simulated kernel APIs keep the kernel's names, sim_-prefixed.
     ("locks/sync/rcu.c", ["sim_rcu_", "sim_call_rcu"]),
-    ("locks/sync/rcu_lazy.c", ["sim_rcu_lazy_", "sim_call_rcu_lazy"]),
+    ("locks/sync/rcu_lazy.c", ["sim_rcu_lazy_", "sim_call_rcu_lazy",
+                               "sim_rcu_barrier"]),
     ("locks/sync/rw_semaphore*.c", ["sim_rwsem_", "sim_down_", "sim_up_",
                                     "sim_downgrade_", "rwsem_"]),
     ("locks/sync/lockstat.c", ["lockstat_"]),

@@ -76,9 +76,8 @@ void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 		rcu_emul_flush();
 }
 
-void sim_rcu_barrier(void)
+void sim_rcu_barrier_queued(void)
 {
-	sim_rcu_lazy_flush();
 	rcu_emul_flush();
 }
 
@@ -87,10 +86,7 @@ void sim_rcu_set_callbacks(enum sim_rcu_cbs where) { (void)where; }
 void sim_rcu_prepare(void) {}
 void sim_rcu_before_fork(void) {}
 void sim_rcu_after_fork_parent(void) {}
-void sim_rcu_after_fork_child(void)
-{
-	sim_rcu_lazy_after_fork_child();
-}
+void sim_rcu_after_fork_child(void) {}
 
 #else
 
@@ -158,9 +154,8 @@ void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 	urcu_memb_call_rcu((struct rcu_head *)h->opaque, rcu_trampoline);
 }
 
-void sim_rcu_barrier(void)
+void sim_rcu_barrier_queued(void)
 {
-	sim_rcu_lazy_flush();            /* rcu_barrier() flushes the bypass */
 	urcu_memb_barrier();
 }
 
@@ -235,7 +230,6 @@ void sim_rcu_after_fork_parent(void)
 void sim_rcu_after_fork_child(void)
 {
 	urcu_memb_call_rcu_after_fork_child();
-	sim_rcu_lazy_after_fork_child();
 }
 
 #endif

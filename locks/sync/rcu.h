@@ -43,9 +43,12 @@ void sim_rcu_read_unlock(void);
 void sim_rcu_synchronize(void);
 /* Call fn(h) after a grace period, from the callback thread. Never waits. */
 void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h));
-/* Wait until every callback queued before the call has run (lazy ones:
- * flush them first, sim_rcu_lazy_flush). */
+/* Wait until every callback queued before the call has run, lazy ones
+ * too (rcu_lazy.c: the lazy lists are flushed first, as rcu_barrier()
+ * flushes the bypass lists). */
 void sim_rcu_barrier(void);
+/* The same for the callbacks already handed to RCU (rcu.c). */
+void sim_rcu_barrier_queued(void);
 /*
  * Lazy callbacks (locks/sync/rcu_lazy.c): fn(h) after a grace period
  * that may start late — the calling CPU's lazy list, shared by every
@@ -57,9 +60,6 @@ void sim_call_rcu_lazy(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h
 void sim_rcu_lazy_set(unsigned max, unsigned long long flush_ns);
 /* Every lazy list to RCU now (asynchronous: nothing waits). */
 void sim_rcu_lazy_flush(void);
-/* Lazy callbacks waiting on this process's lists. */
-unsigned long sim_rcu_lazy_waiting(void);
-void sim_rcu_lazy_after_fork_child(void);
 /*
  * Where callbacks run. SIM_RCU_CBS_PERCPU (the default): on a callback
  * thread per CPU the process may run on, bound to it, each taking the

@@ -112,16 +112,13 @@ void sim_rcu_lazy_flush(void)
 	}
 }
 
-unsigned long sim_rcu_lazy_waiting(void)
+void sim_rcu_barrier(void)
 {
-	unsigned long n = 0;
-
-	for (int i = 0; i < RCU_LAZY_CPUS; i++)
-		n += __atomic_load_n(&lazy[i].n, __ATOMIC_RELAXED);
-	return n;
+	sim_rcu_lazy_flush();
+	sim_rcu_barrier_queued();
 }
 
-void sim_rcu_lazy_after_fork_child(void)
+static void lazy_after_fork_child(void)
 {
 	for (int i = 0; i < RCU_LAZY_CPUS; i++) {
 		atomic_store_explicit(&lazy[i].lock.locked, 0,
@@ -136,5 +133,5 @@ void sim_rcu_lazy_after_fork_child(void)
  * cache the processes may share — are the parent's to run, once. */
 __attribute__((constructor)) static void lazy_init(void)
 {
-	pthread_atfork(NULL, NULL, sim_rcu_lazy_after_fork_child);
+	pthread_atfork(NULL, NULL, lazy_after_fork_child);
 }
