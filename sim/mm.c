@@ -229,15 +229,25 @@ int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
 		      SIM_DEFAULT_MAX_MAP_COUNT;
 	int ret;
 
+	struct slab_args va = { .size = sizeof(struct sim_vma),
+				.align = _Alignof(struct sim_vma) }, na;
+
 	*vma = *node = NULL;
 	if (kind == SLAB_MALLOC)
 		return 0;
+	/* SLAB_TYPESAFE_BY_RCU: the free pointer in a field no reader of a
+	 * freed VMA reads (vm_freeptr's role); else in its middle. */
+	if (cfg->lock && sim_vma_free_typesafe(cfg->vma_free, cfg->lock)) {
+		va.use_freeptr_offset = true;
+		va.freeptr_offset = offsetof(struct sim_vma, txn_added);
+	}
+	vma_tree_slab_args(&na);
 	ret = slab_cache_create(kind, rf, sim_mm_slab_name(SIM_SLAB_VMA),
-				(uint32_t)max_vmas(maps), ncpus, vma);
+				(uint32_t)max_vmas(maps), &va, ncpus, vma);
 	if (!ret)
 		ret = slab_cache_create(kind, rf, sim_mm_slab_name(SIM_SLAB_NODE),
 					(uint32_t)max_nodes(maps, node_headroom(cfg,
-					ncpus)), ncpus, node);
+					ncpus)), &na, ncpus, node);
 	/* Tree nodes are kfree_rcu()'d (VMAs are not: typesafe, or call_rcu
 	 * of their own callback). */
 	if (!ret)

@@ -52,7 +52,8 @@ struct sim_vma {
 	_Atomic bool anon_vma;
 	struct vma_lock vm_lock;         /* the scheme's per-VMA state (opaque) */
 	/* Writer-private: links of the transaction that added/removed it,
-	 * and its retirement. */
+	 * and its retirement. No reader needs txn_added: a free typesafe
+	 * VMA's slab free pointer lies there (vm_freeptr's place). */
 	struct sim_vma *txn_added, *txn_removed;
 	struct sim_rcu_head rcu;
 	struct objpool *pool;            /* NULL: malloc'ed (tests) */

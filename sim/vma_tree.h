@@ -64,6 +64,10 @@ int vma_tree_init_cap(struct vma_tree *t, size_t max_nodes);
 /* The same, with nodes from slab cache s (NULL: the pool of max_nodes). */
 int vma_tree_init_slab(struct vma_tree *t, size_t max_nodes,
 		       struct slab_cache *s, const struct slab_stat *st);
+/* What a slab cache of the tree's nodes is made with (its size; no
+ * reader of a freed node: the free pointer in its middle, as for
+ * maple_node_cache). */
+void vma_tree_slab_args(struct slab_args *a);
 /* The address space vma_tree_init_cap() reserves for max_nodes. */
 size_t vma_tree_reserve_bytes(size_t max_nodes);
 /* Waits for queued RCU callbacks, then frees every node, and every VMA

@@ -238,6 +238,12 @@ size_t vma_tree_reserve_bytes(size_t max_nodes)
 				     _Alignof(struct vt_node), max_nodes);
 }
 
+void vma_tree_slab_args(struct slab_args *a)
+{
+	*a = (struct slab_args){ .size = sizeof(struct vt_node),
+				 .align = _Alignof(struct vt_node) };
+}
+
 int vma_tree_init_slab(struct vma_tree *t, size_t max_nodes,
 		       struct slab_cache *s, const struct slab_stat *st)
 {

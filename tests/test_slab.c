@@ -11,12 +11,18 @@
  * rcu_free paths each shown to be taken (counters), and a double free
  * shown to be caught. The variants include SLUB with kfree_rcu's bulk
  * arrays; the maple tree's prefill/return sheaf API and SLUB's bulk
- * alloc and free are checked on their own.
+ * alloc and free are checked on their own; then where a free object's
+ * link lies (inside it, SLUB; untouched, the sheaves' fast free) and that
+ * forked processes share the objects.
  */
 #include "tests/check_util.h"
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "sim/mem/slab.h"
 
@@ -83,7 +89,7 @@ static struct slab_cache *variant_create(int i)
 
 	ck_assert_int_eq(slab_cache_create(i && i < 4 ? SLAB_SHEAVES : SLAB_SLUB,
 					   (enum slab_rcu_free)(i && i < 4 ? i - 1 : 0),
-					   "t", NOBJS, 2, &s), 0);
+					   "t", NOBJS, NULL, 2, &s), 0);
 	s->kfree_batch = i == 4;
 	return s;
 }
@@ -222,7 +228,7 @@ START_TEST(test_double_free_caught)
 	uint32_t a, b;
 
 	ck_assert_int_eq(slab_cache_create(SLAB_SHEAVES, RCU_FREE_HURRY, "t",
-					   NOBJS, 1, &s), 0);
+					   NOBJS, NULL, 1, &s), 0);
 	a = slab_alloc(s, stat_of());
 	b = slab_alloc(s, stat_of());
 	slab_free(s, stat_of(), a);
@@ -243,7 +249,7 @@ START_TEST(test_barn_overflow)
 	int n = 0;
 
 	ck_assert_int_eq(slab_cache_create(SLAB_SHEAVES, RCU_FREE_CALL_RCU, "t",
-					   NOBJS, 1, &s), 0);
+					   NOBJS, NULL, 1, &s), 0);
 	while (n < 40 * SHEAF_CAPACITY)
 		held[n++] = slab_alloc(s, stat_of());
 	while (n)
@@ -270,7 +276,7 @@ START_TEST(test_prefill_and_bulk)
 	uint32_t objs[40], sh, k;
 
 	ck_assert_int_eq(slab_cache_create(SLAB_SHEAVES, RCU_FREE_HURRY, "t",
-					   NOBJS, 1, &s), 0);
+					   NOBJS, NULL, 1, &s), 0);
 	objs[0] = slab_alloc(s, stat_of());      /* main and spare exist */
 	slab_free(s, stat_of(), objs[0]);
 	sh = slab_prefill_sheaf(s, stat_of(), 5);
@@ -292,7 +298,7 @@ START_TEST(test_prefill_and_bulk)
 
 	memset(live, 0, NOBJS + SLAB_OBJS);
 	ck_assert_int_eq(slab_cache_create(SLAB_SLUB, RCU_FREE_CALL_RCU, "t",
-					   NOBJS, 1, &s), 0);
+					   NOBJS, NULL, 1, &s), 0);
 	ck_assert_uint_eq(slab_prefill_sheaf(s, stat_of(), 5), SLAB_NIL);
 	ck_assert_uint_eq(slab_alloc_bulk(s, stat_of(), 40, objs), 40);
 	for (k = 0; k < 40; k++) {
@@ -308,6 +314,113 @@ START_TEST(test_prefill_and_bulk)
 }
 END_TEST
 
+/* Fill an object with a byte; whether all of it but [skip, skip + 4)
+ * still holds that byte. */
+static bool holds(struct slab_cache *s, uint32_t i, unsigned char b,
+		  size_t skip)
+{
+	const unsigned char *o = slab_object(s, i);
+
+	for (size_t k = 0; k < s->objsize; k++)
+		if ((k < skip || k >= skip + 4) && o[k] != b)
+			return false;
+	return true;
+}
+
+/* SLUB keeps a free object's link inside it (set_freepointer): at the
+ * middle, or at freeptr_offset when given; an allocation hands out the
+ * object whose link it read, and nothing of a live object is written.
+ * The sheaves' fast free leaves the object untouched. _i: 0 the locked
+ * fast paths, 1 the rseq ones where they run. */
+START_TEST(test_freeptr_in_object)
+{
+	struct slab_args mid = { .size = 100, .align = 4 };
+	struct slab_args at8 = { .size = 96, .align = 32,
+				 .use_freeptr_offset = true,
+				 .freeptr_offset = 8 };
+	int ncpu = _i ? (int)sysconf(_SC_NPROCESSORS_CONF) : 1;
+	struct slab_cache *s;
+	cpu_set_t one;
+	uint32_t a, b;
+
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	for (int k = 0; k < 2; k++) {
+		size_t fp = k ? 8 : 48;         /* 100 / 2 aligned down to 8 */
+
+		ck_assert_int_eq(slab_cache_create(SLAB_SLUB, RCU_FREE_HURRY, "t",
+						   NOBJS, k ? &at8 : &mid,
+						   ncpu, &s), 0);
+		ck_assert_uint_eq(s->objsize, k ? 96 : 100);
+		ck_assert_uint_eq(s->freeptr, fp);
+		a = slab_alloc(s, stat_of());
+		b = slab_alloc(s, stat_of());
+		ck_assert_uint_eq(a / SLAB_OBJS, b / SLAB_OBJS);
+		memset(slab_object(s, a), 0xaa, s->objsize);
+		memset(slab_object(s, b), 0xbb, s->objsize);
+		slab_free(s, stat_of(), b);
+		slab_free(s, stat_of(), a);
+		/* a is the freelist's head now; its link names b. */
+		ck_assert_uint_eq(*(uint32_t *)((char *)slab_object(s, a) + fp), b);
+		ck_assert(holds(s, a, 0xaa, fp));
+		ck_assert(holds(s, b, 0xbb, fp));
+		ck_assert_uint_eq(slab_alloc(s, stat_of()), a);
+		ck_assert_uint_eq(slab_alloc(s, stat_of()), b);
+		ck_assert_ptr_null(slab_check(s, NULL, 2));
+		slab_cache_destroy(s);
+	}
+	ck_assert_int_eq(slab_cache_create(SLAB_SHEAVES, RCU_FREE_HURRY, "t",
+					   NOBJS, &mid, ncpu, &s), 0);
+	a = slab_alloc(s, stat_of());
+	slab_free(s, stat_of(), slab_alloc(s, stat_of()));   /* main exists */
+	memset(slab_object(s, a), 0xcc, s->objsize);
+	slab_free(s, stat_of(), a);
+	ck_assert_uint_gt(slab_counter(s, SLAB_FREE_FASTPATH), 0);
+	ck_assert(holds(s, a, 0xcc, s->objsize));            /* every byte */
+	slab_cache_destroy(s);
+}
+END_TEST
+
+/* The objects are shared memory: what a forked process writes into the
+ * object it allocated, the parent reads — as processes share the
+ * kernel's slab pages; and arguments that cannot hold a link refused. */
+START_TEST(test_objects_shared)
+{
+	struct slab_args bad[] = {
+		{ .size = 0, .align = 8 },
+		{ .size = 64, .align = 24 },
+		{ .size = 64, .align = 8, .use_freeptr_offset = true,
+		  .freeptr_offset = 62 },
+		{ .size = 64, .align = 8, .use_freeptr_offset = true,
+		  .freeptr_offset = 2 },
+	};
+	struct slab_cache *s;
+	int status;
+	pid_t pid;
+
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+		ck_assert_int_eq(slab_cache_create(SLAB_SLUB, RCU_FREE_HURRY, "t",
+						   NOBJS, &bad[k], 1, &s),
+				 -EINVAL);
+	ck_assert_int_eq(slab_cache_create(SLAB_SLUB, RCU_FREE_HURRY, "t",
+					   NOBJS, NULL, 1, &s), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		uint32_t i = slab_alloc(s, stat_of());
+
+		strcpy(slab_object(s, i), "from the child");
+		_exit(i == SLAB_NIL ? 1 : 0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && !WEXITSTATUS(status));
+	ck_assert_str_eq(slab_object(s, 0), "from the child");
+	ck_assert_uint_ne(slab_alloc(s, stat_of()), 0);      /* it is live */
+	slab_cache_destroy(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("slab");
@@ -319,6 +432,8 @@ int main(void)
 	tcase_add_test(tc, test_double_free_caught);
 	tcase_add_test(tc, test_barn_overflow);
 	tcase_add_test(tc, test_prefill_and_bulk);
+	tcase_add_loop_test(tc, test_freeptr_in_object, 0, 2);
+	tcase_add_test(tc, test_objects_shared);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }

@@ -180,7 +180,7 @@ static void stress(enum slab_kind kind, bool rseq)
 	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
 	stat.list_lock = lockstat_class_new("slab_list_lock");
 	stat.barn_lock = lockstat_class_new("barn_lock");
-	ck_assert_int_eq(slab_cache_create(kind, RCU_FREE_HURRY, "t", NOBJS,
+	ck_assert_int_eq(slab_cache_create(kind, RCU_FREE_HURRY, "t", NOBJS, NULL,
 				   (int)sysconf(_SC_NPROCESSORS_ONLN), &s), 0);
 	s->kfree_batch = kind == SLAB_SLUB;
 	/* Where the build and the machine allow the sections, the cache
@@ -268,7 +268,7 @@ START_TEST(test_sections)
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
 	stat.list_lock = lockstat_class_new("slab_list_lock");
 	stat.barn_lock = lockstat_class_new("barn_lock");
-	ck_assert_int_eq(slab_cache_create(kind, RCU_FREE_HURRY, "t", NOBJS,
+	ck_assert_int_eq(slab_cache_create(kind, RCU_FREE_HURRY, "t", NOBJS, NULL,
 					   ncpu, &s), 0);
 	if (!s->fast_rseq) {
 		printf("sections: not usable in this build or on this machine\n");

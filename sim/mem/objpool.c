@@ -44,16 +44,13 @@ int objpool_init_slab(struct objpool *p, size_t size, size_t align,
 		      struct slab_cache *s, const struct slab_stat *st,
 		      size_t rcu_off)
 {
-	void *base;
-
 	memset(p, 0, sizeof(*p));
-	p->objsize = objpool_objsize(size, align);
+	/* The objects are the cache's (its shared memory); made for them. */
+	if (objpool_objsize(size, align) != s->objsize)
+		return -EINVAL;
+	p->objsize = s->objsize;
 	p->cap = s->nobjs;
-	base = host_mmap(NULL, p->objsize * p->cap, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (base == MAP_FAILED)
-		return -errno;
-	p->base = base;
+	p->base = s->objs;
 	p->slab = s;
 	p->st = st;
 	p->rcu_off = rcu_off;
@@ -64,8 +61,8 @@ void objpool_destroy(struct objpool *p)
 {
 	if (!p->base)
 		return;
-	host_munmap(p->base, p->objsize * p->cap);
-	if (!p->slab) {
+	if (!p->slab) {                  /* a cache's objects are its own */
+		host_munmap(p->base, p->objsize * p->cap);
 		slot_array_destroy(&p->caches);
 		pthread_mutex_destroy(&p->lock);
 	}

@@ -19,8 +19,8 @@
  * failure would be. That is --slab malloc.
  *
  * With --slab slub or sheaves the objects come from a slab cache
- * (sim/mem/slab.h) that hands out indices into this pool's region (the
- * cache may be shared by several processes, each with its own region),
+ * (sim/mem/slab.h): its own memory, shared by the processes that share
+ * the cache; the pool turns its indices into objects,
  * and objpool_free_rcu() is kfree_rcu(): into an rcu_free sheaf, or the
  * object's own RCU callback.
  */
@@ -110,8 +110,9 @@ static inline void objpool_pre_keep(struct objpool_pre *pa)
 int objpool_init(struct objpool *p, size_t size, size_t align, size_t cap);
 /* The address space objpool_init() reserves for these objects. */
 size_t objpool_reserve_bytes(size_t size, size_t align, size_t cap);
-/* The same, for the objects of slab cache s (its nobjs); the head an
- * object is freed by RCU with lies rcu_off bytes into it. */
+/* The same, for the objects of slab cache s (its nobjs, in its memory;
+ * -EINVAL unless it was made for objects of this size and alignment);
+ * the head an object is freed by RCU with lies rcu_off bytes into it. */
 int objpool_init_slab(struct objpool *p, size_t size, size_t align,
 		      struct slab_cache *s, const struct slab_stat *st,
 		      size_t rcu_off);

@@ -29,8 +29,6 @@ static void cache_layout(struct slab_cache *s, char *m)
 	off += align64(sizeof(struct slab_cpu) * (size_t)s->ncpus);
 	s->slab = (struct slab_page *)(m + off);
 	off += align64(sizeof(struct slab_page) * s->nslabs);
-	s->next = (uint32_t *)(m + off);
-	off += align64(sizeof(uint32_t) * s->nobjs);
 	s->sheaf = (struct sheaf *)(m + off);
 	off += align64(sizeof(struct sheaf) * s->nsheaves);
 	s->krc = (struct krc_bulk *)(m + off);
@@ -81,18 +79,46 @@ bool slab_fast_rseq_built(void)
 	return SLAB_RSEQ_CAN;
 }
 
+/* calculate_sizes(): the object's size rounded up to its alignment, and
+ * the free pointer where the cache's arguments put it. */
+static int cache_objects(struct slab_cache *s, const struct slab_args *a)
+{
+	static const struct slab_args dflt = { .size = 64, .align = 64 };
+
+	if (!a)
+		a = &dflt;
+	if (!a->size || !a->align || (a->align & (a->align - 1)) ||
+	    a->size > ((size_t)1 << 20))
+		return -EINVAL;
+	s->objsize = (a->size + a->align - 1) & ~(a->align - 1);
+	if (s->objsize < sizeof(uint32_t))
+		s->objsize = sizeof(uint32_t);
+	s->freeptr = a->use_freeptr_offset ? a->freeptr_offset :
+		     (a->size / 2) & ~(size_t)(sizeof(void *) - 1);
+	if (s->freeptr % sizeof(uint32_t) ||
+	    s->freeptr + sizeof(uint32_t) > s->objsize)
+		return -EINVAL;
+	s->objs_bytes = s->objsize * s->nobjs;
+	return 0;
+}
+
 int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
-		      const char *name, uint32_t nobjs, int ncpus,
+		      const char *name, uint32_t nobjs,
+		      const struct slab_args *a, int ncpus,
 		      struct slab_cache **out)
 {
 	struct slab_cache probe = { .kind = kind, .ncpus = ncpus };
-	void *m;
+	void *m, *objs;
+	int ret;
 
 	if ((kind != SLAB_SLUB && kind != SLAB_SHEAVES) || ncpus < 1 ||
 	    !nobjs || nobjs > UINT32_MAX - 2 * SLAB_OBJS)
 		return -EINVAL;
 	probe.nslabs = (nobjs + SLAB_OBJS - 1) / SLAB_OBJS;
 	probe.nobjs = probe.nslabs * SLAB_OBJS;
+	ret = cache_objects(&probe, a);
+	if (ret)
+		return ret;
 	/* Every CPU's three, the barn's, and what lazy RCU may hold back
 	 * on every CPU (carved as needed); past that kfree_rcu falls back as
 	 * the kernel's does when it cannot allocate a sheaf. */
@@ -107,6 +133,15 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 		      MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return -errno;
+	/* The objects: shared too (the slab pages), taken as first used. */
+	objs = host_mmap(NULL, probe.objs_bytes, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (objs == MAP_FAILED) {
+		ret = -errno;
+		host_munmap(m, probe.bytes);
+		return ret;
+	}
+	probe.objs = objs;
 	*(struct slab_cache *)m = probe;
 	*out = m;
 	(*out)->rcu_free = rf;
@@ -120,8 +155,10 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 
 void slab_cache_destroy(struct slab_cache *s)
 {
-	if (s)
+	if (s) {
+		host_munmap(s->objs, s->objs_bytes);
 		host_munmap(s, s->bytes);
+	}
 }
 
 /* --- the node's partial list (list_lock held) ----------------------------- */
@@ -156,9 +193,12 @@ static bool new_slab(struct slab_cache *s, struct slab_cpu *c)
 	sim_spin_unlock_raw(&s->page_lock);
 	if (si == SLAB_NIL)
 		return false;
+	/* allocate_slab(): every object's free pointer written, in order
+	 * (no CONFIG_SLAB_FREELIST_RANDOM). */
 	base = si * SLAB_OBJS;
 	for (uint32_t k = 0; k < SLAB_OBJS; k++)
-		s->next[base + k] = k + 1 < SLAB_OBJS ? base + k + 1 : SLAB_NIL;
+		set_freepointer(s, base + k,
+				k + 1 < SLAB_OBJS ? base + k + 1 : SLAB_NIL);
 	sp = &s->slab[si];
 	sim_spin_lock_raw(&sp->lock);
 	sp->freelist = SLAB_NIL;
@@ -244,13 +284,13 @@ uint32_t slab_slub_alloc_locked(struct slab_cache *s, const struct slab_stat *st
 			return SLAB_NIL;
 		i = c->freelist;
 	}
-	c->freelist = s->next[i];
+	c->freelist = get_freepointer(s, i);
 	return i;
 }
 
 /* --- freeing -------------------------------------------------------------- */
 
-/* __slab_free(): the cnt objects from head to tail (linked by next[], all
+/* __slab_free(): the cnt objects from head to tail (linked by their free pointers, all
  * of one slab, which is not c's) back to their slab. The node's list_lock
  * is taken (first, then the slab's) when the slab will need a list
  * change: it was full, or this empties it. */
@@ -272,7 +312,7 @@ static void slab_free_remote(struct slab_cache *s, const struct slab_stat *st,
 		t = sim_spin_lock(&s->list_lock, st->list_lock);
 		listed = true;
 	}
-	s->next[tail] = sp->freelist;
+	set_freepointer(s, tail, sp->freelist);
 	sp->freelist = head;
 	sp->inuse -= cnt;
 	if (listed && !sp->frozen) {
@@ -296,7 +336,7 @@ void slab_slub_free(struct slab_cache *s, const struct slab_stat *st,
 	       struct slab_cpu *c, uint32_t i)
 {
 	if (c->slab == i / SLAB_OBJS) {
-		s->next[i] = c->freelist;
+		set_freepointer(s, i, c->freelist);
 		c->freelist = i;
 		slab_stat_inc(c, SLAB_FREE_FASTPATH, 1);
 		return;
@@ -323,9 +363,9 @@ void slab_slub_free_bulk(struct slab_cache *s, const struct slab_stat *st,
 		uint32_t si = objs[i] / SLAB_OBJS;
 
 		for (k = i + 1; k < n && objs[k] / SLAB_OBJS == si; k++)
-			s->next[objs[k - 1]] = objs[k];
+			set_freepointer(s, objs[k - 1], objs[k]);
 		if (si == c->slab) {
-			s->next[objs[k - 1]] = c->freelist;
+			set_freepointer(s, objs[k - 1], c->freelist);
 			c->freelist = objs[i];
 			slab_stat_inc(c, SLAB_FREE_FASTPATH, k - i);
 			continue;
@@ -354,7 +394,7 @@ void slab_slub_free_detached(struct slab_cache *s, const struct slab_stat *st,
 			if (o == SLAB_NIL)
 				continue;
 			if (o / SLAB_OBJS == si) {
-				s->next[o] = head;
+				set_freepointer(s, o, head);
 				head = o;
 				cnt++;
 				objs[k] = SLAB_NIL;
@@ -366,7 +406,7 @@ void slab_slub_free_detached(struct slab_cache *s, const struct slab_stat *st,
 				skipped = k + 1;
 		}
 		if (si == c->slab) {
-			s->next[tail] = c->freelist;
+			set_freepointer(s, tail, c->freelist);
 			c->freelist = head;
 			slab_stat_inc(c, SLAB_FREE_FASTPATH, cnt);
 		} else {

@@ -51,11 +51,15 @@
  * kfree_batch off, the object's own callback (the kernel's fallback
  * list when no page can be had).
  *
- * Objects are indices: the cache's metadata (slabs, freelist links,
- * per-CPU state, sheaves, the barn) lives in one shared mapping, so that
- * forked task processes share one cache as processes share the kernel's;
- * each process keeps its own memory for the objects themselves
- * (sim/mem/objpool.c). "Per CPU" is per CPU the caller runs on
+ * Objects are indices into the cache's own memory: the metadata (slabs,
+ * per-CPU state, sheaves, the barn) and the objects live in shared
+ * mappings, so that forked task processes share one cache as processes
+ * share the kernel's (a live object is one process's at a time). A free
+ * object's link to the next free one of its slab (the free pointer) is
+ * kept inside it, as get_freepointer()/set_freepointer() keep it: SLUB's
+ * allocation reads the object it hands out, its frees write the object
+ * they free (the bulk and detached-freelist walks, every object); the
+ * sheaves' fast paths touch only the sheaf's array of indices. "Per CPU" is per CPU the caller runs on
  * (sched_getcpu(), as the pcp lists pick theirs), each under a spinlock
  * that stands for local_lock (a thread may be preempted holding it,
  * which a kernel CPU cannot). The fast paths (a pop or push on the CPU
@@ -209,7 +213,9 @@ struct slab_cache {
 	_Atomic int64_t barrier_left;    /* sheaves the pending barrier awaits */
 	struct slab_cpu *cpu;            /* ncpus, in the mapping */
 	struct slab_page *slab;          /* nslabs */
-	uint32_t *next;                  /* freelist links, one per object */
+	char *objs;                      /* nobjs objects of objsize */
+	size_t objsize, freeptr;         /* freeptr: the link's offset */
+	size_t objs_bytes;               /* of the objects' mapping */
 	struct sheaf *sheaf;             /* nsheaves */
 	struct sim_spinlock krc_lock;    /* unused bulk arrays */
 	uint32_t free_krc;
@@ -221,11 +227,36 @@ struct slab_stat {
 	struct lockstat_class *list_lock, *barn_lock;
 };
 
+/*
+ * kmem_cache_args: the objects' size and alignment (a power of two), and
+ * where in a free object its free pointer lies — freeptr_offset when
+ * use_freeptr_offset (a SLAB_TYPESAFE_BY_RCU cache names a field that no
+ * reader of a freed object needs, as vm_area_struct's vm_freeptr), else
+ * the middle of the object, as calculate_sizes() places it.
+ */
+struct slab_args {
+	size_t size, align;
+	size_t freeptr_offset;
+	bool use_freeptr_offset;
+};
+
 /* Map and set up a cache of at least nobjs objects (rounded up to whole
- * slabs) for ncpus CPUs; kind SLAB_SLUB or SLAB_SHEAVES. 0 or -errno. */
+ * slabs) for ncpus CPUs; kind SLAB_SLUB or SLAB_SHEAVES; a NULL: 64-byte
+ * objects. 0 or -errno. */
 int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
-		      const char *name, uint32_t nobjs, int ncpus,
+		      const char *name, uint32_t nobjs,
+		      const struct slab_args *a, int ncpus,
 		      struct slab_cache **out);
+/* Object i's memory (SLAB_NIL: NULL), and an object's index. */
+static inline void *slab_object(const struct slab_cache *s, uint32_t i)
+{
+	return i == SLAB_NIL ? NULL : s->objs + s->objsize * i;
+}
+
+static inline uint32_t slab_index(const struct slab_cache *s, const void *o)
+{
+	return (uint32_t)(((const char *)o - s->objs) / s->objsize);
+}
 void slab_cache_destroy(struct slab_cache *s);
 
 /* Whether a cache for ncpus CPUs can take its fast paths in restartable

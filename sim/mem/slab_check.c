@@ -17,7 +17,7 @@ static long walk_objs(struct chk *k, uint32_t i, uint32_t si)
 {
 	long n = 0;
 
-	for (; i != SLAB_NIL; i = k->s->next[i]) {
+	for (; i != SLAB_NIL; i = get_freepointer(k->s, i)) {
 		if (i >= k->s->nobjs || (si != SLAB_NIL && i / SLAB_OBJS != si) ||
 		    ++n > SLAB_OBJS)
 			return -1;

@@ -56,6 +56,23 @@ static inline struct slab_cpu *slab_cpu_lock(struct slab_cache *s)
 	}
 }
 
+/* get_freepointer() / set_freepointer(): the link in a free object. */
+static inline uint32_t *slab_freeptr(const struct slab_cache *s, uint32_t i)
+{
+	return (uint32_t *)(s->objs + s->objsize * i + s->freeptr);
+}
+
+static inline uint32_t get_freepointer(const struct slab_cache *s, uint32_t i)
+{
+	return *slab_freeptr(s, i);
+}
+
+static inline void set_freepointer(struct slab_cache *s, uint32_t i,
+				   uint32_t next)
+{
+	*slab_freeptr(s, i) = next;
+}
+
 static inline int slab_cpu_index(struct slab_cache *s)
 {
 	return (int)(slab_cpu_mine(s) - s->cpu);

@@ -179,12 +179,15 @@ static inline uint32_t slab_rseq_freelist_pop(struct slab_cache *s,
 		"cmpl %[nil], %%eax\n\t"
 		"je 5f\n\t"
 		"movl %%eax, %k[ret]\n\t"
-		"movl (%[next], %q[ret], 4), %%ebx\n\t"
+		"movq %q[ret], %%rbx\n\t"               /* get_freepointer */
+		"imulq %[osz], %%rbx\n\t"
+		"movl (%[fp], %%rbx), %%ebx\n\t"
 		SLAB_RSEQ_NEXT_TID
 		"cmpxchg16b %c[fl](%q[c])\n"             /* commit */
 		SLAB_RSEQ_END_CMPXCHG
 		: SLAB_RSEQ_PAIR_OUT
-		: SLAB_RSEQ_IN(s), [next] "r"(s->next),
+		: SLAB_RSEQ_IN(s), [fp] "r"(s->objs + s->freeptr),
+		  [osz] "rm"((uint64_t)s->objsize),
 		  [fl] "i"(offsetof(struct slab_cpu, freelist))
 		: "memory", "cc");
 	*cpu = (int)cpu_;
@@ -204,14 +207,15 @@ static inline uint32_t slab_rseq_freelist_push(struct slab_cache *s,
 		SLAB_RSEQ_LOAD_PAIR
 		"cmpl %k[si], %%edx\n\t"
 		"jne 5f\n\t"
-		"movl %%eax, (%[next], %q[i], 4)\n\t"
+		"movl %%eax, (%[fp])\n\t"                 /* set_freepointer */
 		"movl %k[i], %%ebx\n\t"
 		SLAB_RSEQ_NEXT_TID
 		"xorl %k[ret], %k[ret]\n\t"
 		"cmpxchg16b %c[fl](%q[c])\n"             /* commit */
 		SLAB_RSEQ_END_CMPXCHG
 		: SLAB_RSEQ_PAIR_OUT
-		: SLAB_RSEQ_IN(s), [next] "r"(s->next), [i] "r"((uint64_t)i),
+		: SLAB_RSEQ_IN(s), [fp] "r"(s->objs + s->objsize * i + s->freeptr),
+		  [i] "r"((uint64_t)i),
 		  [si] "r"(i / SLAB_OBJS),
 		  [fl] "i"(offsetof(struct slab_cpu, freelist))
 		: "memory", "cc");
