@@ -242,6 +242,11 @@ int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
 		va.freeptr_offset = offsetof(struct sim_vma, txn_added);
 	}
 	vma_tree_slab_args(&na);
+	/* Lazy RCU's limits (one lazy list a CPU for every lazy callback,
+	 * locks/sync/rcu_lazy.c), before the caches are sized for them. */
+	sim_rcu_lazy_set(cfg->rcu_lazy_max ? cfg->rcu_lazy_max : RCU_LAZY_MAX,
+			 cfg->rcu_lazy_flush_ms ? cfg->rcu_lazy_flush_ms * 1000000ULL :
+			 RCU_LAZY_FLUSH_NS);
 	ret = slab_cache_create(kind, rf, sim_mm_slab_name(SIM_SLAB_VMA),
 				(uint32_t)max_vmas(maps), &va, ncpus, vma);
 	if (!ret)
@@ -252,11 +257,6 @@ int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
 	 * of their own callback). */
 	if (!ret)
 		(*node)->kfree_batch = cfg->kfree_rcu == SIM_KFREE_RCU_BATCH;
-	/* Lazy RCU's limits are the process's (one lazy list a CPU for
-	 * every lazy callback, locks/sync/rcu_lazy.c). */
-	sim_rcu_lazy_set(cfg->rcu_lazy_max ? cfg->rcu_lazy_max : RCU_LAZY_MAX,
-			 cfg->rcu_lazy_flush_ms ? cfg->rcu_lazy_flush_ms * 1000000ULL :
-			 RCU_LAZY_FLUSH_NS);
 	for (int k = 0; !ret && k < 2; k++) {
 		struct slab_cache *c = k ? *node : *vma;
 

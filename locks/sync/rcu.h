@@ -58,6 +58,7 @@ void sim_rcu_barrier_queued(void);
  */
 void sim_call_rcu_lazy(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h));
 void sim_rcu_lazy_set(unsigned max, unsigned long long flush_ns);
+unsigned sim_rcu_lazy_limit(void);      /* the max set */
 /* Every lazy list to RCU now (asynchronous: nothing waits). */
 void sim_rcu_lazy_flush(void);
 /*

@@ -119,12 +119,15 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 	ret = cache_objects(&probe, a);
 	if (ret)
 		return ret;
-	/* Every CPU's three, the barn's, and what lazy RCU may hold back
-	 * on every CPU (carved as needed); past that kfree_rcu falls back as
-	 * the kernel's does when it cannot allocate a sheaf. */
-	if (kind == SLAB_SHEAVES)
-		probe.nsheaves = (uint32_t)ncpus * (3 + RCU_LAZY_MAX) +
-				 MAX_FULL_SHEAVES + MAX_EMPTY_SHEAVES + 16;
+	/* Carved as needed; past them kfree_rcu falls back as the kernel's
+	 * does when it cannot allocate a sheaf. */
+	if (kind == SLAB_SHEAVES) {
+		size_t n = slab_rcu_sheaves(sim_rcu_lazy_limit(), ncpus);
+
+		if (n > UINT32_MAX / 2)
+			return -EINVAL;
+		probe.nsheaves = (uint32_t)n;
+	}
 	/* SLUB's bulk arrays: every object in one, and a spare a CPU. */
 	else
 		probe.nkrc = probe.nobjs / KFREE_BULK_MAX + 2 * (uint32_t)ncpus;
@@ -439,10 +442,19 @@ void slab_count_alloc_wait(struct slab_cache *s)
 	sim_spin_unlock_raw(&c->lock);
 }
 
+/* Every CPU's three, the barn's, and on every CPU what lazy RCU may
+ * hold back (lazy_max callbacks, each an rcu_free sheaf at most) twice:
+ * a CPU fills its lazy list again while the one it flushed still waits
+ * for its grace period and callbacks. */
+size_t slab_rcu_sheaves(uint32_t lazy_max, int ncpus)
+{
+	return (size_t)ncpus * (2 * (size_t)lazy_max + 3) + MAX_FULL_SHEAVES +
+	       MAX_EMPTY_SHEAVES + 16;
+}
+
 size_t slab_rcu_headroom(uint32_t lazy_max, int ncpus)
 {
-	return ((size_t)ncpus * (lazy_max + 3) + MAX_FULL_SHEAVES +
-		MAX_EMPTY_SHEAVES) * SHEAF_CAPACITY;
+	return slab_rcu_sheaves(lazy_max, ncpus) * SHEAF_CAPACITY;
 }
 
 const char *slab_counter_name(enum slab_counter k)

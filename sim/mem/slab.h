@@ -315,11 +315,14 @@ void slab_count(struct slab_cache *s, enum slab_counter k, uint64_t n);
 void slab_rcu_flush(struct slab_cache *s, const struct slab_stat *st);
 /* An allocation is about to wait for RCU to reclaim (alloc_wait_rcu). */
 void slab_count_alloc_wait(struct slab_cache *s);
-/* The objects a cache needs beyond the live ones so that none of its
- * allocations waits for RCU (the kernel's cache would grow by new_slab):
- * everything lazy RCU may hold back (lazy_max callbacks on every CPU's
- * lazy list, each an rcu_free sheaf at most), the CPUs' sheaves and the
- * barn's. */
+/* The sheaves a cache has room for (slab_cache_create: at the lazy
+ * limit set then, sim_rcu_lazy_set): every CPU's three, the barn's, and
+ * on every CPU twice what lazy RCU may hold back (lazy_max callbacks,
+ * each an rcu_free sheaf at most: a list filling while the last one
+ * flushed waits for its grace period). The objects a cache needs beyond
+ * the live ones so that none of its allocations waits for RCU (the
+ * kernel's cache would grow by new_slab): those sheaves full. */
+size_t slab_rcu_sheaves(uint32_t lazy_max, int ncpus);
 size_t slab_rcu_headroom(uint32_t lazy_max, int ncpus);
 
 uint64_t slab_counter(const struct slab_cache *s, enum slab_counter c);
