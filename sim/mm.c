@@ -35,15 +35,17 @@ static bool lookup_for_lock(void *arg, unsigned long addr, struct lock_vma *out)
 }
 
 /* The reference is held: the VMA's fields are its own now. It belongs
- * to this mm's pool (a VMA object is only ever reused by its own mm:
- * each mm has its own object memory) — the vm_mm check. */
+ * to this mm — the vm_mm check: with --slab the object may have been
+ * reused by another task process's mm (the cache and its objects are
+ * shared), whose pool may sit at the same address as ours. */
 static bool covers_for_lock(void *arg, void *vma, unsigned long start,
 			    unsigned long end)
 {
 	struct sim_mm *mm = arg;
 	const struct sim_vma *v = vma;
 
-	return v->pool == &mm->vmas && v->vm_start <= start && end <= v->vm_end;
+	return v->vm_mm == mm->id && v->pool == &mm->vmas &&
+	       v->vm_start <= start && end <= v->vm_end;
 }
 
 /* The source acts on the real pages; the write side (or the read-range
@@ -308,6 +310,8 @@ static int sim_mm_vmas_init(struct sim_mm *mm)
 	return ret;
 }
 
+static _Atomic uint32_t sim_mm_count = 1;
+
 int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 {
 	struct lock_env env;
@@ -323,6 +327,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		return -ENOMEM;
 	memset(mm, 0, sizeof(*mm));
 	mm->cfg = *cfg;
+	mm->id = ((uint64_t)getpid() << 32) |
+		 atomic_fetch_add_explicit(&sim_mm_count, 1, memory_order_relaxed);
 	mm->hold_extra_cycles = cfg->hold_extra_ns ?
 		(uint64_t)((double)cfg->hold_extra_ns / clock_ns_per_cycle()) : 0;
 	if (!mm->cfg.max_map_count)

@@ -133,6 +133,7 @@ struct sim_mm {
 	struct vma_tree tree;
 	struct lock_inst *lock;
 	struct objpool vmas;             /* where VMAs come from */
+	uint64_t id;                     /* unique among live mms: pid, count */
 	/* Removed VMAs are freed at once (SLAB_TYPESAFE_BY_RCU), not after
 	 * a grace period: cfg.vma_free settled against the scheme. */
 	bool vma_typesafe;

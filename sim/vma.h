@@ -57,6 +57,10 @@ struct sim_vma {
 	struct sim_vma *txn_added, *txn_removed;
 	struct sim_rcu_head rcu;
 	struct objpool *pool;            /* NULL: malloc'ed (tests) */
+	/* The mm's id (sim_mm.id), as vma->vm_mm: with a slab cache the
+	 * task processes share, a typesafe VMA object may be reused by
+	 * another process's mm, whose pool may lie at the same address. */
+	uint64_t vm_mm;
 };
 
 struct sim_mm;

@@ -130,8 +130,10 @@ static struct sim_vma *vma_alloc(struct sim_mm *mm)
 {
 	struct sim_vma *v = objpool_alloc_reclaim(&mm->vmas);
 
-	if (v)
+	if (v) {
 		v->pool = &mm->vmas;
+		v->vm_mm = mm->id;
+	}
 	return v;
 }
 

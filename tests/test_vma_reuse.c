@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim/faults/sources.h"
@@ -187,6 +188,63 @@ START_TEST(test_rcu)
 }
 END_TEST
 
+/* Two task processes share the slab caches (as they share the kernel's):
+ * a typesafe VMA one process frees is the next the other allocates on
+ * that CPU. The first process's pervma reader, holding its stale
+ * pointer, must not take it for its own — the vm_mm check — even where
+ * both processes' mm structures lie at the same address. */
+START_TEST(test_other_process_reuse)
+{
+	struct sim_mm_cfg cfg = {
+		.lock = &pervma_lock_ops, .arena_size = 64 * P,
+		.source = &synthetic_fault_source,
+	};
+	int to_b[2], to_a[2], status;
+	struct sim_mm *mm;
+	struct sim_vma *v, *got;
+	unsigned long at, b_at;
+	pid_t pid;
+
+	ck_assert_int_eq(sim_mm_slabs_create(&cfg, SLAB_SHEAVES, RCU_FREE_CALL_RCU,
+					     2, &cfg.slab_vma, &cfg.slab_node), 0);
+	ck_assert_int_eq(pipe(to_b), 0);
+	ck_assert_int_eq(pipe(to_a), 0);
+	pin(0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {                      /* B: maps once A has unmapped */
+		char go;
+
+		if (sim_mm_create(&cfg, &mm) || read(to_b[0], &go, 1) != 1 ||
+		    sim_do_mmap(mm, 0, P, PROT_READ, MAP_PRIVATE, SIM_FILE_NONE,
+				0, &b_at))
+			_exit(2);
+		got = vma_at(mm, b_at);
+		if (write(to_a[1], &got, sizeof(got)) != sizeof(got))
+			_exit(2);
+		_exit(read(to_b[0], &go, 1) == 1 ? 0 : 2);    /* keep it */
+	}
+	ck_assert_int_eq(sim_mm_create(&cfg, &mm), 0);
+	ck_assert_int_eq(sim_do_mmap(mm, 0, P, PROT_READ, MAP_PRIVATE,
+				     SIM_FILE_NONE, 0, &at), 0);
+	v = vma_at(mm, at);
+	ck_assert(mm->lock->env.vma_covers(mm->lock->env.arg, v, at, at + P));
+	ck_assert_int_eq(sim_do_munmap(mm, at, P), 0);        /* freed */
+	ck_assert_int_eq(write(to_b[1], "g", 1), 1);
+	ck_assert_int_eq(read(to_a[0], &got, sizeof(got)), sizeof(got));
+	ck_assert_ptr_eq(got, v);        /* B's new VMA is A's old object */
+	ck_assert_msg(!mm->lock->env.vma_covers(mm->lock->env.arg, v, at, at + P),
+		      "another process's VMA taken for this mm's (pool %s)",
+		      v->pool == &mm->vmas ? "at the same address" : "differs");
+	ck_assert_int_eq(write(to_b[1], "g", 1), 1);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && !WEXITSTATUS(status));
+	sim_mm_destroy(mm);
+	slab_cache_destroy(cfg.slab_vma);
+	slab_cache_destroy(cfg.slab_node);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vma_reuse");
@@ -195,6 +253,7 @@ int main(void)
 	tcase_set_timeout(tc, 280);
 	tcase_add_test(tc, test_typesafe);
 	tcase_add_test(tc, test_rcu);
+	tcase_add_test(tc, test_other_process_reuse);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }
