@@ -434,6 +434,40 @@ START_TEST(test_plan)
 }
 END_TEST
 
+/* The host's mmap_lock from its tracepoints: a munmap that downgrades
+ * (mmap_write_downgrade reports a read acquisition while the write side
+ * is held) ends its write hold there; the read hold runs to the release. */
+START_TEST(test_perf_lock_downgrade)
+{
+	static char buf[1 << 12];
+	FILE *f = fmemopen(buf, sizeof(buf), "wb");
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	struct perf_conv *c = calloc(1, sizeof(*c));
+	const char *mm = "mm=0xffff888100000000 memcg_id=0";
+	char l[256];
+
+	trace_writer_init(w, f, NULL);
+	perf_conv_init(c, w);
+	snprintf(l, sizeof(l), "  10/10 5.000001000: mmap_lock:mmap_lock_start_locking: %s write=true", mm);
+	perf_conv_line(c, l);
+	snprintf(l, sizeof(l), "  10/10 5.000001100: mmap_lock:mmap_lock_acquire_returned: %s write=true success=true", mm);
+	perf_conv_line(c, l);
+	snprintf(l, sizeof(l), "  10/10 5.000001600: mmap_lock:mmap_lock_acquire_returned: %s write=false success=true", mm);
+	perf_conv_line(c, l);
+	snprintf(l, sizeof(l), "  10/10 5.000004600: mmap_lock:mmap_lock_released: %s write=false", mm);
+	perf_conv_line(c, l);
+	ck_assert_uint_eq(c->lock[1].acquired, 1);
+	ck_assert_uint_eq(c->lock[1].wait_ns, 100);
+	ck_assert_uint_eq(c->lock[1].hold_ns, 500);   /* to the downgrade */
+	ck_assert_uint_eq(c->lock[0].acquired, 1);
+	ck_assert_uint_eq(c->lock[0].hold_ns, 3000);  /* to the release */
+	ck_assert_uint_eq(c->bad_lines, 0);
+	fclose(f);
+	free(c);
+	free(w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace");
@@ -447,6 +481,7 @@ int main(void)
 	tcase_add_test(tc, test_version1);
 	tcase_add_test(tc, test_perf_lines);
 	tcase_add_test(tc, test_perf_exec);
+	tcase_add_test(tc, test_perf_lock_downgrade);
 	tcase_add_test(tc, test_plan);
 	tcase_add_test(tc, test_plan_maps_nothing);
 	suite_add_tcase(s, tc);

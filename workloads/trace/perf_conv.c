@@ -173,6 +173,16 @@ static void on_exec(struct perf_conv *c, const char *f)
 	c->started = false;
 }
 
+/* A hold of side from t0 ends at t. */
+static void close_hold(struct perf_lockside *side, uint64_t t0, uint64_t t)
+{
+	uint64_t d = t > t0 ? t - t0 : 0;
+
+	side->hold_ns += d;
+	if (d > side->hold_max)
+		side->hold_max = d;
+}
+
 /* One mmap_lock event of thread tid at t: "start_locking" (asks),
  * "acquire_returned" (got it, or a trylock failed), "released". */
 static void on_lock(struct perf_conv *c, uint32_t tid, uint64_t t,
@@ -200,6 +210,11 @@ static void on_lock(struct perf_conv *c, uint32_t tid, uint64_t t,
 			c->held[h].state = 0;
 			return;
 		}
+		/* mmap_write_downgrade() reports a read acquisition while the
+		 * write side is held: the write hold ends there. */
+		if (c->held[h].state == 2)
+			close_hold(&c->lock[c->held[h].write], c->held[h].t, t);
+		c->held[h].write = write;
 		side->acquired++;
 		side->wait_ns += w;
 		if (w > side->wait_max)
@@ -207,11 +222,7 @@ static void on_lock(struct perf_conv *c, uint32_t tid, uint64_t t,
 		c->held[h].state = 2;
 		c->held[h].t = t;
 	} else if (c->held[h].state == 2) {   /* released */
-		uint64_t d = t > c->held[h].t ? t - c->held[h].t : 0;
-
-		side->hold_ns += d;
-		if (d > side->hold_max)
-			side->hold_max = d;
+		close_hold(side, c->held[h].t, t);
 		c->held[h].state = 0;
 	}
 }
