@@ -40,6 +40,8 @@
 
 #define RCU_LAZY_CPUS 256                /* lists; CPU numbers past wrap */
 
+/* head and gen are written under lock and read without it (a peek
+ * before taking it), so both are accessed atomically. */
 struct lazy_list {                       /* a process's, for one CPU */
 	struct sim_spinlock lock;
 	struct sim_rcu_head *head;
@@ -99,7 +101,7 @@ static struct sim_rcu_head *lazy_take(struct lazy_list *l)
 {
 	struct sim_rcu_head *h = l->head;
 
-	l->head = NULL;
+	__atomic_store_n(&l->head, NULL, __ATOMIC_RELAXED);
 	l->n = 0;
 	return h;
 }
@@ -112,7 +114,7 @@ static struct sim_rcu_head *lazy_take_stale(struct lazy_list *l, unsigned gen)
 
 	if (l->gen != gen && l->head)
 		h = lazy_take(l);
-	l->gen = gen;
+	__atomic_store_n(&l->gen, gen, __ATOMIC_RELAXED);
 	return h;
 }
 
@@ -179,12 +181,13 @@ void sim_call_rcu_lazy(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h
 	stale = lazy_take_stale(l, atomic_load_explicit(&g->gen,
 						       memory_order_relaxed));
 	h->lazy_next = l->head;
-	l->head = h;
+	__atomic_store_n(&l->head, h, __ATOMIC_RELAXED);
 	l->n++;
 	n = atomic_fetch_add_explicit(&g->n, 1, memory_order_relaxed) + 1;
 	if (lazy_due(g, n, coarse_ns())) {
 		go = lazy_take(l);
-		l->gen = atomic_load_explicit(&g->gen, memory_order_relaxed);
+		__atomic_store_n(&l->gen, atomic_load_explicit(&g->gen,
+				 memory_order_relaxed), __ATOMIC_RELAXED);
 	}
 	sim_spin_unlock_raw(&l->lock);
 	lazy_queue(stale);
@@ -228,7 +231,7 @@ static void lazy_after_fork_child(void)
 	for (int i = 0; i < RCU_LAZY_CPUS; i++) {
 		atomic_store_explicit(&lazy[i].lock.locked, 0,
 				      memory_order_relaxed);
-		lazy[i].head = NULL;
+		__atomic_store_n(&lazy[i].head, NULL, __ATOMIC_RELAXED);
 		lazy[i].n = 0;
 	}
 }
