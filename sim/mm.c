@@ -35,17 +35,16 @@ static bool lookup_for_lock(void *arg, unsigned long addr, struct lock_vma *out)
 }
 
 /* The reference is held: the VMA's fields are its own now. It belongs
- * to this mm — the vm_mm check: with --slab the object may have been
- * reused by another task process's mm (the cache and its objects are
- * shared), whose pool may sit at the same address as ours. */
+ * to this mm — the vm_mm check: the object may have been reused by
+ * another mm (with --slab, another task process's: the cache and its
+ * objects are shared, and that mm may sit at the same address). */
 static bool covers_for_lock(void *arg, void *vma, unsigned long start,
 			    unsigned long end)
 {
 	struct sim_mm *mm = arg;
 	const struct sim_vma *v = vma;
 
-	return v->vm_mm == mm->id && v->pool == &mm->vmas &&
-	       v->vm_start <= start && end <= v->vm_end;
+	return v->vm_mm == mm->id && v->vm_start <= start && end <= v->vm_end;
 }
 
 /* The source acts on the real pages; the write side (or the read-range

@@ -69,16 +69,6 @@ void objpool_destroy(struct objpool *p)
 	p->base = NULL;
 }
 
-static void *slab_obj(struct objpool *p, uint32_t i)
-{
-	return i == SLAB_NIL ? NULL : p->base + p->objsize * i;
-}
-
-static uint32_t slab_idx(const struct objpool *p, const void *obj)
-{
-	return (uint32_t)(((const char *)obj - p->base) / p->objsize);
-}
-
 /* Shared list held: up to OBJPOOL_BATCH objects into c. */
 static void refill(struct objpool *p, struct objpool_cache *c)
 {
@@ -116,7 +106,7 @@ void *objpool_alloc(struct objpool *p)
 	void *o = NULL;
 
 	if (p->slab) {
-		o = slab_obj(p, slab_alloc(p->slab, p->st));
+		o = slab_object(p->slab, slab_alloc(p->slab, p->st));
 		if (!o)
 			return NULL;
 		atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
@@ -177,7 +167,7 @@ void objpool_free_rcu(struct objpool *p, struct sim_rcu_head *h,
 		      void (*fn)(struct sim_rcu_head *h))
 {
 	if (p && p->slab &&
-	    slab_free_rcu(p->slab, p->st, slab_idx(p, (char *)h - p->rcu_off))) {
+	    slab_free_rcu(p->slab, p->st, slab_index(p->slab, (char *)h - p->rcu_off))) {
 		atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
 		return;
 	}
@@ -194,7 +184,7 @@ void objpool_free(struct objpool *p, void *obj)
 	if (!obj)
 		return;
 	if (p->slab) {
-		slab_free(p->slab, p->st, slab_idx(p, obj));
+		slab_free(p->slab, p->st, slab_index(p->slab, obj));
 		atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
 		return;
 	}
@@ -238,11 +228,11 @@ int objpool_pre_fill_single(struct objpool *p, struct objpool_pre *pa, int want)
 		void *o;
 
 		if (p->slab) {
-			o = slab_obj(p, slab_alloc(p->slab, p->st));
+			o = slab_object(p->slab, slab_alloc(p->slab, p->st));
 			if (!o) {                /* what RCU holds, then once */
 				slab_count_alloc_wait(p->slab);
 				objpool_rcu_barrier(p);
-				o = slab_obj(p, slab_alloc(p->slab, p->st));
+				o = slab_object(p->slab, slab_alloc(p->slab, p->st));
 			}
 		} else {
 			o = objpool_alloc_reclaim(p);
@@ -279,7 +269,7 @@ int objpool_pre_fill(struct objpool *p, struct objpool_pre *pa, int want)
 		uint32_t k = slab_alloc_bulk(p->slab, p->st, (uint32_t)(want - have), idx);
 
 		for (uint32_t j = 0; j < k; j++)
-			pa->obj[pa->n++] = slab_obj(p, idx[j]);
+			pa->obj[pa->n++] = slab_object(p->slab, idx[j]);
 	}
 	return objpool_pre_fill_single(p, pa, want);    /* what is left */
 }
@@ -291,7 +281,7 @@ void *objpool_pre_take(struct objpool *p, struct objpool_pre *pa)
 	if (pa->n)
 		o = pa->obj[--pa->n];
 	else if (pa->sheaf != SLAB_NIL)
-		o = slab_obj(p, slab_sheaf_pop(p->slab, pa->sheaf));
+		o = slab_object(p->slab, slab_sheaf_pop(p->slab, pa->sheaf));
 	if (!o)
 		return NULL;
 	pa->used++;
@@ -306,7 +296,7 @@ void objpool_pre_put(struct objpool *p, struct objpool_pre *pa, void *obj)
 	pa->used--;
 	atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
 	if (pa->sheaf != SLAB_NIL &&
-	    slab_sheaf_push(p->slab, pa->sheaf, slab_idx(p, obj)))
+	    slab_sheaf_push(p->slab, pa->sheaf, slab_index(p->slab, obj)))
 		return;
 	if (pa->n < OBJPOOL_PRE_MAX) {
 		pa->obj[pa->n++] = obj;
@@ -333,7 +323,7 @@ void objpool_pre_return(struct objpool *p, struct objpool_pre *pa)
 	pa->sheaf = SLAB_NIL;
 	for (int k = 0; k < pa->n; k++) {
 		if (p->slab) {
-			idx[k] = slab_idx(p, pa->obj[k]);
+			idx[k] = slab_index(p->slab, pa->obj[k]);
 		} else {                 /* counted live while held */
 			atomic_fetch_add_explicit(&p->live, 1, memory_order_relaxed);
 			objpool_free(p, pa->obj[k]);

@@ -124,7 +124,7 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 	if (kind == SLAB_SHEAVES) {
 		size_t n = slab_rcu_sheaves(sim_rcu_lazy_limit(), ncpus);
 
-		if (n > UINT32_MAX / 2)
+		if (n >= SLAB_NIL)
 			return -EINVAL;
 		probe.nsheaves = (uint32_t)n;
 	}

@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "sim/mem/slab.h"
+#include "sim/mem/slab_int.h"
 
 #define SLAB_RSEQ_ABORTED  (SLAB_NIL - 1)
 
@@ -214,7 +215,7 @@ static inline uint32_t slab_rseq_freelist_push(struct slab_cache *s,
 		"cmpxchg16b %c[fl](%q[c])\n"             /* commit */
 		SLAB_RSEQ_END_CMPXCHG
 		: SLAB_RSEQ_PAIR_OUT
-		: SLAB_RSEQ_IN(s), [fp] "r"(s->objs + s->objsize * i + s->freeptr),
+		: SLAB_RSEQ_IN(s), [fp] "r"(slab_freeptr(s, i)),
 		  [i] "r"((uint64_t)i),
 		  [si] "r"(i / SLAB_OBJS),
 		  [fl] "i"(offsetof(struct slab_cpu, freelist))
