@@ -73,6 +73,10 @@ for w in pft page_fault1; do
 	# The stop may land between samples (set-up, teardown): the sample
 	# is flagged then too, but does not hold the stop. Try again.
 	for try in 1 2 3 4; do
+		# An interrupted run never replaces a file by its incomplete
+		# result (it writes stop-$w-2.json beside it): each try starts
+		# with none, or the checks below would read the first try's.
+		rm -f "$tmp/stop-$w".json "$tmp/stop-$w"-[0-9]*.json
 		"$VMSIM" run -w $w -t 1 -i 1000 -m 8M --duration 100 --warmup 0 -q \
 			--json "$tmp/stop-$w.json" --force >"$tmp/out" 2>"$tmp/err" &
 		pid=$!
