@@ -220,11 +220,12 @@ static int perf_argc(const struct rec_args *a)
 /* perf record's argument vector (the strings live in a and bufs), every
  * word of the command: v holds perf_argc(a). */
 static void perf_argv(const struct rec_args *a, const char *data,
-		      char bufs[2][32], const char **v, int max)
+		      char bufs[3][80], const char **v, int max)
 {
 	int n = 0;
 
 	(void)max;                       /* sized by perf_argc() */
+	snprintf(bufs[2], 80, "%s/call-graph=fp/", perf_conv_chain_event);
 	v[n++] = "perf"; v[n++] = "record"; v[n++] = "-q";
 	/* No build ids (-B) and no build-id cache (-N): a trace needs
 	 * neither, and perf would write them to ~/.debug and copy the vdso
@@ -240,13 +241,18 @@ static void perf_argv(const struct rec_args *a, const char *data,
 	}
 	for (int i = 0; a->lock_events && perf_conv_lock_events[i]; i++) {
 		v[n++] = "-e";
-		v[n++] = perf_conv_lock_events[i];
+		/* The acquisition with its kernel call chain (its cause); the
+		 * chain of no other event: frame-pointer walks cost. */
+		v[n++] = strcmp(perf_conv_lock_events[i], perf_conv_chain_event) ?
+			 perf_conv_lock_events[i] : bufs[2];
 	}
+	if (a->lock_events)
+		v[n++] = "--kernel-callchains";
 	if (a->pid) {
 		/* Attached to the process's threads (and those it makes)
 		 * for as long as `sleep S` runs. */
-		snprintf(bufs[0], 32, "%ld", a->pid);
-		snprintf(bufs[1], 32, "%ld", a->duration);
+		snprintf(bufs[0], 80, "%ld", a->pid);
+		snprintf(bufs[1], 80, "%ld", a->duration);
 		v[n++] = "-p"; v[n++] = bufs[0];
 		v[n++] = "--"; v[n++] = "sleep"; v[n++] = bufs[1];
 		v[n] = NULL;
@@ -404,7 +410,7 @@ static int run_perf_record(const struct rec_args *a, const char *data,
 {
 	int max = perf_argc(a);
 	const char **v = calloc((size_t)max, sizeof(*v));
-	char bufs[2][32];
+	char bufs[3][80];
 	bool term;
 	pid_t p;
 	int ret;
@@ -468,7 +474,7 @@ static int run_perf_script(const char *data, const char *errlog,
 		if (c->pid > 0)
 			snprintf(pidopt, sizeof(pidopt), "--pid=%ld", c->pid);
 		execlp("perf", "perf", "script", "-i", data, "-F",
-		       "pid,tid,time,event,trace", "--ns",
+		       "pid,tid,time,event,trace,ip,sym", "--ns",
 		       "--show-lost-events", pidopt, (char *)NULL);
 		_exit(127);
 	}
@@ -497,6 +503,7 @@ static int run_perf_script(const char *data, const char *errlog,
 			line[n - 1] = 0;
 		perf_conv_line(c, line);
 	}
+	perf_conv_flush(c);
 	alarm(0);
 	sigaction(SIGALRM, &old_alrm, NULL);
 	if (rec_nsig > n0 || rec_timed_out) {

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 
 #include "cli/cmd.h"
+#include "cli/run.h"
+#include "workloads/trace/perf_conv.h"
 #include "workloads/trace/trace.h"
 #include "cli/parse.h"
 
@@ -24,6 +26,41 @@ static int trace_bad(const char *path, const char *err)
 	fprintf(stderr, "%s: trace %s: %s\n", prog,
 		parse_printable(p, sizeof(p), path), err);
 	return EXIT_USAGE;
+}
+
+/* The host's mmap_lock in the recording, by cause, when vmsim record
+ * left its side file beside the trace (a warning when it cannot be
+ * read; nothing when there is none). */
+static void host_lock_table(const char *trace)
+{
+	struct res_host_lock h;
+	char path[PATH_MAX], shown[PATH_MAX];
+	const char *why = NULL;
+	int ret = run_host_lock_read(trace, &h, path, sizeof(path), &why);
+
+	if (ret > 0)
+		return;
+	if (ret < 0) {
+		fprintf(stderr, "%s: warning: %s: %s\n", prog,
+			parse_printable(shown, sizeof(shown), path), why);
+		return;
+	}
+	printf("host mmap_lock in the recording (%s)\n",
+	       parse_printable(shown, sizeof(shown), path));
+	printf("  %-18s %10s %10s\n", "cause", "read", "write");
+	for (int k = 0; h.have_causes && k < PC_NCAUSES; k++)
+		printf("  %-18s %10" PRIu64 " %10" PRIu64 "%s\n",
+		       perf_conv_cause_names[k], h.cause[k][0], h.cause[k][1],
+		       perf_conv_replayable((enum perf_cause)k) ? "" :
+		       "   (not replayable: left out)");
+	if (h.have_causes)
+		printf("  %-18s %10" PRIu64 " %10" PRIu64 "\n", "replayable",
+		       h.replayable[0], h.replayable[1]);
+	else
+		printf("  (a version 1 lock file: no causes recorded)\n");
+	printf("  %-18s %10" PRIu64 " %10" PRIu64 "  (trylocks failed %"
+	       PRIu64 "/%" PRIu64 ")\n", "total", h.acquired[0], h.acquired[1],
+	       h.failed[0], h.failed[1]);
 }
 
 static int trace_info(const char *path)
@@ -51,7 +88,8 @@ static int trace_info(const char *path)
 		       s.by_kind[k]);
 		if (k == TR_FAULT)
 			printf(" (write %" PRIu64 ", on a present page %"
-			       PRIu64 ")", s.fault_write, s.fault_present);
+			       PRIu64 ", kernel-mode %" PRIu64 ")", s.fault_write,
+			       s.fault_present, s.fault_kernel);
 		printf("\n");
 	}
 	printf("failed    %" PRIu64 " calls returned an error\n", s.failed);
@@ -60,6 +98,7 @@ static int trace_info(const char *path)
 		       s.addr_lo, s.addr_hi, parse_size_str(err, sizeof(err),
 						      s.addr_hi - s.addr_lo));
 	trace_close(&r);
+	host_lock_table(path);
 	return 0;
 }
 
@@ -82,10 +121,11 @@ static void show_ev(const struct trace_ev *e)
 		printf("tid %u\n", e->tid);
 		return;
 	case TR_FAULT:
-		printf("0x%" PRIx64 "%s%s%s\n", e->addr,
+		printf("0x%" PRIx64 "%s%s%s%s\n", e->addr,
 		       e->arg & TRACE_FAULT_WRITE ? " write" : " read",
 		       e->arg & TRACE_FAULT_PRESENT ? " present" : "",
-		       e->arg & TRACE_FAULT_EXEC ? " exec" : "");
+		       e->arg & TRACE_FAULT_EXEC ? " exec" : "",
+		       e->arg & TRACE_FAULT_KERNEL ? " kernel" : "");
 		return;
 	case TR_MMAP:
 		prot_str(e->arg, p);

@@ -94,12 +94,14 @@ static void run_print_summary(const char *path, const struct trace_summary *s,
 	char shown[PATH_MAX];
 	struct stat st;
 
-	printf("recorded %llu events of %u thread%s over %.3f s: %llu faults, "
+	printf("recorded %llu events of %u thread%s over %.3f s: %llu faults "
+	       "(%llu kernel-mode), "
 	       "%llu mmap, %llu munmap, %llu mprotect, %llu mremap, "
 	       "%llu madvise, %llu brk",
 	       (unsigned long long)s->events, s->threads,
 	       s->threads == 1 ? "" : "s", s->span_ns / 1e9,
 	       (unsigned long long)s->by_kind[TR_FAULT],
+	       (unsigned long long)s->fault_kernel,
 	       (unsigned long long)s->by_kind[TR_MMAP],
 	       (unsigned long long)s->by_kind[TR_MUNMAP],
 	       (unsigned long long)s->by_kind[TR_MPROTECT],
@@ -168,21 +170,64 @@ static int emit_json(FILE *f, void *arg)
 	return 0;
 }
 
-/* The host's mmap_lock as the program took it: a line per side, and
- * TRACE.mmap_lock.json beside the trace (for comparing with a replay's
- * lockstat). Returns enum sf_where, or -1 after one line. */
+/* The causes as {"cause": {"read": n, "write": n}, ...}, and the part a
+ * replay can make into rep. */
+static json_object *causes_json(const struct perf_mm *m, uint64_t rep[2])
+{
+	json_object *o = json_object_new_object();
+
+	rep[0] = rep[1] = 0;
+	for (int k = 0; k < PC_NCAUSES; k++) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "read", json_object_new_uint64(m->cause[k][0]));
+		json_object_object_add(c, "write", json_object_new_uint64(m->cause[k][1]));
+		json_object_object_add(o, perf_conv_cause_names[k], c);
+		for (int w = 0; w < 2 && perf_conv_replayable((enum perf_cause)k); w++)
+			rep[w] += m->cause[k][w];
+	}
+	return o;
+}
+
+/* "kernel_fault 993/0, mmap_call 0/18, ...": the causes that took it. */
+static void print_causes(const struct perf_mm *m, const uint64_t rep[2])
+{
+	const char *sep = "";
+
+	printf("host mmap_lock by cause (read/write):");
+	for (int k = 0; k < PC_NCAUSES; k++) {
+		if (!m->cause[k][0] && !m->cause[k][1])
+			continue;
+		printf("%s %s %llu/%llu", sep, perf_conv_cause_names[k],
+		       (unsigned long long)m->cause[k][0],
+		       (unsigned long long)m->cause[k][1]);
+		sep = ",";
+	}
+	printf("\nhost mmap_lock a replay can make: %llu/%llu of %llu/%llu "
+	       "(exec, exit, fork, faults outside the trace's mappings and "
+	       "other left out)\n", (unsigned long long)rep[0],
+	       (unsigned long long)rep[1],
+	       (unsigned long long)m->lock[0].acquired,
+	       (unsigned long long)m->lock[1].acquired);
+}
+
+/* The host's mmap_lock as the program took it: a line per side, its
+ * causes, and TRACE.mmap_lock.json beside the trace (for comparing with
+ * a replay's lockstat). Returns enum sf_where, or -1 after one line. */
 static int report_host_lock(struct record_out *o, const struct perf_conv *c)
 {
 	static const char *const side[2] = { "read", "write" };
-	json_object *j = json_object_new_object();
+	const struct perf_mm *m = perf_conv_traced(c);
+	json_object *j = json_object_new_object(), *rj;
 	struct sf_spec spec = side_spec;
 	char err[PATH_MAX + 256], where[PATH_MAX + 64];
+	uint64_t rep[2];
 	struct sf_out out;
 	int ret;
 
-	json_object_object_add(j, "vmsim_mmap_lock", json_object_new_int(1));
+	json_object_object_add(j, "vmsim_mmap_lock", json_object_new_int(2));
 	for (int w = 0; w < 2; w++) {
-		const struct perf_lockside *l = &c->lock[w];
+		const struct perf_lockside *l = &m->lock[w];
 
 		printf("host mmap_lock %-5s %llu acquired (%llu trylocks "
 		       "failed): waited %.3f ms in all (max %.1f us), held "
@@ -192,6 +237,16 @@ static int report_host_lock(struct record_out *o, const struct perf_conv *c)
 		       l->wait_max / 1e3, l->hold_ns / 1e6, l->hold_max / 1e3);
 		json_object_object_add(j, side[w], lockside_json(l));
 	}
+	json_object_object_add(j, "causes", causes_json(m, rep));
+	rj = json_object_new_object();
+	json_object_object_add(rj, "read", json_object_new_uint64(rep[0]));
+	json_object_object_add(rj, "write", json_object_new_uint64(rep[1]));
+	json_object_object_add(j, "replayable", rj);
+	json_object_object_add(j, "other_mm_acquired",
+			       json_object_new_uint64(perf_conv_other_mms(c)));
+	json_object_object_add(j, "kernel_faults",
+			       json_object_new_uint64(c->kernel_faults));
+	print_causes(m, rep);
 	spec.force = o->force;
 	ret = sf_open(&out, o->side, &spec, err, sizeof(err));
 	if (!ret && (ret = sf_emit(&out, emit_json, j)) >= 0)
@@ -201,7 +256,7 @@ static int report_host_lock(struct record_out *o, const struct perf_conv *c)
 	json_object_put(j);
 	if (ret)
 		fprintf(stderr, "%s: record: %s%s\n", prog, err, ret < 0 ?
-			" (the lock figures are the two lines above)" : "");
+			" (the lock figures are the lines above)" : "");
 	return ret < 0 ? -1 : ret;
 }
 
@@ -241,6 +296,7 @@ static int conv_emit(FILE *f, void *arg)
 	int ret;
 
 	trace_writer_init(&x->w, f, x->j->comment);
+	perf_conv_fini(&x->c);               /* a second pass: the first's */
 	perf_conv_init(&x->c, &x->w);
 	x->rc = (struct restart_ctx){ &x->w, f, x->j->comment };
 	x->c.restart = restart_trace;
@@ -425,6 +481,7 @@ int record_convert(const struct record_job *j, struct record_out *o)
 	ret = sf_emit(&o->trace, conv_emit, x);
 	if (ret < 0) {
 		tell_failure(o, x, ret);
+		perf_conv_fini(&x->c);
 		free(x);
 		return -1;
 	}
@@ -432,6 +489,7 @@ int record_convert(const struct record_job *j, struct record_out *o)
 			sizeof(note));
 	if (ret < 0) {
 		fprintf(stderr, "%s: record: %s\n", prog, note);
+		perf_conv_fini(&x->c);
 		free(x);
 		return -1;
 	}
@@ -456,10 +514,10 @@ int record_convert(const struct record_job *j, struct record_out *o)
 	}
 	if (check_back(where, &x->c))
 		ret = -1;
-	else if (o->side[0] && x->c.lock[0].acquired + x->c.lock[1].acquired +
-		 x->c.lock[0].failed + x->c.lock[1].failed &&
+	else if (o->side[0] && perf_conv_traced(&x->c) &&
 		 (sret = report_host_lock(o, &x->c)) != 0 && !ret)
 		ret = sret < 0 ? 1 : sret;
+	perf_conv_fini(&x->c);
 	free(x);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workloads/trace/perf_conv.h"
 #include "cli/compare/compare.h"
 #include "cli/compare/stats.h"
 
@@ -195,6 +196,25 @@ static json_object *noise_json(const struct res_file *r,
 	return o;
 }
 
+void res_json_host_causes(const struct res_host_lock *h, bool replayable,
+			  char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < PC_NCAUSES && n < len; k++) {
+		if ((!h->cause[k][0] && !h->cause[k][1]) ||
+		    perf_conv_replayable((enum perf_cause)k) != replayable)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %llu/%llu",
+				      n ? ", " : "", perf_conv_cause_names[k],
+				      (unsigned long long)h->cause[k][0],
+				      (unsigned long long)h->cause[k][1]);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
 /* A replay beside its recording: the mm lock an iteration against the
  * host kernel's own mmap_lock in the recorded run, and their ratio. */
 static json_object *host_lock_json(const struct res_host_lock *h,
@@ -215,7 +235,20 @@ static json_object *host_lock_json(const struct res_host_lock *h,
 		JADD(j, "vmsim_contended", json_object_new_double(hc->contended[s]));
 		JADD(j, "ratio", isfinite(hc->ratio[s]) ?
 		     json_object_new_double(hc->ratio[s]) : NULL);
+		if (h->have_causes) {
+			JADD(j, "host_replayable", JU64(h->replayable[s]));
+			JADD(j, "ratio_replayable", isfinite(hc->ratio_rep[s]) ?
+			     json_object_new_double(hc->ratio_rep[s]) : NULL);
+		}
 		JADD(o, side[s], j);
+	}
+	if (h->have_causes) {
+		char in[512], out[512];
+
+		res_json_host_causes(h, true, in, sizeof(in));
+		res_json_host_causes(h, false, out, sizeof(out));
+		JADD(o, "host_causes", json_object_new_string(in));
+		JADD(o, "host_left_out", json_object_new_string(out));
 	}
 	return o;
 }

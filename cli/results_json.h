@@ -14,4 +14,9 @@
 json_object *res_json_of(const struct res_file *r, json_object *options,
 			 json_object *command);
 
+/* h's causes a replay can make (replayable) or not, as
+ * "kernel_fault 993/0, exec 2/13" (read/write); "none". */
+void res_json_host_causes(const struct res_host_lock *h, bool replayable,
+			  char *buf, size_t len);
+
 #endif

@@ -59,6 +59,11 @@ size_t run_mem_need(const struct run_cfg *c);
  * printed; after the run, what diverged, and the plan freed. */
 int run_replay_opt(struct run_cfg *c, int which, const char *arg);
 int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force);
+/* TRACE.mmap_lock.json (its name into path) into h: 0, 1 when there is
+ * none, -1 with the reason in *why (unreadable, not vmsim record's). */
+int run_host_lock_read(const char *trace, struct res_host_lock *h,
+		       char *path, size_t plen, const char **why);
+
 /* The replay log published (complete: the run was): 0, -EEXIST when it
  * went elsewhere, -errno when lost; each said in one line. */
 int run_replay_publish(struct run_cfg *c, bool complete);

@@ -29,9 +29,23 @@ static void print_host_lock(const struct res_point *p,
 		       "(%.3f ms waited)", hc.cls, s == LS_READ ? "read" : "write",
 		       hc.acquired[s], hc.contended[s],
 		       (unsigned long long)h->acquired[s], h->wait_ns[s] / 1e6);
-		if (isfinite(hc.ratio[s]))
+		if (h->have_causes) {
+			printf(", of which a replay can make %llu",
+			       (unsigned long long)h->replayable[s]);
+			if (isfinite(hc.ratio_rep[s]))
+				printf(": %.2fx that", hc.ratio_rep[s]);
+		} else if (isfinite(hc.ratio[s])) {
 			printf(", %.2fx the host's", hc.ratio[s]);
+		}
 		printf("\n");
+	}
+	if (h->have_causes) {
+		char in[512], out[512];
+
+		res_json_host_causes(h, true, in, sizeof(in));
+		res_json_host_causes(h, false, out, sizeof(out));
+		printf("  the host's by cause (read/write): %s; left out (a "
+		       "replay cannot make them): %s\n", in, out);
 	}
 }
 

@@ -22,6 +22,7 @@
 #include "cli/safefile.h"
 #include "cli/parse.h"
 #include "workloads/replay.h"
+#include "workloads/trace/perf_conv.h"
 
 int run_replay_opt(struct run_cfg *c, int which, const char *arg)
 {
@@ -103,6 +104,29 @@ static bool host_count(json_object *side, const char *key, uint64_t *v)
 	return true;
 }
 
+/* Version 2's causes and replayable part (a version 1 file has none:
+ * then the replay is set against the host's whole count, as before). */
+static bool host_causes(json_object *j, struct res_host_lock *h)
+{
+	json_object *c, *rep, *o;
+
+	_Static_assert(PC_NCAUSES <= RES_HOST_CAUSES, "RES_HOST_CAUSES");
+	if (!json_object_object_get_ex(j, "causes", &c) ||
+	    !json_object_object_get_ex(j, "replayable", &rep))
+		return true;
+	if (!host_count(rep, "read", &h->replayable[0]) ||
+	    !host_count(rep, "write", &h->replayable[1]))
+		return false;
+	for (int k = 0; k < PC_NCAUSES; k++) {
+		if (!json_object_object_get_ex(c, perf_conv_cause_names[k], &o))
+			continue;            /* a cause a newer record added */
+		if (!host_count(o, "read", &h->cause[k][0]) ||
+		    !host_count(o, "write", &h->cause[k][1]))
+			return false;
+	}
+	return h->have_causes = true;
+}
+
 static bool host_sides(json_object *j, struct res_host_lock *h)
 {
 	static const char *const side[LS_NSIDES] = { "read", "write" };
@@ -117,6 +141,8 @@ static bool host_sides(json_object *j, struct res_host_lock *h)
 		    !host_count(o, "wait_ns", &h->wait_ns[s]) ||
 		    !host_count(o, "hold_ns", &h->hold_ns[s]))
 			return false;
+	if (!host_causes(j, h))
+		return false;
 	return h->have = true;
 }
 
@@ -124,18 +150,19 @@ static bool host_sides(json_object *j, struct res_host_lock *h)
  * host kernel's own mmap_lock in that recording, the reference the
  * replay's per-iteration acquisitions are shown against. Absent: said
  * nothing; unreadable or not vmsim's: one warning, and no reference. */
-static void load_host_lock(struct run_cfg *c)
+int run_host_lock_read(const char *trace, struct res_host_lock *h,
+		       char *path, size_t plen, const char **whyp)
 {
-	char path[PATH_MAX], shown[256], buf[65536];
+	char buf[65536];
 	const char *why = NULL;
 	json_object *j = NULL;
 	struct stat st;
 	ssize_t n = 0;
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s.mmap_lock.json", c->trace) >=
-	    (int)sizeof(path))
-		return;
+	memset(h, 0, sizeof(*h));
+	if (snprintf(path, plen, "%s.mmap_lock.json", trace) >= (int)plen)
+		return 1;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno != ENOENT)
@@ -148,18 +175,28 @@ static void load_host_lock(struct run_cfg *c)
 	} else {
 		buf[n] = '\0';
 		j = json_tokener_parse(buf);
-		if (!j || !host_sides(j, &c->host_lock))
+		if (!j || !host_sides(j, h))
 			why = "not a vmsim record lock file";
 	}
 	if (fd >= 0)
 		close(fd);
 	json_object_put(j);
-	if (why) {
-		memset(&c->host_lock, 0, sizeof(c->host_lock));
+	*whyp = why;
+	if (why)
+		memset(h, 0, sizeof(*h));
+	return why ? -1 : h->have ? 0 : 1;
+}
+
+static void load_host_lock(struct run_cfg *c)
+{
+	char path[PATH_MAX], shown[256];
+	const char *why = NULL;
+
+	if (run_host_lock_read(c->trace, &c->host_lock, path, sizeof(path),
+			       &why) < 0)
 		fprintf(stderr, "%s: warning: %s: %s; the replay is shown without "
 			"the host's own mmap_lock\n", prog,
 			parse_printable(shown, sizeof(shown), path), why);
-	}
 }
 
 int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)

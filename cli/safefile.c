@@ -376,8 +376,10 @@ static int emit_into(int fd, int (*emit)(FILE *f, void *arg), void *arg,
 	}
 	errno = 0;
 	ret = emit(f, arg);
+	/* The stream's error with errno since reset (emit's later calls do
+	 * that): emit's own -errno names it, where it gave one. */
 	if (fflush(f) || ferror(f))
-		*io = errno ? errno : EIO;
+		*io = errno ? errno : ret < 0 && ret != -EIO ? -ret : EIO;
 	if (!*io && fsync(fd) < 0)
 		*io = errno;
 	if (fclose(f) && !*io)

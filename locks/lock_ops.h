@@ -49,6 +49,10 @@
 
 /* fault_begin flags */
 #define LOCK_FAULT_RETRY  0x1    /* a retry: take the mm-wide read side */
+#define LOCK_FAULT_KERNEL 0x2    /* a kernel-mode fault (no FAULT_FLAG_USER):
+				  * on x86 the per-VMA and speculative paths
+				  * are not tried, the mm lock's read side is
+				  * taken at once */
 /* fault_validate needs */
 #define LOCK_NEED_MM      0x1    /* the resolve needs the mm lock's read
 				  * side (anon_vma_prepare on a VMA's

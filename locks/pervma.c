@@ -57,7 +57,8 @@
 #define VMA_REF_LIMIT   (VMA_LOCK_OFFSET - 1)
 
 enum { PV_TAKEN_VMA = 1, PV_TAKEN_MM = 2, PV_TAKEN_VMA_RETRY = 3 };
-enum { PV_SUCCESS, PV_ABORT, PV_RETRY, PV_MISS, PV_REUSED, PV_NCOUNTERS };
+enum { PV_SUCCESS, PV_ABORT, PV_RETRY, PV_MISS, PV_REUSED, PV_KERNEL,
+       PV_NCOUNTERS };
 enum pv_read { PV_READ_OK, PV_READ_LOCKED, PV_READ_DETACHED };
 
 struct pv_slot {
@@ -195,12 +196,16 @@ static void *pv_fault_begin(struct lock_inst *l, unsigned long addr,
 	struct pervma_lock *pv = to_pv(l);
 	void *vma = NULL;
 
-	/* A retry goes straight to mmap_read_lock (lock_mm_and_find_vma). */
-	if (!(flags & LOCK_FAULT_RETRY)) {
+	/* A retry goes straight to mmap_read_lock (lock_mm_and_find_vma);
+	 * so does a kernel-mode fault, never tried under a VMA lock on x86
+	 * (do_user_addr_fault: no FAULT_FLAG_USER, "goto lock_mmap"). */
+	if (!(flags & (LOCK_FAULT_RETRY | LOCK_FAULT_KERNEL))) {
 		vma = lock_vma_under_rcu(pv, addr, addr + 1, h, true);
 		if (vma)
 			return vma;
 		pv_count(pv, PV_ABORT);
+	} else if (!(flags & LOCK_FAULT_RETRY)) {
+		pv_count(pv, PV_KERNEL);
 	}
 	h->taken = PV_TAKEN_MM;
 	h->t_acquired = sim_down_read(&pv->mmap_lock);
@@ -394,7 +399,7 @@ static int pv_counters(struct lock_inst *l, const char **names, uint64_t *values
 {
 	static const char *const n[PV_NCOUNTERS] = {
 		"vma_lock_success", "vma_lock_abort", "vma_lock_retry",
-		"vma_lock_miss", "vma_lock_reused",
+		"vma_lock_miss", "vma_lock_reused", "vma_lock_kernel",
 	};
 	struct pervma_lock *pv = to_pv(l);
 
@@ -426,5 +431,6 @@ const struct lock_ops pervma_lock_ops = {
 	.counters = pv_counters,
 	.attempt_ok = (const char *const[]){ "vma_lock_success", NULL },
 	.attempt_retried = (const char *const[]){ "vma_lock_retry", NULL },
-	.attempt_other = (const char *const[]){ "vma_lock_abort", NULL },
+	.attempt_other = (const char *const[]){ "vma_lock_abort",
+						"vma_lock_kernel", NULL },
 };

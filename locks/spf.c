@@ -55,7 +55,7 @@
 #define SPF_PMD_SHIFT 21                 /* one PTL per 2 MiB */
 
 enum { SPF_TAKEN_SPEC = 1, SPF_TAKEN_MM = 2 };
-enum { SPF_SUCCESS, SPF_ABORT, SPF_ABORT_ANON, SPF_NCOUNTERS };
+enum { SPF_SUCCESS, SPF_ABORT, SPF_ABORT_ANON, SPF_KERNEL, SPF_NCOUNTERS };
 
 /* What a speculative attempt carries in its handle. */
 struct spf_attempt {
@@ -171,7 +171,11 @@ static void *spf_fault_begin(struct lock_inst *l, unsigned long addr,
 	struct spf_attempt *a = (struct spf_attempt *)h->priv;
 	struct lock_vma lv;
 
-	if (flags & LOCK_FAULT_RETRY) {
+	/* A kernel-mode fault does not speculate (the x86 patch of the
+	 * series: "if (!(flags & FAULT_FLAG_USER)) goto no_spf"). */
+	if (flags & (LOCK_FAULT_RETRY | LOCK_FAULT_KERNEL)) {
+		if (!(flags & LOCK_FAULT_RETRY))
+			spf_count(s, SPF_KERNEL);
 		h->taken = SPF_TAKEN_MM;
 		h->t_acquired = sim_down_read(&s->mmap_lock);
 		return NULL;
@@ -293,7 +297,7 @@ static int spf_counters(struct lock_inst *l, const char **names,
 			uint64_t *values)
 {
 	static const char *const n[SPF_NCOUNTERS] = {
-		"spf_success", "spf_abort", "spf_abort_anon",
+		"spf_success", "spf_abort", "spf_abort_anon", "spf_kernel",
 	};
 	return lock_slot_counters(&to_spf(l)->slots, offsetof(struct spf_slot, n),
 				  n, SPF_NCOUNTERS, names, values);
@@ -319,4 +323,5 @@ const struct lock_ops spf_lock_ops = {
 	.attempt_ok = (const char *const[]){ "spf_success", NULL },
 	.attempt_retried = (const char *const[]){ "spf_abort", "spf_abort_anon",
 						  NULL },
+	.attempt_other = (const char *const[]){ "spf_kernel", NULL },
 };

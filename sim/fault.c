@@ -202,7 +202,8 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 	const struct lock_ops *ops = mm->lock->ops;
 	struct fault_source *src = mm->src;
 	enum sim_fault_kind kind = SIM_FAULT_NOVMA;
-	unsigned lflags = 0, pages = 0;
+	unsigned lflags = flags & FAULT_FLAG_KERNEL ? LOCK_FAULT_KERNEL : 0;
+	unsigned pages = 0;
 	uint64_t wait = 0, hold = 0, t0, t1;
 	int ret;
 
@@ -237,7 +238,7 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		if (ret != -EAGAIN)
 			break;
 		lock_inst_count_retry(mm->lock);
-		lflags = LOCK_FAULT_RETRY;
+		lflags |= LOCK_FAULT_RETRY;
 	}
 	sim_mm_count_fault(mm, kind, pages, wait, hold);
 	set_phase("waking the faulting thread");

@@ -47,16 +47,23 @@ int sim_populate(struct sim_mm *mm, unsigned long start, unsigned long end);
 _Atomic(const char *) *sim_fault_phase(void);
 
 /*
- * Touch the byte at addr: write val if write, else read it into *val.
- * Returns 0, or -EFAULT when the simulated mm refused the access (the
- * caller counts a simulated SIGSEGV).
+ * Touch the byte at addr: write val if write (FAULT_FLAG_WRITE), else
+ * read it into *val; FAULT_FLAG_KERNEL: as the kernel's copy to or from
+ * user memory does. Returns 0, or -EFAULT when the simulated mm refused
+ * the access (the caller counts a simulated SIGSEGV).
  */
-static inline int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
-			    unsigned char *val)
+static inline int sim_touch_flags(struct sim_mm *mm, unsigned long addr,
+				  unsigned flags, unsigned char *val)
 {
 	if (addr < mm->base || addr >= mm->end)
 		return -EFAULT;
-	return mm->src->ops->touch(mm->src, addr, write, val);
+	return mm->src->ops->touch(mm->src, addr, flags, val);
+}
+
+static inline int sim_touch(struct sim_mm *mm, unsigned long addr, bool write,
+			    unsigned char *val)
+{
+	return sim_touch_flags(mm, addr, write ? FAULT_FLAG_WRITE : 0, val);
 }
 
 /* Contents of simulated file `file` at byte offset off (8-byte pattern). */

@@ -26,6 +26,10 @@ struct sim_vma;
 
 #define FAULT_FLAG_WRITE 0x1
 #define FAULT_FLAG_WP    0x2             /* a write to a write-protected page */
+/* A kernel-mode access (copy_to_user into a page read(2) fills): the
+ * kernel's fault without FAULT_FLAG_USER, which x86 sends straight to
+ * the mm lock (do_user_addr_fault: "goto lock_mmap"). */
+#define FAULT_FLAG_KERNEL 0x4
 
 /* What one of a source's threads (a uffd handler) is doing, for the
  * watchdog's diagnostic: a snapshot. */
@@ -55,9 +59,11 @@ struct fault_source_ops {
 	void (*stop)(struct fault_source *s);
 	void (*destroy)(struct fault_source *s);
 
-	/* A task's access to addr (a real one in uffd mode); 0 or -EFAULT
-	 * when the mm refused it. */
-	int (*touch)(struct fault_source *s, unsigned long addr, bool write,
+	/* A task's access to addr (a real one in uffd mode); flags:
+	 * FAULT_FLAG_WRITE, FAULT_FLAG_KERNEL (the fault it takes, if any,
+	 * reaches sim_handle_fault with it). 0 or -EFAULT when the mm
+	 * refused it. */
+	int (*touch)(struct fault_source *s, unsigned long addr, unsigned flags,
 		     unsigned char *val);
 	/* The fault path, lock held. ctx is what the source passed to
 	 * sim_handle_fault(). resolve places the page at addr, and the

@@ -147,6 +147,9 @@ bool res_host_compare(const struct res_point *p, const struct res_host_lock *h,
 		out->contended[s] = (double)k->side[s].contentions / runs;
 		out->ratio[s] = h->acquired[s] ?
 				out->acquired[s] / (double)h->acquired[s] : NAN;
+		out->ratio_rep[s] = h->have_causes && h->replayable[s] ?
+				    out->acquired[s] / (double)h->replayable[s] :
+				    NAN;
 	}
 	return true;
 }

@@ -154,10 +154,17 @@ bool res_fault_split(const struct res_point *p, struct res_fault_split *out);
  * (TRACE.mmap_lock.json beside a trace): one recording, i.e. one run of
  * the program, against which a replay's iterations are set.
  */
+#define RES_HOST_CAUSES 16
 struct res_host_lock {
 	bool have;
 	uint64_t acquired[LS_NSIDES], failed[LS_NSIDES];
 	uint64_t wait_ns[LS_NSIDES], hold_ns[LS_NSIDES];
+	/* Since the lock file's version 2: the acquisitions a replay can
+	 * make (the trace holds their events), and by cause (indexed as
+	 * workloads/trace/perf_conv.h's enum perf_cause). */
+	bool have_causes;
+	uint64_t replayable[LS_NSIDES];
+	uint64_t cause[RES_HOST_CAUSES][LS_NSIDES];
 };
 
 struct res_file {
@@ -198,6 +205,8 @@ struct res_host_cmp {
 	const char *cls;
 	double acquired[LS_NSIDES], contended[LS_NSIDES];
 	double ratio[LS_NSIDES];         /* acquired / the host's; NaN: it took none */
+	double ratio_rep[LS_NSIDES];     /* acquired / the host's replayable
+					  * part; NaN: none, or not known */
 };
 /* false where there is nothing to set side by side (no recording's
  * lock file, no such class, no sample). */

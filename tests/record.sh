@@ -81,6 +81,59 @@ for src in uffd synthetic; do
 done
 echo "record: replay matches the program's VMA counts and faults under 5 schemes x 2 sources"
 
+# 2b. Kernel-mode faults (issue 36): a read(2) into a fresh buffer faults
+# in each of its 256 pages from the kernel's copy. They are in the trace
+# (flagged kernel), the host took its mmap_lock for each (kernel_fault in
+# the side file and trace info's table), and a pervma replay takes the mm
+# lock for each without trying the VMA lock (vma_lock_kernel), under both
+# fault sources; the read ratio against the replayable part is near 1.
+head -c 1048576 /dev/urandom >"$tmp/in1m"
+"$vmsim" record -o "$tmp/k.trace" -- python3 "$(dirname "$0")/read_into_buffer.py" "$tmp/in1m" \
+	>"$tmp/k.out" 2>"$tmp/k.err" || { cat "$tmp/k.err" >&2; fail "record of a read(2) exited $?"; }
+buf=$(awk '$1 == "buffer" && $3 == 1048576 { print $2 }' "$tmp/k.out")
+[ -n "$buf" ] || fail "the read(2) program: $(cat "$tmp/k.out" "$tmp/k.err")"
+"$vmsim" trace show "$tmp/k.trace" >"$tmp/k.show"
+nk=$(python3 - "$tmp/k.show" "$buf" <<'PY'
+import sys
+a, n = int(sys.argv[2], 16), 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) > 4 and f[2] == "fault" and "kernel" in f[4:] and a <= int(f[3], 16) < a + (1 << 20):
+        n += 1
+print(n)
+PY
+)
+[ "$nk" -eq 256 ] || fail "kernel-mode faults in the buffer: $nk of 256"
+"$vmsim" trace info "$tmp/k.trace" >"$tmp/k.info" 2>&1 || fail "trace info: $(cat "$tmp/k.info")"
+kall=$(sed -n 's/.*kernel-mode \([0-9]*\)).*/\1/p' "$tmp/k.info")
+[ "${kall:-0}" -ge 256 ] || fail "trace info: kernel-mode ${kall:-none}"
+if [ -d /sys/kernel/tracing/events/mmap_lock ]; then
+	hk=$(awk '$1 == "kernel_fault" { print $2 }' "$tmp/k.info")
+	[ "${hk:-0}" -ge 256 ] && grep -q '^  replayable ' "$tmp/k.info" ||
+		fail "trace info's cause table: kernel_fault ${hk:-none}: $(tail -14 "$tmp/k.info")"
+fi
+for src in synthetic uffd; do
+	"$vmsim" run -w replay --trace "$tmp/k.trace" -l pervma -i 1 --min-sample 0 -q \
+		--brief --fault-source "$src" -o "$tmp/k.json" -f >"$tmp/kr.out" 2>&1 ||
+		{ cat "$tmp/kr.out" >&2; fail "pervma/$src: replay of the read(2) exited non-zero"; }
+	python3 - "$tmp/k.json" "$kall" "$src" <<'PY' || fail "pervma/$src: kernel-mode faults not on the mm lock"
+import json, sys
+p = json.load(open(sys.argv[1]))["results"][0]
+kall, passes = int(sys.argv[2]), p["counted_passes"]
+kern = p["scheme_counters"]["vma_lock_kernel"] / passes
+reads = p["lockstat"]["mmap_lock"]["read"]["acquisitions"] / passes
+assert 256 <= kern <= kall, (kern, kall)
+assert reads >= kern, (reads, kern)
+if sys.argv[3] == "uffd":
+    assert p["uffd"]["kernel_found"] == p["scheme_counters"]["vma_lock_kernel"], p["uffd"]
+h = p.get("host_mmap_lock")
+if h:
+    r = h["read"]["ratio_replayable"]
+    assert 0.7 <= r <= 1.3, h
+PY
+done
+echo "record: a read(2) into a fresh buffer: 256 kernel-mode faults recorded, on the mm lock in a pervma replay"
+
 # 3. -p PID --duration: a running program's calls and faults, for a while.
 "$prog" --loop 4 &
 loop=$!

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
+#include <zlib.h>
+
 #include "workloads/trace/perf_conv.h"
 #include "workloads/trace/trace.h"
 #include "workloads/replay.h"
@@ -444,6 +446,7 @@ START_TEST(test_perf_lock_downgrade)
 	struct trace_writer *w = calloc(1, sizeof(*w));
 	struct perf_conv *c = calloc(1, sizeof(*c));
 	const char *mm = "mm=0xffff888100000000 memcg_id=0";
+	const struct perf_mm *m;
 	char l[256];
 
 	trace_writer_init(w, f, NULL);
@@ -456,15 +459,231 @@ START_TEST(test_perf_lock_downgrade)
 	perf_conv_line(c, l);
 	snprintf(l, sizeof(l), "  10/10 5.000004600: mmap_lock:mmap_lock_released: %s write=false", mm);
 	perf_conv_line(c, l);
-	ck_assert_uint_eq(c->lock[1].acquired, 1);
-	ck_assert_uint_eq(c->lock[1].wait_ns, 100);
-	ck_assert_uint_eq(c->lock[1].hold_ns, 500);   /* to the downgrade */
-	ck_assert_uint_eq(c->lock[0].acquired, 1);
-	ck_assert_uint_eq(c->lock[0].hold_ns, 3000);  /* to the release */
+	perf_conv_flush(c);
+	m = perf_conv_traced(c);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->lock[1].acquired, 1);
+	ck_assert_uint_eq(m->lock[1].wait_ns, 100);
+	ck_assert_uint_eq(m->lock[1].hold_ns, 500);   /* to the downgrade */
+	ck_assert_uint_eq(m->lock[0].acquired, 1);
+	ck_assert_uint_eq(m->lock[0].hold_ns, 3000);  /* to the release */
+	ck_assert_uint_eq(m->cause[PC_DOWNGRADE][0], 1);
+	ck_assert_uint_eq(m->cause[PC_OTHER][1], 1);  /* no chain given */
 	ck_assert_uint_eq(c->bad_lines, 0);
+	perf_conv_fini(c);
 	fclose(f);
 	free(c);
 	free(w);
+}
+END_TEST
+
+/* One acquisition of mm by tid 10 at usec, with the given chain (frames
+ * innermost first, "" ends). */
+static void lock_with_chain(struct perf_conv *c, const char *mm, int usec,
+			    bool write, const char *const *frames)
+{
+	char l[256];
+
+	snprintf(l, sizeof(l), "  10/10 5.%09d: mmap_lock:mmap_lock_acquire_returned: "
+		 "mm=%s memcg_id=1 write=%s success=true", usec * 1000, mm,
+		 write ? "true" : "false");
+	perf_conv_line(c, l);
+	for (; *frames; frames++) {
+		snprintf(l, sizeof(l), "\t%s", *frames);
+		perf_conv_line(c, l);
+	}
+	perf_conv_line(c, "");
+}
+
+/* Kernel-mode faults (exceptions:page_fault_kernel, fields by name, ip a
+ * symbol) at user addresses become faults with TRACE_FAULT_KERNEL; at
+ * kernel addresses they are left out. Each acquisition is put down to
+ * its cause by its call chain, on its own address space: fork's nested
+ * lock of the child's mm is another's, and the traced mm is the one the
+ * process took last outside fork. */
+static const char *const ch_kfault[] = {
+	"ffffffff815f7e73 lock_mm_and_find_vma",
+	"ffffffff82261868 exc_page_fault",
+	"ffffffff81000c82 asm_exc_page_fault",
+	"ffffffff81612345 _copy_to_iter", NULL };
+static const char *const ch_ufault[] = {
+	"ffffffff815f7e73 lock_mm_and_find_vma",
+	"ffffffff82261868 exc_page_fault",
+	"ffffffff81000c82 asm_exc_page_fault", NULL };
+static const char *const ch_exec_fault[] = {
+	"ffffffff815f7e73 lock_mm_and_find_vma",
+	"ffffffff82261868 exc_page_fault",
+	"ffffffff81000c82 asm_exc_page_fault",
+	"ffffffff8177821a elf_load",
+	"ffffffff817788aa load_elf_binary",
+	"ffffffff816e35ad bprm_execve", NULL };
+static const char *const ch_anon[] = {
+	"ffffffff815f6fa0 __mmap_lock_do_trace_acquire_returned",
+	"ffffffff81600000 __vmf_anon_prepare",
+	"ffffffff81600100 do_anonymous_page",
+	"ffffffff82261868 exc_page_fault",
+	"ffffffff81000c82 asm_exc_page_fault", NULL };
+static const char *const ch_mmap_call[] = {
+	"ffffffff815f6fa0 __mmap_lock_do_trace_acquire_returned",
+	"ffffffff815d3b82 vm_mmap_pgoff",
+	"ffffffff815d3c00 ksys_mmap_pgoff", NULL };
+static const char *const ch_fork[] = {
+	"ffffffff815f6fa0 __mmap_lock_do_trace_acquire_returned",
+	"ffffffff81100000 dup_mmap",
+	"ffffffff81100100 copy_process", NULL };
+static const char *const ch_madv[] = {
+	"ffffffff815f6fa0 madvise_do_behavior",
+	"ffffffff815f6fb0 do_madvise.part.0", NULL };
+/* The trace test_perf_kernel_causes made: THREAD, MMAP, the kernel-mode
+ * fault at a user address (flagged), the two user faults. */
+static void check_kernel_trace(char *buf, size_t len)
+{
+	FILE *f = fmemopen(buf, len, "rb");
+	struct trace_reader r;
+	struct trace_ev e;
+	char err[256];
+
+	ck_assert_int_eq(trace_open_stream(&r, f, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.version, 3);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.kind, TR_MMAP);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.kind, TR_FAULT);
+	ck_assert_uint_eq(e.addr, 0x7f0000001000);
+	ck_assert_uint_eq(e.arg, TRACE_FAULT_KERNEL | TRACE_FAULT_WRITE);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_uint_eq(e.arg, TRACE_FAULT_EXEC);    /* 0x14: instr, user */
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_uint_eq(e.addr, 0x7f0000000000);
+	ck_assert_uint_eq(e.arg, TRACE_FAULT_WRITE);
+	ck_assert_msg(trace_next(&r, &e, err, sizeof(err)) == 0, "%s", err);
+	fclose(f);
+}
+
+START_TEST(test_perf_kernel_causes)
+{
+	static char buf[1 << 14];
+	FILE *f = fmemopen(buf, sizeof(buf), "wb");
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	struct perf_conv *c = calloc(1, sizeof(*c));
+	const char *mm = "0xffff888100000000", *child = "0xffff888200000000";
+	const struct perf_mm *m;
+	size_t len;
+
+	trace_writer_init(w, f, NULL);
+	perf_conv_init(c, w);
+	/* An exec's first acquisitions (its own kernel-mode faults too) are
+	 * of the new address space, before its sched_process_exec: a table
+	 * that address had before (a freed mm's) starts again. */
+	lock_with_chain(c, mm, 0, true, ch_mmap_call);
+	lock_with_chain(c, mm, 0, false, ch_exec_fault);
+	perf_conv_line(c, "  10/10 5.000000050: sched:sched_process_exec: "
+		       "filename=/bin/prog pid=10 old_pid=10");
+	perf_conv_line(c, "  10/10 5.000000100:     syscalls:sys_enter_mmap: "
+		       "addr: 0x00000000, len: 0x00002000, prot: 0x00000003, "
+		       "flags: 0x00000022, fd: 0xffffffff, off: 0x00000000 "
+		       "ffffffff8225bc41 do_syscall_64");
+	perf_conv_line(c, "  10/10 5.000000200:      syscalls:sys_exit_mmap: "
+		       "0x7f0000000000 ffffffff8225bc41 do_syscall_64");
+	perf_conv_line(c, "  10/10 5.000000300: exceptions:page_fault_kernel: "
+		       "address=0x7f0000001234 ip=_copy_to_iter error_code=0x2 "
+		       "ffffffff82261a61 exc_page_fault");
+	lock_with_chain(c, mm, 1, false, ch_kfault);
+	perf_conv_line(c, "  10/10 5.000000400: exceptions:page_fault_kernel: "
+		       "address=0xffffc90000001000 ip=vmalloc_thing error_code=0x0 "
+		       "ffffffff82261a61 exc_page_fault");
+	/* A user fault outside what the trace maps (the vdso), then one in
+	 * its mapping: both fell back to the mm lock. */
+	perf_conv_line(c, "  10/10 5.000000500:  exceptions:page_fault_user: "
+		       "address=0x7ffd00000080 ip=0x7ffd00000080 error_code=0x14 "
+		       "ffffffff82261980 exc_page_fault");
+	lock_with_chain(c, mm, 2, false, ch_ufault);
+	perf_conv_line(c, "  10/10 5.000000600:  exceptions:page_fault_user: "
+		       "address=0x7f0000000010 ip=0x4000 error_code=0x6 "
+		       "ffffffff82261980 exc_page_fault");
+	lock_with_chain(c, mm, 3, false, ch_ufault);
+	lock_with_chain(c, mm, 4, false, ch_anon);
+	lock_with_chain(c, mm, 5, false, ch_madv);
+	lock_with_chain(c, mm, 7, true, ch_mmap_call);   /* held: no release */
+	lock_with_chain(c, mm, 8, true, ch_fork);
+	lock_with_chain(c, child, 9, true, ch_fork);   /* nested: the child's */
+	perf_conv_fini(c);
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	len = (size_t)ftell(f);
+	fclose(f);
+	ck_assert_uint_eq(c->bad_lines, 0);
+	ck_assert_uint_eq(c->kernel_faults, 1);
+	ck_assert_uint_eq(c->kernel_faults_high, 1);
+	m = perf_conv_traced(c);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(perf_conv_cause_names[PC_KERNEL_FAULT], "kernel_fault");
+	ck_assert_uint_eq(m->cause[PC_KERNEL_FAULT][0], 1);
+	ck_assert_uint_eq(m->cause[PC_FAULT_UNMAPPED][0], 1);
+	ck_assert_uint_eq(m->cause[PC_FAULT_FALLBACK][0], 1);
+	ck_assert_uint_eq(m->cause[PC_ANON_TRYLOCK][0], 1);
+	ck_assert_uint_eq(m->cause[PC_MMAP_CALL][1], 1);
+	ck_assert_uint_eq(m->cause[PC_EXEC][0], 1);
+	ck_assert_uint_eq(m->cause[PC_MADVISE][0], 1);
+	ck_assert_uint_eq(m->cause[PC_FORK][1], 1);
+	ck_assert_uint_eq(m->lock[0].acquired, 6);
+	ck_assert_uint_eq(m->lock[1].acquired, 2);
+	ck_assert_uint_eq(perf_conv_other_mms(c), 1);
+	ck_assert(perf_conv_replayable(PC_KERNEL_FAULT));
+	ck_assert(!perf_conv_replayable(PC_EXEC));
+	ck_assert(!perf_conv_replayable(PC_FAULT_UNMAPPED));
+	check_kernel_trace(buf, len);
+	free(c);
+	free(w);
+}
+END_TEST
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A newer trace than this vmsim reads is refused in one line; a
+ * version 2 one (3 flag bits) is read with its flags where they were. */
+START_TEST(test_version_bounds)
+{
+	static const char v4[] = "VMSIMTRC\x04\x00";
+	static const char v2[] = "VMSIMTRC\x02\x00";
+	unsigned char head[64], whole[128];
+	FILE *f = fmemopen((void *)v4, sizeof(v4) - 1, "rb");
+	struct trace_reader *r = malloc(sizeof(*r));
+	struct trace_ev e;
+	char err[256];
+	size_t h = sizeof(v2) - 1, n = 0;
+	/* Records: THREAD 0 tid 7; FAULT page 16 write+exec, old layout. */
+	static const unsigned char rec[] = { 1, 0, 0, 7, 2, 0, 5, 0x85, 0x02,
+					     9, 2 };
+
+	ck_assert_int_eq(trace_open_stream(r, f, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "trace version 4; this vmsim reads versions 1 to 3"),
+		      "%s", err);
+	fclose(f);
+	memcpy(head, v2, h);
+	memcpy(whole, head, h);
+	n = h;
+	put_le32(whole + n, (uint32_t)crc32(0L, head, (uInt)h));
+	n += 4;
+	whole[n++] = sizeof(rec);
+	memcpy(whole + n, rec, sizeof(rec));
+	n += sizeof(rec);
+	put_le32(whole + n, (uint32_t)crc32(0L, rec, sizeof(rec)));
+	n += 4;
+	f = fmemopen(whole, n, "rb");
+	ck_assert_msg(trace_open_stream(r, f, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(r->version, 2);
+	ck_assert_int_eq(trace_next(r, &e, err, sizeof(err)), 1);
+	ck_assert_msg(trace_next(r, &e, err, sizeof(err)) == 1, "%s", err);
+	ck_assert_uint_eq(e.addr, 0x10000);
+	ck_assert_uint_eq(e.arg, TRACE_FAULT_WRITE | TRACE_FAULT_EXEC);
+	ck_assert_msg(trace_next(r, &e, err, sizeof(err)) == 0, "%s", err);
+	fclose(f);
+	free(r);
 }
 END_TEST
 
@@ -482,6 +701,8 @@ int main(void)
 	tcase_add_test(tc, test_perf_lines);
 	tcase_add_test(tc, test_perf_exec);
 	tcase_add_test(tc, test_perf_lock_downgrade);
+	tcase_add_test(tc, test_perf_kernel_causes);
+	tcase_add_test(tc, test_version_bounds);
 	tcase_add_test(tc, test_plan);
 	tcase_add_test(tc, test_plan_maps_nothing);
 	suite_add_tcase(s, tc);

@@ -290,7 +290,9 @@ static int do_fault(struct wl_task *t, struct rp_shared *s,
 		return ret;
 	if (s->val)
 		c0 = rp_fault_total(t->mm);
-	wl_touch(t, s->base + op->off, op->write, &v);
+	wl_touch_flags(t, s->base + op->off,
+		       (op->write ? FAULT_FLAG_WRITE : 0) |
+		       (op->kernel ? FAULT_FLAG_KERNEL : 0), &v);
 	if (s->val)
 		s->val[op->seq] = rp_faulted(t->mm, c0);
 	return 0;

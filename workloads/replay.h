@@ -65,6 +65,7 @@ struct rp_op {
 	uint8_t kind;                    /* enum trace_kind */
 	uint8_t skip;                    /* enum rp_skip */
 	uint8_t write;                   /* fault: a write */
+	uint8_t kernel;                  /* fault: a kernel-mode one */
 	uint8_t fixed;                   /* mmap: MAP_FIXED was asked */
 	uint8_t waited;                  /* a call of another thread waits
 					  * for this one: publish progress */

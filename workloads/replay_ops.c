@@ -150,6 +150,7 @@ static int build_fault(const struct rp_plan *p, struct rp_model *m,
 	size_t i = rp_iv_find(m, ev->addr);
 
 	op->write = !!(ev->arg & TRACE_FAULT_WRITE);
+	op->kernel = !!(ev->arg & TRACE_FAULT_KERNEL);
 	op->len = RP_PAGE;
 	if (i == m->n || m->v[i].s > ev->addr || !m->v[i].mapped ||
 	    rp_arena_off(p, ev->addr, RP_PAGE, &op->off, &op->skip)) {

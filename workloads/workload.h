@@ -147,9 +147,11 @@ struct workload {
 	bool test_isolation;
 };
 
-/* Touch one byte through the simulated mm, counting touches and SIGSEGVs. */
-static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
-			   unsigned char *val)
+/* Touch one byte through the simulated mm, counting touches and SIGSEGVs
+ * (flags: FAULT_FLAG_WRITE, FAULT_FLAG_KERNEL for the kernel's access to
+ * user memory, as a replayed read(2) makes). */
+static inline int wl_touch_flags(struct wl_task *t, unsigned long addr,
+				 unsigned flags, unsigned char *val)
 {
 	uint64_t c0;
 	int ret;
@@ -158,7 +160,7 @@ static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 	atomic_store_explicit(&t->touch_addr, addr, memory_order_relaxed);
 	c0 = cycles_now();
 	atomic_store_explicit(&t->touch_since, c0 + 1, memory_order_relaxed);
-	ret = sim_touch(t->mm, addr, write, val);
+	ret = sim_touch_flags(t->mm, addr, flags, val);
 	/* The touch's latency: the fault's, when it faulted (a uffd round
 	 * trip, or the synthetic fault path), a few ns when it did not. */
 	hist_record(&t->lat, cycles_to_ns(cycles_now() - c0, t->ns_per_cycle));
@@ -167,6 +169,12 @@ static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 	if (ret)
 		t->segv++;
 	return ret;
+}
+
+static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
+			   unsigned char *val)
+{
+	return wl_touch_flags(t, addr, write ? FAULT_FLAG_WRITE : 0, val);
 }
 
 static inline void wl_add_ops(struct wl_task *t, uint64_t n)

@@ -205,10 +205,11 @@ static int syn_protect(struct fault_source *s, unsigned long start,
  * so each touch is ordered wholly before or after each zap of its page,
  * as a real access is ordered with the TLB flush.
  */
-static int syn_touch(struct fault_source *s, unsigned long addr, bool write,
-		     unsigned char *val)
+static int syn_touch(struct fault_source *s, unsigned long addr,
+		     unsigned flags, unsigned char *val)
 {
 	_Atomic unsigned char *b = present_byte(&syn(s)->present, addr);
+	bool write = flags & FAULT_FLAG_WRITE;
 	unsigned need = write ? 2 : 1;
 
 	for (;;) {
@@ -216,8 +217,9 @@ static int syn_touch(struct fault_source *s, unsigned long addr, bool write,
 		unsigned char seen = atomic_load_explicit(b, memory_order_acquire);
 
 		if ((seen & PRESENT_STATE) < need) {
-			if (sim_handle_fault(s->mm, addr,
-					     write ? FAULT_FLAG_WRITE : 0, NULL))
+			if (sim_handle_fault(s->mm, addr, flags &
+					     (FAULT_FLAG_WRITE | FAULT_FLAG_KERNEL),
+					     NULL))
 				return -EFAULT;
 			continue;        /* look at the placed page again */
 		}

@@ -155,6 +155,9 @@ void uffd_source_fault(void *arg, int fd, const struct uffd_msg *msg,
 		flags |= FAULT_FLAG_WRITE;
 	if (msg->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WP)
 		flags |= FAULT_FLAG_WP | FAULT_FLAG_WRITE;
+	if (uffd_touch_kmarks_kernel(s->kmarks, ctx.tid,
+			       msg->arg.pagefault.address & SIM_PAGE_MASK))
+		flags |= FAULT_FLAG_KERNEL;
 	sim_handle_fault(s->base.mm, msg->arg.pagefault.address, flags, &ctx);
 }
 
@@ -258,6 +261,7 @@ static void uf_destroy(struct fault_source *s)
 		host_munmap(u->owner, ((s->mm->end - s->mm->base) >> SIM_PAGE_SHIFT) *
 			    sizeof(*u->owner));
 	present_destroy(&u->present);
+	uffd_touch_kmarks_destroy(u->kmarks);
 	free(u->chan);
 	free(u->node_cpus);
 	free(u);
@@ -286,6 +290,8 @@ static int uf_create(struct sim_mm *mm, const void *opts,
 	 * mm) from their first fault, with no other order to rely on. */
 	*out = &u->base;
 	ret = present_init(&u->present, mm);
+	if (!ret)
+		ret = uffd_touch_kmarks_init(&u->kmarks);
 	if (!ret)
 		ret = uffd_source_start(u, cfg);
 	if (ret) {
@@ -373,6 +379,11 @@ static int uf_counters(const struct fault_source *s, const char **names,
 	UF_COUNTER("errors", c.errors);
 	UF_COUNTER("read_errors", c.read_errors);
 	UF_COUNTER("other_events", c.other_events);
+	if (us(s)->kmarks) {
+		UF_COUNTER("kernel_marked", atomic_load(&us(s)->kmarks->marked));
+		UF_COUNTER("kernel_found", atomic_load(&us(s)->kmarks->found));
+		UF_COUNTER("kernel_unmarked", atomic_load(&us(s)->kmarks->full));
+	}
 #undef UF_COUNTER
 	return n;
 }

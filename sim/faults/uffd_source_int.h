@@ -12,6 +12,7 @@
 #include "sim/faults/present.h"
 #include "sim/fault_source.h"
 #include "sim/faults/uffd_source.h"
+#include "sim/faults/uffd_touch.h"
 #include "uffd/uffd.h"
 
 #define UFFD_STRIPE (2UL << 20)          /* per-task uffds: the arena's deal */
@@ -36,6 +37,7 @@ struct uffd_source {
 	/* Per page: 1 + the uffd a claim registered it on; 0: its stripe's
 	 * (mapped on the first claim). */
 	uint16_t *owner;
+	struct uffd_kmark_table *kmarks; /* kernel-mode touches (uffd_touch.h) */
 };
 
 static inline struct uffd_source *us(const struct fault_source *s)

@@ -3,8 +3,11 @@
  * perf script's text, one line at a time, into trace events. A line is
  *   PID/TID SEC.NSEC: GROUP:NAME: FIELDS
  * where FIELDS are "name: 0xHEX, ..." for a syscall's entry, "0xHEX" (the
- * return value) for its exit, and "address=0x.. ip=0x.. error_code=0x.."
- * for a user page fault.
+ * return value) for its exit, "address=0x.. ip=.. error_code=0x.." for a
+ * page fault (ip a symbol for a kernel-mode one), and "mm=0x..
+ * memcg_id=N write=B [success=B]" for the mmap_lock; then the sample's
+ * ip and symbol. An acquisition's line is followed by its call chain,
+ * "\tHEX SYMBOL" a frame, innermost first, and an empty line.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,7 +23,8 @@ const char *const perf_conv_events[] = {
 	"syscalls:sys_enter_mremap", "syscalls:sys_exit_mremap",
 	"syscalls:sys_enter_madvise", "syscalls:sys_exit_madvise",
 	"syscalls:sys_enter_brk", "syscalls:sys_exit_brk",
-	"exceptions:page_fault_user", "sched:sched_process_exec", NULL,
+	"exceptions:page_fault_user", "exceptions:page_fault_kernel",
+	"sched:sched_process_exec", NULL,
 };
 
 const char *const perf_conv_lock_events[] = {
@@ -28,6 +32,28 @@ const char *const perf_conv_lock_events[] = {
 	"mmap_lock:mmap_lock_acquire_returned",
 	"mmap_lock:mmap_lock_released", NULL,
 };
+
+const char perf_conv_chain_event[] = "mmap_lock:mmap_lock_acquire_returned";
+
+const char *const perf_conv_cause_names[PC_NCAUSES] = {
+	[PC_FAULT_FALLBACK] = "fault_fallback",
+	[PC_FAULT_UNMAPPED] = "fault_unmapped",
+	[PC_KERNEL_FAULT] = "kernel_fault",
+	[PC_ANON_TRYLOCK] = "anon_vma_trylock",
+	[PC_DOWNGRADE] = "downgrade",
+	[PC_MADVISE] = "madvise",
+	[PC_MMAP_CALL] = "mmap_call",
+	[PC_EXEC] = "exec",
+	[PC_EXIT] = "exit",
+	[PC_FORK] = "fork",
+	[PC_OTHER] = "other",
+};
+
+bool perf_conv_replayable(enum perf_cause k)
+{
+	return k != PC_FAULT_UNMAPPED && k != PC_EXEC && k != PC_EXIT &&
+	       k != PC_FORK && k != PC_OTHER;
+}
 
 /* x86 page-fault error code bits (arch/x86/include/asm/trap_pf.h). */
 #define X86_PF_PROT  0x1
@@ -65,22 +91,133 @@ static int hex_fields(const char *s, uint64_t *v, int n)
 	return k;
 }
 
-static void put_fault(struct perf_conv *c, int th, uint64_t t,
-		      const char *f)
+/* The hex value of field name ("address=0x1234"), by name: 0, or -1
+ * when it is not there. */
+static int named_hex(const char *f, const char *name, uint64_t *v)
 {
-	uint64_t v[3];
+	size_t n = strlen(name);
+
+	for (const char *p = f; (p = strstr(p, name)); p += n) {
+		char *end;
+
+		if ((p != f && p[-1] != ' ') || strncmp(p + n, "=0x", 3))
+			continue;
+		*v = strtoull(p + n + 3, &end, 16);
+		return end == p + n + 3 ? -1 : 0;
+	}
+	return -1;
+}
+
+/* x86 user addresses: below the canonical hole. */
+#define PERF_USER_LIMIT 0x800000000000ULL
+
+static void put_fault(struct perf_conv *c, int th, uint64_t t,
+		      const char *f, bool kernel)
+{
+	uint64_t addr, code;
 	struct trace_ev ev = { .kind = TR_FAULT, .thread = (uint32_t)th,
 			       .t_ns = t };
 
-	if (hex_fields(f, v, 3) != 3 || v[0] >= TRACE_ADDR_LIMIT) {
+	if (named_hex(f, "address", &addr) || named_hex(f, "error_code", &code)) {
 		c->bad_lines++;
 		return;
 	}
-	ev.addr = v[0] & ~4095ULL;
-	ev.arg = (v[2] & X86_PF_WRITE ? TRACE_FAULT_WRITE : 0) |
-		 (v[2] & X86_PF_PROT ? TRACE_FAULT_PRESENT : 0) |
-		 (v[2] & X86_PF_INSTR ? TRACE_FAULT_EXEC : 0);
+	if (kernel && addr >= PERF_USER_LIMIT) {
+		c->kernel_faults_high++;     /* vmalloc and the like */
+		return;
+	}
+	if (addr >= TRACE_ADDR_LIMIT) {
+		c->bad_lines++;
+		return;
+	}
+	ev.addr = addr & ~4095ULL;
+	ev.arg = (code & X86_PF_WRITE ? TRACE_FAULT_WRITE : 0) |
+		 (code & X86_PF_PROT ? TRACE_FAULT_PRESENT : 0) |
+		 (code & X86_PF_INSTR ? TRACE_FAULT_EXEC : 0) |
+		 (kernel ? TRACE_FAULT_KERNEL : 0);
+	if (kernel)
+		c->kernel_faults++;
+	else
+		c->last_ufault[th] = ev.addr;
 	trace_writer_put(c->w, &ev);
+}
+
+/* --- what the trace has mapped (a fallback at a page it maps is one a
+ * replay can make) ----------------------------------------------------- */
+
+static void add_range(struct perf_conv *c, uint64_t start, uint64_t len)
+{
+	if (!len)
+		return;
+	if (c->nranges == c->cap_ranges) {
+		size_t cap = c->cap_ranges ? c->cap_ranges * 2 : 256;
+		struct perf_range *r = realloc(c->ranges, cap * sizeof(*r));
+
+		if (!r)
+			return;              /* counted as unmapped: said */
+		c->ranges = r;
+		c->cap_ranges = cap;
+	}
+	c->ranges[c->nranges++] = (struct perf_range){ start, start + len };
+	c->ranges_sorted = false;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct perf_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Sorted and merged once a lookup needs it. */
+static bool mapped(struct perf_conv *c, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (addr >= c->brk_lo && addr < c->brk_hi)
+		return true;
+	if (!c->ranges_sorted && c->nranges) {
+		size_t n = 0;
+
+		qsort(c->ranges, c->nranges, sizeof(*c->ranges), range_cmp);
+		for (size_t i = 1; i < c->nranges; i++) {
+			if (c->ranges[i].start <= c->ranges[n].end) {
+				if (c->ranges[i].end > c->ranges[n].end)
+					c->ranges[n].end = c->ranges[i].end;
+			} else {
+				c->ranges[++n] = c->ranges[i];
+			}
+		}
+		c->nranges = n + 1;
+	}
+	c->ranges_sorted = true;
+	hi = c->nranges;
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (c->ranges[m].end <= addr)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < c->nranges && c->ranges[lo].start <= addr;
+}
+
+/* A call that succeeded: what it mapped. */
+static void note_mapped(struct perf_conv *c, const struct trace_ev *ev)
+{
+	uint64_t r = (uint64_t)ev->ret;
+
+	if (ev->kind == TR_MMAP)
+		add_range(c, r, (ev->len + 4095) & ~4095ULL);
+	else if (ev->kind == TR_MREMAP)
+		add_range(c, r, (ev->arg + 4095) & ~4095ULL);
+	else if (ev->kind == TR_BRK && r) {
+		if (!c->brk_lo || r < c->brk_lo)
+			c->brk_lo = r;
+		if (r > c->brk_hi)
+			c->brk_hi = r;
+	}
 }
 
 static void enter_call(struct perf_conv *c, int th, uint64_t t, int call,
@@ -143,7 +280,23 @@ static void exit_call(struct perf_conv *c, int th, int call, const char *f)
 		c->bad_lines++;
 		return;
 	}
+	if (ev->ret >= 0)
+		note_mapped(c, ev);
 	trace_writer_put(c->w, ev);
+}
+
+/* After an exec: only the table of the address space the exec took its
+ * locks on (the traced one from now on) is kept. */
+static void drop_old_mms(struct perf_conv *c)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->nmms; i++)
+		if (c->have_traced_mm && c->mms[i].mm == c->traced_mm)
+			c->mms[n++] = c->mms[i];
+	c->nmms = n;
+	c->mm_overflow = 0;
+	memset(c->held, 0, sizeof(c->held));
 }
 
 /* The traced process exec'd (fields "filename=F pid=P old_pid=P"): a new
@@ -155,6 +308,11 @@ static void on_exec(struct perf_conv *c, const char *f)
 	const char *fn = strstr(f, "filename="), *end;
 	size_t n;
 
+	/* The new address space's lock figures stay (its first
+	 * acquisitions, execve's, came before this event); the others' go,
+	 * as the events before it do: the old program's and its children's. */
+	c->in_exec = false;
+	drop_old_mms(c);
 	if (!fn)
 		return;
 	fn += 9;
@@ -167,9 +325,11 @@ static void on_exec(struct perf_conv *c, const char *f)
 		return;
 	c->dropped += c->w->nevents;
 	c->err = c->restart(c->restart_arg, c->exe);
-	memset(c->lock, 0, sizeof(c->lock));
-	memset(c->held, 0, sizeof(c->held));
 	memset(c->open, 0, sizeof(c->open));
+	memset(c->last_ufault, 0, sizeof(c->last_ufault));
+	c->nranges = 0;
+	c->brk_lo = c->brk_hi = 0;
+	c->kernel_faults = 0;
 	c->started = false;
 }
 
@@ -183,48 +343,268 @@ static void close_hold(struct perf_lockside *side, uint64_t t0, uint64_t t)
 		side->hold_max = d;
 }
 
+/* The table of address space mm; NULL past PERF_MAX_MMS. */
+static struct perf_mm *mm_of(struct perf_conv *c, uint64_t mm)
+{
+	for (int i = 0; i < c->nmms; i++)
+		if (c->mms[i].mm == mm)
+			return &c->mms[i];
+	if (c->nmms == PERF_MAX_MMS)
+		return NULL;
+	c->mms[c->nmms].mm = mm;
+	return &c->mms[c->nmms++];
+}
+
+/* The hold slot of thread tid on mm (fork holds two: its own mm's and,
+ * nested, the child's); NULL when every slot is taken. */
+static struct perf_conv_held *held_of(struct perf_conv *c, uint32_t tid,
+				      uint64_t mm)
+{
+	uint32_t h = (uint32_t)((tid * 2654435761u) ^ (mm >> 6) * 40503u) %
+		     PERF_LOCK_SLOTS;
+
+	for (int n = 0; n < PERF_LOCK_SLOTS; n++, h = (h + 1) % PERF_LOCK_SLOTS) {
+		if (!c->held[h].tid) {
+			c->held[h].tid = tid;
+			c->held[h].mm = mm;
+			return &c->held[h];
+		}
+		if (c->held[h].tid == tid && c->held[h].mm == mm)
+			return &c->held[h];
+	}
+	return NULL;
+}
+
+/* Whether a frame's symbol is one of names (a compiler's suffix, as in
+ * "do_execveat_common.isra.0", ignored). */
+static bool frame_is(const char *sym, const char *const *names)
+{
+	size_t n = strcspn(sym, ". \t+");
+
+	for (; *names; names++)
+		if (strlen(*names) == n && !strncmp(sym, *names, n))
+			return true;
+	return false;
+}
+
+static const char *const fr_exec[] = {
+	"bprm_execve", "do_execveat_common", "load_elf_binary",
+	"begin_new_exec", "setup_arg_pages", "__x64_sys_execve",
+	"__x64_sys_execveat", "kernel_execve", NULL,
+};
+static const char *const fr_exit[] = {
+	"do_exit", "exit_mm", "acct_collect", "do_group_exit", "exit_mmap",
+	"mmput", NULL,
+};
+static const char *const fr_fork[] = {
+	"dup_mmap", "dup_mm", "copy_process", NULL,
+};
+static const char *const fr_anon[] = {
+	"__vmf_anon_prepare", "vmf_anon_prepare", NULL,
+};
+static const char *const fr_fault[] = {
+	"lock_mm_and_find_vma", "do_user_addr_fault", "exc_page_fault", NULL,
+};
+static const char *const fr_madvise[] = {
+	"do_madvise", "madvise_lock", "madvise_do_behavior", "vector_madvise",
+	"__x64_sys_madvise", "__x64_sys_process_madvise", NULL,
+};
+static const char *const fr_mmap[] = {
+	"vm_mmap_pgoff", "ksys_mmap_pgoff", "do_mmap", "__vm_munmap",
+	"__x64_sys_munmap", "do_vmi_munmap", "vms_complete_munmap_vmas",
+	"do_mprotect_pkey", "__x64_sys_mprotect", "__do_sys_brk",
+	"__x64_sys_brk", "__do_sys_mremap", "__x64_sys_mremap", "do_mremap",
+	NULL,
+};
+
+/* One frame of the open chain, innermost first: the innermost frame
+ * that names a cause decides it, except that exec, exit and fork,
+ * wherever they are, decide over everything (a kernel-mode fault in
+ * execve's elf_load is exec's). A fault's frames (exc_page_fault) are
+ * followed by asm_exc_page_fault and then, for a kernel-mode fault, the
+ * kernel frame it interrupted; a user fault's chain (kernel frames only)
+ * ends there. */
+static void chain_frame(struct perf_conv *c, const char *f)
+{
+	char *end;
+	uint64_t ip = strtoull(f, &end, 16);
+	const char *sym = end + strspn(end, " ");
+
+	if (end == f)
+		return;
+	if (c->chain.fault == -1) {
+		c->chain.fault = ip >= 0xffff800000000000ULL ? 2 : 1;
+		return;
+	}
+	if (frame_is(sym, fr_exec))
+		c->chain.outer = PC_EXEC;
+	else if (frame_is(sym, fr_exit) && c->chain.outer < 0)
+		c->chain.outer = PC_EXIT;
+	else if (frame_is(sym, fr_fork) && c->chain.outer < 0)
+		c->chain.outer = PC_FORK;
+	if (c->chain.inner >= 0)
+		return;
+	if (!strncmp(sym, "asm_exc_page_fault", 18) && c->chain.fault >= 0) {
+		/* A fault: user or kernel-mode, the next frame tells. */
+		c->chain.fault = -1;
+		c->chain.inner = PC_FAULT_FALLBACK;
+	} else if (frame_is(sym, fr_anon)) {
+		c->chain.inner = PC_ANON_TRYLOCK;
+	} else if (frame_is(sym, fr_fault)) {
+		c->chain.fault = 0;          /* asm_exc_page_fault to come */
+	} else if (frame_is(sym, fr_madvise)) {
+		c->chain.inner = PC_MADVISE;
+	} else if (frame_is(sym, fr_mmap)) {
+		c->chain.inner = PC_MMAP_CALL;
+	}
+}
+
+/* The cause of the chain just read. */
+static enum perf_cause chain_cause(struct perf_conv *c, bool downgrade)
+{
+	int th;
+
+	if (c->chain.outer >= 0)
+		return (enum perf_cause)c->chain.outer;
+	if (downgrade)
+		return PC_DOWNGRADE;
+	if (c->chain.inner != PC_FAULT_FALLBACK)
+		return c->chain.inner >= 0 ? (enum perf_cause)c->chain.inner :
+					     PC_OTHER;
+	if (c->chain.fault == 2)
+		return PC_KERNEL_FAULT;
+	/* A user fault: at a page the trace maps (its last user fault's)? */
+	th = -1;
+	for (uint32_t i = 0; i < c->w->nthreads && th < 0; i++)
+		if (c->w->tid[i] == c->chain.tid)
+			th = (int)i;
+	return th >= 0 && c->last_ufault[th] && mapped(c, c->last_ufault[th]) ?
+	       PC_FAULT_FALLBACK : PC_FAULT_UNMAPPED;
+}
+
+/* An acquisition ("acquire_returned", its chain read): counted on its
+ * address space, by cause. A read acquisition while the write side is
+ * held is mmap_write_downgrade()'s: the write hold ends there. */
+static void chain_close(struct perf_conv *c)
+{
+	struct perf_conv_held *h, spare = { 0 };
+	struct perf_mm *m;
+	struct perf_lockside *side;
+	enum perf_cause k;
+	uint64_t w;
+	bool down;
+
+	if (!c->chain.open)
+		return;
+	c->chain.open = false;
+	if (!(m = mm_of(c, c->chain.mm))) {
+		c->mm_overflow++;
+		return;
+	}
+	/* No slot left (more holds than PERF_LOCK_SLOTS): counted, without
+	 * its wait and hold. */
+	if (!(h = held_of(c, c->chain.tid, c->chain.mm)))
+		h = &spare;
+	side = &m->lock[c->chain.write];
+	down = !c->chain.write && h->state == 2 && h->write;
+	k = chain_cause(c, down);
+	/* An exec's first acquisition is of a new address space, perhaps at
+	 * the address of one freed before (a shell's, an earlier exec's):
+	 * its table starts again. */
+	if (k == PC_EXEC && !c->in_exec) {
+		struct perf_mm fresh = { .mm = m->mm };
+
+		*m = fresh;
+		c->in_exec = true;
+	}
+	if (k != PC_FORK) {
+		c->traced_mm = c->chain.mm;
+		c->have_traced_mm = true;
+	}
+	if (!c->chain.success) {
+		side->failed++;
+		h->state = 0;
+		return;
+	}
+	w = h->state == 1 && c->chain.t > h->t ? c->chain.t - h->t : 0;
+	if (h->state == 2)
+		close_hold(&m->lock[h->write], h->t, c->chain.t);
+	h->write = c->chain.write;
+	side->acquired++;
+	m->cause[k][c->chain.write]++;
+	side->wait_ns += w;
+	if (w > side->wait_max)
+		side->wait_max = w;
+	h->state = 2;
+	h->t = c->chain.t;
+}
+
 /* One mmap_lock event of thread tid at t: "start_locking" (asks),
- * "acquire_returned" (got it, or a trylock failed), "released". */
+ * "acquire_returned" (got it, or a trylock failed: its chain follows),
+ * "released". */
 static void on_lock(struct perf_conv *c, uint32_t tid, uint64_t t,
 		    const char *name, const char *f)
 {
-	uint32_t h = (tid * 2654435761u) % PERF_LOCK_SLOTS;
 	bool write = strstr(f, "write=true") != NULL;
-	struct perf_lockside *side = &c->lock[write];
+	struct perf_conv_held *h;
+	struct perf_mm *m;
+	uint64_t mm;
 
-	for (int n = 0; c->held[h].tid && c->held[h].tid != tid &&
-	     n < PERF_LOCK_SLOTS; n++)
-		h = (h + 1) % PERF_LOCK_SLOTS;
-	if (c->held[h].tid && c->held[h].tid != tid)
-		return;                      /* more threads than slots */
-	c->held[h].tid = tid;
-	if (!strcmp(name, "mmap_lock_start_locking")) {
-		c->held[h].state = 1;
-		c->held[h].t = t;
-	} else if (!strcmp(name, "mmap_lock_acquire_returned")) {
-		uint64_t w = c->held[h].state == 1 && t > c->held[h].t ?
-			     t - c->held[h].t : 0;
-
-		if (strstr(f, "success=false")) {
-			side->failed++;
-			c->held[h].state = 0;
-			return;
-		}
-		/* mmap_write_downgrade() reports a read acquisition while the
-		 * write side is held: the write hold ends there. */
-		if (c->held[h].state == 2)
-			close_hold(&c->lock[c->held[h].write], c->held[h].t, t);
-		c->held[h].write = write;
-		side->acquired++;
-		side->wait_ns += w;
-		if (w > side->wait_max)
-			side->wait_max = w;
-		c->held[h].state = 2;
-		c->held[h].t = t;
-	} else if (c->held[h].state == 2) {   /* released */
-		close_hold(side, c->held[h].t, t);
-		c->held[h].state = 0;
+	if (named_hex(f, "mm", &mm)) {
+		c->bad_lines++;
+		return;
 	}
+	if (!strcmp(name, "mmap_lock_acquire_returned")) {
+		c->chain.open = true;
+		c->chain.tid = tid;
+		c->chain.t = t;
+		c->chain.mm = mm;
+		c->chain.write = write;
+		c->chain.success = !strstr(f, "success=false");
+		c->chain.fault = 0;
+		c->chain.inner = c->chain.outer = -1;
+		return;
+	}
+	if (!(h = held_of(c, tid, mm)))
+		return;                      /* more holds than slots */
+	if (!strcmp(name, "mmap_lock_start_locking")) {
+		h->state = 1;
+		h->t = t;
+	} else if (h->state == 2 && (m = mm_of(c, mm))) {   /* released */
+		close_hold(&m->lock[write], h->t, t);
+		h->state = 0;
+	}
+}
+
+void perf_conv_flush(struct perf_conv *c)
+{
+	chain_close(c);
+}
+
+void perf_conv_fini(struct perf_conv *c)
+{
+	perf_conv_flush(c);
+	free(c->ranges);
+	c->ranges = NULL;
+	c->nranges = c->cap_ranges = 0;
+}
+
+const struct perf_mm *perf_conv_traced(const struct perf_conv *c)
+{
+	for (int i = 0; c->have_traced_mm && i < c->nmms; i++)
+		if (c->mms[i].mm == c->traced_mm)
+			return &c->mms[i];
+	return NULL;
+}
+
+uint64_t perf_conv_other_mms(const struct perf_conv *c)
+{
+	uint64_t n = c->mm_overflow;
+
+	for (int i = 0; i < c->nmms; i++)
+		if (!c->have_traced_mm || c->mms[i].mm != c->traced_mm)
+			n += c->mms[i].lock[0].acquired + c->mms[i].lock[1].acquired;
+	return n;
 }
 
 /* "sys_enter_mmap" -> the call's index and whether it is the entry. */
@@ -253,6 +633,14 @@ void perf_conv_line(struct perf_conv *c, const char *line)
 	uint64_t t;
 	bool enter;
 
+	if (line[0] == '\t') {              /* a frame of a call chain */
+		if (c->chain.open)
+			chain_frame(c, line + 1);
+		return;
+	}
+	chain_close(c);                      /* its chain, if any, is whole */
+	if (!line[strspn(line, " \t")])
+		return;                      /* the empty line after a chain */
 	if (sscanf(line, " %ld/%ld %llu.%llu: %31[^:]:%47[^:]:%n", &pid, &tid,
 		   &sec, &nsec, group, name, &pos) < 6 || !pos) {
 		const char *l = strstr(line, "PERF_RECORD_LOST lost ");
@@ -286,7 +674,9 @@ void perf_conv_line(struct perf_conv *c, const char *line)
 		return;
 	}
 	if (!strcmp(group, "exceptions") && !strcmp(name, "page_fault_user"))
-		put_fault(c, th, t, line + pos);
+		put_fault(c, th, t, line + pos, false);
+	else if (!strcmp(group, "exceptions") && !strcmp(name, "page_fault_kernel"))
+		put_fault(c, th, t, line + pos, true);
 	else if (!strcmp(group, "syscalls") &&
 		 (call = which_call(name, &enter)) >= 0)
 		enter ? enter_call(c, th, t, call, line + pos)

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * perf_conv — turns `perf script -F pid,tid,time,event,trace --ns
+ * perf_conv — turns `perf script -F pid,tid,time,event,trace,ip,sym --ns
  * --show-lost-events` output of the syscalls:sys_{enter,exit}_{mmap,
- * munmap,mprotect,mremap,madvise,brk} and exceptions:page_fault_user
- * tracepoints into trace events: a syscall's enter and exit are paired
- * per thread into one event with its result; a fault's x86 error code
- * becomes TRACE_FAULT_* flags. A trace is one address space, so only
+ * munmap,mprotect,mremap,madvise,brk}, exceptions:page_fault_user and
+ * exceptions:page_fault_kernel (at user addresses) tracepoints into trace
+ * events: a syscall's enter and exit are paired per thread into one event
+ * with its result; a fault's x86 error code becomes TRACE_FAULT_* flags
+ * (a kernel-mode one, TRACE_FAULT_KERNEL too). The mmap_lock:*
+ * tracepoints become the host's lock figures, each acquisition put down
+ * to a cause by its kernel call chain. A trace is one address space, so only
  * the first process seen is kept (the recorded command; its children are
  * counted and left out). When that process execs, its address space is
  * a new one: the trace so far is dropped (restart) and begins again.
@@ -19,9 +22,12 @@
 #include "workloads/trace/trace.h"
 
 /* The tracepoints vmsim record asks perf for (NULL-terminated), and
- * those it adds where the kernel has them: the host's mmap_lock. */
+ * those it adds where the kernel has them: the host's mmap_lock; of
+ * these, perf_conv_chain_event is recorded with its kernel call chain
+ * (perf script then prints it, a frame a line, after the event). */
 extern const char *const perf_conv_events[];
 extern const char *const perf_conv_lock_events[];
+extern const char perf_conv_chain_event[];
 
 /* The host's mmap_lock as the recorded process took it (mmap_lock:*
  * tracepoints): per side, acquisitions, the time from asking to having
@@ -31,7 +37,45 @@ struct perf_lockside {
 	uint64_t wait_ns, wait_max, hold_ns, hold_max;
 };
 
-#define PERF_LOCK_SLOTS 8192             /* threads tracked, by tid hash */
+/* Why the host took its mmap_lock, from the acquisition's kernel call
+ * chain (docs/record-replay.md has the frames that decide each). */
+enum perf_cause {
+	PC_FAULT_FALLBACK,               /* a user fault under the mm lock
+					  * (its VMA lock failed or it
+					  * retried), at a page the trace maps */
+	PC_FAULT_UNMAPPED,               /* the same at a page it never maps:
+					  * vdso, vvar, the image, the stack */
+	PC_KERNEL_FAULT,                 /* a kernel-mode fault at a user
+					  * address (copy_to_user) */
+	PC_ANON_TRYLOCK,                 /* __vmf_anon_prepare()'s trylock */
+	PC_DOWNGRADE,                    /* mmap_write_downgrade()'s read */
+	PC_MADVISE,
+	PC_MMAP_CALL,                    /* mmap, munmap, mprotect, mremap, brk */
+	PC_EXEC,                         /* execve's (the new mm's) */
+	PC_EXIT,                         /* exit_mm, acct_collect */
+	PC_FORK,                         /* dup_mmap */
+	PC_OTHER,
+	PC_NCAUSES
+};
+
+extern const char *const perf_conv_cause_names[PC_NCAUSES];
+/* Can a replay make this acquisition (the trace holds its event)? */
+bool perf_conv_replayable(enum perf_cause k);
+
+/* One address space's acquisitions (the tracepoints' mm=). */
+struct perf_mm {
+	uint64_t mm;
+	struct perf_lockside lock[2];    /* read, write */
+	uint64_t cause[PC_NCAUSES][2];   /* acquisitions by cause and side */
+};
+
+#define PERF_LOCK_SLOTS 8192             /* holds tracked, by (tid, mm) */
+#define PERF_MAX_MMS 64                  /* address spaces told apart */
+
+/* A range the trace mapped (for telling a fault at a mapped page). */
+struct perf_range {
+	uint64_t start, end;
+};
 
 struct perf_conv {
 	struct trace_writer *w;
@@ -46,6 +90,8 @@ struct perf_conv {
 	uint64_t lost;                   /* events perf lost */
 	uint64_t bad_lines;              /* lines that were none of ours */
 	uint64_t too_many_threads;
+	uint64_t kernel_faults;          /* at user addresses, kept */
+	uint64_t kernel_faults_high;     /* at kernel addresses, left out */
 	/* The process exec'd: start the trace again (0, or -errno), with
 	 * the new program's name. */
 	int (*restart)(void *arg, const char *exe);
@@ -55,16 +101,52 @@ struct perf_conv {
 	int err;                         /* a failed restart */
 	bool cut;                        /* conversion stopped by a signal, */
 	int cut_by;                      /* this one */
-	struct perf_lockside lock[2];    /* read, write */
-	struct {
+	/* The mmap_lock, per address space: the traced one is that of the
+	 * process's latest acquisition outside fork (an exec's new mm takes
+	 * its first locks before the exec event: counted, through a shell
+	 * or not); fork's nested lock of the child's mm, another's. */
+	struct perf_mm mms[PERF_MAX_MMS];
+	int nmms;
+	uint64_t mm_overflow;            /* acquisitions of mms beyond those */
+	uint64_t traced_mm;
+	bool have_traced_mm;
+	bool in_exec;                    /* an exec's acquisitions began */
+	struct perf_conv_held {
 		uint32_t tid;            /* 0: free */
+		uint64_t mm;
 		uint8_t state, write;    /* 0 none, 1 asking, 2 holding */
 		uint64_t t;              /* when it asked, or got it */
 	} held[PERF_LOCK_SLOTS];
+	/* An acquisition whose call chain is being read (its frames follow
+	 * its line; the next line that is not one ends it). */
+	struct {
+		bool open;
+		uint32_t tid;
+		uint64_t t, mm;
+		bool write, success;
+		int fault;               /* 0 none, 1 user, 2 kernel, -1 next
+					  * frame decides */
+		int inner;               /* innermost cause found, or -1 */
+		int outer;               /* exec, exit or fork, or -1 */
+	} chain;
+	uint64_t last_ufault[TRACE_MAX_THREADS];  /* by thread index */
+	struct perf_range *ranges;       /* what the trace has mapped */
+	size_t nranges, cap_ranges;
+	bool ranges_sorted;
+	uint64_t brk_lo, brk_hi;         /* the heap, [lo, hi) */
 };
 
 void perf_conv_init(struct perf_conv *c, struct trace_writer *w);
 /* One line of perf script's output (without its newline). */
 void perf_conv_line(struct perf_conv *c, const char *line);
+/* The end of the output: an acquisition whose chain was being read is
+ * counted. Then the figures below are final. */
+void perf_conv_flush(struct perf_conv *c);
+/* Frees what init and the lines took (c's figures stay readable). */
+void perf_conv_fini(struct perf_conv *c);
+/* The traced address space's mmap_lock, or NULL when it took none; the
+ * acquisitions of other address spaces, in all. */
+const struct perf_mm *perf_conv_traced(const struct perf_conv *c);
+uint64_t perf_conv_other_mms(const struct perf_conv *c);
 
 #endif

@@ -21,7 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define TRACE_VERSION 2                  /* what is written; 1 is read too */
+#define TRACE_VERSION 3                  /* what is written; 1 and 2 are
+					  * read too */
 #define TRACE_BLOCK 16384                /* bytes of records per block */
 #define TRACE_MAX_THREADS 4096
 #define TRACE_MAX_COMMENT 4096
@@ -45,6 +46,9 @@ enum trace_kind {
 #define TRACE_FAULT_WRITE   0x1
 #define TRACE_FAULT_PRESENT 0x2          /* a protection fault */
 #define TRACE_FAULT_EXEC    0x4
+/* Since version 3: a kernel-mode fault at a user address (copy_to_user
+ * into a page read(2) fills, say: no FAULT_FLAG_USER in the kernel). */
+#define TRACE_FAULT_KERNEL  0x8
 
 /*
  * One event. Which fields mean what, by kind:
@@ -139,7 +143,7 @@ struct trace_summary {
 	uint64_t span_ns;
 	uint64_t addr_lo, addr_hi;       /* of every address seen; lo > hi: none */
 	uint64_t failed;                 /* syscalls that returned an error */
-	uint64_t fault_write, fault_present;
+	uint64_t fault_write, fault_present, fault_kernel;
 };
 
 /* Read the whole trace into s. 0, or -1 with one line in err. */

@@ -9,8 +9,14 @@
 #define TRACE_MAGIC "VMSIMTRC"
 #define TRACE_MAGIC_LEN 8
 #define TRACE_PAGE_SHIFT 12
-#define TRACE_FAULT_FLAG_BITS 3
+/* A fault's flags below its page delta: 3 bits up to version 2, 4 since
+ * version 3 (TRACE_FAULT_KERNEL). */
+#define TRACE_FAULT_FLAG_BITS 4
 #define TRACE_FAULT_FLAGS ((1u << TRACE_FAULT_FLAG_BITS) - 1)
+static inline unsigned trace_fault_flag_bits(unsigned version)
+{
+	return version >= 3 ? TRACE_FAULT_FLAG_BITS : 3;
+}
 
 /* Signed as unsigned, small magnitudes small: 0, -1, 1, -2 -> 0, 1, 2, 3. */
 static inline uint64_t trace_zigzag(int64_t v)

@@ -174,7 +174,7 @@ int trace_open_stream(struct trace_reader *r, FILE *f, char *err,
 			    "header)");
 	if (file_u(f, &ver))
 		return fail(err, errlen, "truncated header");
-	if (ver != 1 && ver != TRACE_VERSION)
+	if (ver < 1 || ver > TRACE_VERSION)
 		return fail(err, errlen, "trace version %llu; this vmsim reads "
 			    "versions 1 to %d", (unsigned long long)ver,
 			    TRACE_VERSION);
@@ -276,6 +276,7 @@ static int read_body(struct trace_reader *r, struct trace_ev *ev, char *err,
 		     size_t len)
 {
 	uint64_t v[6], page;
+	unsigned bits;
 
 	switch (ev->kind) {
 	case TR_THREAD:
@@ -289,15 +290,16 @@ static int read_body(struct trace_reader *r, struct trace_ev *ev, char *err,
 	case TR_FAULT:
 		if (get_fields(r, v, 1, 0, err, len))
 			return -1;
+		bits = trace_fault_flag_bits(r->version);
 		page = r->last_page[ev->thread] +
-		       (uint64_t)trace_unzigzag(v[0] >> TRACE_FAULT_FLAG_BITS);
+		       (uint64_t)trace_unzigzag(v[0] >> bits);
 		if (page >= TRACE_ADDR_LIMIT >> TRACE_PAGE_SHIFT)
 			return fail(err, len, "event %llu: fault at an "
 				    "impossible address",
 				    (unsigned long long)r->nevents);
 		r->last_page[ev->thread] = page;
 		ev->addr = page << TRACE_PAGE_SHIFT;
-		ev->arg = v[0] & TRACE_FAULT_FLAGS;
+		ev->arg = v[0] & ((1u << bits) - 1);
 		return 0;
 	case TR_MMAP:       /* addr len prot flags fd off, ret */
 		if (get_fields(r, v, 6, 0x23, err, len))
@@ -401,6 +403,7 @@ int trace_summarize(struct trace_reader *r, struct trace_summary *s,
 		if (ev.kind == TR_FAULT) {
 			s->fault_write += !!(ev.arg & TRACE_FAULT_WRITE);
 			s->fault_present += !!(ev.arg & TRACE_FAULT_PRESENT);
+			s->fault_kernel += !!(ev.arg & TRACE_FAULT_KERNEL);
 		}
 		if (ev.ret < 0) {
 			s->failed++;

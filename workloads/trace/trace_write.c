@@ -2,7 +2,7 @@
 /*
  * The trace writer: a header, then each event as a kind byte and LEB128
  * varints, in blocks of up to TRACE_BLOCK bytes, each with its CRC-32
- * (zlib's), as is the header (docs/trace.md, version 2).
+ * (zlib's), as is the header (docs/trace.md, version 3).
  */
 #include <errno.h>
 #include <string.h>
