@@ -204,8 +204,8 @@ static void print_causes(const struct perf_mm *m, const uint64_t rep[2])
 		sep = ",";
 	}
 	printf("\nhost mmap_lock a replay can make: %llu/%llu of %llu/%llu "
-	       "(exec, exit, fork, faults outside the trace's mappings and "
-	       "other left out)\n", (unsigned long long)rep[0],
+	       "(exec, exit, fork, faults and calls outside the trace's mappings "
+	       "and other left out)\n", (unsigned long long)rep[0],
 	       (unsigned long long)rep[1],
 	       (unsigned long long)m->lock[0].acquired,
 	       (unsigned long long)m->lock[1].acquired);

@@ -218,7 +218,8 @@ void res_json_host_causes(const struct res_host_lock *h, bool replayable,
 /* A replay beside its recording: the mm lock an iteration against the
  * host kernel's own mmap_lock in the recorded run, and their ratio. */
 static json_object *host_lock_json(const struct res_host_lock *h,
-				   const struct res_host_cmp *hc)
+				   const struct res_host_cmp *hc,
+				   const struct res_point *p)
 {
 	static const char *const side[LS_NSIDES] = { "read", "write" };
 	json_object *o = json_object_new_object();
@@ -233,6 +234,9 @@ static json_object *host_lock_json(const struct res_host_lock *h,
 		JADD(j, "host_hold_ns", JU64(h->hold_ns[s]));
 		JADD(j, "vmsim_acquired", json_object_new_double(hc->acquired[s]));
 		JADD(j, "vmsim_contended", json_object_new_double(hc->contended[s]));
+		/* The replay's teardown between passes, in all: lockstat's
+		 * count less this, over counted_passes, is vmsim_acquired. */
+		JADD(j, "vmsim_teardown", JU64(p->c.untimed_lock[s]));
 		JADD(j, "ratio", isfinite(hc->ratio[s]) ?
 		     json_object_new_double(hc->ratio[s]) : NULL);
 		if (h->have_causes) {
@@ -324,7 +328,7 @@ static json_object *point_json(const struct res_file *r,
 	}
 	JADD(o, "lockstat", l);
 	if (res_host_compare(p, &r->host_lock, &hc))
-		JADD(o, "host_mmap_lock", host_lock_json(&r->host_lock, &hc));
+		JADD(o, "host_mmap_lock", host_lock_json(&r->host_lock, &hc, p));
 	if (p->c.ncounters) {
 		json_object *c = json_object_new_object();
 

@@ -148,6 +148,11 @@ struct sim_mm {
 	_Atomic uint32_t *page_frame;
 	_Atomic uint64_t map_pages;      /* pages in VMAs */
 	_Atomic uint64_t populated;      /* pages placed by MAP_POPULATE */
+	/* Acquisitions of the scheme's first lock class (the mm-wide one)
+	 * by a workload's own teardown between passes (replay's return to
+	 * an empty mm), read and write: no recorded program made them, so
+	 * a comparison with the host leaves them out. */
+	_Atomic uint64_t untimed_lock[2];
 	struct sim_src_errors src_err;
 	uint64_t hold_extra_cycles;      /* cfg.hold_extra_ns, in cycles */
 	unsigned long start_brk;

@@ -45,6 +45,7 @@ struct res_counters {
 	uint64_t src_values[FAULT_SOURCE_MAX_COUNTERS];
 	uint64_t vmas, mapped_pages, resident_pages;  /* at the end */
 	uint64_t populated;              /* pages placed by MAP_POPULATE */
+	uint64_t untimed_lock[2];        /* sim_mm's untimed_lock */
 	uint64_t slots;                  /* per-thread counter slots */
 	uint64_t fault_pages;            /* pages faults placed */
 	/* Fault-source operations the host refused (enum sim_src_op), and

@@ -124,7 +124,9 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 	if (len > mm->end - mm->base)
 		return -ENOMEM;
 	len = txn_page_align(len);
-	vflags = sim_prot_to_flags(prot) | ((flags & MAP_SHARED) ? VM_SHARED : 0);
+	vflags = sim_prot_to_flags(prot) | ((flags & MAP_SHARED) ? VM_SHARED : 0) |
+		 ((flags & MAP_NORESERVE) ? VM_NORESERVE : 0) |
+		 ((flags & MAP_STACK) ? VM_NOHUGEPAGE : 0);
 
 	if (fixed && (addr & ~SIM_PAGE_MASK))
 		return -EINVAL;
@@ -435,8 +437,15 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 	for (;;) {
 		oldbrk = atomic_load(&mm->brk);
 		*out = oldbrk;
-		if (!newbrk || newbrk == oldbrk)
+		if (!newbrk || newbrk == oldbrk) {
+			/* brk(2) takes the write side before it looks at
+			 * anything, a query (brk(0)) too. */
+			lo = txn_page_align(oldbrk);
+			ops->write_begin(mm->lock, lo, lo + SIM_PAGE_SIZE, &h);
+			*out = atomic_load(&mm->brk);
+			ops->write_end(mm->lock, &h);
 			return 0;
+		}
 		if (newbrk < mm->start_brk || newbrk > mm->end)
 			return -ENOMEM;
 		lo = txn_page_align(oldbrk < newbrk ? oldbrk : newbrk);

@@ -20,6 +20,11 @@
 #define VM_EXEC     0x4UL
 #define VM_SHARED   0x8UL
 #define VM_HEAP     0x100UL          /* the brk heap */
+/* Flags that only keep VMAs apart (a merge needs equal flags), as the
+ * kernel's do: MAP_NORESERVE's VM_NORESERVE (glibc's thread arenas) and
+ * the VM_NOHUGEPAGE MAP_STACK sets since Linux 6.7 (thread stacks). */
+#define VM_NORESERVE  0x200UL
+#define VM_NOHUGEPAGE 0x400UL
 #define VM_ACCESS_FLAGS (VM_READ | VM_WRITE | VM_EXEC)
 
 /* mmap flags understood by sim_do_mmap (values of <sys/mman.h>) */

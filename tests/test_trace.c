@@ -527,6 +527,9 @@ static const char *const ch_mmap_call[] = {
 	"ffffffff815f6fa0 __mmap_lock_do_trace_acquire_returned",
 	"ffffffff815d3b82 vm_mmap_pgoff",
 	"ffffffff815d3c00 ksys_mmap_pgoff", NULL };
+static const char *const ch_mprotect[] = {
+	"ffffffff815f6fa0 __mmap_lock_do_trace_acquire_returned",
+	"ffffffff815d4000 do_mprotect_pkey", NULL };
 static const char *const ch_fork[] = {
 	"ffffffff815f6fa0 __mmap_lock_do_trace_acquire_returned",
 	"ffffffff81100000 dup_mmap",
@@ -535,7 +538,7 @@ static const char *const ch_madv[] = {
 	"ffffffff815f6fa0 madvise_do_behavior",
 	"ffffffff815f6fb0 do_madvise.part.0", NULL };
 /* The trace test_perf_kernel_causes made: THREAD, MMAP, the kernel-mode
- * fault at a user address (flagged), the two user faults. */
+ * fault at a user address (flagged), the two user faults, the mprotect. */
 static void check_kernel_trace(char *buf, size_t len)
 {
 	FILE *f = fmemopen(buf, len, "rb");
@@ -557,6 +560,8 @@ static void check_kernel_trace(char *buf, size_t len)
 	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
 	ck_assert_uint_eq(e.addr, 0x7f0000000000);
 	ck_assert_uint_eq(e.arg, TRACE_FAULT_WRITE);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.kind, TR_MPROTECT);
 	ck_assert_msg(trace_next(&r, &e, err, sizeof(err)) == 0, "%s", err);
 	fclose(f);
 }
@@ -606,6 +611,12 @@ START_TEST(test_perf_kernel_causes)
 	lock_with_chain(c, mm, 4, false, ch_anon);
 	lock_with_chain(c, mm, 5, false, ch_madv);
 	lock_with_chain(c, mm, 7, true, ch_mmap_call);   /* held: no release */
+	/* ld.so's RELRO mprotect of the image: a range the trace never
+	 * maps, a call a replay skips. */
+	perf_conv_line(c, "  10/10 5.000007500: syscalls:sys_enter_mprotect: "
+		       "start: 0x55550000, len: 0x00001000, prot: 0x00000001");
+	lock_with_chain(c, mm, 8, true, ch_mprotect);
+	perf_conv_line(c, "  10/10 5.000008500: syscalls:sys_exit_mprotect: 0x0");
 	lock_with_chain(c, mm, 8, true, ch_fork);
 	lock_with_chain(c, child, 9, true, ch_fork);   /* nested: the child's */
 	perf_conv_fini(c);
@@ -627,7 +638,8 @@ START_TEST(test_perf_kernel_causes)
 	ck_assert_uint_eq(m->cause[PC_MADVISE][0], 1);
 	ck_assert_uint_eq(m->cause[PC_FORK][1], 1);
 	ck_assert_uint_eq(m->lock[0].acquired, 6);
-	ck_assert_uint_eq(m->lock[1].acquired, 2);
+	ck_assert_uint_eq(m->cause[PC_CALL_UNMAPPED][1], 1);
+	ck_assert_uint_eq(m->lock[1].acquired, 3);
 	ck_assert_uint_eq(perf_conv_other_mms(c), 1);
 	ck_assert(perf_conv_replayable(PC_KERNEL_FAULT));
 	ck_assert(!perf_conv_replayable(PC_EXEC));

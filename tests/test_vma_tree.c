@@ -288,6 +288,19 @@ START_TEST(test_merge_rules)
 	ck_assert_uint_eq(vma_tree_count(&mm->tree), 3);
 	ck_assert_uint_eq(at(mm, f2)->vm_start, f1);
 	ck_assert_uint_eq(at(mm, f2)->vm_pgoff, 10);
+	/* MAP_NORESERVE (VM_NORESERVE: glibc's thread arenas) and MAP_STACK
+	 * (VM_NOHUGEPAGE since 6.7) keep a mapping apart from its plain
+	 * anonymous neighbours, through an mprotect too, as in the kernel. */
+	ck_assert_int_eq(sim_do_mmap(mm, mm->base + 300 * P, 4 * P,
+		PROT_READ | PROT_WRITE, MAP_FIXED, SIM_FILE_NONE, 0, &a), 0);
+	ck_assert_int_eq(sim_do_mmap(mm, mm->base + 304 * P, 4 * P, PROT_NONE,
+		MAP_FIXED | MAP_NORESERVE, SIM_FILE_NONE, 0, &b), 0);
+	ck_assert_int_eq(sim_do_mprotect(mm, b, 4 * P, PROT_READ | PROT_WRITE), 0);
+	ck_assert_int_eq(sim_do_mmap(mm, mm->base + 308 * P, 4 * P,
+		PROT_READ | PROT_WRITE, MAP_FIXED | MAP_STACK, SIM_FILE_NONE, 0, &b), 0);
+	ck_assert_uint_eq(vma_tree_count(&mm->tree), 6);
+	ck_assert_uint_eq(at(mm, mm->base + 305 * P)->vm_start, mm->base + 304 * P);
+	ck_assert_uint_eq(at(mm, mm->base + 305 * P)->vm_end, mm->base + 308 * P);
 	sim_mm_destroy(mm);
 }
 END_TEST
@@ -409,8 +422,14 @@ START_TEST(test_brk)
 	unsigned long b0 = mm->brk, b, x;
 	unsigned char v = 1;
 
+	struct lockstat_totals w0, w1;
+
+	/* A query takes the write side too, as brk(2) does before it looks. */
+	lockstat_sum(mm->lock->classes[0], LS_WRITE, &w0);
 	ck_assert_int_eq(sim_do_brk(mm, 0, &b), 0);
 	ck_assert_uint_eq(b, b0);
+	lockstat_sum(mm->lock->classes[0], LS_WRITE, &w1);
+	ck_assert_uint_eq(w1.acquisitions, w0.acquisitions + 1);
 	ck_assert_int_eq(sim_do_brk(mm, b0 + 3 * P + 10, &b), 0);
 	ck_assert_uint_eq(b, b0 + 3 * P + 10);
 	ck_assert_uint_eq(vma_tree_count(&mm->tree), 1);

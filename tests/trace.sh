@@ -75,7 +75,11 @@ p = json.load(open(sys.argv[1]))["results"][0]
 h, w = p["host_mmap_lock"], p["lockstat"]["mmap_lock"]["write"]
 assert h["class"] == "mmap_lock" and h["write"]["host_acquired"] == 40
 n = p["counted_passes"]                # every pass, the warm-up's too
-assert abs(h["write"]["vmsim_acquired"] - w["acquisitions"] / n) < 1e-9, (h, w)
+# The replay's own teardown between passes (brk back, munmap of it all)
+# is left out: the program never made it.
+t = h["write"]["vmsim_teardown"]
+assert 0 < t <= 2 * n, h
+assert abs(h["write"]["vmsim_acquired"] - (w["acquisitions"] - t) / n) < 1e-9, (h, w)
 assert abs(h["write"]["ratio"] - h["write"]["vmsim_acquired"] / 40) < 1e-9
 PY
 echo '{"something": "else"}' >"$tmp/h.trace.mmap_lock.json"

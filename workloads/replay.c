@@ -178,7 +178,8 @@ static int map_flags(const struct rp_op *op, bool fixed)
 
 	if (op->file < 0)
 		f |= MAP_ANONYMOUS;
-	return f | (fixed ? MAP_FIXED : 0) | (op->flags & MAP_POPULATE);
+	return f | (fixed ? MAP_FIXED : 0) |
+	       (op->flags & (MAP_POPULATE | MAP_NORESERVE | MAP_STACK));
 }
 
 /* An mmap where the recording had it: as a hint (the kernel's path for a
@@ -344,12 +345,23 @@ static void rp_teardown(struct sim_mm *mm, const struct wl_opts *o,
 			void *shared)
 {
 	struct rp_shared *s = shared;
+	struct lockstat_totals t0[2], t1[2];
 	unsigned long out;
 
 	if (s->val)
 		rp_check_write_log(s);
+	/* Counted apart (sim_mm's untimed_lock): the program never made
+	 * these two calls. */
+	for (int k = 0; k < 2; k++)
+		lockstat_sum(mm->lock->classes[0], k, &t0[k]);
 	sim_do_brk(mm, mm->start_brk, &out);
 	sim_do_munmap(mm, mm->base, mm->end - mm->base);
+	for (int k = 0; k < 2; k++) {
+		lockstat_sum(mm->lock->classes[0], k, &t1[k]);
+		atomic_fetch_add_explicit(&mm->untimed_lock[k],
+					  t1[k].acquisitions - t0[k].acquisitions,
+					  memory_order_relaxed);
+	}
 	rp_shared_free(s);
 }
 

@@ -43,6 +43,7 @@ const char *const perf_conv_cause_names[PC_NCAUSES] = {
 	[PC_DOWNGRADE] = "downgrade",
 	[PC_MADVISE] = "madvise",
 	[PC_MMAP_CALL] = "mmap_call",
+	[PC_CALL_UNMAPPED] = "call_unmapped",
 	[PC_EXEC] = "exec",
 	[PC_EXIT] = "exit",
 	[PC_FORK] = "fork",
@@ -51,8 +52,8 @@ const char *const perf_conv_cause_names[PC_NCAUSES] = {
 
 bool perf_conv_replayable(enum perf_cause k)
 {
-	return k != PC_FAULT_UNMAPPED && k != PC_EXEC && k != PC_EXIT &&
-	       k != PC_FORK && k != PC_OTHER;
+	return k != PC_FAULT_UNMAPPED && k != PC_CALL_UNMAPPED && k != PC_EXEC &&
+	       k != PC_EXIT && k != PC_FORK && k != PC_OTHER;
 }
 
 /* x86 page-fault error code bits (arch/x86/include/asm/trap_pf.h). */
@@ -137,8 +138,7 @@ static void put_fault(struct perf_conv *c, int th, uint64_t t,
 		 (kernel ? TRACE_FAULT_KERNEL : 0);
 	if (kernel)
 		c->kernel_faults++;
-	else
-		c->last_ufault[th] = ev.addr;
+	c->last_fault[th] = ev.addr;
 	trace_writer_put(c->w, &ev);
 }
 
@@ -326,7 +326,7 @@ static void on_exec(struct perf_conv *c, const char *f)
 	c->dropped += c->w->nevents;
 	c->err = c->restart(c->restart_arg, c->exe);
 	memset(c->open, 0, sizeof(c->open));
-	memset(c->last_ufault, 0, sizeof(c->last_ufault));
+	memset(c->last_fault, 0, sizeof(c->last_fault));
 	c->nranges = 0;
 	c->brk_lo = c->brk_hi = 0;
 	c->kernel_faults = 0;
@@ -459,27 +459,62 @@ static void chain_frame(struct perf_conv *c, const char *f)
 	}
 }
 
-/* The cause of the chain just read. */
+/* Thread tid's index in the trace, or -1. */
+static int thread_of(const struct perf_conv *c, uint32_t tid)
+{
+	for (uint32_t i = 0; i < c->w->nthreads; i++)
+		if (c->w->tid[i] == tid)
+			return (int)i;
+	return -1;
+}
+
+/* Is the fault thread tid is in (its latest, user or kernel-mode) at a
+ * page the trace maps? */
+static bool fault_mapped(struct perf_conv *c, uint32_t tid)
+{
+	int th = thread_of(c, tid);
+
+	return th >= 0 && c->last_fault[th] && mapped(c, c->last_fault[th]);
+}
+
+/* Is thread tid inside a munmap, mprotect or madvise of a range the
+ * trace never mapped? */
+static bool call_unmapped(struct perf_conv *c, uint32_t tid)
+{
+	int th = thread_of(c, tid);
+	const struct trace_ev *e;
+
+	if (th < 0 || !c->open[th])
+		return false;
+	e = &c->pend[th];
+	return (e->kind == TR_MUNMAP || e->kind == TR_MPROTECT ||
+		e->kind == TR_MADVISE) && !mapped(c, e->addr);
+}
+
+/* The cause of the chain just read. A fault's (a fallback, a kernel-mode
+ * fault, the anon_vma trylock inside one) at a page the trace never maps
+ * — the image's bss, the stack, vdso, vvar — is fault_unmapped: a replay
+ * does not make that fault. */
 static enum perf_cause chain_cause(struct perf_conv *c, bool downgrade)
 {
-	int th;
+	enum perf_cause k;
 
 	if (c->chain.outer >= 0)
 		return (enum perf_cause)c->chain.outer;
-	if (downgrade)
-		return PC_DOWNGRADE;
-	if (c->chain.inner != PC_FAULT_FALLBACK)
-		return c->chain.inner >= 0 ? (enum perf_cause)c->chain.inner :
-					     PC_OTHER;
-	if (c->chain.fault == 2)
-		return PC_KERNEL_FAULT;
-	/* A user fault: at a page the trace maps (its last user fault's)? */
-	th = -1;
-	for (uint32_t i = 0; i < c->w->nthreads && th < 0; i++)
-		if (c->w->tid[i] == c->chain.tid)
-			th = (int)i;
-	return th >= 0 && c->last_ufault[th] && mapped(c, c->last_ufault[th]) ?
-	       PC_FAULT_FALLBACK : PC_FAULT_UNMAPPED;
+	if (c->chain.inner < 0 && !downgrade)
+		return PC_OTHER;
+	k = downgrade ? PC_DOWNGRADE : (enum perf_cause)c->chain.inner;
+	if ((k == PC_DOWNGRADE || k == PC_MMAP_CALL || k == PC_MADVISE) &&
+	    call_unmapped(c, c->chain.tid))
+		return PC_CALL_UNMAPPED;
+	if (k == PC_DOWNGRADE)
+		return k;
+	if (k == PC_FAULT_FALLBACK && c->chain.fault == 2)
+		k = PC_KERNEL_FAULT;
+	if ((k == PC_FAULT_FALLBACK || k == PC_KERNEL_FAULT ||
+	     k == PC_ANON_TRYLOCK) && !fault_mapped(c, c->chain.tid))
+		k = PC_FAULT_UNMAPPED;
+	return k;
 }
 
 /* An acquisition ("acquire_returned", its chain read): counted on its

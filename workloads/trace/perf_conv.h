@@ -42,15 +42,20 @@ struct perf_lockside {
 enum perf_cause {
 	PC_FAULT_FALLBACK,               /* a user fault under the mm lock
 					  * (its VMA lock failed or it
-					  * retried), at a page the trace maps */
-	PC_FAULT_UNMAPPED,               /* the same at a page it never maps:
-					  * vdso, vvar, the image, the stack */
+					  * retried) */
+	PC_FAULT_UNMAPPED,               /* any fault's (these three) at a page
+					  * the trace never maps: the image's
+					  * bss, the stack, vdso, vvar */
 	PC_KERNEL_FAULT,                 /* a kernel-mode fault at a user
 					  * address (copy_to_user) */
 	PC_ANON_TRYLOCK,                 /* __vmf_anon_prepare()'s trylock */
 	PC_DOWNGRADE,                    /* mmap_write_downgrade()'s read */
 	PC_MADVISE,
 	PC_MMAP_CALL,                    /* mmap, munmap, mprotect, mremap, brk */
+	PC_CALL_UNMAPPED,                /* munmap, mprotect or madvise (or its
+					  * downgrade) of a range the trace
+					  * never maps (ld.so's RELRO mprotect
+					  * of the image): a replay skips it */
 	PC_EXEC,                         /* execve's (the new mm's) */
 	PC_EXIT,                         /* exit_mm, acct_collect */
 	PC_FORK,                         /* dup_mmap */
@@ -129,7 +134,7 @@ struct perf_conv {
 		int inner;               /* innermost cause found, or -1 */
 		int outer;               /* exec, exit or fork, or -1 */
 	} chain;
-	uint64_t last_ufault[TRACE_MAX_THREADS];  /* by thread index */
+	uint64_t last_fault[TRACE_MAX_THREADS];   /* by thread index */
 	struct perf_range *ranges;       /* what the trace has mapped */
 	size_t nranges, cap_ranges;
 	bool ranges_sorted;
