@@ -227,6 +227,7 @@ START_TEST(test_perf_exec)
 	ck_assert_str_eq(c->exe, l.exe);
 	fclose(f);
 	free(w);
+	perf_conv_fini(c);
 	free(c);
 }
 END_TEST
@@ -317,6 +318,7 @@ START_TEST(test_perf_lines)
 	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 0);
 	fclose(f);
 	free(w);
+	perf_conv_fini(c);
 	free(c);
 }
 END_TEST

@@ -233,6 +233,57 @@ static int pick_baseline(struct cmp_inputs *in, struct cmp_file *files,
 	return 0;
 }
 
+/* The first scheme of the -l list in the command a result file records
+ * ("-l rwsem,pervma", "--lock=rwsem", "-lrwsem"): into out, or false. */
+static bool first_scheme(json_object *root, char *out, size_t len)
+{
+	json_object *cmd;
+	const char *v = NULL;
+	size_t n;
+
+	if (!json_object_object_get_ex(root, "command", &cmd) ||
+	    !json_object_is_type(cmd, json_type_array))
+		return false;
+	for (size_t i = 0; !v && i < json_object_array_length(cmd); i++) {
+		const char *w = json_object_get_string(
+			json_object_array_get_idx(cmd, i));
+		const char *next = i + 1 < json_object_array_length(cmd) ?
+			json_object_get_string(json_object_array_get_idx(cmd, i + 1)) :
+			NULL;
+
+		if (!w)
+			continue;
+		if (!strcmp(w, "-l") || !strcmp(w, "--lock"))
+			v = next;
+		else if (!strncmp(w, "--lock=", 7))
+			v = w + 7;
+		else if (!strncmp(w, "-l", 2) && w[2])
+			v = w + 2;
+	}
+	if (!v || !(n = strcspn(v, ",")) || n >= len)
+		return false;
+	snprintf(out, len, "%.*s", (int)n, v);
+	return true;
+}
+
+/* No --baseline: the one result (of one run's directory) whose scheme is
+ * the run's first -l scheme, the base the user named first; none such
+ * (several directories: the first given is the base; a scheme in two
+ * results, as component variants are): the order stays. */
+static void default_baseline(struct cmp_inputs *in, struct cmp_file *files)
+{
+	char first[64], why[1024];
+	int matches = 0;
+
+	if (in->several_dirs || in->n < 2 ||
+	    !first_scheme(files[0].root, first, sizeof(first)))
+		return;
+	for (int i = 0; i < in->n; i++)
+		matches += files[i].scheme && !strcmp(files[i].scheme, first);
+	if (matches == 1)
+		pick_baseline(in, files, first, why, sizeof(why));
+}
+
 int cmp_inputs_load(struct cmp_inputs *in, struct cmp_file *files,
 		    const char *const *labels, int nlabels, const char *baseline,
 		    char *err, size_t errlen)
@@ -261,5 +312,7 @@ int cmp_inputs_load(struct cmp_inputs *in, struct cmp_file *files,
 		snprintf(err, errlen, "--baseline: %s", why);
 		return -EINVAL;
 	}
+	if (!baseline && !nlabels)
+		default_baseline(in, files);
 	return 0;
 }
