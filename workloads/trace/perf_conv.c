@@ -459,20 +459,11 @@ static void chain_frame(struct perf_conv *c, const char *f)
 	}
 }
 
-/* Thread tid's index in the trace, or -1. */
-static int thread_of(const struct perf_conv *c, uint32_t tid)
-{
-	for (uint32_t i = 0; i < c->w->nthreads; i++)
-		if (c->w->tid[i] == tid)
-			return (int)i;
-	return -1;
-}
-
 /* Is the fault thread tid is in (its latest, user or kernel-mode) at a
  * page the trace maps? */
 static bool fault_mapped(struct perf_conv *c, uint32_t tid)
 {
-	int th = thread_of(c, tid);
+	int th = trace_writer_find(c->w, tid);
 
 	return th >= 0 && c->last_fault[th] && mapped(c, c->last_fault[th]);
 }
@@ -481,7 +472,7 @@ static bool fault_mapped(struct perf_conv *c, uint32_t tid)
  * trace never mapped? */
 static bool call_unmapped(struct perf_conv *c, uint32_t tid)
 {
-	int th = thread_of(c, tid);
+	int th = trace_writer_find(c->w, tid);
 	const struct trace_ev *e;
 
 	if (th < 0 || !c->open[th])

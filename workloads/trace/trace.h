@@ -96,6 +96,8 @@ void trace_writer_init(struct trace_writer *w, FILE *f, const char *comment);
 /* The thread index of OS thread tid (a THREAD record when new); -1 when
  * there are TRACE_MAX_THREADS already. */
 int trace_writer_thread(struct trace_writer *w, uint32_t tid, uint64_t t_ns);
+/* The thread index of OS thread tid, if it has one yet; -1. */
+int trace_writer_find(const struct trace_writer *w, uint32_t tid);
 /* Append ev (kind, thread from trace_writer_thread, fields). Times are
  * made monotonic (an event earlier than the one before is given its
  * time). */

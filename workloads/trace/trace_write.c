@@ -93,11 +93,20 @@ static void put_head(struct trace_writer *w, enum trace_kind k,
 	w->nevents++;
 }
 
-int trace_writer_thread(struct trace_writer *w, uint32_t tid, uint64_t t_ns)
+int trace_writer_find(const struct trace_writer *w, uint32_t tid)
 {
 	for (uint32_t i = 0; i < w->nthreads; i++)
 		if (w->tid[i] == tid)
 			return (int)i;
+	return -1;
+}
+
+int trace_writer_thread(struct trace_writer *w, uint32_t tid, uint64_t t_ns)
+{
+	int th = trace_writer_find(w, tid);
+
+	if (th >= 0)
+		return th;
 	if (w->nthreads == TRACE_MAX_THREADS)
 		return -1;
 	w->tid[w->nthreads] = tid;
