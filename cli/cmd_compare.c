@@ -26,16 +26,20 @@ static int compare_check(const struct cmp_file *files, int n, bool gate,
 
 	for (int i = 0; i < n; i++) {
 		const char *path = files[i].shown, *base = files[0].shown;
+		bool bad = cmp_validate(&files[i], i ? &files[0] : NULL, why,
+					sizeof(why));
 
-		if (cmp_validate(&files[i], i ? &files[0] : NULL, why, sizeof(why))) {
+		if (bad)
 			fprintf(stderr, gate ? "%s: %s: not a valid measurement for "
 				"the regression gate: %s\n" : "%s: warning: %s: %s\n",
 				prog, path, why);
-			if (gate) {
-				printf("CANNOT JUDGE: %s is not a valid "
-				       "measurement: %s\n", path, why);
-				return EXIT_USAGE;
-			}
+		/* (the gate's refusal is its one line) */
+		if (!bad || !gate)
+			cmp_say_flags(stderr, &files[i], bad);
+		if (bad && gate) {
+			printf("CANNOT JUDGE: %s is not a valid measurement: %s\n",
+			       path, why);
+			return EXIT_USAGE;
 		}
 		if (i && cmp_mismatch(&files[0], &files[i], why, sizeof(why))) {
 			bool refuse = gate && !allow_mismatch;

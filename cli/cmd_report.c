@@ -57,10 +57,15 @@ static void report_warn(const struct cmp_file *files, int n)
 {
 	char err[1024];
 
-	for (int i = 0; i < n; i++)
-		if (cmp_validate(&files[i], i ? &files[0] : NULL, err, sizeof(err)))
+	for (int i = 0; i < n; i++) {
+		bool bad = cmp_validate(&files[i], i ? &files[0] : NULL, err,
+					sizeof(err));
+
+		if (bad)
 			fprintf(stderr, "%s: warning: %s: %s (its cells say "
 				"invalid)\n", prog, files[i].shown, err);
+		cmp_say_flags(stderr, &files[i], bad);
+	}
 }
 
 /* Write the page through the safe-write layer; said where it went. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmd.h"
@@ -225,6 +226,23 @@ static void print_noise(const struct res_file *r, const struct res_point *p)
 	printf("\n");
 }
 
+/* The mean of metric m's samples at p that the run did not flag (as
+ * compare computes it): 0 when none is left. */
+static double good_mean(const struct res_point *p, int m, bool higher)
+{
+	double *x = malloc((size_t)(p->nsamples ? p->nsamples : 1) * sizeof(*x)), v;
+	size_t n = 0;
+
+	if (!x)
+		return 0;
+	for (int k = 0; k < p->nsamples; k++)
+		if (p->flag[k] == RES_FLAG_NONE)
+			x[n++] = p->samples[m][k];
+	v = higher ? stats_hmean(x, n) : stats_amean(x, n);
+	free(x);
+	return isnan(v) ? 0.0 : v;
+}
+
 void run_print_summary(const struct res_file *r, const struct run_cfg *c,
 			  bool brief)
 {
@@ -241,16 +259,13 @@ void run_print_summary(const struct res_file *r, const struct run_cfg *c,
 		const struct res_point *p = &r->points[i];
 
 		printf("%-6d", p->tasks);
-		for (int m = 0; m < r->nmetrics; m++) {
-			double v = r->metrics[m].higher_better ?
-				stats_hmean(p->samples[m], (size_t)p->nsamples) :
-				stats_amean(p->samples[m], (size_t)p->nsamples);
-
-			printf(" %18.4f", isnan(v) ? 0.0 : v);
-		}
+		for (int m = 0; m < r->nmetrics; m++)
+			printf(" %18.4f", good_mean(p, m,
+						    r->metrics[m].higher_better));
 		if (res_point_nflagged(p))
-			printf("  [%d of %d sample%s flagged]", res_point_nflagged(p),
-			       p->nsamples, PLURAL(p->nsamples));
+			printf("  [%d of %d sample%s flagged, left out]",
+			       res_point_nflagged(p), p->nsamples,
+			       PLURAL(p->nsamples));
 		printf("\n");
 	}
 	/* Samples that are not measurements, said where the numbers are. */

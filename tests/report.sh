@@ -9,8 +9,8 @@
 #    headless Chromium renders with every table and graph in it (the
 #    rendered DOM is checked, and a screenshot taken: REPORT_SHOT=FILE
 #    keeps it); no script, nothing fetched;
-#  - a flagged sample is "invalid" in every compare format, never a
-#    percentage; --brief with several schemes prints no lock statistics;
+#  - a flagged sample is left out and said; too few good ones left are
+#    "invalid" in every compare format, never a percentage; --brief with several schemes prints no lock statistics;
 #    every command's --help is its own usage and exits 0.
 set -u
 VMSIM=${1:?usage: report.sh path/to/vmsim}
@@ -117,20 +117,41 @@ PY
 	fi
 fi
 
-# --- a flagged sample is invalid in every format ---------------------------
-python3 - "$root/tests/data/compare/base.json" flagged.json <<'PY'
+# --- a flagged sample costs a sample; too few left, the column ----------
+python3 - "$root/tests/data/compare/base.json" flagged.json flagged6.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-d["results"][0]["flagged"] = [{"sample": 1, "reason": "stopped"}]
+x = d["results"][0]["samples"]["faults/sec"]
+lo = x.index(min(x)) + 1                 # the lowest sample is the one flagged
+d["results"][0]["flagged"] = [{"sample": lo, "reason": "stopped"}]
 json.dump(d, open(sys.argv[2], "w"))
+n = len(d["results"][0]["samples"]["faults/sec"])
+d["results"][0]["flagged"] = [{"sample": k, "reason": "stopped"} for k in range(1, n - 1)]
+json.dump(d, open(sys.argv[3], "w"))
 PY
 base=$root/tests/data/compare/base.json
+# One of 8 flagged (the lowest): the column stays, its statistics over
+# the 7 others (its Min is the second lowest), and the note says so.
+"$VMSIM" compare "$base" flagged.json >f.out 2>f.err
+want=$(python3 -c 'import json,sys; s=sorted(json.load(open(sys.argv[1]))["results"][0]["samples"]["faults/sec"]); print("%.4f %.4f" % (s[1], s[-1]))' "$base")
+got=$(awk '/^Min +faults\/sec-1 /{a=$6} /^Max +faults\/sec-1 /{b=$6} END{print a, b}' f.out)
+if grep -q invalid f.out; then
+	fail "one flagged sample of 8 made a cell invalid: $(grep -m1 invalid f.out)"
+elif [ "$want" != "$got" ]; then
+	fail "one flagged sample of 8: Min/Max of the rest want $want, got $got"
+elif ! grep -q "note: .*flagged.json: tasks 1: 1 sample left out (sample [1-8]: stopped), 7 of 8 remain" f.err; then
+	fail "one flagged sample of 8 not said: $(cat f.err)"
+else
+	ok
+fi
 for fmt in text markdown csv json wis; do
-	"$VMSIM" compare --format "$fmt" "$base" flagged.json >f.out 2>/dev/null
+	"$VMSIM" compare --format "$fmt" "$base" flagged6.json >f.out 2>f.err
 	if ! grep -q invalid f.out; then
-		fail "--format $fmt: a flagged sample is not 'invalid'"
+		fail "--format $fmt: 2 good samples of 8 are not 'invalid'"
 	elif [ "$fmt" = text ] && grep "^Hmean" f.out | head -1 | grep -q "invalid *(.*%)"; then
 		fail "--format text: a percentage beside 'invalid': $(grep '^Hmean' f.out | head -1)"
+	elif ! grep -q "to measure it again: vmsim rerun flagged6.json -o flagged6-rerun.json" f.err; then
+		fail "--format $fmt: no rerun line for an invalid column: $(cat f.err)"
 	else
 		ok
 	fi

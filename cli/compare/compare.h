@@ -115,8 +115,9 @@ void cmp_file_free(struct cmp_file *f);
  * missing; a metric with no samples, with a sample that is not a finite
  * number >= 0 (> 0 for a primary metric: a rate of nothing is not a
  * measurement), or with a different number of samples than the others
- * at its task count; a sample flagged by the run (taken while vmsim was
- * stopped, or starved of CPU).
+ * at its task count; a point where the run flagged samples (taken while
+ * vmsim was stopped, or starved of CPU) and fewer than three good ones
+ * (or fewer than all, for a run of under three) are left.
  */
 int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
 		 char *why, size_t len);
@@ -140,7 +141,18 @@ int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 json_object *cmp_point_of(const struct cmp_file *f, int tasks);
 /* Has the point at tasks samples the run flagged (not measurements)? */
 bool cmp_point_flagged(const struct cmp_file *f, int tasks);
-/* Samples of metric at tasks in f (malloc'ed into *out; NULL if none). */
+/* How many samples of the point at tasks the run flagged. */
+int cmp_point_nflagged(const struct cmp_file *f, int tasks);
+/* The points of f whose flagged samples are left out of its statistics
+ * while enough good ones remain to compare ("tasks 2: 1 sample left out
+ * (sample 2: why), 4 of 5 remain; ..."); returns how many. A point with
+ * too few left is cmp_validate's to say. */
+int cmp_flag_notes(const struct cmp_file *f, char *out, size_t len);
+/* Those notes as one line on err, and, when f is invalid for its flagged
+ * samples, the line that measures it again (vmsim rerun ...). */
+void cmp_say_flags(FILE *err, const struct cmp_file *f, bool invalid);
+/* Samples of metric at tasks in f, those the run flagged left out
+ * (malloc'ed into *out; NULL if none). */
 size_t cmp_samples_of(const struct cmp_file *f, const char *metric, int tasks,
 		      double **out);
 

@@ -351,12 +351,31 @@ json_object *cmp_point_of(const struct cmp_file *f, int tasks)
 	return NULL;
 }
 
-/* Samples of metric at tasks in f (malloc'ed into *out; NULL if none). */
+/* Is sample k (0-based) of point p one the run flagged? */
+static bool sample_flagged(json_object *p, size_t k)
+{
+	json_object *fl, *e, *i;
+
+	if (!json_object_object_get_ex(p, "flagged", &fl) ||
+	    !json_object_is_type(fl, json_type_array))
+		return false;
+	for (size_t j = 0; j < json_object_array_length(fl); j++) {
+		e = json_object_array_get_idx(fl, j);
+		if (json_object_object_get_ex(e, "sample", &i) &&
+		    json_object_get_int(i) == (int)k + 1)
+			return true;
+	}
+	return false;
+}
+
+/* Samples of metric at tasks in f, the flagged ones left out (they
+ * measured a stopped or starved run, not the scheme): malloc'ed into
+ * *out, NULL if none. */
 size_t cmp_samples_of(const struct cmp_file *f, const char *metric,
 			 int tasks, double **out)
 {
 	json_object *p = cmp_point_of(f, tasks), *s, *arr;
-	size_t n;
+	size_t n, kept = 0;
 
 	*out = NULL;
 	if (!p || !json_object_object_get_ex(p, "samples", &s) ||
@@ -367,8 +386,23 @@ size_t cmp_samples_of(const struct cmp_file *f, const char *metric,
 	if (!*out)
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		(*out)[i] = json_object_get_double(json_object_array_get_idx(arr, i));
-	return n;
+		if (!sample_flagged(p, i))
+			(*out)[kept++] = json_object_get_double(
+				json_object_array_get_idx(arr, i));
+	if (!kept) {
+		free(*out);
+		*out = NULL;
+	}
+	return kept;
+}
+
+int cmp_point_nflagged(const struct cmp_file *f, int tasks)
+{
+	json_object *p = cmp_point_of(f, tasks), *fl;
+
+	return p && json_object_object_get_ex(p, "flagged", &fl) &&
+	       json_object_is_type(fl, json_type_array) ?
+	       (int)json_object_array_length(fl) : 0;
 }
 
 const struct cmp_metric *cmp_metric_of(const struct cmp_file *f,
@@ -398,17 +432,80 @@ bool cmp_samples_ok(const struct cmp_metric *m, const double *x, size_t n)
 
 bool cmp_point_flagged(const struct cmp_file *f, int tasks)
 {
-	json_object *p = cmp_point_of(f, tasks), *fl;
+	return cmp_point_nflagged(f, tasks) > 0;
+}
 
-	return p && json_object_object_get_ex(p, "flagged", &fl) &&
-	       json_object_is_type(fl, json_type_array) &&
-	       json_object_array_length(fl) > 0;
+/* The good samples a point needs to be compared when some were left
+ * out: three (a mean, a spread, and one to tell them apart), or all of
+ * a run made with fewer. */
+#define CMP_MIN_GOOD 3
+
+static bool enough_good(size_t good, int flagged)
+{
+	size_t all = good + (size_t)flagged;
+
+	return good > 0 && good >= (all < CMP_MIN_GOOD ? all : CMP_MIN_GOOD);
 }
 
 bool cmp_point_valid(const struct cmp_file *f, const struct cmp_metric *m,
 		     int tasks, const double *x, size_t n)
 {
-	return cmp_samples_ok(m, x, n) && !cmp_point_flagged(f, tasks);
+	return cmp_samples_ok(m, x, n) &&
+	       enough_good(n, cmp_point_nflagged(f, tasks));
+}
+
+int cmp_flag_notes(const struct cmp_file *f, char *out, size_t len)
+{
+	int count = 0;
+
+	if (len)
+		out[0] = '\0';
+	for (int t = 0; t < f->ntasks && f->nmetrics; t++) {
+		json_object *p = cmp_point_of(f, f->tasks[t]), *fl, *e, *i, *r;
+		size_t used = strlen(out), good;
+		char reason[256];
+		double *x;
+		int nfl = cmp_point_nflagged(f, f->tasks[t]);
+
+		if (!nfl)
+			continue;
+		good = cmp_samples_of(f, f->metrics[0].name, f->tasks[t], &x);
+		free(x);
+		if (!enough_good(good, nfl))
+			continue;               /* cmp_validate says it */
+		json_object_object_get_ex(p, "flagged", &fl);
+		e = json_object_array_get_idx(fl, 0);
+		parse_printable(reason, sizeof(reason),
+			  json_object_object_get_ex(e, "reason", &r) ?
+			  json_object_get_string(r) : "");
+		if (used < len)
+			snprintf(out + used, len - used, "%stasks %d: %d sample%s "
+				 "left out (sample %d: %s), %zu of %zu remain",
+				 count ? "; " : "", f->tasks[t], nfl,
+				 nfl == 1 ? "" : "s",
+				 json_object_object_get_ex(e, "sample", &i) ?
+				 json_object_get_int(i) : 0, reason, good,
+				 good + (size_t)nfl);
+		count++;
+	}
+	return count;
+}
+
+void cmp_say_flags(FILE *err, const struct cmp_file *f, bool invalid)
+{
+	char notes[2048];
+	bool any = false;
+
+	if (cmp_flag_notes(f, notes, sizeof(notes)))
+		fprintf(err, "vmsim: note: %s: %s\n", f->shown, notes);
+	for (int t = 0; t < f->ntasks && !any; t++)
+		any = cmp_point_flagged(f, f->tasks[t]);
+	if (invalid && any)
+		fprintf(err, "vmsim: to measure it again: vmsim rerun %s -o "
+			"%.*s-rerun.json\n", f->shown,
+			(int)(strlen(f->shown) > 5 &&
+			      !strcmp(f->shown + strlen(f->shown) - 5, ".json") ?
+			      strlen(f->shown) - 5 : strlen(f->shown)), f->shown);
 }
 
 static int point_tasks(json_object *p)
@@ -426,21 +523,29 @@ static int validate_point(const struct cmp_file *f, json_object *p,
 	json_object *fl;
 	size_t want = 0;
 
-	/* What the run itself knew was wrong comes first: it says why. */
+	/* What the run itself knew was wrong comes first: it says why. A
+	 * flagged sample is left out; too few left is no measurement. */
 	if (json_object_object_get_ex(p, "flagged", &fl) &&
 	    json_object_is_type(fl, json_type_array) &&
-	    json_object_array_length(fl)) {
+	    json_object_array_length(fl) && f->nmetrics) {
 		json_object *e = json_object_array_get_idx(fl, 0), *i, *r;
+		int nfl = (int)json_object_array_length(fl);
 		char reason[256];
+		double *x;
+		size_t good = cmp_samples_of(f, f->metrics[0].name, tasks, &x);
 
-		parse_printable(reason, sizeof(reason),
-			  json_object_object_get_ex(e, "reason", &r) ?
-			  json_object_get_string(r) : "");
-		snprintf(why, len, "tasks %d: %zu flagged sample(s); sample %d: %s",
-			 tasks, json_object_array_length(fl),
-			 json_object_object_get_ex(e, "sample", &i) ?
-			 json_object_get_int(i) : 0, reason);
-		return -EINVAL;
+		free(x);
+		if (!enough_good(good, nfl)) {
+			parse_printable(reason, sizeof(reason),
+				  json_object_object_get_ex(e, "reason", &r) ?
+				  json_object_get_string(r) : "");
+			snprintf(why, len, "tasks %d: %d flagged sample(s), %zu "
+				 "good left (%d needed); sample %d: %s", tasks,
+				 nfl, good, CMP_MIN_GOOD, json_object_object_get_ex(
+				 e, "sample", &i) ? json_object_get_int(i) : 0,
+				 reason);
+			return -EINVAL;
+		}
 	}
 	for (int m = 0; m < f->nmetrics; m++) {
 		const struct cmp_metric *mt = &f->metrics[m];
