@@ -515,10 +515,12 @@ static int run_publish(const struct run_args *a, struct res_target *tgt,
 		if (!r[i].npoints && !stopped)
 			continue;
 		json_object *opts = run_options_json(&a->c, i, a->c.uffd.nhandlers);
+		json_object *bys = run_by_scheme_json(&a->c);
 
-		wret = resfile_publish(&tgt[i], &r[i], opts, command,
+		wret = resfile_publish(&tgt[i], &r[i], opts, command, bys,
 					  where, sizeof(where),
 					  note, sizeof(note));
+		json_object_put(bys);
 		if (wret)
 			fprintf(stderr, "%s: %s\n", prog, note);
 		if (wret >= 0)

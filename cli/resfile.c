@@ -58,9 +58,10 @@ static int emit_string(FILE *f, void *arg)
 
 int resfile_publish(struct res_target *t, const struct res_file *r,
 		       json_object *options, json_object *command,
-		       char *where, size_t wlen, char *note, size_t nlen)
+		       json_object *by_scheme, char *where, size_t wlen,
+		       char *note, size_t nlen)
 {
-	json_object *o = res_json_of(r, options, command);
+	json_object *o = res_json_of(r, options, command, by_scheme);
 	const char *s = o ? json_object_to_json_string_ext(o,
 		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
 	int ret;

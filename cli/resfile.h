@@ -40,7 +40,7 @@ int resfile_open(struct res_target *t, const char *path, bool force,
  */
 int resfile_publish(struct res_target *t, const struct res_file *r,
 		       json_object *options, json_object *command,
-		       char *where, size_t wlen, char *note, size_t nlen);
+		       json_object *by_scheme, char *where, size_t wlen, char *note, size_t nlen);
 
 /* Remove the temporary file if still there and close it. Safe twice. */
 void resfile_close(struct res_target *t);

@@ -392,7 +392,7 @@ static json_object *meta_json(const struct res_file *r)
 }
 
 json_object *res_json_of(const struct res_file *r, json_object *options,
-			 json_object *command)
+			 json_object *command, json_object *by_scheme)
 {
 	json_object *o = json_object_new_object(), *ms, *ps;
 
@@ -410,6 +410,8 @@ json_object *res_json_of(const struct res_file *r, json_object *options,
 		JADD(o, "command", json_object_get(command));
 	JADD(o, "options", options ? json_object_get(options)
 				   : json_object_new_object());
+	if (by_scheme && json_object_array_length(by_scheme))
+		JADD(o, "by_scheme", json_object_get(by_scheme));
 	ms = json_object_new_object();
 	for (int m = 0; m < r->nmetrics; m++) {
 		json_object *d = json_object_new_object();

@@ -9,10 +9,12 @@
 #include "sim/result.h"
 
 /* The whole result as a JSON object (the caller puts it), with the run's
- * options and command line (both taken as they are, a reference each;
- * either may be NULL). */
+ * options, command line and the options whose value the target's scheme
+ * chose (by_scheme, an array of their keys: not the user's difference
+ * between two targets); each taken as it is, a reference each, any may
+ * be NULL. */
 json_object *res_json_of(const struct res_file *r, json_object *options,
-			 json_object *command);
+			 json_object *command, json_object *by_scheme);
 
 /* h's causes a replay can make (replayable) or not, as
  * "kernel_fault 993/0, exec 2/13" (read/write); "none". */

@@ -109,6 +109,10 @@ void run_print_comparison(struct res_file *r, int n, bool brief);
 void run_print_source_errors(const struct res_file *r, const char *label);
 /* What a result records of the run that made it (cli/run_options.c):
  * every option that changes what is measured. */
+/* The keys of run_options_json whose value each target's scheme (or the
+ * variant the run compares) chose, not the user: vma_free when not
+ * given, slab and rcu_free when the run compares several. */
+json_object *run_by_scheme_json(const struct run_cfg *c);
 json_object *run_options_json(const struct run_cfg *c, int target,
 			  int nhandlers_opt);
 

@@ -54,6 +54,19 @@ static void run_options_mem_json(json_object *o, const struct run_cfg *c,
 		c->mm.rcu_cbs == SIM_RCU_CBS_ONE ? "one" : "percpu"));
 }
 
+json_object *run_by_scheme_json(const struct run_cfg *c)
+{
+	json_object *a = json_object_new_array();
+
+	if (c->mm.vma_free == SIM_VMA_FREE_SCHEME)
+		json_object_array_add(a, json_object_new_string("vma_free"));
+	if (c->nslabs > 1)
+		json_object_array_add(a, json_object_new_string("slab"));
+	if (c->nrcu_frees > 1)
+		json_object_array_add(a, json_object_new_string("rcu_free"));
+	return a;
+}
+
 json_object *run_options_json(const struct run_cfg *c, int target,
 			  int nhandlers_opt)
 {

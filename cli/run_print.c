@@ -348,6 +348,32 @@ int run_dir_result_path(char *out, size_t len, const char *dir,
 	       -ENAMETOOLONG;
 }
 
+/* What the schemes of the run chose differently themselves (not the
+ * user: compare does not warn of it), said once. */
+static void print_scheme_choices(const struct run_cfg *c)
+{
+	int n = run_ntargets(c), ntype = 0;
+
+	if (c->mm.vma_free != SIM_VMA_FREE_SCHEME || c->nlocks < 2)
+		return;
+	for (int k = 0; k < n; k++)
+		ntype += sim_vma_free_typesafe(c->mm.vma_free, run_target_lock(c, k));
+	if (!ntype || ntype == n)
+		return;
+	for (int t = 1; t >= 0; t--) {
+		printf(t ? ";\n  VMAs freed as each scheme frees them: typesafe ("
+		       : ") and by RCU (");
+		for (int k = 0, first = 1; k < n; k++)
+			if (sim_vma_free_typesafe(c->mm.vma_free,
+						  run_target_lock(c, k)) == t) {
+				printf("%s%s", first ? "" : ", ",
+				       run_target_label(c, k));
+				first = 0;
+			}
+	}
+	printf(")");
+}
+
 void run_print_banner(const struct run_cfg *c)
 {
 	printf("vmsim %s: workload %s, lock ", VMSIM_VERSION, c->wl->name);
@@ -420,6 +446,7 @@ void run_print_banner(const struct run_cfg *c)
 		       c->nslabs > 1 ? "slabs" : "rcu-free variants");
 	else if (c->nlocks > 1)
 		printf(";\n  schemes interleaved iteration by iteration");
+	print_scheme_choices(c);
 	printf("\n");
 	fflush(stdout);
 }
@@ -435,7 +462,7 @@ void run_print_comparison(struct res_file *r, int n, bool brief)
 	int ok = 0;
 
 	for (int i = 0; i < n; i++) {
-		if (cmp_from_json(res_json_of(&r[i], NULL, NULL), r[i].label ? r[i].label :
+		if (cmp_from_json(res_json_of(&r[i], NULL, NULL, NULL), r[i].label ? r[i].label :
 				  r[i].scheme, &f[ok], err,
 				  sizeof(err)))
 			break;

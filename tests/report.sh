@@ -157,6 +157,27 @@ for fmt in text markdown csv json wis; do
 	fi
 done
 
+# --- a value each scheme chose itself is no mismatch; the user's is -----
+python3 - "$root/tests/data/compare/base.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["options"]["vma_free"] = "typesafe"; d["by_scheme"] = ["vma_free"]
+json.dump(d, open("chose-a.json", "w"))
+d["options"]["vma_free"] = "rcu"; d["scheme"] = "range"
+json.dump(d, open("chose-b.json", "w"))
+d.pop("by_scheme")                       # --vma-free rcu given
+json.dump(d, open("given-b.json", "w"))
+PY
+"$VMSIM" compare chose-a.json chose-b.json >/dev/null 2>f.err
+if grep -q "run differently" f.err; then
+	fail "a scheme's own vma_free made a mismatch warning: $(cat f.err)"
+else
+	ok
+fi
+"$VMSIM" compare chose-a.json given-b.json >/dev/null 2>f.err
+grep -q "given-b.json was run differently from chose-a.json: vma_free typesafe vs rcu" f.err &&
+	ok || fail "a given --vma-free against a scheme's choice not warned of: $(cat f.err)"
+
 # --- --brief, help, plurals ------------------------------------------------
 "$VMSIM" run -w pft -t 1 -i 1 -m 4M -q -l rwsem,pervma --brief >brief.out 2>&1
 grep -q "Lock statistics\|lock class\|mmap_lock" brief.out &&

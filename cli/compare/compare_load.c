@@ -678,6 +678,21 @@ static bool samples_only(const char *key)
 	return false;
 }
 
+/* Does f's run say its scheme chose key's value (its by_scheme)? */
+static bool chosen_by_scheme(const struct cmp_file *f, const char *key)
+{
+	json_object *a;
+
+	if (!json_object_object_get_ex(f->root, "by_scheme", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(a, i)),
+			    key))
+			return true;
+	return false;
+}
+
 /* Key of one side's options against the other's (absent: what an older
  * format meant, if anything). */
 static void option_mismatch(char *out, size_t len, int *count, const char *key,
@@ -716,10 +731,13 @@ int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 		json_object_put(sa);
 		json_object_put(sb);
 	} else {
+		/* A value both schemes chose is theirs to differ in. */
 		json_object_object_foreach(oa, key, va)
-			option_mismatch(out, len, &count, key, va, ob, true);
+			if (!chosen_by_scheme(a, key) || !chosen_by_scheme(b, key))
+				option_mismatch(out, len, &count, key, va, ob, true);
 		json_object_object_foreach(ob, keyb, vb)
-			if (!json_object_object_get_ex(oa, keyb, &y2))
+			if (!json_object_object_get_ex(oa, keyb, &y2) &&
+			    (!chosen_by_scheme(a, keyb) || !chosen_by_scheme(b, keyb)))
 				option_mismatch(out, len, &count, keyb, vb, oa,
 						false);
 	}
