@@ -174,7 +174,8 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	/* The gate's minimum effect by default: 5%, above what identical
 	 * runs differ by on a shared VM (docs/gate.md: measured). */
-	struct compare_args a = { .o = { .format = CMP_TEXT, .test = CMP_WELCH },
+	struct compare_args a = { .o = { .format = CMP_TEXT, .test = CMP_WELCH,
+					 .verdicts = true },
 				  .pct = CMP_GATE_DEFAULT_PCT };
 	struct cmp_inputs in;
 	struct cmp_file *files;

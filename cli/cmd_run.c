@@ -47,7 +47,7 @@ static int parse_locks(const char *arg, struct run_cfg *c)
 enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
        OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
        OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
-       OPT_NUMA, OPT_BRIEF, OPT_HANDLER_CPU, OPT_UFFD,
+       OPT_NUMA, OPT_BRIEF, OPT_VERDICTS, OPT_HANDLER_CPU, OPT_UFFD,
        OPT_FOLIO, OPT_FAULT_AROUND, OPT_FRAMES, OPT_PHYS, OPT_BULK_FREE,
        OPT_SLAB, OPT_RCU_FREE, OPT_VMA_FREE, OPT_KFREE_RCU,
        OPT_RCU_CALLBACKS, OPT_RCU_LAZY_MAX, OPT_RCU_LAZY_FLUSH,
@@ -89,6 +89,7 @@ static const struct option run_opts[] = {
 	{ "replay-log", required_argument, NULL, OPT_REPLAY_LOG },
 	{ "numa", required_argument, NULL, OPT_NUMA },
 	{ "brief", no_argument, NULL, OPT_BRIEF },
+	{ "verdicts", no_argument, NULL, OPT_VERDICTS },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "min-sample", required_argument, NULL, OPT_MIN_SAMPLE },
@@ -112,7 +113,7 @@ static const struct option run_opts[] = {
 struct run_args {
 	struct run_cfg c;
 	const char *json;
-	bool force, quiet, brief, mem_given, help, handler_cpu_given;
+	bool force, quiet, brief, verdicts, mem_given, help, handler_cpu_given;
 	bool tasks_given;
 	bool made_dir;                   /* -o DIR/ was made by this run */
 	bool ceiling;                    /* --ceiling on (the default) */
@@ -269,6 +270,7 @@ static int run_host_opt(struct run_args *a, int opt, const char *arg)
 		a->ceiling = k;
 		return 0;
 	case OPT_BRIEF: a->brief = true; return 0;
+	case OPT_VERDICTS: a->verdicts = a->brief = true; return 0;
 	case 'o': a->json = arg; return 0;
 	case 'f': a->force = true; return 0;
 	case 'q': a->quiet = true; return 0;
@@ -495,7 +497,7 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 		run_print_summary(&r[i], c, a->brief);
 	}
 	if (run_ntargets(c) > 1 && measured)
-		run_print_comparison(r, run_ntargets(c), a->brief);
+		run_print_comparison(r, run_ntargets(c), a->brief, a->verdicts);
 	for (int i = 0; i < run_ntargets(c); i++)
 		run_print_source_errors(&r[i], run_ntargets(c) > 1 ?
 				    run_target_label(c, i) : NULL);
@@ -664,6 +666,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		run_print_banner(&a.c);
 		if (a.c.wo.replay)
 			run_replay_print(&a.c);
+		run_warn_oversubscribed(&a.c);
 		run_ceiling_before(&a, &hc);
 		run_host_busy_now(&t0);
 		ret = runner_run(&a.c, r, err, sizeof(err));
@@ -675,7 +678,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD ||
 			  ret == -ENOSPC;
 		run_show(&a, r, ret, err, stopped);
-		run_warn_noise(r, run_ntargets(&a.c), &t0);
+		run_warn_noise(r, run_ntargets(&a.c), &t0, &a.c);
 		run_ceiling_after(&a, &hc, r);
 		command = command_json(argc, argv);
 		ret = run_publish(&a, tgt, ntgt, r, command, stopped, ret);

@@ -150,6 +150,8 @@ static const char run_text[] =
 "                           incomplete run never replaces: it goes beside\n"
 "      --brief              no lock statistics (several schemes: only the\n"
 "                           comparison table)\n"
+"      --verdicts           several schemes: only the one-line verdict of\n"
+"                           each against the first, and the warnings\n"
 "  -q, --quiet              no progress line\n";
 
 static const char compare_text[] =

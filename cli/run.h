@@ -31,7 +31,12 @@ struct host_busy {
 void run_host_busy_now(struct host_busy *b);
 /* After the tables: one line per primary metric whose CoeffVar is over
  * 10%, and one if other processes kept CPUs busy during the run. */
-void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0);
+void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0,
+		    const struct run_cfg *c);
+/* Before the run: one line if at some task count the threads that run
+ * without blocking (tasks, writers, busy-polling handlers) outnumber
+ * the online CPUs: they take turns, and no scheme scales past them. */
+void run_warn_oversubscribed(const struct run_cfg *c);
 
 /* The simulated memory's options (cli/run_mem.c), in this order:
  * --folio, --fault-around, --frames, --phys, --bulk-free, --slab,
@@ -102,7 +107,8 @@ void run_print_banner(const struct run_cfg *c);
 void run_print_summary(const struct res_file *r, const struct run_cfg *c,
 		   bool brief);
 /* Several schemes in one run: the comparison table. */
-void run_print_comparison(struct res_file *r, int n, bool brief);
+void run_print_comparison(struct res_file *r, int n, bool brief,
+			  bool verdicts_only);
 /* One warning line (stderr) per fault-source operation the host refused
  * during the run, and for failed reads of the uffd. label: the target's
  * name with several, or NULL. */

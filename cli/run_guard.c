@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/parse.h"
 #include "cli/run.h"
 #include "sim/faults/sources.h"
 #include "cli/compare/stats.h"
@@ -345,7 +346,52 @@ static void run_warn_short(const struct res_file *r, const struct res_point *p)
 		       r->label ? r->label : r->scheme, p->tasks, shortest * 1e3);
 }
 
-void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0)
+/* What lowers the spread of this run: more iterations always; busy
+ * waiting where the tasks sleep in the host's uffd; a quieter machine. */
+static const char *spread_advice(const struct run_cfg *c)
+{
+	return c->mm.source == &uffd_fault_source && c->uffd.wait != UFFD_WAIT_BUSY ?
+	       "more iterations, --wait busy or a quieter machine" :
+	       "more iterations or a quieter machine";
+}
+
+void run_warn_oversubscribed(const struct run_cfg *c)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int most = 0;
+	bool busy_handlers = c->mm.source == &uffd_fault_source &&
+			     c->uffd.wait == UFFD_WAIT_BUSY;
+
+	for (int i = 0; i < c->ntasklist; i++)
+		if (c->tasks[i] > most)
+			most = c->tasks[i];
+	{
+		int writers = c->wl->background ? c->wo.writers : 0;
+		int handlers = !busy_handlers ? 0 : c->uffd.nhandlers ?
+			       c->uffd.nhandlers : most;
+		int busy = most + writers + handlers;
+
+		if (cpus <= 0 || busy <= cpus)
+			return;
+		char w[32] = "", h[32] = "";
+
+		if (writers)
+			snprintf(w, sizeof(w), " + %d writer%s", writers,
+				 PLURAL(writers));
+		if (handlers)
+			snprintf(h, sizeof(h), " + %d busy handler%s", handlers,
+				 PLURAL(handlers));
+		printf("warning: %d task%s%s%s: %d threads that do not block, "
+		       "on %ld online CPU%s: they take turns, so what a scheme "
+		       "does past %ld is not measured here%s\n", most,
+		       PLURAL(most), w, h, busy, cpus,
+		       PLURAL(cpus), cpus, c->wo.replay ?
+		       " (a replay runs a task for each recorded thread)" : "");
+	}
+}
+
+void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0,
+		    const struct run_cfg *c)
 {
 	struct host_busy t1;
 	double others;
@@ -364,9 +410,9 @@ void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0)
 				     stats_coeffvar(p->samples[m], (size_t)p->nsamples);
 				if (cv > 10)
 					printf("warning: %s %s-%d: CoeffVar %.1f%% (over "
-					       "10%%): more iterations, --wait busy or a "
-					       "quieter machine\n", r[i].label ? r[i].label : r[i].scheme,
-					       r[i].metrics[m].name, p->tasks, cv);
+					       "10%%): %s\n", r[i].label ? r[i].label : r[i].scheme,
+					       r[i].metrics[m].name, p->tasks, cv,
+					       spread_advice(c));
 			}
 			run_warn_short(&r[i], p);
 		}

@@ -453,11 +453,13 @@ void run_print_banner(const struct run_cfg *c)
 
 /* Several schemes in one run: the comparison table, rwsem-first order as
  * given (the first is the base). */
-void run_print_comparison(struct res_file *r, int n, bool brief)
+void run_print_comparison(struct res_file *r, int n, bool brief,
+			  bool verdicts_only)
 {
 	struct cmp_file f[RUNNER_MAX_SCHEMES];
 	struct cmp_opts o = { .format = CMP_TEXT, .test = CMP_WELCH,
-			      .brief = brief };
+			      .brief = brief, .verdicts = true,
+			      .verdicts_only = verdicts_only };
 	char err[256];
 	int ok = 0;
 
@@ -469,7 +471,8 @@ void run_print_comparison(struct res_file *r, int n, bool brief)
 		ok++;
 	}
 	if (ok == n) {
-		printf("\n");
+		if (!verdicts_only)
+			printf("\n");
 		cmp_print(stdout, f, n, &o);
 	}
 	for (int i = 0; i < ok; i++)

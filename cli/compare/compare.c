@@ -113,6 +113,46 @@ static bool point_disturbed(const struct cmp_file *f, int tasks)
 	return cnt && busy / (double)cnt > CMP_BUSY_OTHERS;
 }
 
+/* A metric the one-line verdicts speak of: the primary one and every
+ * other rate (writer-ops/sec beside faults/sec). */
+static bool verdict_metric(const struct cmp_metric *m)
+{
+	size_t n = strlen(m->name);
+
+	return m->primary || (m->higher && n > 4 &&
+			      !strcmp(m->name + n - 4, "/sec"));
+}
+
+/* The mean row r of m: its clause in each compared file's verdict. */
+static void verdict_add(struct printer *pr, const struct row *r,
+			const struct cmp_metric *m, int tasks)
+{
+	char what[160];
+
+	if (pr->files[0].ntasks > 1)
+		snprintf(what, sizeof(what), "%s at %d task%s", m->name, tasks,
+			 tasks == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof(what), "%s", m->name);
+	for (int i = 1; i < pr->n; i++) {
+		FILE *f = pr->verdict[i];
+		const char *word = r->sig[i] == 1 ? "significant" :
+				   r->sig[i] == 0 ? "not significant" :
+				   r->sig[i] == CMP_WITHIN ? "noise: within the spread" :
+				   r->sig[i] == CMP_DISTURBED ? "disturbed" :
+				   "too few samples to tell";
+
+		if (!f)
+			continue;
+		if (ftell(f) > 0)
+			fputs(", ", f);
+		if (r->invalid[i] || r->invalid[0] || !isfinite(r->pct[i]))
+			fprintf(f, "%s invalid", what);
+		else
+			fprintf(f, "%s %+.1f%% (%s)", what, r->pct[i], word);
+	}
+}
+
 /* All rows of one metric at one task count. */
 static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 			int tasks)
@@ -158,7 +198,10 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 				 point_disturbed(&pr->files[i], tasks))
 				r.sig[i] = CMP_DISTURBED;
 		}
-		cmp_emit_row(pr, &r);
+		if (st == ST_MEAN && verdict_metric(m))
+			verdict_add(pr, &r, m, tasks);
+		if (!pr->o->verdicts_only)
+			cmp_emit_row(pr, &r);
 	}
 	for (int i = 0; i < pr->n; i++)
 		free(x[i]);
@@ -471,6 +514,33 @@ static void print_json(struct printer *pr)
 	json_object_put(top);
 }
 
+/* The verdict lines made (one a compared file), then freed. */
+static void print_verdicts(struct printer *pr)
+{
+	bool any = false;
+
+	for (int i = 1; i < pr->n; i++) {
+		if (!pr->verdict[i])
+			continue;
+		fclose(pr->verdict[i]);
+		pr->verdict[i] = NULL;
+		if (pr->vlen[i]) {
+			char at[32] = "";
+
+			if (pr->files[0].ntasks == 1)
+				snprintf(at, sizeof(at), " at %d task%s",
+					 pr->files[0].tasks[0],
+					 pr->files[0].tasks[0] == 1 ? "" : "s");
+			fprintf(pr->out, "%s%s vs %s%s: %s\n", any ? "" : "\n",
+				pr->files[i].label, pr->files[0].label, at,
+				pr->vbuf[i]);
+			any = true;
+		}
+		free(pr->vbuf[i]);
+		pr->vbuf[i] = NULL;
+	}
+}
+
 void cmp_print(FILE *out, const struct cmp_file *files, int n,
 	       const struct cmp_opts *o)
 {
@@ -497,6 +567,16 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 		cmp_print_wis(out, files, n);
 		return;
 	}
+	if (o->format == CMP_TEXT && (o->verdicts || o->verdicts_only))
+		for (int i = 1; i < n; i++)
+			pr.verdict[i] = open_memstream(&pr.vbuf[i], &pr.vlen[i]);
+	if (o->verdicts_only && o->format == CMP_TEXT) {
+		for (int m = 0; m < files[0].nmetrics; m++)
+			for (int t = 0; t < nt; t++)
+				metric_rows(&pr, &files[0].metrics[m], tasks[t]);
+		print_verdicts(&pr);
+		return;
+	}
 	print_head(&pr);
 	for (int m = 0; m < files[0].nmetrics; m++)
 		for (int t = 0; t < nt; t++)
@@ -520,7 +600,8 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 			"busy while one was contended: not a finding.\n",
 			o->format == CMP_MARKDOWN ? "**x.xx%** / " : "",
 			rule[o->test], level);
-	else if (o->format == CMP_JSON)
+	print_verdicts(&pr);
+	if (o->format == CMP_JSON)
 		print_json(&pr);
 	else if (o->format == CMP_HTML)
 		cmp_html_end(&pr);

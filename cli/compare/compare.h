@@ -36,6 +36,10 @@ struct cmp_opts {
 	double alpha;                    /* 0 < alpha < 1; 0: the rule's own */
 	const char *metric;              /* gnuplot: which metric (NULL: first) */
 	bool brief;                      /* no lock statistics and counters */
+	/* CMP_TEXT: after the table, one verdict line a compared file
+	 * (cmp_verdict_metric's mean rows: the difference and what its
+	 * marks make of it); verdicts_only: those lines alone. */
+	bool verdicts, verdicts_only;
 	/* CMP_HTML: where the findings go (one <li> a primary metric and
 	 * task count: what its marks support), or NULL. */
 	FILE *findings;

@@ -79,6 +79,10 @@ struct printer {
 	int colw;                        /* text: a column, >= CMP_COL */
 	json_object *rows;               /* --format json */
 	const char *section;             /* text: last section header */
+	/* The verdict lines being made, one a compared file (o->verdicts). */
+	FILE *verdict[CMP_MAX_FILES];
+	char *vbuf[CMP_MAX_FILES];
+	size_t vlen[CMP_MAX_FILES];
 };
 
 void cmp_emit_row(struct printer *pr, const struct row *r);
