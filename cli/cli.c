@@ -27,6 +27,7 @@ int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 	const char *cmd;
 
 	opterr = 0;      /* getopt's complaints are ours: cli_bad_option() */
+	cli_names_hook = cmd_list_names;
 	cli_set_help_command(NULL);
 	if (argc < 2)
 		return cli_bad("%s", "no command: want run, compare, report, gate, rerun, record, trace, bench, list or check");

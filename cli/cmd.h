@@ -64,6 +64,10 @@ int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_list(int argc, char **argv);
+void cmd_list_names(FILE *f);
+/* Prints the scheme and workload names at the end of --help; NULL in
+ * vmsim-compare, which links no simulator (set by cli_main_ctx). */
+extern void (*cli_names_hook)(FILE *f);
 int cmd_check(void);
 
 #endif

@@ -201,6 +201,9 @@ int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 		return cmd_bench_slab(argc - 1, argv + 1, ctx);
 	if (argc >= 2 && !strcmp(argv[1], "scale"))
 		return cmd_bench_scale(argc - 1, argv + 1, ctx);
-	return cli_bad("unknown benchmark '%s' (want: vmsim bench tree, fault, "
-		   "slab or scale)", argc < 2 ? "" : argv[1]);
+	if (argc < 2)
+		return cli_bad("%s", "bench: which benchmark? (one of: tree, "
+			   "fault, slab, scale)");
+	return cli_bad("unknown benchmark '%s' (one of: tree, fault, slab, "
+		   "scale)", argv[1]);
 }

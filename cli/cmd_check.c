@@ -9,6 +9,7 @@
 
 #include "cli/bench.h"
 #include "cli/cmd.h"
+#include "cli/record.h"
 #include "sim/faults/sources.h"
 #include "uffd/uffd.h"
 
@@ -50,6 +51,33 @@ static void check_uffd(void)
 	       "no (needs Linux 5.7; use --fault-source synthetic)");
 }
 
+/* What vmsim record needs, each with its fix. */
+static void check_record(void)
+{
+	struct record_env e;
+
+	record_probe(&e, false);
+	printf("perf:          %s\n", e.perf ? "installed" :
+	       "NOT installed: vmsim record needs it (apt-get install linux-perf)");
+	if (e.tracefs)
+		printf("tracefs:       %s%s\n", e.tracefs,
+		       e.missing ? ": but no tracepoint " : "");
+	else
+		printf("tracefs:       not mounted (vmsim record mounts it as root; "
+		       "else: mount -t tracefs nodev /sys/kernel/tracing)\n");
+	if (e.missing)
+		printf("               %s: this kernel cannot be recorded\n",
+		       e.missing);
+	else if (e.tracefs && !e.lock_events)
+		printf("               no mmap_lock:* tracepoints: record "
+		       "leaves out the host's lock\n");
+	printf("perf_event_paranoid: %ld%s\n", e.paranoid, e.uid_may_trace ?
+	       (geteuid() == 0 ? " (root: tracepoints readable)" :
+		" (tracepoints readable)") :
+	       ": uid may not read tracepoints (run as root, or "
+	       "sysctl kernel.perf_event_paranoid=-1)");
+}
+
 int cmd_check(void)
 {
 	struct io_uring ring;
@@ -70,6 +98,7 @@ int cmd_check(void)
 	printf("CPUs:          %ld online\n", sysconf(_SC_NPROCESSORS_ONLN));
 	printf("NUMA nodes:    %d\n",
 	       numa_available() < 0 ? 1 : numa_num_configured_nodes());
+	check_record();
 	probe_host(&hp);
 	if (hp.wake_us > 0)
 		printf("wake-up:       %.1f us from CPU 0 to CPU 1 (futex ping-pong; "

@@ -30,6 +30,30 @@ static int list_tsv(void)
 	return 0;
 }
 
+/* The end of run's --help and vmsim --help: the names -l and -w take,
+ * wrapped at 78 columns (cli_names_hook). */
+void cmd_list_names(FILE *f)
+{
+	int col = 0;
+
+	fputs("\nlock schemes (-l):", f);
+	for (int i = 0; i < lock_nschemes; i++)
+		fprintf(f, " %s", lock_schemes[i]->name);
+	fputs("\nworkloads (-w):", f);
+	col = 17;
+	for (int i = 0; i < wl_nworkloads; i++) {
+		int w = (int)strlen(wl_workloads[i]->name) + 1;
+
+		if (col + w > 78) {
+			fputs("\n ", f);
+			col = 1;
+		}
+		fprintf(f, " %s", wl_workloads[i]->name);
+		col += w;
+	}
+	fputs("\n('vmsim list': what each is)\n", f);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--tsv") && argc == 2)

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,91 +103,14 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 	return 0;
 }
 
-/* Can name be run (a path, or found in PATH)? 0; -ENOENT not found;
- * -EACCES found but not executable; -EISDIR a directory. */
-static int runnable(const char *name)
+/* Is there something to record: the command runs, the process lives?
+ * 0, or EXIT_USAGE after one line. Before the output is claimed: a
+ * mistyped program is the first thing to hear of. */
+static int rec_check_target(const struct rec_args *a)
 {
-	const char *path = getenv("PATH");
-	struct stat st;
-	char buf[4096];
-	int ret = -ENOENT;
+	char p[32];
 
-	if (strchr(name, '/')) {
-		if (stat(name, &st))
-			return -ENOENT;
-		if (S_ISDIR(st.st_mode))
-			return -EISDIR;
-		return access(name, X_OK) ? -EACCES : 0;
-	}
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		size_t n = strcspn(p, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", name);
-		if (!stat(buf, &st) && !S_ISDIR(st.st_mode)) {
-			if (!access(buf, X_OK))
-				return 0;
-			ret = -EACCES;
-		}
-		p += n + (p[n] == ':');
-	}
-	return ret;
-}
-
-/* Has the kernel tracepoint ev ("group:name") under tracefs root? */
-static bool have_tracepoint(const char *root, const char *ev)
-{
-	char p[256];
-
-	snprintf(p, sizeof(p), "%s/%.*s/%s", root, (int)strcspn(ev, ":"), ev,
-		 strchr(ev, ':') + 1);
-	return access(p, F_OK) == 0;
-}
-
-/* Can perf give us the tracepoints? 0, or 1 after one line. */
-static int rec_preflight(struct rec_args *a)
-{
-	static const char *const roots[] = { "/sys/kernel/tracing/events",
-					     "/sys/kernel/debug/tracing/events" };
-	const char *root = NULL;
-	char p[256];
-	long paranoid = 2;
-	FILE *f;
-
-	if (runnable("perf"))
-		return fprintf(stderr, "%s: record: perf is not installed (Debian: "
-			       "apt-get install linux-perf)\n", prog), 1;
-	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	if (f) {
-		if (fscanf(f, "%ld", &paranoid) != 1)
-			paranoid = 2;
-		fclose(f);
-	}
-	if (geteuid() != 0 && paranoid > -1)
-		return fprintf(stderr, "%s: record: perf may not read tracepoints "
-			       "as uid %u (kernel.perf_event_paranoid is %ld): "
-			       "run as root, or set it to -1\n", prog,
-			       (unsigned)geteuid(), paranoid), 1;
-	for (size_t i = 0; i < 2 && !root; i++)
-		if (access(roots[i], X_OK) == 0)
-			root = roots[i];
-	/* perf mounts tracefs itself where it is not (tracefs__mount());
-	 * so does vmsim, for the checks below. */
-	if (!root && geteuid() == 0 &&
-	    !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		root = roots[0];
-	if (!root)
-		return fprintf(stderr, "%s: record: no tracefs at "
-			       "/sys/kernel/tracing (mount -t tracefs nodev "
-			       "/sys/kernel/tracing)\n", prog), 1;
-	for (int i = 0; perf_conv_events[i]; i++)
-		if (!have_tracepoint(root, perf_conv_events[i]))
-			return fprintf(stderr, "%s: record: this kernel has no "
-				       "tracepoint %s (%s)\n", prog,
-				       perf_conv_events[i], strerror(errno)), 1;
-	a->lock_events = true;
-	for (int i = 0; perf_conv_lock_events[i]; i++)
-		a->lock_events &= have_tracepoint(root, perf_conv_lock_events[i]);
-	switch (a->cmd ? runnable(a->cmd[0]) : 0) {
+	switch (a->cmd ? record_runnable(a->cmd[0]) : 0) {
 	case -ENOENT:
 		return cli_bad("record: command '%s' not found", a->cmd[0]);
 	case -EACCES:
@@ -200,6 +122,31 @@ static int rec_preflight(struct rec_args *a)
 	if (a->pid && kill((pid_t)a->pid, 0) && errno == ESRCH)
 		return cli_bad("record: no process %s", (snprintf(p, sizeof(p),
 			   "%ld", a->pid), p));
+	return 0;
+}
+
+/* Can perf give us the tracepoints? 0, or 1 after one line. */
+static int rec_preflight(struct rec_args *a)
+{
+	struct record_env e;
+
+	record_probe(&e, true);
+	if (!e.perf)
+		return fprintf(stderr, "%s: record: perf is not installed (Debian: "
+			       "apt-get install linux-perf)\n", prog), 1;
+	if (!e.uid_may_trace)
+		return fprintf(stderr, "%s: record: perf may not read tracepoints "
+			       "as uid %u (kernel.perf_event_paranoid is %ld): "
+			       "run as root, or set it to -1\n", prog,
+			       (unsigned)geteuid(), e.paranoid), 1;
+	if (!e.tracefs)
+		return fprintf(stderr, "%s: record: no tracefs at "
+			       "/sys/kernel/tracing (mount -t tracefs nodev "
+			       "/sys/kernel/tracing)\n", prog), 1;
+	if (e.missing)
+		return fprintf(stderr, "%s: record: this kernel has no "
+			       "tracepoint %s\n", prog, e.missing), 1;
+	a->lock_events = e.lock_events;
 	return 0;
 }
 
@@ -540,6 +487,8 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 		return 0;
 	if (a.convert_timeout)
 		rec_convert_timeout = a.convert_timeout;
+	if ((ret = rec_check_target(&a)))
+		return ret;
 	/* The trace's place claimed before anything runs. */
 	if (record_claim(&out, a.out, a.force))
 		return EXIT_USAGE;

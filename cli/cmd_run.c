@@ -17,31 +17,54 @@
 #include "cli/resfile.h"
 #include "cli/parse.h"
 
+/* One line: what of name is unknown, and the names there are. */
+static int unknown_name(const char *what, const char *name, bool schemes)
+{
+	char printable[128];
+	int n = schemes ? lock_nschemes : wl_nworkloads;
+
+	fprintf(stderr, "%s: unknown %s '%s' (one of:", prog, what,
+		parse_printable(printable, sizeof(printable), name));
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "%s %s", i ? "," : "",
+			schemes ? lock_schemes[i]->name : wl_workloads[i]->name);
+	fprintf(stderr, ")\n");
+	return EXIT_USAGE;
+}
+
 /* "rwsem,range": each a known scheme, none twice. Prints the error. */
 static int parse_locks(const char *arg, struct run_cfg *c)
 {
-	char buf[256], *save = NULL, *tok;
+	char *buf, *save = NULL, *tok;
+	int ret = 0;
 
 	if (parse_list_check(arg))
 		return cli_bad("bad lock scheme list '%s': want names separated by "
 			   "commas, none empty, such as rwsem,pervma", arg);
-	snprintf(buf, sizeof(buf), "%s", arg);
+	buf = strdup(arg);
+	if (!buf)
+		return cli_bad("out of memory at '%s'", arg);
 	c->nlocks = 0;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(buf, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
 		const struct lock_ops *l = lock_scheme_find(tok);
 
-		if (!l)
-			return cli_bad("unknown lock scheme '%s'", tok);
-		for (int i = 0; i < c->nlocks; i++)
+		if (!l) {
+			ret = unknown_name("lock scheme", tok, true);
+			break;
+		}
+		for (int i = 0; i < c->nlocks && !ret; i++)
 			if (c->locks[i] == l)
-				return cli_bad("lock scheme '%s' given twice", tok);
-		if (c->nlocks == RUNNER_MAX_SCHEMES)
-			return cli_bad("too many lock schemes at '%s'", tok);
-		c->locks[c->nlocks++] = l;
+				ret = cli_bad("lock scheme '%s' given twice", tok);
+		if (!ret && c->nlocks == RUNNER_MAX_SCHEMES)
+			ret = cli_bad("too many lock schemes at '%s'", tok);
+		if (!ret)
+			c->locks[c->nlocks++] = l;
 	}
-	if (!c->nlocks)
-		return cli_bad("no lock scheme in '%s'", arg);
-	return 0;
+	free(buf);
+	if (!ret && !c->nlocks)
+		ret = cli_bad("no lock scheme in '%s'", arg);
+	return ret;
 }
 
 enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
@@ -161,7 +184,7 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 	case 'w':
 		a->model_given = true;
 		c->wl = wl_find(arg);
-		return c->wl ? 0 : cli_bad("unknown workload '%s'", arg);
+		return c->wl ? 0 : unknown_name("workload", arg, false);
 	case 't':
 		a->tasks_given = true;
 		return run_tasks_opt(a, arg);

@@ -13,6 +13,22 @@
 #include "workloads/trace/perf_conv.h"
 #include "cli/safefile.h"
 
+/* What record needs from the host (cli/record_env.c). */
+struct record_env {
+	bool perf;                       /* perf is on PATH */
+	long paranoid;                   /* kernel.perf_event_paranoid */
+	bool uid_may_trace;              /* root, or paranoid -1 */
+	const char *tracefs;             /* its events/ folder, or NULL */
+	const char *missing;             /* a tracepoint it lacks, or NULL */
+	bool lock_events;                /* it has mmap_lock:* too */
+};
+
+/* Probe e; may_mount: mount tracefs where it is not (as perf would). */
+void record_probe(struct record_env *e, bool may_mount);
+/* Can name be run (a path, or found in PATH)? 0; -ENOENT not found;
+ * -EACCES found but not executable; -EISDIR a directory. */
+int record_runnable(const char *name);
+
 /* The header's comment: the command line, or "pid P for S s". */
 void record_comment(char **cmd, long pid, long duration, char *out,
 		    size_t len);

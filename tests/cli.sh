@@ -50,10 +50,17 @@ expect_usage_error "'disk'" run -w madvise_batch --zap disk
 expect_usage_error "does not apply" run -w pft --writers 2
 
 "$VMSIM" --version | grep -q '^vmsim ' && ok || fail "--version"
-"$VMSIM" --help | grep -q 'fault-source' && ok || fail "--help"
+"$VMSIM" --help | grep -q '^lock schemes (-l): rwsem' && ok || fail "--help names the schemes"
+[ "$("$VMSIM" --help | wc -l)" -le 40 ] && ok || fail "--help fits a screen"
+"$VMSIM" run --help | grep -q 'fault-source' && ok || fail "run --help"
+"$VMSIM" run --help | grep -q '^workloads (-w): pft' && ok || fail "run --help names the workloads"
+"$VMSIM" list --help | grep -q 'regression' && fail "list --help: gate exit codes" || ok
+"$VMSIM" run -l mmap_lock 2>&1 | grep -q 'one of: rwsem, range' && ok || fail "unknown scheme lists the schemes"
+"$VMSIM" bench 2>&1 | grep -q 'one of: tree, fault' && ok || fail "bench without a name lists them"
 "$VMSIM" list | grep -q '^  rwsem' && ok || fail "list shows rwsem"
 "$VMSIM" list | grep -q '^  pft' && ok || fail "list shows pft"
 "$VMSIM" check | grep -q '^userfaultfd:' && ok || fail "check reports userfaultfd"
+"$VMSIM" check | grep -q "^perf_event_paranoid: " && ok || fail "check reports what record needs"
 
 # A real run with a JSON result.
 if "$VMSIM" run --lock rwsem --workload pft --tasks 1,2 --iterations 3 \
