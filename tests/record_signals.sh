@@ -19,17 +19,32 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0 passes=0
 # vmsim's scratch files go under $TMPDIR: this test's own folder, so that
 # what is left behind is this test's alone (other recordings may run
-# beside it). Its processes are found by that folder's unique path: perf
-# is given it (-o), the program names it in a comment.
+# beside it). Its processes are found by session: each vmsim starts as
+# the leader of a session of its own (setsid, which does not fork in a
+# script's background job: $! is vmsim), and perf, perf script and the
+# program stay in it. Nothing is matched by name or pattern.
 mkdir "$tmp/scratch"
 export TMPDIR=$tmp/scratch
 # A program that churns memory for 1 s.
 prog="import time
-t = time.time()  # $tmp
+t = time.time()
 while time.time() - t < 1: b = [bytearray(65536) for _ in range(16)]"
+# The PIDs still in session $1 (field 6 of /proc/PID/stat: the 4th after
+# the command's closing parenthesis).
+in_session() {
+	local f st
+	for f in /proc/[0-9]*/stat; do
+		st=$(cat "$f" 2>/dev/null) || continue
+		st=${st##*) }
+		set -- "$1" $st
+		[ "$5" = "$1" ] && { f=${f#/proc/}; echo "${f%/stat}"; }
+	done
+}
 leftovers() {
 	ls -A "$TMPDIR"
-	pgrep -af -- "$tmp" | grep -v pgrep
+	in_session "$1" | while read -r p; do
+		printf '%s: %s\n' "$p" "$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"
+	done
 }
 rnd() { echo "$(( RANDOM % ($1 + 1) ))"; }   # 0..N (ms, as an integer)
 ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
@@ -37,11 +52,14 @@ ms() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 for kind in INT TERM HUP DOUBLE; do
 	for i in $(seq 1 "$rounds"); do
 		rm -f "$tmp/s.trace" "$tmp/s.trace.mmap_lock.json"
-		"$VMSIM" record -o "$tmp/s.trace" -- python3 -c "$prog" \
+		setsid "$VMSIM" record -o "$tmp/s.trace" -- python3 -c "$prog" \
 			>"$tmp/out" 2>"$tmp/err" &
 		pid=$!
-		# A hang's end; its sleep must not hold the test's output open.
-		{ sleep 60; kill -KILL $pid 2>/dev/null; } >/dev/null 2>&1 &
+		# A hang's end (60 s), which ends itself within 0.1 s of
+		# vmsim's: nothing of it outlives the round.
+		( for _ in $(seq 600); do
+			kill -0 $pid 2>/dev/null || exit 0; sleep 0.1
+		  done; kill -KILL $pid 2>/dev/null ) >/dev/null 2>&1 &
 		dog=$!
 		d=$(rnd 1500)
 		sleep "$(ms "$d")"
@@ -57,7 +75,7 @@ for kind in INT TERM HUP DOUBLE; do
 		esac
 		wait $pid
 		rc=$?
-		pkill -P $dog 2>/dev/null; kill $dog 2>/dev/null; wait $dog 2>/dev/null
+		wait $dog 2>/dev/null
 		what="SIG$kind at ${d} ms (exit $rc)"
 		case $kind in INT|DOUBLE) want=130;; TERM) want=143;; HUP) want=129;; esac
 		[ $sent = 1 ] || want=0
@@ -74,11 +92,12 @@ for kind in INT TERM HUP DOUBLE; do
 			echo "FAIL: $what: no trace and no 'nothing recorded' line: $(cat "$tmp/err")"
 			fails=$((fails + 1)); continue
 		fi
-		left=$(leftovers)
+		left=$(leftovers $pid)
 		if [ -n "$left" ]; then
 			echo "FAIL: $what: left behind: $left"
-			pkill -KILL -f -- "$tmp" 2>/dev/null
-			rm -rf "${TMPDIR:?}"/*
+			in_session $pid | xargs -r kill -KILL 2>/dev/null
+			rm -rf "${TMPDIR:?}"
+			mkdir "$TMPDIR"
 			fails=$((fails + 1)); continue
 		fi
 		passes=$((passes + 1))

@@ -117,6 +117,96 @@ PY
 	fi
 fi
 
+# --- the graphs say something (issue 37) ------------------------------------
+# One task count: a bar a result with its whisker, not a column of dots;
+# every legend names only the series drawn; x labels never overlap; a
+# histogram whose acquisitions are all in one bucket, or a metric with no
+# valid value, is one line, not a graph; a scheme has one colour on every
+# page, whichever the base.
+"$VMSIM" run -w pft -t 1 -i 3 -m 8M -q -l rwsem,range,pervma -o res/one/ \
+	>/dev/null 2>&1 || fail "run -o res/one/"
+python3 - res/one <<'PY'
+import json, os, sys
+d = sys.argv[1]
+for f in os.listdir(d):
+    p = os.path.join(d, f); r = json.load(open(p))
+    for pt in r["results"]:
+        for cls in pt.get("lockstat", {}).values():
+            for side in cls.values():
+                h = side.get("hold_hist_log2ns")
+                if h:                     # every hold in one bucket
+                    side["hold_hist_log2ns"] = [0, 0, 0, sum(h)]
+    json.dump(r, open(p, "w"))
+PY
+# every sample flagged: no metric has a valid value
+mkdir res/inv && python3 - res/one/rwsem.json res/inv/rwsem.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for pt in r["results"]:
+    n = len(next(iter(pt["samples"].values())))
+    pt["flagged"] = [{"sample": k, "reason": "stopped"} for k in range(1, n + 1)]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+"$VMSIM" report -o inv.html res/inv >/dev/null 2>rep3.err || fail "report res/inv: $(cat rep3.err)"
+grep -q '<p class="note nograph">faults/sec (the primary metric): no value to draw' inv.html &&
+	ok || fail "a metric with no valid value is not one line"
+"$VMSIM" report -o one.html res/one >/dev/null 2>rep1.err || fail "report res/one: $(cat rep1.err)"
+"$VMSIM" report -o swapped.html --baseline pervma res/new >/dev/null 2>rep2.err ||
+	fail "report --baseline pervma: $(cat rep2.err)"
+if [ -n "$browser" ]; then
+	for p in report one swapped; do
+		timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+			--disable-dev-shm-usage --dump-dom "file://$tmp/$p.html" \
+			>"$p.dom" 2>chrome.err || fail "chromium --dump-dom $p: $(tail -3 chrome.err)"
+	done
+	python3 - report.dom one.dom swapped.dom <<'PY' && ok || fail "the graphs"
+import re, sys
+bad = []
+def figures(dom):
+    return re.findall(r'<figure class="graph"><svg.*?</svg></figure>', dom, re.S)
+def legend(g):
+    keys = re.findall(r'<rect class="key"[^>]*fill="([^"]+)"[^>]*>(?:</rect>)?<text[^>]*>([^<]*)</text>', g)
+    return {name: colour for colour, name in keys}
+pages = {p: open(p).read() for p in sys.argv[1:]}
+for page, dom in pages.items():
+    for g in figures(dom):
+        t = re.search(r'<title>(.*?)</title>', g).group(1)
+        drawn = set(re.findall(r'<rect class="bar"[^>]*fill="([^"]+)"', g))
+        drawn |= set(re.findall(r'<polyline class="series"[^>]*stroke="([^"]+)"[^>]*points="[0-9]', g))
+        keyed = set(legend(g).values())
+        if keyed != drawn:
+            bad.append(f"{page} '{t}': legend {sorted(keyed)} but drawn {sorted(drawn)}")
+        ticks = sorted((float(x), len(txt)) for x, txt in
+                       re.findall(r'<text class="xtick" x="([0-9.]+)"[^>]*>([^<]*)</text>', g))
+        for (x0, n0), (x1, n1) in zip(ticks, ticks[1:]):
+            if x1 - x0 < (n0 + n1) / 2 * 6.5:
+                bad.append(f"{page} '{t}': x labels overlap at {x0:.0f} and {x1:.0f}")
+one = pages["one.dom"]
+if "Each result at 1 task" not in one:
+    bad.append("one task: no 'Each result at 1 task' section")
+for g in figures(one):
+    t = re.search(r'<title>(.*?)</title>', g).group(1)
+    if "latency" in t or "time, 1 task" in t:
+        continue
+    if '<rect class="bar"' not in g or '<path class="whisker"' not in g:
+        bad.append(f"one task: '{t}' is not bars with whiskers")
+    if "<circle" in g:
+        bad.append(f"one task: '{t}' draws dots")
+if not re.search(r'hold time, 1 task: every acquisition in one bucket', one):
+    bad.append("a one-bucket histogram is not one line")
+if re.search(r'<title>[^<]*hold time, 1 task</title>', one):
+    bad.append("a one-bucket histogram is drawn")
+a = legend(figures(pages["report.dom"])[0])
+b = legend(figures(pages["swapped.dom"])[0])
+for s in ("rwsem", "pervma", "spf"):
+    if a.get(s) != b.get(s):
+        bad.append(f"{s} is {a.get(s)} with base rwsem, {b.get(s)} with base pervma")
+if bad:
+    print("\n".join(bad[:12]))
+    sys.exit(1)
+PY
+fi
+
 # --- a flagged sample costs a sample; too few left, the column ----------
 python3 - "$root/tests/data/compare/base.json" flagged.json flagged6.json <<'PY'
 import json, sys

@@ -57,6 +57,7 @@ int cmp_significant(const struct cmp_opts *o, const double *a, size_t na,
 
 struct cmp_metric {
 	const char *name;
+	const char *unit;                /* "faults/s", "s"...; NULL: unsaid */
 	bool higher, primary;
 };
 

@@ -26,7 +26,7 @@ static int load_metrics(struct cmp_file *f, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	json_object_object_foreach(ms, name, d) {
-		json_object *better, *primary;
+		json_object *better, *primary, *unit;
 		struct cmp_metric *m;
 
 		if (f->nmetrics == CMP_MAX_METRICS) {
@@ -46,6 +46,10 @@ static int load_metrics(struct cmp_file *f, char *err, size_t errlen)
 		m->higher = !strcmp(json_object_get_string(better), "higher");
 		m->primary = json_object_object_get_ex(d, "primary", &primary) &&
 			     json_object_get_boolean(primary);
+		m->unit = json_object_object_get_ex(d, "unit", &unit) &&
+			  json_object_is_type(unit, json_type_string) &&
+			  *json_object_get_string(unit) ?
+			  json_object_get_string(unit) : NULL;
 	}
 	if (!f->nmetrics) {
 		snprintf(err, errlen, "malformed: no metrics");

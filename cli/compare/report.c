@@ -87,24 +87,70 @@ static void runs_table(FILE *out, const struct cmp_file *files, int n)
 	fputs("</tbody></table>\n", out);
 }
 
-/* One graph a metric: its mean at each task count, a line a result;
- * for a higher-is-better metric, the base's first point scaled linearly
- * with the task count (will-it-scale's reference). */
-static void scaling_graphs(FILE *out, const struct cmp_file *files, int n)
+/* A metric's y axis: the statistic, the metric, its unit. */
+static void metric_label(char *buf, size_t len, const struct cmp_metric *mt)
+{
+	snprintf(buf, len, "%s %s%s%s (%s is better)",
+		 mt->higher ? "Hmean" : "Amean", mt->name,
+		 mt->unit ? ", " : "", mt->unit ? mt->unit : "",
+		 mt->higher ? "higher" : "lower");
+}
+
+/* A rate per task or per CPU: linear scaling keeps it level, so the
+ * total's reference line would mislead. */
+static bool per_unit(const char *name)
+{
+	return strstr(name, "/task") || strstr(name, "/cpu");
+}
+
+/* files[i]'s mean of mt at tasks and its lowest and highest good
+ * sample (NaN where the point is invalid or missing). */
+static void metric_point(const struct cmp_file *f, const struct cmp_metric *mt,
+			 int tasks, double *mean, double *lo, double *hi)
+{
+	double *s;
+	size_t ns = cmp_samples_of(f, mt->name, tasks, &s);
+
+	*mean = *lo = *hi = NAN;
+	if (ns && cmp_point_valid(f, mt, tasks, s, ns)) {
+		*mean = cmp_stat_value(ST_MEAN, s, ns, mt->higher);
+		*lo = cmp_stat_value(ST_MIN, s, ns, mt->higher);
+		*hi = cmp_stat_value(ST_MAX, s, ns, mt->higher);
+	}
+	free(s);
+}
+
+/* One graph a metric. At several task counts: its mean at each, a line
+ * a result; for a higher-is-better metric, the base's first point
+ * scaled linearly with the task count (will-it-scale's reference). At
+ * one task count: a bar a result, its whisker from the lowest to the
+ * highest sample. */
+static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
+			   const char *const *colours)
 {
 	const struct cmp_file *b = &files[0];
 	int nx = b->ntasks < MAX_X ? b->ntasks : MAX_X;
-	const char *names[CMP_MAX_FILES];
+	const char *names[CMP_MAX_FILES], *xn[1];
 	double x[MAX_X], *y = calloc((size_t)(n * MAX_X), sizeof(double)),
-	       ref[MAX_X];
-	char title[160], ylabel[96];
+	       lo[CMP_MAX_FILES], hi[CMP_MAX_FILES], ref[MAX_X];
+	char title[160], ylabel[160], one[32];
 
 	if (!y)
 		return;
-	fputs("<h2>Scaling</h2>\n<p class=\"note\">The mean (Hmean where higher "
-	      "is better, Amean where lower is) at each task count; the dashed "
-	      "line is the base's first point times the task count "
-	      "(linear scaling).</p>\n", out);
+	if (nx == 1) {
+		snprintf(one, sizeof(one), "%d task%s", b->tasks[b->by_tasks[0]],
+			 PLURAL(b->tasks[b->by_tasks[0]]));
+		xn[0] = one;
+		fprintf(out, "<h2>Each result at %s</h2>\n<p class=\"note\">The "
+			"bar is the mean (Hmean where higher is better, Amean where "
+			"lower is); its whisker runs from the lowest to the highest "
+			"sample.</p>\n", one);
+	} else {
+		fputs("<h2>Scaling</h2>\n<p class=\"note\">The mean (Hmean where "
+		      "higher is better, Amean where lower is) at each task count; "
+		      "the dashed line is the base's first point times the task "
+		      "count (linear scaling).</p>\n", out);
+	}
 	for (int i = 0; i < n; i++)
 		names[i] = files[i].label;
 	for (int k = 0; k < nx; k++)
@@ -113,34 +159,36 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n)
 		const struct cmp_metric *mt = &b->metrics[m];
 
 		for (int i = 0; i < n; i++)
-			for (int k = 0; k < nx; k++) {
-				double *s;
-				size_t ns = cmp_samples_of(&files[i], mt->name,
-							   (int)x[k], &s);
-
-				y[i * nx + k] = ns && cmp_point_valid(&files[i],
-						mt, (int)x[k], s, ns) ?
-					cmp_stat_value(ST_MEAN, s, ns, mt->higher) : NAN;
-				free(s);
-			}
-		for (int k = 0; k < nx; k++)
-			ref[k] = y[0] * x[k] / x[0];
+			for (int k = 0; k < nx; k++)
+				metric_point(&files[i], mt, (int)x[k],
+					     &y[i * nx + k], &lo[i], &hi[i]);
 		snprintf(title, sizeof(title), "%s%s", mt->name,
 			 mt->primary ? " (the primary metric)" : "");
-		snprintf(ylabel, sizeof(ylabel), "%s %s (%s is better)",
-			 mt->higher ? "Hmean" : "Amean", mt->name,
-			 mt->higher ? "higher" : "lower");
+		metric_label(ylabel, sizeof(ylabel), mt);
+		if (nx == 1) {
+			cmp_svg_bars(out, &(struct cmp_chart){
+				.title = title, .xlabel = "tasks", .ylabel = ylabel,
+				.nseries = n, .nx = 1, .names = names,
+				.colours = colours, .xnames = xn, .y = y,
+				.lo = lo, .hi = hi });
+			continue;
+		}
+		for (int k = 0; k < nx; k++)
+			ref[k] = y[0] * x[k] / x[0];
 		cmp_svg_lines(out, &(struct cmp_chart){
 			.title = title, .xlabel = "tasks", .ylabel = ylabel,
-			.nseries = n, .nx = nx, .names = names, .x = x, .y = y,
-			.ref = mt->higher && nx > 1 && isfinite(y[0]) ? ref : NULL,
+			.nseries = n, .nx = nx, .names = names, .colours = colours,
+			.x = x, .y = y,
+			.ref = mt->higher && isfinite(y[0]) && !per_unit(mt->name) ?
+			       ref : NULL,
 			.ref_name = "linear scaling (base)" });
 	}
 	free(y);
 }
 
 /* Latency percentiles of a touch, a graph a task count (log scale). */
-static int latency_graphs(FILE *out, const struct cmp_file *files, int n)
+static int latency_graphs(FILE *out, const struct cmp_file *files, int n,
+			  const char *const *colours)
 {
 	static const char *const pct[] = { "p50", "p90", "p99", "p99_9", "max" };
 	static const char *const shown[] = { "p50", "p90", "p99", "p99.9", "max" };
@@ -173,9 +221,10 @@ static int latency_graphs(FILE *out, const struct cmp_file *files, int n)
 		snprintf(title, sizeof(title), "touch latency, %d task%s", tasks,
 			 PLURAL(tasks));
 		cmp_svg_lines(out, &(struct cmp_chart){
-			.title = title, .xlabel = "percentile", .ylabel = "us",
-			.nseries = n, .nx = 5, .names = names, .xnames = shown,
-			.y = y, .logy = true });
+			.title = title, .xlabel = "percentile of the touches",
+			.ylabel = "touch latency, us (log scale)", .nseries = n,
+			.nx = 5, .names = names, .colours = colours,
+			.xnames = shown, .y = y, .logy = true });
 	}
 	return graphs;
 }
@@ -218,9 +267,12 @@ static void bucket_name(char *buf, size_t len, int i)
 }
 
 /* One histogram: class, side, wait or hold, at tasks, in % of each
- * file's acquisitions per power-of-two bucket. 1 if drawn. */
+ * file's acquisitions per power-of-two bucket. 1 if drawn; 0 if no
+ * acquisition is in it; 2 if every one of every file is in one bucket
+ * (a single bar says nothing a line would not: said in one). */
 static int lock_hist(FILE *out, const struct cmp_file *files, int n, int tasks,
-		     const char *cls, const char *side, const char *kind)
+		     const char *cls, const char *side, const char *kind,
+		     const char *const *colours)
 {
 	char field[32], title[160], names_buf[MAX_X][16];
 	const char *names[CMP_MAX_FILES], *xn[MAX_X];
@@ -242,6 +294,22 @@ static int lock_hist(FILE *out, const struct cmp_file *files, int n, int tasks,
 	}
 	if (hi < 0)
 		return 0;
+	snprintf(title, sizeof(title), "%s %s %s time, %d task%s", cls, side, kind,
+		 tasks, PLURAL(tasks));
+	if (lo == hi) {
+		fputs("<p class=\"note nograph\">", out);
+		cmp_html_text(out, title);
+		if (lo) {
+			bucket_name(names_buf[0], sizeof(names_buf[0]), lo);
+			fprintf(out, ": every acquisition in one bucket (%s to "
+				"under ", names_buf[0]);
+		} else {
+			fputs(": every acquisition in one bucket (under ", out);
+		}
+		bucket_name(names_buf[0], sizeof(names_buf[0]), lo + 1);
+		fprintf(out, "%s), in every result: no graph.</p>\n", names_buf[0]);
+		return 2;
+	}
 	for (int i = 0; i < n; i++) {
 		double total = 0;
 		size_t len = h[i] && json_object_is_type(h[i], json_type_array) ?
@@ -258,17 +326,18 @@ static int lock_hist(FILE *out, const struct cmp_file *files, int n, int tasks,
 		bucket_name(names_buf[b - lo], sizeof(names_buf[0]), b);
 		xn[b - lo] = names_buf[b - lo];
 	}
-	snprintf(title, sizeof(title), "%s %s %s time, %d task%s", cls, side, kind,
-		 tasks, PLURAL(tasks));
 	cmp_svg_bars(out, &(struct cmp_chart){
-		.title = title, .xlabel = "at least (power-of-two buckets)",
+		.title = title, .xlabel = !strcmp(kind, "wait") ?
+			"wait, at least (power-of-two buckets of ns)" :
+			"hold, at least (power-of-two buckets of ns)",
 		.ylabel = "% of acquisitions", .nseries = n, .nx = hi - lo + 1,
-		.names = names, .xnames = xn, .y = y });
+		.names = names, .colours = colours, .xnames = xn, .y = y });
 	return 1;
 }
 
 /* Wait and hold histograms per class and side, at the most tasks. */
-static void lock_graphs(FILE *out, const struct cmp_file *files, int n)
+static void lock_graphs(FILE *out, const struct cmp_file *files, int n,
+			const char *const *colours)
 {
 	const struct cmp_file *b = &files[0];
 	int tasks = b->ntasks ? b->tasks[b->by_tasks[b->ntasks - 1]] : 0;
@@ -287,9 +356,9 @@ static void lock_graphs(FILE *out, const struct cmp_file *files, int n)
 			for (int k = 0; k < 2; k++) {
 				int d = lock_hist(out, files, n, tasks, classes[c],
 						  s ? "write" : "read",
-						  k ? "hold" : "wait");
+						  k ? "hold" : "wait", colours);
 
-				drawn += d;
+				drawn += d == 1;
 				if (!d && !k && used < sizeof(nowait))
 					used += (size_t)snprintf(nowait + used,
 						sizeof(nowait) - used, "%s%s %s",
@@ -311,6 +380,7 @@ int cmp_report(FILE *out, const struct cmp_file *files, int n,
 	       const struct cmp_opts *o)
 {
 	struct cmp_opts ho = *o;
+	const char *colours[CMP_MAX_FILES];
 	char *tables = NULL, *findings = NULL;
 	size_t tlen = 0, flen = 0;
 	FILE *t = open_memstream(&tables, &tlen);
@@ -349,9 +419,10 @@ int cmp_report(FILE *out, const struct cmp_file *files, int n,
 	      "finding.</p>\n<ul class=\"findings\">\n", out);
 	fputs(flen ? findings : "<li>One result: nothing to compare.</li>\n", out);
 	fputs("</ul>\n", out);
-	scaling_graphs(out, files, n);
-	latency_graphs(out, files, n);
-	lock_graphs(out, files, n);
+	cmp_svg_file_colours(files, n, colours);
+	scaling_graphs(out, files, n, colours);
+	latency_graphs(out, files, n, colours);
+	lock_graphs(out, files, n, colours);
 	fputs("<h2>Tables</h2>\n", out);
 	fputs(tables, out);
 	fputs("<p class=\"note\"><em>*x%*</em>: significant against the first "

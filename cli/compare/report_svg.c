@@ -30,6 +30,42 @@ const char *cmp_svg_colour(int i)
 	return palette[i % (int)(sizeof(palette) / sizeof(palette[0]))];
 }
 
+/* The schemes in `vmsim list`'s order, from the list that makes them
+ * (names only: vmsim compare links no simulator code). */
+static const char *const scheme_order[] = {
+#define LOCK_SCHEME(id, name) name,
+#include "locks/schemes.def"
+#undef LOCK_SCHEME
+};
+#define NSCHEMES ((int)(sizeof(scheme_order) / sizeof(scheme_order[0])))
+
+static int scheme_place(const char *scheme)
+{
+	for (int i = 0; scheme && i < NSCHEMES; i++)
+		if (!strcmp(scheme_order[i], scheme))
+			return i;
+	return -1;
+}
+
+void cmp_svg_file_colours(const struct cmp_file *files, int n,
+			  const char **out)
+{
+	bool by_scheme = true;
+
+	for (int i = 0; i < n; i++) {
+		by_scheme &= scheme_place(files[i].scheme) >= 0;
+		for (int j = 0; j < i && by_scheme; j++)
+			by_scheme = strcmp(files[i].scheme, files[j].scheme) != 0;
+	}
+	for (int i = 0; i < n; i++)
+		out[i] = cmp_svg_colour(by_scheme ? scheme_place(files[i].scheme) : i);
+}
+
+static const char *colour(const struct cmp_chart *c, int s)
+{
+	return c->colours ? c->colours[s] : cmp_svg_colour(s);
+}
+
 /* A tick value as text: 12,345 / 1.5k-free plain digits, short. */
 static void tick_text(char *buf, size_t len, double v)
 {
@@ -153,31 +189,69 @@ static void frame(FILE *out, const struct cmp_chart *c, const struct axes *a)
 	fputs("</text>", out);
 }
 
+/* The x ticks' labels never collide: where the widest label (about
+ * 6.5 px a character at 11 px) is wider than the space between ticks,
+ * only every k-th tick is labelled. */
 static void x_ticks(FILE *out, const struct cmp_chart *c, const struct axes *a)
 {
-	for (int i = 0; i < c->nx; i++) {
-		char t[32];
-		double x = a->cat ? i : c->x[i];
+	double space = W;
+	size_t widest = 0;
+	char t[32];
+	int every;
 
+	for (int i = 1; i < c->nx; i++)
+		space = fmin(space, fabs(px(a, a->cat ? i : c->x[i]) -
+					 px(a, a->cat ? i - 1 : c->x[i - 1])));
+	for (int i = 0; i < c->nx; i++) {
 		if (c->xnames)
 			snprintf(t, sizeof(t), "%s", c->xnames[i]);
 		else
 			tick_text(t, sizeof(t), c->x[i]);
+		widest = strlen(t) > widest ? strlen(t) : widest;
+	}
+	every = (int)ceil((widest * 6.5 + 6) / fmax(space, 0.5));
+	for (int i = 0; i < c->nx; i++) {
+		double x = px(a, a->cat ? i : c->x[i]);
+
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" "
-			"stroke=\"#000\"/><text x=\"%.1f\" y=\"%d\" font-size=\"11\" "
-			"text-anchor=\"middle\">%s</text>", px(a, x), px(a, x),
-			H - MB, H - MB + 5, px(a, x), H - MB + 18, t);
+			"stroke=\"#000\"/>", x, x, H - MB, H - MB + (i % every ? 3 : 5));
+		if (i % every)
+			continue;
+		if (c->xnames)
+			snprintf(t, sizeof(t), "%s", c->xnames[i]);
+		else
+			tick_text(t, sizeof(t), c->x[i]);
+		fprintf(out, "<text class=\"xtick\" x=\"%.1f\" y=\"%d\" "
+			"font-size=\"11\" text-anchor=\"middle\">%s</text>",
+			x, H - MB + 18, t);
 	}
 }
 
-static void legend(FILE *out, const struct cmp_chart *c)
+/* Does series s have a value that is drawn? */
+static bool series_drawn(const struct cmp_chart *c, const struct axes *a,
+			 int s, bool bars)
+{
+	for (int i = 0; i < c->nx; i++) {
+		double v = c->y[s * c->nx + i];
+
+		if (drawable(a, v) && (!bars || v > 0))
+			return true;
+	}
+	return false;
+}
+
+/* The legend: only the series drawn. */
+static void legend(FILE *out, const struct cmp_chart *c, const struct axes *a,
+		   bool bars)
 {
 	int x = ML + 8;
 
 	for (int s = 0; s < c->nseries; s++) {
-		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" "
-			"fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"12\">",
-			x, H - 16, cmp_svg_colour(s), x + 16, H - 6);
+		if (!series_drawn(c, a, s, bars))
+			continue;
+		fprintf(out, "<rect class=\"key\" x=\"%d\" y=\"%d\" width=\"12\" "
+			"height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" "
+			"font-size=\"12\">", x, H - 16, colour(c, s), x + 16, H - 6);
 		cmp_html_text(out, c->names[s]);
 		fputs("</text>", out);
 		x += 28 + 7 * (int)strlen(c->names[s]);
@@ -192,10 +266,14 @@ static void legend(FILE *out, const struct cmp_chart *c)
 	}
 }
 
-/* The y range of the chart's values (and reference). */
+/* The y range of the chart's values (with whiskers and reference). */
 static void y_range(const struct cmp_chart *c, struct axes *a)
 {
 	double lo = INFINITY, hi = -INFINITY;
+
+	for (int i = 0; c->hi && i < c->nseries * c->nx; i++)
+		if (drawable(a, c->hi[i]) && drawable(a, c->y[i]))
+			hi = fmax(hi, c->hi[i]);
 
 	for (int s = 0; s < c->nseries; s++)
 		for (int i = 0; i < c->nx; i++) {
@@ -231,6 +309,24 @@ static void y_range(const struct cmp_chart *c, struct axes *a)
 	}
 }
 
+/* A chart with nothing to draw is one line: 1 if it was. */
+static int nothing_drawn(FILE *out, const struct cmp_chart *c,
+			 const struct axes *a, bool bars)
+{
+	for (int s = 0; s < c->nseries; s++)
+		if (series_drawn(c, a, s, bars))
+			return 0;
+	fputs("<p class=\"note nograph\">", out);
+	cmp_html_text(out, c->title);
+	if (a->undrawn)
+		fprintf(out, ": no value to draw (%d value%s not drawn: %s).</p>\n",
+			a->undrawn, a->undrawn == 1 ? "" : "s", a->logy ?
+			"not within 1e-300 to 1e300" : "not finite or beyond 1e300");
+	else
+		fputs(": no value to draw.</p>\n", out);
+	return 1;
+}
+
 void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 {
 	struct axes a = { .logy = c->logy, .cat = c->xnames != NULL, .ncat = c->nx };
@@ -238,6 +334,8 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 	a.x0 = c->nx && !a.cat ? c->x[0] : 0;
 	a.x1 = c->nx && !a.cat ? c->x[c->nx - 1] : 1;
 	y_range(c, &a);
+	if (nothing_drawn(out, c, &a, false))
+		return;
 	frame(out, c, &a);
 	x_ticks(out, c, &a);
 	if (c->ref) {
@@ -251,7 +349,7 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 	}
 	for (int s = 0; s < c->nseries; s++) {
 		fprintf(out, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" "
-			"stroke-width=\"2\" points=\"", cmp_svg_colour(s));
+			"stroke-width=\"2\" points=\"", colour(c, s));
 		for (int i = 0; i < c->nx; i++) {
 			double v = c->y[s * c->nx + i];
 
@@ -267,11 +365,27 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 				fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
 					"fill=\"%s\"><title>%.6g</title></circle>",
 					px(&a, a.cat ? i : c->x[i]), py(&a, v),
-					cmp_svg_colour(s), v);
+					colour(c, s), v);
 		}
 	}
-	legend(out, c);
+	legend(out, c, &a, false);
 	fputs("</svg></figure>\n", out);
+}
+
+/* Value k's whisker, from lo to hi, centred on x. */
+static void whisker(FILE *out, const struct cmp_chart *c,
+		    const struct axes *a, int k, double x)
+{
+	double lo, hi;
+
+	if (!c->lo || !c->hi || !drawable(a, c->lo[k]) || !drawable(a, c->hi[k]))
+		return;
+	lo = py(a, fmax(c->lo[k], a->y0));
+	hi = py(a, c->hi[k]);
+	fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1f"
+		"M%.1f %.1fH%.1f\" stroke=\"#000\" fill=\"none\"><title>%.4g to "
+		"%.4g</title></path>", x, lo, hi, x - 5, lo, x + 5, x - 5, hi, x + 5,
+		c->lo[k], c->hi[k]);
 }
 
 void cmp_svg_bars(FILE *out, const struct cmp_chart *c)
@@ -281,20 +395,26 @@ void cmp_svg_bars(FILE *out, const struct cmp_chart *c)
 	       bw = slot * 0.8 / (c->nseries ? c->nseries : 1);
 
 	y_range(c, &a);
+	if (nothing_drawn(out, c, &a, true))
+		return;
+	if (bw > 90)                     /* one bar a slot: not a wall */
+		bw = 90;
 	frame(out, c, &a);
 	x_ticks(out, c, &a);
 	for (int s = 0; s < c->nseries; s++)
 		for (int i = 0; i < c->nx; i++) {
-			double v = c->y[s * c->nx + i], x0;
+			int k = s * c->nx + i;
+			double v = c->y[k], x0;
 
 			if (!drawable(&a, v) || v <= 0)
 				continue;
-			x0 = ML + i * slot + slot * 0.1 + s * bw;
+			x0 = ML + i * slot + (slot - bw * c->nseries) / 2 + s * bw;
 			fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
 				"width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>"
 				"%.4g</title></rect>", x0, py(&a, v), bw - 1,
-				(H - MB) - py(&a, v), cmp_svg_colour(s), v);
+				(H - MB) - py(&a, v), colour(c, s), v);
+			whisker(out, c, &a, k, x0 + (bw - 1) / 2);
 		}
-	legend(out, c);
+	legend(out, c, &a, true);
 	fputs("</svg></figure>\n", out);
 }
