@@ -172,11 +172,25 @@ expect_usage_error "memory available" run -m 64T --arena 128T
 	fail "--max-map-count: $(cat "$tmp/err")"
 
 # Interruption: SIGINT / SIGTERM write what was measured, exit 128+sig.
+# The signal comes once the run has had 2 s of CPU (a warm-up and a
+# sample of 200 ms several times over), not at a wall-clock time: on a
+# busy machine a second may not hold one sample.
+cpu_cs() {                   # utime + stime of process $1, in ticks
+	local st
+	st=$(cat /proc/$1/stat 2>/dev/null) || { echo -1; return; }
+	set -- ${st##*) }
+	echo $(( ${12} + ${13} ))
+}
 for sig in INT TERM; do
 	rm -f "$tmp/i.json"
 	"$VMSIM" run -w pft -t 2 -i 1000 -m 8M --ceiling off -q -o "$tmp/i.json" >/dev/null 2>&1 &
 	pid=$!
-	sleep 1
+	hz=$(getconf CLK_TCK)
+	for _ in $(seq 300); do
+		c=$(cpu_cs $pid)
+		[ "$c" -lt 0 ] || [ "$c" -ge $((2 * hz)) ] && break
+		sleep 0.1
+	done
 	kill -$sig $pid
 	start=$(date +%s)
 	wait $pid

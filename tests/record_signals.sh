@@ -29,21 +29,30 @@ export TMPDIR=$tmp/scratch
 prog="import time
 t = time.time()
 while time.time() - t < 1: b = [bytearray(65536) for _ in range(16)]"
-# The PIDs still in session $1 (field 6 of /proc/PID/stat: the 4th after
-# the command's closing parenthesis).
+# The live PIDs still in session $1 (field 6 of /proc/PID/stat: the 4th
+# after the command's closing parenthesis; the 1st is the state). A
+# zombie has ended: it only waits for its new parent (init) to reap it.
 in_session() {
 	local f st
 	for f in /proc/[0-9]*/stat; do
 		st=$(cat "$f" 2>/dev/null) || continue
 		st=${st##*) }
 		set -- "$1" $st
-		[ "$5" = "$1" ] && { f=${f#/proc/}; echo "${f%/stat}"; }
+		[ "$5" = "$1" ] && [ "$2" != Z ] && { f=${f#/proc/}; echo "${f%/stat}"; }
 	done
 }
+# What is left: scratch files, and processes of the session that are
+# still alive after 2 s (one that is exiting gets that long).
 leftovers() {
+	local i
 	ls -A "$TMPDIR"
+	for i in $(seq 20); do
+		[ -z "$(in_session "$1")" ] && return
+		sleep 0.1
+	done
 	in_session "$1" | while read -r p; do
-		printf '%s: %s\n' "$p" "$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"
+		printf '%s (%s): %s\n' "$p" "$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null)" \
+			"$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"
 	done
 }
 rnd() { echo "$(( RANDOM % ($1 + 1) ))"; }   # 0..N (ms, as an integer)
