@@ -608,7 +608,7 @@ static void run_args_init(struct run_args *out)
 /*
  * vmsim bench scale [RUN OPTIONS]: the harness's ceiling alone — pft
  * under none at 1 and the given task counts with the given fault source,
- * mode and uffd/handler options, -i samples each — as rates and
+ * mode and uffd and handler options, -i samples each — as rates and
  * efficiencies against linear.
  */
 int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx)

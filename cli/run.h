@@ -77,7 +77,7 @@ void run_replay_done(struct run_cfg *c);
 
 /* The harness's own ceiling (cli/run_ceiling.c): pft under the none
  * scheme at 1 and the run's task counts, with its fault source, mode and
- * uffd/handler options, rounds samples each (mem 0: 16 MiB a task). */
+ * uffd and handler options, rounds samples each (mem 0: 16 MiB a task). */
 #define RUN_CEILING_MIN_EFF 0.8      /* below: the run is told */
 struct run_ceiling {
 	int n;

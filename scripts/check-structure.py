@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The structure rules of vmsim, checked (DESIGN.md, "Layout"):
+"""The structure rules of vmsim, checked (docs/architecture.md, "Architecture"):
 
   - folders are layers, bottom up: locks/sync, locks, uffd, sim,
     workloads, cli; a file includes only headers of its own layer and of

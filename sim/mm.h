@@ -7,7 +7,7 @@
  * The arena is one large anonymous MAP_NORESERVE mapping, mapped once at
  * creation and never changed afterwards: the host kernel sees one VMA
  * whatever the simulated mm does, so its own mmap_lock stays out of the
- * measurement (uffd/host.h counts every real memory call). Simulated
+ * measurement (sim/host.h counts every real memory call). Simulated
  * protection is made real without it: in uffd mode the arena is
  * registered for MISSING and WP faults — a read-only page is
  * write-protected, and a write to it arrives as a WP fault the handler

@@ -18,7 +18,7 @@
  * load the root with acquire and then only read nodes that were fully
  * written before that store, so they see the tree before or after an
  * update, never in between. Replaced nodes are retired and freed by an
- * RCU callback (locks/rcu.h) once every reader that could see them is
+ * RCU callback (locks/sync/rcu.h) once every reader that could see them is
  * done, so a reader still walking an old version never touches freed
  * memory — and no writer ever waits for a grace period.
  *
@@ -34,7 +34,7 @@
  * sibling's slots, and drops a root with one child. Height stays
  * O(log n). Every operation reserves the nodes it may need first, so
  * nothing can fail half-way (-ENOMEM comes before any change). Nodes
- * come from the tree's own pool (sim/objpool.h), reserved at init.
+ * come from the tree's own pool (sim/mem/objpool.h), reserved at init.
  *
  * Invariants: ranges are disjoint and sorted; every published node is
  * immutable; summaries equal what is below them; every non-root node has

@@ -3,6 +3,7 @@
 #  - README.md is at most 300 lines, and its two set-up commands and its
 #    three workflows come within its first 120;
 #  - every option that a command's --help prints is in docs/usage.md;
+#  - every path of the repository that docs or comments name exists;
 #  - every command the README shows runs, in order, in a scratch folder
 #    (vmsim on PATH; $OLD is this same binary): each exits 0 — the gate
 #    with its verdict, or after its first rounds when stopped at 30 s
@@ -35,6 +36,36 @@ for c in run compare report record trace bench list check gate rerun; do
 			fail "vmsim $c --help has $opt, docs/usage.md does not"
 	done
 done
+
+# Every path of this repository that docs/, the README or a comment
+# names exists (as the kernel's documentation-file-ref-check does):
+# a word that starts with one of vmsim's folders. mm/, kernel/, include/
+# are the kernel's (vmsim has none of them); the guides' example files
+# are the ones a reader is told to write.
+python3 - "$root" <<'PY' && ok || fail "paths named that do not exist"
+import glob, os, re, subprocess, sys
+root = sys.argv[1]
+files = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True,
+                       text=True).stdout.split()
+word = re.compile(r'(?<![\w./-])((?:locks|uffd|sim|workloads|cli|tests|scripts|docs)/'
+                  r'[A-Za-z0-9_*.+/-]*[A-Za-z0-9_*])')
+written_by_reader = {"locks/exclusive.c", "workloads/pft_read.c"}
+bad = []
+for f in files:
+    if f.startswith("tests/data/") or not f.endswith(
+            (".c", ".h", ".md", ".sh", ".py", ".txt", ".def", ".tsv", ".cmake")) \
+            and os.path.basename(f) != "CMakeLists.txt":
+        continue
+    for n, line in enumerate(open(os.path.join(root, f), errors="replace"), 1):
+        for m in word.finditer(line):
+            p = m.group(1).rstrip(".")
+            if p in written_by_reader or glob.glob(os.path.join(root, p)):
+                continue
+            bad.append(f"{f}:{n}: {p}")
+if bad:
+    print("named but not in the repository:", *bad[:20], sep="\n  ")
+    sys.exit(1)
+PY
 
 # The README's commands: every line of its sh blocks but the set-up
 # commands (scripts/…: the suite is one of them) and comments, in order,

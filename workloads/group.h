@@ -18,7 +18,7 @@
  *
  * Task threads live as long as the group: an iteration creates no
  * thread and maps no memory, so the host's address space stays as set-up
- * left it (uffd/host.h).
+ * left it (sim/host.h).
  */
 #ifndef VMSIM_GROUP_H
 #define VMSIM_GROUP_H

@@ -12,7 +12,7 @@
  * forked processes (--mode processes: an mm, and a real host process,
  * per task); a task sees no difference.
  *
- * A task must not change the host's address space (uffd/host.h): no
+ * A task must not change the host's address space (sim/host.h): no
  * malloc of large buffers, no real mmap; anything it needs comes from
  * setup().
  */

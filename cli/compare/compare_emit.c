@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* vmsim compare: one row in each output format (text, markdown, csv,
- * json). See report/compare.c. */
+ * json). See cli/compare/compare.c. */
 #include "cli/compare/compare_int.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The fault sources (mm/fault_source.h), by name. */
+/* The fault sources (sim/fault_source.h), by name. */
 #ifndef VMSIM_SOURCES_H
 #define VMSIM_SOURCES_H
 

@@ -6,7 +6,7 @@
  *
  * Why not malloc: glibc's allocator grows and trims its arenas with real
  * mmap, mprotect and munmap, which would put the host kernel's
- * mmap_write_lock back into the timed phase (see uffd/host.h). The pool
+ * mmap_write_lock back into the timed phase (see sim/host.h). The pool
  * asks the host for memory once, at set-up.
  *
  * Each thread allocates from and frees to its own cache of up to 32
