@@ -56,6 +56,8 @@ make("incomplete.json", lambda r: r.update(complete=False, stopped="interrupted 
 make("flagged.json", lambda r: r["results"][0].update(flagged=[{"sample": k,
      "reason": "vmsim was stopped (SIGSTOP or SIGTSTP) while it was taken", "wall_s": 9.5}
      for k in range(3, len(r["results"][0]["samples"]["faults/sec"]) + 1)]))
+# a lock class name longer than a row key may be (never cut short)
+make("longname.json", lambda r: r["results"][0]["lockstat"].update({"l" * 65: {}}))
 make("mismatch.json", lambda r: r["options"].update(mem=33554432, wait="busy"))
 make("otherkernel.json", lambda r: r["meta"].update(kernel="6.1.0"))
 make("synthetic.json", lambda r: r.update(fault_source="synthetic"))

@@ -55,6 +55,10 @@ double cmp_alpha(const struct cmp_opts *o);
 int cmp_significant(const struct cmp_opts *o, const double *a, size_t na,
 		    const double *b, size_t nb, bool higher, double *p);
 
+/* The longest metric, lock class, counter or cache name a result file
+ * may hold (longer is malformed: a name is never cut short). */
+#define CMP_MAX_NAME 64
+
 struct cmp_metric {
 	const char *name;
 	const char *unit;                /* "faults/s", "s"...; NULL: unsaid */

@@ -57,7 +57,7 @@ void cmp_print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 struct row {
 	const char *section;             /* "metric" or "lock" */
 	const char *stat;
-	char key[96];                    /* e.g. "faults/sec-2" */
+	char key[112];                   /* e.g. "faults/sec-2" */
 	bool integer;
 	bool nopct;                      /* a count with no better/worse */
 	bool primary;                    /* a mean row of the primary metric */

@@ -16,6 +16,28 @@
 
 /* --- loading ------------------------------------------------------------- */
 
+/* A key of object o longer than CMP_MAX_NAME bytes (names become row
+ * keys: never cut short, refused), or NULL. */
+static const char *long_key(json_object *o)
+{
+	if (!o || !json_object_is_type(o, json_type_object))
+		return NULL;
+	json_object_object_foreach(o, key, val) {
+		(void)val;
+		if (strlen(key) > CMP_MAX_NAME)
+			return key;
+	}
+	return NULL;
+}
+
+static int name_too_long(const char *where, const char *key, char *err,
+			 size_t errlen)
+{
+	snprintf(err, errlen, "malformed: %s has a name of %zu bytes (at most "
+		 "%d): '%.24s...'", where, strlen(key), CMP_MAX_NAME, key);
+	return -EINVAL;
+}
+
 static int load_metrics(struct cmp_file *f, char *err, size_t errlen)
 {
 	json_object *ms;
@@ -25,6 +47,8 @@ static int load_metrics(struct cmp_file *f, char *err, size_t errlen)
 		snprintf(err, errlen, "malformed: no \"metrics\" object");
 		return -EINVAL;
 	}
+	if (long_key(ms))
+		return name_too_long("\"metrics\"", long_key(ms), err, errlen);
 	json_object_object_foreach(ms, name, d) {
 		json_object *better, *primary, *unit;
 		struct cmp_metric *m;
@@ -129,6 +153,19 @@ static int check_results(struct cmp_file *f, char *err, size_t errlen)
 			snprintf(err, errlen, "malformed: results[%zu] has no "
 				 "\"samples\" object", i);
 			return -EINVAL;
+		}
+		for (int k = 0; k < 3; k++) {
+			static const char *const named[] = { "lockstat",
+				"scheme_counters", "slab" };
+			json_object *o;
+			char where[48];
+
+			if (json_object_object_get_ex(p, named[k], &o) &&
+			    long_key(o)) {
+				snprintf(where, sizeof(where), "results[%zu].%s",
+					 i, named[k]);
+				return name_too_long(where, long_key(o), err, errlen);
+			}
 		}
 		json_object_object_foreach(s, name, arr) {
 			size_t k;
