@@ -1,14 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vmsim — user-space virtual memory manager simulator: the command line.
- *
- *   vmsim run      run a workload under lock schemes (cli/cmd_run.c)
- *   vmsim compare  compare result files (cli/cmd_compare.c)
- *   vmsim bench    micro-benchmarks (cli/cmd_bench.c)
- *   vmsim list     the lock schemes and workloads (cli/cmd_list.c)
- *   vmsim check    what this machine offers (cli/cmd_check.c)
- *   vmsim record   record a program's address-space activity (cli/cmd_record.c)
- *   vmsim trace    what a recorded trace holds (cli/cmd_trace.c)
+ * Each command is one file (cli/cmd_*.c) and one row of commands[]
+ * below, which both dispatches and makes vmsim --help's list.
  *
  * Only cli/ turns errors into messages and exit codes: 2 for bad usage,
  * 1 for a run that failed, 3 for a run that was aborted.
@@ -22,55 +16,85 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 
+static int list_main(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	(void)ctx;
+	return cmd_list(argc, argv);
+}
+
+static int check_main(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	if (argc > 1 && cli_is_help(argv[1]))
+		return cli_help("check");
+	if (argc > 1)
+		return cli_bad("unexpected argument '%s'", argv[1]);
+	return ctx->dry_run ? 0 : cmd_check();
+}
+
+static const struct cli_command commands[] = {
+	{ "run", "run a workload under one or more lock schemes, write a result",
+	  cmd_run },
+	{ "compare", "compare result files or directories: mmtests-style tables,\n"
+	  "the regression gate", cmd_compare },
+	{ "report", "one self-contained HTML page of results (tables, graphs)",
+	  cmd_report },
+	{ "gate", "the CI gate: base and candidate run alternately, judged by\n"
+	  "round; the last line is PASS, REGRESSION or CANNOT JUDGE", cmd_gate },
+	{ "rerun", "run what a result file records again (its every option)",
+	  cmd_rerun },
+	{ "record", "run a program under perf and write what it did to its\n"
+	  "address space as a trace (replay it with -w replay)", cmd_record },
+	{ "trace", "what a trace holds (info), or its events (show)", cmd_trace },
+	{ "bench", "tree: the VMA tree's costs; fault: what a fault costs;\n"
+	  "slab: the slab fast paths' costs; scale: the harness's scaling",
+	  cmd_bench },
+	{ "list", "the lock schemes, components and workloads", list_main },
+	{ "check", "what this machine offers (userfaultfd, io_uring, CPUs, perf)",
+	  check_main },
+};
+#define NCOMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
+
+/* "no command" names them all, from the table. */
+static int no_command(void)
+{
+	char names[256] = "";
+	size_t used = 0;
+
+	for (int i = 0; i < NCOMMANDS && used < sizeof(names); i++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+					 i == 0 ? "" : i == NCOMMANDS - 1 ? " or " : ", ",
+					 commands[i].name);
+	return cli_bad("no command: want %s", names);
+}
+
 int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	const char *cmd;
 
 	opterr = 0;      /* getopt's complaints are ours: cli_bad_option() */
 	cli_names_hook = cmd_list_names;
+	cli_commands = commands;
+	cli_ncommands = NCOMMANDS;
 	cli_set_help_command(NULL);
 	if (argc < 2)
-		return cli_bad("%s", "no command: want run, compare, report, gate, rerun, record, trace, bench, list or check");
+		return no_command();
 	cmd = argv[1];
 	/* A command's complaints point at its own --help (unset below if
 	 * it is no command). */
 	cli_set_help_command(cmd);
-	if (cli_is_help(cmd) ||
-	    (!strcmp(cmd, "help") && argc == 2)) {
+	if (cli_is_help(cmd) || (!strcmp(cmd, "help") && argc == 2)) {
 		cli_usage(stdout);
 		return 0;
 	}
+	if (!strcmp(cmd, "help"))
+		return cli_help(argv[2]);
 	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
 		printf("vmsim %s (%s)\n", VMSIM_VERSION, VMSIM_GIT_REV);
 		return 0;
 	}
-	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 1, argv + 1, ctx);
-	if (!strcmp(cmd, "list"))
-		return cmd_list(argc - 1, argv + 1);
-	if (!strcmp(cmd, "help") && argc > 2)
-		return cli_help(argv[2]);
-	if (!strcmp(cmd, "check") && argc > 2 &&
-	    cli_is_help(argv[2]))
-		return cli_help("check");
-	if (!strcmp(cmd, "check") && argc > 2)
-		return cli_bad("unexpected argument '%s'", argv[2]);
-	if (!strcmp(cmd, "check"))
-		return ctx->dry_run ? 0 : cmd_check();
-	if (!strcmp(cmd, "bench"))
-		return cmd_bench(argc - 1, argv + 1, ctx);
-	if (!strcmp(cmd, "record"))
-		return cmd_record(argc - 1, argv + 1, ctx);
-	if (!strcmp(cmd, "trace"))
-		return cmd_trace(argc - 1, argv + 1, ctx);
-	if (!strcmp(cmd, "compare"))
-		return cmd_compare(argc - 1, argv + 1, ctx);
-	if (!strcmp(cmd, "report"))
-		return cmd_report(argc - 1, argv + 1, ctx);
-	if (!strcmp(cmd, "rerun"))
-		return cmd_rerun(argc - 1, argv + 1, ctx);
-	if (!strcmp(cmd, "gate"))
-		return cmd_gate(argc - 1, argv + 1, ctx);
+	for (int i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].run(argc - 1, argv + 1, ctx);
 	cli_set_help_command(NULL);
 	return cli_bad("unknown command '%s'", cmd);
 }

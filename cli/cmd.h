@@ -23,6 +23,17 @@ struct cli_ctx {
 				  * (for fuzzing the parser) */
 };
 
+/* A command: its name, its line in vmsim --help ("\n" continues it),
+ * and what runs it. */
+struct cli_command {
+	const char *name, *summary;
+	int (*run)(int argc, char **argv, const struct cli_ctx *ctx);
+};
+
+/* vmsim's commands (cli/cli.c sets them; vmsim-compare has none). */
+extern const struct cli_command *cli_commands;
+extern int cli_ncommands;
+
 void cli_usage(FILE *f);
 /* vmsim CMD --help: CMD's usage and options only (all: an unknown CMD); 0. */
 int cli_help(const char *cmd);

@@ -10,25 +10,6 @@
 #include "cli/cmd.h"
 #include "cli/parse.h"
 
-static const char overview_text[] =
-"usage: vmsim <command> [options]   ('vmsim <command> --help': its options)\n"
-"\n"
-"commands:\n"
-"  run      run a workload under one or more lock schemes, write a result\n"
-"  compare  compare result files or directories: mmtests-style tables,\n"
-"           the regression gate\n"
-"  report   one self-contained HTML page of results (tables, graphs)\n"
-"  gate     the CI gate: base and candidate run alternately, judged by\n"
-"           round; the last line is PASS, REGRESSION or CANNOT JUDGE\n"
-"  rerun    run what a result file records again (its every option)\n"
-"  record   run a program under perf and write what it did to its\n"
-"           address space as a trace (replay it with -w replay)\n"
-"  trace    what a trace holds (info), or its events (show)\n"
-"  bench    tree: the VMA tree's costs; fault: what a fault costs;\n"
-"           slab: the slab fast paths' costs\n"
-"  list     the lock schemes, components and workloads\n"
-"  check    what this machine offers (userfaultfd, io_uring, CPUs)\n";
-
 static const char run_text[] =
 "usage: vmsim run [options]\n"
 "Runs a workload under each scheme of -l, interleaved iteration by\n"
@@ -313,10 +294,23 @@ static void print_names(FILE *f)
 		cli_names_hook(f);
 }
 
-/* vmsim --help: the commands, then run's and compare's options. */
+const struct cli_command *cli_commands;
+int cli_ncommands;
+
+/* vmsim --help: the commands (from the table that dispatches them), the
+ * names -l and -w take, the exit statuses. */
 void cli_usage(FILE *f)
 {
-	fputs(overview_text, f);
+	fputs("usage: vmsim <command> [options]   ('vmsim <command> --help': "
+	      "its options)\n\ncommands:\n", f);
+	for (int i = 0; i < cli_ncommands; i++) {
+		const char *s = cli_commands[i].summary;
+
+		fprintf(f, "  %-8s ", cli_commands[i].name);
+		for (const char *nl; (nl = strchr(s, '\n')); s = nl + 1)
+			fprintf(f, "%.*s\n           ", (int)(nl - s), s);
+		fprintf(f, "%s\n", s);
+	}
 	print_names(f);
 	fputs(exit_all, f);
 }
