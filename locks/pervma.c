@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locks/sync/debug.h"
 #include "locks/sync/futex.h"
 #include "locks/lock_ops.h"
 #include "locks/sync/rcu.h"
@@ -107,6 +108,7 @@ static void vma_end_read(struct pv_vma *v)
 	 * writer's change, which waits for this count to drop. */
 	int left = atomic_fetch_sub(&v->refcnt, 1) - 1;
 
+	SIM_WARN_ON(left < 0);           /* a reference it never took */
 	if (left >= VMA_LOCK_OFFSET)     /* a writer is waiting for us */
 		futex_wake(&v->refcnt, 1);
 }
@@ -336,6 +338,8 @@ static void pv_vma_start_write(struct lock_inst *l, struct vma_lock *lk)
 	uint64_t t0, t1;
 	bool waited;
 
+	/* __vma_start_write: mmap_assert_write_locked(vma->vm_mm) */
+	SIM_WARN_ON(!sim_rwsem_is_write_locked(&pv->mmap_lock));
 	if (atomic_load_explicit(&v->lock_seq, memory_order_relaxed) == seq)
 		return;                  /* already locked in this cycle */
 	t0 = lockstat_now();
@@ -354,6 +358,13 @@ static void pv_vma_mark_detached(struct lock_inst *l, struct vma_lock *lk)
 {
 	struct pv_vma *v = pvv(lk);
 
+	/* vma_assert_write_locked() (its mmap_assert_write_locked first),
+	 * vma_assert_attached() */
+	SIM_WARN_ON(!sim_rwsem_is_write_locked(&to_pv(l)->mmap_lock));
+	SIM_WARN_ON(atomic_load_explicit(&v->lock_seq, memory_order_relaxed) !=
+		    atomic_load_explicit(&to_pv(l)->mm_lock_seq,
+					 memory_order_relaxed));
+	SIM_WARN_ON(atomic_load_explicit(&v->refcnt, memory_order_relaxed) < 1);
 	/* Write-locked, so no new reader gets in; one that took a reference
 	 * before seeing the lock is about to drop it: wait it out. */
 	if (atomic_fetch_sub(&v->refcnt, 1) == 1)

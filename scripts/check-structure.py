@@ -40,6 +40,7 @@ PREFIXES = [
     ("locks/sync/lockstat.c", ["lockstat_"]),
     ("locks/sync/slots.c", ["slots_", "slot_"]),
     ("locks/sync/clock.c", ["clock_"]),
+    ("locks/sync/debug.c", ["sim_warn"]),
     ("locks/schemes.c", ["lock_"]),
     ("locks/*.c", ["lock_", "*_lock_ops"]),
     ("uffd/*.c", ["uffd_"]),

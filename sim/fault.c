@@ -231,6 +231,13 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 		if (ret == -EFAULT)
 			sim_mm_src_failed(mm, SIM_SRC_REFUSE,
 					  src->ops->refuse(src, addr, ctx));
+		/* So must one whose resolve failed (the source counted it):
+		 * the page went to another uffd meanwhile (ENOENT) — woken,
+		 * the thread faults again, there; anything else is refused,
+		 * as the kernel's VM_FAULT_SIGBUS. */
+		else if (ret < 0 && ret != -EAGAIN && ret != -ENOENT)
+			sim_mm_src_failed(mm, SIM_SRC_REFUSE,
+					  src->ops->refuse(src, addr, ctx));
 		sim_rcu_read_unlock();
 		set_phase("releasing the fault-side lock");
 		ops->fault_end(mm->lock, &h);
@@ -242,7 +249,7 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 	}
 	sim_mm_count_fault(mm, kind, pages, wait, hold);
 	set_phase("waking the faulting thread");
-	if (!ret)
+	if (!ret || ret == -ENOENT)
 		sim_mm_src_failed(mm, SIM_SRC_WAKE, src->ops->wake(src, addr, ctx));
 	set_phase(NULL);
 	return ret;

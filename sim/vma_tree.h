@@ -37,6 +37,7 @@ struct vt_node;
 struct vma_tree {
 	_Atomic(struct vt_node *) root;  /* published: what readers see */
 	_Atomic size_t count;            /* VMAs in the published tree */
+	bool in_txn;                     /* between begin and end/abort */
 	pthread_mutex_t lock;            /* serialises transactions, unless */
 	bool external_lock;              /* the caller's lock does (set once,
 					  * before use: the maple tree's

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locks/sync/debug.h"
 #include "sim/vma_tree_int.h"
 
 /* --- insert --------------------------------------------------------------- */
@@ -63,6 +64,9 @@ int vma_tree_insert(struct vma_tree *t, struct sim_vma *v)
 	struct vt_node *a, *b;
 	int ret;
 
+	/* A write of the tree under the writer's lock (the maple tree's
+	 * mmap_assert_write_locked in vma_iter_store): inside begin..end. */
+	SIM_WARN_ON(!t->in_txn);
 	if (vma_tree_txn_find_intersection(t, v->vm_start, v->vm_end))
 		return -EEXIST;
 	ret = vt_reserve_insert(t, v->vm_start);
@@ -170,6 +174,7 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 	struct vt_node *r;
 	int ret;
 
+	SIM_WARN_ON(!t->in_txn);
 	if (!vt_contains(t->wroot, v))
 		return -ENOENT;
 	ret = vt_reserve_erase(t, v->vm_start);
@@ -293,6 +298,8 @@ void vma_tree_begin(struct vma_tree *t)
 {
 	if (!t->external_lock)
 		pthread_mutex_lock(&t->lock);
+	SIM_WARN_ON(t->in_txn);          /* one writer at a time */
+	t->in_txn = true;
 	t->wroot = atomic_load_explicit(&t->root, memory_order_relaxed);
 	t->wcount = atomic_load_explicit(&t->count, memory_order_relaxed);
 	t->pending = NULL;
@@ -323,6 +330,7 @@ void vma_tree_end(struct vma_tree *t)
 		objpool_free_rcu(h->owner, h, h->fn);
 		h = next;
 	}
+	t->in_txn = false;
 	if (!t->external_lock)
 		pthread_mutex_unlock(&t->lock);
 }
@@ -355,6 +363,7 @@ void vma_tree_abort(struct vma_tree *t)
 	t->pending = NULL;               /* nothing was replaced after all */
 	vt_pre_end(t);
 	t->gen++;
+	t->in_txn = false;
 	if (!t->external_lock)
 		pthread_mutex_unlock(&t->lock);
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "locks/lock_ops.h"
+#include "locks/sync/debug.h"
 #include "locks/sync/rw_semaphore.h"
 
 #define NPAGES   64
@@ -366,6 +367,38 @@ START_TEST(test_range_full_is_global)
 }
 END_TEST
 
+/* An invariant broken on purpose is said (SIM_WARN_ON, in debug and
+ * sanitizer builds): pervma's detach of a VMA without the mm's write
+ * lock, as the kernel's vma_assert_write_locked() would catch. And the
+ * same detach under the write lock is silent. */
+START_TEST(test_invariant_fires)
+{
+	struct lock_env env = { .space_start = BASE, .space_end = BASE + 64 * PG };
+	struct lock_inst *l;
+	struct lock_handle h;
+	struct vma_lock a, b;
+	unsigned long before;
+
+	if (!SIM_DEBUG_CHECKS) {
+		printf("test_invariant_fires: checks compiled out of this build "
+		       "(the sanitizer suites run it)\n");
+		return;
+	}
+	unsetenv("VMSIM_WARN_FATAL");    /* this one is meant to fire */
+	ck_assert_int_eq(pervma_lock_ops.create(&env, &l), 0);
+	pervma_lock_ops.write_begin(l, BASE, BASE + PG, &h);
+	pervma_lock_ops.vma_init(l, &a);
+	pervma_lock_ops.vma_init(l, &b);
+	before = atomic_load(&sim_warnings);
+	pervma_lock_ops.vma_mark_detached(l, &a);
+	ck_assert_uint_eq(atomic_load(&sim_warnings), before);
+	pervma_lock_ops.write_end(l, &h);
+	pervma_lock_ops.vma_mark_detached(l, &b);      /* not write-locked */
+	ck_assert_uint_gt(atomic_load(&sim_warnings), before);
+	pervma_lock_ops.destroy(l);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("locks");
@@ -377,6 +410,7 @@ int main(void)
 	tcase_add_test(tf, test_range_downgrade);
 	tcase_add_test(tf, test_range_fifo);
 	tcase_add_test(tf, test_range_full_is_global);
+	tcase_add_test(tf, test_invariant_fires);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, tf);
 	return check_run(s, CK_VERBOSE);

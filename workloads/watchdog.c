@@ -30,6 +30,33 @@ struct watchdog {
 	_Atomic int *interrupt;
 };
 
+/* Where the task's thread is, as the kernel sees it: its state and the
+ * kernel function it sleeps in (a uffd fault: handle_userfault), so a
+ * report says whether the fault reached the kernel's wait or the thread
+ * is elsewhere. Best effort: /proc may be unreadable. */
+static void wd_thread_state(int tid)
+{
+	char path[64], st[256] = "", wchan[64] = "";
+	const char *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if ((f = fopen(path, "r"))) {
+		if (!fgets(st, sizeof(st), f))
+			st[0] = 0;
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", tid);
+	if ((f = fopen(path, "r"))) {
+		if (!fgets(wchan, sizeof(wchan), f))
+			wchan[0] = 0;
+		fclose(f);
+	}
+	p = strrchr(st, ')');
+	fprintf(stderr, "vmsim: watchdog:   its thread %d: state %c, in %s\n",
+		tid, p && p[1] && p[2] ? p[2] : '?', wchan[0] ? wchan : "?");
+}
+
 static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
 		      uint64_t since)
 {
@@ -41,6 +68,7 @@ static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
 	fprintf(stderr, "vmsim: watchdog: the fault at %#lx (task %d) has not "
 		"been resolved after %.1f s\n", addr, t->id,
 		(double)(now - since) / 1e9);
+	wd_thread_state(atomic_load(&t->tid));
 	for (int h = 0; h < nh; h++) {
 		struct fault_worker st;
 

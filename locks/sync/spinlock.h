@@ -40,6 +40,12 @@ static inline bool sim_spin_lock_raw(struct sim_spinlock *l)
 	}
 }
 
+/* Held by someone (for SIM_WARN_ON: the kernel's lockdep_assert_held). */
+static inline bool sim_spin_is_locked(struct sim_spinlock *l)
+{
+	return atomic_load_explicit(&l->locked, memory_order_relaxed) != 0;
+}
+
 static inline void sim_spin_unlock_raw(struct sim_spinlock *l)
 {
 	atomic_store_explicit(&l->locked, 0, memory_order_release);

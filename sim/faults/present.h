@@ -21,7 +21,10 @@
 #include "sim/mm.h"
 #include "locks/sync/slots.h"
 
-#define PRESENT_STATE 3                  /* the state bits of a byte */
+#define PRESENT_STATE 3                  /* the state bits of a byte: */
+#define PRESENT_NONE  0                  /*   not present */
+#define PRESENT_READ  1                  /*   mapped for read */
+#define PRESENT_WRITE 2                  /*   mapped for write */
 #define PRESENT_DIRTY 4                  /* the real page may hold bytes */
 #define PRESENT_GEN   8                  /* one zap generation */
 

@@ -69,7 +69,8 @@ static int syn_place(struct fault_source *s, const struct sim_vma *v,
 {
 	struct present_map *p = &syn(s)->present;
 	_Atomic unsigned char *b = present_byte(p, addr);
-	unsigned char state = (flags & FAULT_FLAG_WRITE) ? 2 : 1;
+	unsigned char state = (flags & FAULT_FLAG_WRITE) ? PRESENT_WRITE :
+			      PRESENT_READ;
 	unsigned char seen = atomic_load_explicit(b, memory_order_relaxed);
 	bool fresh = !(seen & PRESENT_STATE);
 
@@ -79,9 +80,9 @@ static int syn_place(struct fault_source *s, const struct sim_vma *v,
 		memcpy((void *)addr, present_zero_page, SIM_PAGE_SIZE);
 		atomic_fetch_and_explicit(b, (unsigned char)~PRESENT_DIRTY,
 					  memory_order_relaxed);
-	} else if (state == 2 && fresh) {
+	} else if (state == PRESENT_WRITE && fresh) {
 		*(volatile char *)addr = 0;      /* one host fault: a zeroed page */
-	} else if (state == 2) {
+	} else if (state == PRESENT_WRITE) {
 		*(volatile char *)addr = *(volatile char *)addr;
 	} else {
 		(void)*(volatile char *)addr;
@@ -159,7 +160,7 @@ static int syn_populate(struct fault_source *s, const struct sim_vma *v,
 		}
 		for (unsigned long i = 0; i < n; i++)
 			present_set(p, start + (i << SIM_PAGE_SHIFT),
-				    flags ? 2 : 1);
+				    flags ? PRESENT_WRITE : PRESENT_READ);
 		start += n << SIM_PAGE_SHIFT;
 	}
 	return 0;
@@ -210,7 +211,7 @@ static int syn_touch(struct fault_source *s, unsigned long addr,
 {
 	_Atomic unsigned char *b = present_byte(&syn(s)->present, addr);
 	bool write = flags & FAULT_FLAG_WRITE;
-	unsigned need = write ? 2 : 1;
+	unsigned need = write ? PRESENT_WRITE : PRESENT_READ;
 
 	for (;;) {
 		/* Acquire: pairs with the CASes of present_set and forget. */

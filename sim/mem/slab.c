@@ -4,6 +4,7 @@
  * slab's freelist, ___slab_alloc's refills from the remote frees, the
  * partial list or a new slab, and __slab_free). See sim/mem/slab.h.
  */
+#include "locks/sync/debug.h"
 #include "sim/mem/slab.h"
 
 #include <errno.h>
@@ -281,6 +282,8 @@ uint32_t slab_slub_alloc_locked(struct slab_cache *s, const struct slab_stat *st
 {
 	uint32_t i = c->freelist;
 
+	SIM_WARN_ON(!sim_spin_is_locked(&c->lock));   /* lockdep_assert_held */
+
 	if (i == SLAB_NIL) {
 		if (!(c->slab != SLAB_NIL && refill_from_slab(s, c)) &&
 		    !get_partial(s, st, c) && !new_slab(s, c))
@@ -338,6 +341,7 @@ static void slab_free_remote(struct slab_cache *s, const struct slab_stat *st,
 void slab_slub_free(struct slab_cache *s, const struct slab_stat *st,
 	       struct slab_cpu *c, uint32_t i)
 {
+	SIM_WARN_ON(!sim_spin_is_locked(&c->lock));
 	if (c->slab == i / SLAB_OBJS) {
 		set_freepointer(s, i, c->freelist);
 		c->freelist = i;
@@ -355,6 +359,7 @@ void slab_slub_free(struct slab_cache *s, const struct slab_stat *st,
 void slab_slub_free_bulk(struct slab_cache *s, const struct slab_stat *st,
 		    struct slab_cpu *c, uint32_t *objs, uint32_t n)
 {
+	SIM_WARN_ON(!sim_spin_is_locked(&c->lock));
 	for (uint32_t i = 1; i < n; i++)
 		for (uint32_t j = i; j && objs[j - 1] > objs[j]; j--) {
 			uint32_t x = objs[j];
