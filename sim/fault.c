@@ -232,9 +232,9 @@ int sim_handle_fault(struct sim_mm *mm, unsigned long addr, unsigned flags,
 			sim_mm_src_failed(mm, SIM_SRC_REFUSE,
 					  src->ops->refuse(src, addr, ctx));
 		/* So must one whose resolve failed (the source counted it):
-		 * the page went to another uffd meanwhile (ENOENT) — woken,
-		 * the thread faults again, there; anything else is refused,
-		 * as the kernel's VM_FAULT_SIGBUS. */
+		 * on ENOENT (the host range is not this uffd's) woken, the
+		 * thread faults again; anything else refused, as the
+		 * kernel's VM_FAULT_SIGBUS. */
 		else if (ret < 0 && ret != -EAGAIN && ret != -ENOENT)
 			sim_mm_src_failed(mm, SIM_SRC_REFUSE,
 					  src->ops->refuse(src, addr, ctx));

@@ -45,20 +45,9 @@ static bool uf_wanted(struct uffd_source *u, unsigned long a, unsigned long addr
 				      memory_order_relaxed) & PRESENT_STATE);
 }
 
-/* The uffd that page a's host range is registered with: the one to
- * resolve it through (the fault's may have lost it to a claim since). */
-static int uf_fd(const struct uffd_source *u, unsigned long a,
-		 const struct uffd_fault_ctx *ctx)
-{
-	return u->nchan > 1 ? u->chan[uffd_source_owner(u, a)].fd : ctx->fd;
-}
-
 /* Copy the wanted pages of [start, end) in runs, one UFFDIO_COPY each
  * (one for a folio); a page some other fault placed first is skipped.
- * A run never spans two uffds' pages: each is copied through the uffd
- * its host range is registered with (a folio or window may cross into
- * another task's; through the faulting uffd the copy of that part fails
- * with ENOENT). Returns the pages placed or -errno. */
+ * Returns the pages placed or -errno. */
 static int uf_copy_runs(struct uffd_source *u, const struct sim_vma *v,
 			unsigned long addr, unsigned long start,
 			unsigned long end, unsigned char state,
@@ -80,10 +69,9 @@ static int uf_copy_runs(struct uffd_source *u, const struct sim_vma *v,
 		}
 		while (e < end && uf_wanted(u, e, addr))
 			e += SIM_PAGE_SIZE;
-		e = uffd_source_run_end(u, a, e);
 		if (file && !(src = present_file_pages(v, a, (e - a) >> SIM_PAGE_SHIFT)))
 			return -ENOMEM;
-		ret = uffd_copy(uf_fd(u, a, ctx), a, src, e - a, ro, &done, ctx->c);
+		ret = uffd_copy(ctx->fd, a, src, e - a, ro, &done, ctx->c);
 		for (unsigned long x = a; x < a + done; x += SIM_PAGE_SIZE)
 			placed += present_place(&u->present, x, state, start,
 						ctx->frame);
@@ -113,8 +101,7 @@ static int uf_resolve(struct fault_source *s, const struct sim_vma *v,
 	if (flags & FAULT_FLAG_WP) {
 		/* The VMA allows the write now: lift the protection. */
 		ctx->c->unprotects++;
-		ret = uffd_writeprotect(uf_fd(us(s), addr, ctx), addr,
-					SIM_PAGE_SIZE, false, true);
+		ret = uffd_writeprotect(ctx->fd, addr, SIM_PAGE_SIZE, false, true);
 		if (!ret)
 			present_set(&us(s)->present, addr, PRESENT_WRITE);
 		return ret;
@@ -125,8 +112,7 @@ static int uf_resolve(struct fault_source *s, const struct sim_vma *v,
 				    !ro && ((flags & FAULT_FLAG_WRITE) || file) ?
 				    PRESENT_WRITE : PRESENT_READ,
 				    ctx);
-	ret = uffd_resolve_zeropage(uf_fd(us(s), addr, ctx), addr, SIM_PAGE_SIZE,
-				    true, ctx->c);
+	ret = uffd_resolve_zeropage(ctx->fd, addr, SIM_PAGE_SIZE, true, ctx->c);
 	return ret ? ret : !present_set(&us(s)->present, addr, PRESENT_READ);
 }
 
