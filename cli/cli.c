@@ -57,14 +57,12 @@ static const struct cli_command commands[] = {
 /* "no command" names them all, from the table. */
 static int no_command(void)
 {
-	char names[256] = "";
-	size_t used = 0;
-
-	for (int i = 0; i < NCOMMANDS && used < sizeof(names); i++)
-		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
-					 i == 0 ? "" : i == NCOMMANDS - 1 ? " or " : ", ",
-					 commands[i].name);
-	return cli_bad("no command: want %s", names);
+	fprintf(stderr, "%s: no command: want ", prog);
+	for (int i = 0; i < NCOMMANDS; i++)
+		fprintf(stderr, "%s%s", i == 0 ? "" : i == NCOMMANDS - 1 ?
+			" or " : ", ", commands[i].name);
+	cli_see_help();
+	return EXIT_USAGE;
 }
 
 int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)

@@ -189,21 +189,36 @@ static int cmd_bench_slab(int argc, char **argv, const struct cli_ctx *ctx)
 	return 0;
 }
 
+/* The benchmarks: one table for dispatch and for the names a message
+ * lists. */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv, const struct cli_ctx *ctx);
+} benches[] = {
+	{ "tree", cmd_bench_tree },
+	{ "fault", cmd_bench_fault },
+	{ "slab", cmd_bench_slab },
+	{ "scale", cmd_bench_scale },
+};
+#define NBENCHES ((int)(sizeof(benches) / sizeof(benches[0])))
+
+static int bench_unknown(const char *what, const char *arg)
+{
+	const char *names[NBENCHES];
+
+	for (int i = 0; i < NBENCHES; i++)
+		names[i] = benches[i].name;
+	return cli_unknown(what, arg, names, NBENCHES);
+}
+
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	if (argc >= 2 && cli_is_help(argv[1]))
-		return cli_help("bench");
-	if (argc >= 2 && !strcmp(argv[1], "tree"))
-		return cmd_bench_tree(argc - 1, argv + 1, ctx);
-	if (argc >= 2 && !strcmp(argv[1], "fault"))
-		return cmd_bench_fault(argc - 1, argv + 1, ctx);
-	if (argc >= 2 && !strcmp(argv[1], "slab"))
-		return cmd_bench_slab(argc - 1, argv + 1, ctx);
-	if (argc >= 2 && !strcmp(argv[1], "scale"))
-		return cmd_bench_scale(argc - 1, argv + 1, ctx);
 	if (argc < 2)
-		return cli_bad("%s", "bench: which benchmark? (one of: tree, "
-			   "fault, slab, scale)");
-	return cli_bad("unknown benchmark '%s' (one of: tree, fault, slab, "
-		   "scale)", argv[1]);
+		return bench_unknown("bench: which benchmark?", NULL);
+	if (cli_is_help(argv[1]))
+		return cli_help("bench");
+	for (int i = 0; i < NBENCHES; i++)
+		if (!strcmp(argv[1], benches[i].name))
+			return benches[i].run(argc - 1, argv + 1, ctx);
+	return bench_unknown("benchmark", argv[1]);
 }

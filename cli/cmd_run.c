@@ -20,16 +20,16 @@
 /* One line: what of name is unknown, and the names there are. */
 static int unknown_name(const char *what, const char *name, bool schemes)
 {
-	char printable[128];
-	int n = schemes ? lock_nschemes : wl_nworkloads;
+	int n = schemes ? lock_nschemes : wl_nworkloads, ret;
+	const char **names = calloc((size_t)n, sizeof(*names));
 
-	fprintf(stderr, "%s: unknown %s '%s' (one of:", prog, what,
-		parse_printable(printable, sizeof(printable), name));
+	if (!names)
+		return cli_bad("unknown name '%s' (out of memory)", name);
 	for (int i = 0; i < n; i++)
-		fprintf(stderr, "%s %s", i ? "," : "",
-			schemes ? lock_schemes[i]->name : wl_workloads[i]->name);
-	fprintf(stderr, ")\n");
-	return EXIT_USAGE;
+		names[i] = schemes ? lock_schemes[i]->name : wl_workloads[i]->name;
+	ret = cli_unknown(what, name, names, n);
+	free(names);
+	return ret;
 }
 
 /* "rwsem,range": each a known scheme, none twice. Prints the error. */

@@ -410,6 +410,23 @@ int cli_pick(const char *what, const char *arg, const char *const *names,
 	return -1;
 }
 
+int cli_unknown(const char *what, const char *arg, const char *const *names,
+		int n)
+{
+	char shown[256];
+
+	if (arg)
+		fprintf(stderr, "%s: unknown %s '%s' (one of:", prog, what,
+			parse_printable(shown, sizeof(shown), arg));
+	else
+		fprintf(stderr, "%s: %s (one of:", prog, what);
+	for (int i = 0; i < n; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", names[i]);
+	fputs(")", stderr);
+	cli_see_help();
+	return EXIT_USAGE;
+}
+
 /* If opt is one of ints, parse arg into it: 1 taken, 0 not an integer
  * option, -1 bad value (said in one line). */
 int cli_set_int_opt(const struct int_opt *ints, size_t n, int opt,

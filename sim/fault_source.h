@@ -69,7 +69,10 @@ struct fault_source_ops {
 	 * sim_handle_fault(). resolve places the page at addr, and the
 	 * absent pages of [start, end) around it (a large folio, or
 	 * fault-around's window; start == addr, end == addr + a page for
-	 * one page), and returns the pages it placed or -errno; the page at
+	 * one page), and returns the pages it placed or -errno (-ENOENT:
+	 * none placed, but the thread may fault again, so it is woken; any
+	 * other: the access is refused, as the kernel's VM_FAULT_SIGBUS —
+	 * sim_handle_fault() answers both); the page at
 	 * a it places gets frame + (a - start) / page (sim_mm_map_frame;
 	 * frame FRAME_NIL: no frames); refuse
 	 * answers a refused access; wake, called after the lock is dropped,

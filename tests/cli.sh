@@ -175,10 +175,12 @@ expect_usage_error "memory available" run -m 64T --arena 128T
 # The signal comes once the run has had 2 s of CPU (a warm-up and a
 # sample of 200 ms several times over), not at a wall-clock time: on a
 # busy machine a second may not hold one sample.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 cpu_cs() {                   # utime + stime of process $1, in ticks
 	local st
-	st=$(cat /proc/$1/stat 2>/dev/null) || { echo -1; return; }
-	set -- ${st##*) }
+	st=$(proc_stat "$1") || { echo -1; return; }
+	set -- $st
 	echo $(( ${12} + ${13} ))
 }
 for sig in INT TERM; do

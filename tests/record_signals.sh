@@ -29,16 +29,17 @@ export TMPDIR=$tmp/scratch
 prog="import time
 t = time.time()
 while time.time() - t < 1: b = [bytearray(65536) for _ in range(16)]"
-# The live PIDs still in session $1 (field 6 of /proc/PID/stat: the 4th
-# after the command's closing parenthesis; the 1st is the state). A
-# zombie has ended: it only waits for its new parent (init) to reap it.
+# The live PIDs still in session $1 (proc_stat's 4th field; the 1st is
+# the state). A zombie has ended: it only waits for its new parent
+# (init) to reap it.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 in_session() {
-	local f st
-	for f in /proc/[0-9]*/stat; do
-		st=$(cat "$f" 2>/dev/null) || continue
-		st=${st##*) }
+	local d st
+	for d in /proc/[0-9]*; do
+		st=$(proc_stat "${d#/proc/}") || continue
 		set -- "$1" $st
-		[ "$5" = "$1" ] && [ "$2" != Z ] && { f=${f#/proc/}; echo "${f%/stat}"; }
+		[ "$5" = "$1" ] && [ "$2" != Z ] && echo "${d#/proc/}"
 	done
 }
 # What is left: scratch files, and processes of the session that are
@@ -51,7 +52,7 @@ leftovers() {
 		sleep 0.1
 	done
 	in_session "$1" | while read -r p; do
-		printf '%s (%s): %s\n' "$p" "$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null)" \
+		printf '%s (%s): %s\n' "$p" "$(proc_stat "$p" | cut -d' ' -f1)" \
 			"$(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"
 	done
 }

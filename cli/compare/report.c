@@ -131,12 +131,14 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 	const struct cmp_file *b = &files[0];
 	int nx = b->ntasks < MAX_X ? b->ntasks : MAX_X;
 	const char *names[CMP_MAX_FILES], *xn[1];
-	double x[MAX_X], *y = calloc((size_t)(n * MAX_X), sizeof(double)),
-	       lo[CMP_MAX_FILES], hi[CMP_MAX_FILES], ref[MAX_X];
+	double x[MAX_X], *y = calloc((size_t)(3 * n * MAX_X), sizeof(double)),
+	       *lo, *hi, ref[MAX_X];
 	char title[160], ylabel[160], one[32];
 
 	if (!y)
 		return;
+	lo = y + n * MAX_X;     /* each value's lowest and highest sample */
+	hi = lo + n * MAX_X;
 	if (nx == 1) {
 		snprintf(one, sizeof(one), "%d task%s", b->tasks[b->by_tasks[0]],
 			 PLURAL(b->tasks[b->by_tasks[0]]));
@@ -161,7 +163,8 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 		for (int i = 0; i < n; i++)
 			for (int k = 0; k < nx; k++)
 				metric_point(&files[i], mt, (int)x[k],
-					     &y[i * nx + k], &lo[i], &hi[i]);
+					     &y[i * nx + k], &lo[i * nx + k],
+					     &hi[i * nx + k]);
 		snprintf(title, sizeof(title), "%s%s", mt->name,
 			 mt->primary ? " (the primary metric)" : "");
 		metric_label(ylabel, sizeof(ylabel), mt);

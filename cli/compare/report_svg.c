@@ -192,6 +192,23 @@ static void frame(FILE *out, const struct cmp_chart *c, const struct axes *a)
 /* The x ticks' labels never collide: where the widest label (about
  * 6.5 px a character at 11 px) is wider than the space between ticks,
  * only every k-th tick is labelled. */
+/* Value i's place on the x axis: its category, or its x. */
+static double xpos(const struct axes *a, const struct cmp_chart *c, int i)
+{
+	return px(a, a->cat ? i : c->x[i]);
+}
+
+/* Value i's tick label: its category's name, or its x as a number
+ * (written into buf). */
+static const char *x_label(const struct cmp_chart *c, int i, char *buf,
+			   size_t len)
+{
+	if (c->xnames)
+		return c->xnames[i];
+	tick_text(buf, len, c->x[i]);
+	return buf;
+}
+
 static void x_ticks(FILE *out, const struct cmp_chart *c, const struct axes *a)
 {
 	double space = W;
@@ -200,30 +217,25 @@ static void x_ticks(FILE *out, const struct cmp_chart *c, const struct axes *a)
 	int every;
 
 	for (int i = 1; i < c->nx; i++)
-		space = fmin(space, fabs(px(a, a->cat ? i : c->x[i]) -
-					 px(a, a->cat ? i - 1 : c->x[i - 1])));
+		space = fmin(space, fabs(xpos(a, c, i) - xpos(a, c, i - 1)));
 	for (int i = 0; i < c->nx; i++) {
-		if (c->xnames)
-			snprintf(t, sizeof(t), "%s", c->xnames[i]);
-		else
-			tick_text(t, sizeof(t), c->x[i]);
-		widest = strlen(t) > widest ? strlen(t) : widest;
+		size_t w = strlen(x_label(c, i, t, sizeof(t)));
+
+		widest = w > widest ? w : widest;
 	}
+	/* Every k-th label, so that the widest (6.5 px a character) fits. */
 	every = (int)ceil((widest * 6.5 + 6) / fmax(space, 0.5));
 	for (int i = 0; i < c->nx; i++) {
-		double x = px(a, a->cat ? i : c->x[i]);
+		double x = xpos(a, c, i);
 
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" "
 			"stroke=\"#000\"/>", x, x, H - MB, H - MB + (i % every ? 3 : 5));
 		if (i % every)
 			continue;
-		if (c->xnames)
-			snprintf(t, sizeof(t), "%s", c->xnames[i]);
-		else
-			tick_text(t, sizeof(t), c->x[i]);
 		fprintf(out, "<text class=\"xtick\" x=\"%.1f\" y=\"%d\" "
-			"font-size=\"11\" text-anchor=\"middle\">%s</text>",
-			x, H - MB + 18, t);
+			"font-size=\"11\" text-anchor=\"middle\">", x, H - MB + 18);
+		cmp_html_text(out, x_label(c, i, t, sizeof(t)));
+		fputs("</text>", out);
 	}
 }
 
@@ -343,8 +355,7 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 		      "stroke-dasharray=\"5,4\" points=\"", out);
 		for (int i = 0; i < c->nx; i++)
 			if (drawable(&a, c->ref[i]))
-				fprintf(out, "%.1f,%.1f ", px(&a, a.cat ? i :
-					c->x[i]), py(&a, c->ref[i]));
+				fprintf(out, "%.1f,%.1f ", xpos(&a, c, i), py(&a, c->ref[i]));
 		fputs("\"/>", out);
 	}
 	for (int s = 0; s < c->nseries; s++) {
@@ -354,7 +365,7 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 			double v = c->y[s * c->nx + i];
 
 			if (drawable(&a, v))
-				fprintf(out, "%.1f,%.1f ", px(&a, a.cat ? i : c->x[i]),
+				fprintf(out, "%.1f,%.1f ", xpos(&a, c, i),
 					py(&a, v));
 		}
 		fputs("\"/>", out);
@@ -364,7 +375,7 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 			if (drawable(&a, v))
 				fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
 					"fill=\"%s\"><title>%.6g</title></circle>",
-					px(&a, a.cat ? i : c->x[i]), py(&a, v),
+					xpos(&a, c, i), py(&a, v),
 					colour(c, s), v);
 		}
 	}
