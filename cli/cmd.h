@@ -51,7 +51,7 @@ int cli_bad_option(char **argv, int opt, const struct option *opts);
 int cli_pick(const char *what, const char *arg, const char *const *names, int n);
 /* "unknown WHAT 'arg' (one of: a, b, c)" (arg NULL: "WHAT (one of:
  * ...)") in one line; EXIT_USAGE. */
-int cli_unknown(const char *what, const char *arg, const char *const *names,
+int cli_unknown(const char *what, const char *arg, const char *(*name)(int i),
 		int n);
 #define NAMES(...) (const char *const[]){ __VA_ARGS__ }, \
 	(int)(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *))

@@ -202,23 +202,20 @@ static const struct {
 };
 #define NBENCHES ((int)(sizeof(benches) / sizeof(benches[0])))
 
-static int bench_unknown(const char *what, const char *arg)
+static const char *bench_name(int i)
 {
-	const char *names[NBENCHES];
-
-	for (int i = 0; i < NBENCHES; i++)
-		names[i] = benches[i].name;
-	return cli_unknown(what, arg, names, NBENCHES);
+	return benches[i].name;
 }
 
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	if (argc < 2)
-		return bench_unknown("bench: which benchmark?", NULL);
+		return cli_unknown("bench: which benchmark?", NULL, bench_name,
+				   NBENCHES);
 	if (cli_is_help(argv[1]))
 		return cli_help("bench");
 	for (int i = 0; i < NBENCHES; i++)
 		if (!strcmp(argv[1], benches[i].name))
 			return benches[i].run(argc - 1, argv + 1, ctx);
-	return bench_unknown("benchmark", argv[1]);
+	return cli_unknown("benchmark", argv[1], bench_name, NBENCHES);
 }

@@ -17,19 +17,14 @@
 #include "cli/resfile.h"
 #include "cli/parse.h"
 
-/* One line: what of name is unknown, and the names there are. */
-static int unknown_name(const char *what, const char *name, bool schemes)
+static const char *scheme_name(int i)
 {
-	int n = schemes ? lock_nschemes : wl_nworkloads, ret;
-	const char **names = calloc((size_t)n, sizeof(*names));
+	return lock_schemes[i]->name;
+}
 
-	if (!names)
-		return cli_bad("unknown name '%s' (out of memory)", name);
-	for (int i = 0; i < n; i++)
-		names[i] = schemes ? lock_schemes[i]->name : wl_workloads[i]->name;
-	ret = cli_unknown(what, name, names, n);
-	free(names);
-	return ret;
+static const char *workload_name(int i)
+{
+	return wl_workloads[i]->name;
 }
 
 /* "rwsem,range": each a known scheme, none twice. Prints the error. */
@@ -50,7 +45,8 @@ static int parse_locks(const char *arg, struct run_cfg *c)
 		const struct lock_ops *l = lock_scheme_find(tok);
 
 		if (!l) {
-			ret = unknown_name("lock scheme", tok, true);
+			ret = cli_unknown("lock scheme", tok, scheme_name,
+					  lock_nschemes);
 			break;
 		}
 		for (int i = 0; i < c->nlocks && !ret; i++)
@@ -184,7 +180,8 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 	case 'w':
 		a->model_given = true;
 		c->wl = wl_find(arg);
-		return c->wl ? 0 : unknown_name("workload", arg, false);
+		return c->wl ? 0 : cli_unknown("workload", arg,
+						 workload_name, wl_nworkloads);
 	case 't':
 		a->tasks_given = true;
 		return run_tasks_opt(a, arg);

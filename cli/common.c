@@ -410,7 +410,7 @@ int cli_pick(const char *what, const char *arg, const char *const *names,
 	return -1;
 }
 
-int cli_unknown(const char *what, const char *arg, const char *const *names,
+int cli_unknown(const char *what, const char *arg, const char *(*name)(int i),
 		int n)
 {
 	char shown[256];
@@ -421,7 +421,7 @@ int cli_unknown(const char *what, const char *arg, const char *const *names,
 	else
 		fprintf(stderr, "%s: %s (one of:", prog, what);
 	for (int i = 0; i < n; i++)
-		fprintf(stderr, "%s %s", i ? "," : "", names[i]);
+		fprintf(stderr, "%s %s", i ? "," : "", name(i));
 	fputs(")", stderr);
 	cli_see_help();
 	return EXIT_USAGE;

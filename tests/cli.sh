@@ -5,6 +5,8 @@
 # uffd counters showing that every page fault went through userfaultfd).
 set -u
 VMSIM=${1:?usage: cli.sh path/to/vmsim}
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0 passes=0
@@ -175,8 +177,6 @@ expect_usage_error "memory available" run -m 64T --arena 128T
 # The signal comes once the run has had 2 s of CPU (a warm-up and a
 # sample of 200 ms several times over), not at a wall-clock time: on a
 # busy machine a second may not hold one sample.
-# shellcheck source=tests/lib.sh
-. "$(dirname "$0")/lib.sh"
 cpu_cs() {                   # utime + stime of process $1, in ticks
 	local st
 	st=$(proc_stat "$1") || { echo -1; return; }

@@ -11,6 +11,8 @@
 set -u
 VMSIM=${1:?usage: record_signals.sh vmsim [rounds]}
 rounds=${2:-10}
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 # vmsim record mounts tracefs itself where it is not, as perf does.
 command -v perf >/dev/null && [ "$(id -u)" = 0 ] ||
 	{ echo "record_signals: no perf, or not root: skip"; exit 77; }
@@ -32,8 +34,6 @@ while time.time() - t < 1: b = [bytearray(65536) for _ in range(16)]"
 # The live PIDs still in session $1 (proc_stat's 4th field; the 1st is
 # the state). A zombie has ended: it only waits for its new parent
 # (init) to reap it.
-# shellcheck source=tests/lib.sh
-. "$(dirname "$0")/lib.sh"
 in_session() {
 	local d st
 	for d in /proc/[0-9]*; do

@@ -189,9 +189,6 @@ static void frame(FILE *out, const struct cmp_chart *c, const struct axes *a)
 	fputs("</text>", out);
 }
 
-/* The x ticks' labels never collide: where the widest label (about
- * 6.5 px a character at 11 px) is wider than the space between ticks,
- * only every k-th tick is labelled. */
 /* Value i's place on the x axis: its category, or its x. */
 static double xpos(const struct axes *a, const struct cmp_chart *c, int i)
 {
@@ -209,6 +206,9 @@ static const char *x_label(const struct cmp_chart *c, int i, char *buf,
 	return buf;
 }
 
+/* The x ticks' labels never collide: where the widest label (about
+ * 6.5 px a character at 11 px) is wider than the space between ticks,
+ * only every k-th tick is labelled. */
 static void x_ticks(FILE *out, const struct cmp_chart *c, const struct axes *a)
 {
 	double space = W;
@@ -223,7 +223,6 @@ static void x_ticks(FILE *out, const struct cmp_chart *c, const struct axes *a)
 
 		widest = w > widest ? w : widest;
 	}
-	/* Every k-th label, so that the widest (6.5 px a character) fits. */
 	every = (int)ceil((widest * 6.5 + 6) / fmax(space, 0.5));
 	for (int i = 0; i < c->nx; i++) {
 		double x = xpos(a, c, i);
