@@ -53,19 +53,14 @@ int cli_pick(const char *what, const char *arg, const char *const *names, int n)
  * ...)") in one line; EXIT_USAGE. */
 int cli_unknown(const char *what, const char *arg, const char *(*name)(int i),
 		int n);
+/* The message below a command: fmt into msg (len bytes, cut with an
+ * ellipsis where it must be), and err (a -errno) returned, so that
+ * `return cli_fail(why, len, -EINVAL, "...", ...);` says and fails in
+ * one. */
+int cli_fail(char *msg, size_t len, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 #define NAMES(...) (const char *const[]){ __VA_ARGS__ }, \
 	(int)(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *))
-
-struct int_opt {
-	int id;
-	long lo, hi;
-	const char *what;
-	int *dst;
-};
-
-/* If opt is one of ints, parse arg into it: 1 taken, 0 not an integer
- * option, -1 bad value (said in one line). */
-int cli_set_int_opt(const struct int_opt *ints, size_t n, int opt, const char *arg);
 
 /* The commands, one file each (cli/cmd_*.c). */
 int cmd_run(int argc, char **argv, const struct cli_ctx *ctx);

@@ -89,9 +89,8 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 	int i;
 
 	switch (opt) {
-	case OPT_FORMAT:             /* in enum cmp_format order */
-		i = cli_pick("format", optarg, NAMES("text", "markdown", "csv",
-						 "json", "gnuplot", "wis"));
+	case OPT_FORMAT:
+		i = cli_pick("format", optarg, cmp_format_names, CMP_NFORMATS);
 		if (i < 0)
 			return EXIT_USAGE;
 		a->o.format = (enum cmp_format)i;
@@ -101,12 +100,13 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 			return cli_bad("too many labels at '%s'", optarg);
 		a->labels[a->nlabels++] = optarg;
 		return 0;
-	case OPT_TEST:               /* in enum cmp_test order */
+	case OPT_TEST:
 	case OPT_SIGNIFICANCE:
 		i = opt == OPT_TEST ?
-			cli_pick("test", optarg, NAMES("welch", "mannwhitney")) :
-			cli_pick("significance rule", optarg, NAMES("welch",
-			     "mannwhitney", "mmtests-ttest", "mmtests-ci"));
+			cli_pick("test", optarg, cmp_test_names,
+				 CMP_MANNWHITNEY + 1) :
+			cli_pick("significance rule", optarg, cmp_test_names,
+				 CMP_NTESTS);
 		if (i < 0)
 			return EXIT_USAGE;
 		a->o.test = (enum cmp_test)i;

@@ -32,13 +32,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
 #include "cli/run.h"
 #include "cli/compare/compare.h"
+#include "cli/gate.h"
 #include "cli/compare/stats.h"
 #include "cli/parse.h"
 #include "cli/safefile.h"
@@ -52,7 +51,6 @@
 /* A run of the gate is seconds to minutes; one that has not ended in
  * this long is hung, not slow (--run-timeout). */
 #define GATE_DEFAULT_RUN_TIMEOUT 900
-#define GATE_KILL_GRACE_MS 5000          /* SIGTERM, then SIGKILL */
 /* No change of code makes a run a million times faster or slower: a
  * result that far from the base's is not a measurement of the run. */
 #define GATE_MAX_RATIO 1e6
@@ -72,19 +70,6 @@ struct gate_args {
 	struct cmp_opts o;
 	struct run_args_vec runv;        /* the run's options */
 };
-
-/* The gate's own interrupt: forwarded to the run under way, to its
- * whole process group (a candidate may be a script with children). */
-static volatile sig_atomic_t gate_sig;
-static volatile pid_t gate_child;
-
-static void gate_on_signal(int sig)
-{
-	if (!gate_sig)
-		gate_sig = sig;
-	if (gate_child > 0)
-		kill(-gate_child, sig);
-}
 
 static const struct option gate_opts[] = {
 	{ "base", required_argument, NULL, 'B' },
@@ -201,35 +186,14 @@ static int gate_opt(struct gate_args *a, int opt, char **argv)
 				   "and 1", optarg);
 		return 0;
 	case 's':
-		if ((k = cli_pick("gate significance rule", optarg, NAMES("welch",
-			      "mannwhitney", "mmtests-ttest"))) < 0)
+		/* The rules with a p-value (mmtests-ci has none). */
+		if ((k = cli_pick("gate significance rule", optarg,
+				  cmp_test_names, CMP_MMTESTS_TTEST + 1)) < 0)
 			return EXIT_USAGE;
 		a->o.test = (enum cmp_test)k;
 		return 0;
 	}
 	return cli_bad_option(argv, opt, gate_opts);
-}
-
-/* The words of s (blank-separated, as --candidate-opts gives them) onto
- * v, however many: 0 or -ENOMEM. */
-static int split_words(struct run_args_vec *v, const char *s)
-{
-	int ret = 0;
-
-	while (s && *s && !ret) {
-		size_t n;
-		char *w;
-
-		s += strspn(s, " \t\n");
-		if (!(n = strcspn(s, " \t\n")))
-			break;
-		if (!(w = strndup(s, n)))
-			return -ENOMEM;
-		ret = run_args_add(v, w);
-		free(w);
-		s += n;
-	}
-	return ret;
 }
 
 /* The run's options: after --, or from a result (its first word "run"
@@ -295,7 +259,7 @@ static int gate_recipe(struct gate_args *a, int argc, char **argv)
 	/* The candidate's own options must be run options too (of this
 	 * vmsim: another candidate binary may know others). */
 	if (!a->cand_prog)
-		ret = ret ?: split_words(&check, a->cand_opts);
+		ret = ret ?: gate_split_words(&check, a->cand_opts);
 	if (ret) {
 		run_args_free(&check);
 		return fprintf(stderr, "%s: gate: out of memory\n", prog), 1;
@@ -303,143 +267,6 @@ static int gate_recipe(struct gate_args *a, int argc, char **argv)
 	ret = cmd_run(check.n, check.argv, &dry) ? EXIT_USAGE : 0;
 	run_args_free(&check);
 	return ret;
-}
-
-/* argv for one run of side's program: PROG run RECIPE [extra] -q -o OUT.
- * 0 or -ENOMEM. */
-static int run_argv(const struct gate_args *a, const char *progpath,
-		    const char *extra, const char *out, struct run_args_vec *v)
-{
-	int ret = run_args_add(v, progpath) ?: run_args_add(v, "run");
-
-	for (int i = 0; i < a->runv.n && !ret; i++)
-		ret = run_args_add(v, a->runv.argv[i]);
-	return ret ?: split_words(v, extra) ?: run_args_add(v, "-q") ?:
-	       run_args_add(v, "-o") ?: run_args_add(v, out);
-}
-
-static long long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* Has child p ended (not reaped: its pid, and so its group's id, stay
- * ours until waitpid)? Waits up to ms for it. */
-static bool child_ended(pid_t p, long long ms)
-{
-	long long until = now_ms() + ms;
-
-	for (;;) {
-		siginfo_t si = { 0 };
-		struct timespec nap = { 0, 20 * 1000000 };
-
-		if (waitid(P_PID, (id_t)p, &si, WEXITED | WNOHANG | WNOWAIT) < 0 &&
-		    errno != EINTR)
-			return true;             /* not ours to wait for */
-		if (si.si_pid == p)
-			return true;
-		if (now_ms() >= until)
-			return false;
-		nanosleep(&nap, NULL);           /* a signal ends it early */
-	}
-}
-
-/* Wait for run p, in its own process group, for at most timeout_s (or,
- * once the gate is interrupted, a grace period): then SIGTERM to the
- * group, a grace period, SIGKILL. Whatever it left running in its group
- * is ended too. Reaps p into *st; true when it had to be ended. */
-static bool wait_run(pid_t p, int timeout_s, int *st)
-{
-	long long deadline = now_ms() + 1000LL * timeout_s;
-	bool ended = false;
-
-	while (!child_ended(p, 200)) {
-		long long now = now_ms();
-
-		if (gate_sig && deadline > now + GATE_KILL_GRACE_MS)
-			deadline = now + GATE_KILL_GRACE_MS;
-		if (now < deadline)
-			continue;
-		ended = true;
-		kill(-p, SIGTERM);
-		if (!child_ended(p, GATE_KILL_GRACE_MS))
-			kill(-p, SIGKILL);
-		child_ended(p, GATE_KILL_GRACE_MS);
-		break;
-	}
-	kill(-p, SIGKILL);                       /* what it left behind */
-	while (waitpid(p, st, 0) < 0 && errno == EINTR)
-		;
-	return ended;
-}
-
-/* Run PROG with the recipe into out; its output into log. 0, or -1 with
- * why (the run's last complaint). */
-static int run_one(const struct gate_args *a, const char *progpath,
-		   const char *extra, const char *out, const char *log,
-		   char *why, size_t len)
-{
-	struct run_args_vec v = { 0 };
-	char line[512] = "";
-	int fd, st = 0;
-	bool killed;
-	pid_t p;
-	FILE *f;
-
-	if (run_argv(a, progpath, extra, out, &v)) {
-		run_args_free(&v);
-		return snprintf(why, len, "out of memory"), -1;
-	}
-	fd = sf_create_new(log, 0600);
-	if (fd < 0) {
-		run_args_free(&v);
-		return snprintf(why, len, "cannot make %.400s: %s", log,
-				strerror(-fd)), -1;
-	}
-	p = fork();
-	if (p == 0) {
-		setpgid(0, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		execv(progpath, v.argv);
-		fprintf(stderr, "vmsim: gate: cannot run %s: %s\n", progpath,
-			strerror(errno));
-		_exit(127);
-	}
-	close(fd);
-	run_args_free(&v);
-	if (p < 0)
-		return snprintf(why, len, "cannot fork: %s", strerror(errno)), -1;
-	setpgid(p, p);                   /* before it runs, whichever is first */
-	gate_child = p;
-	if (gate_sig)                    /* came before gate_child was set */
-		kill(-p, gate_sig);
-	killed = wait_run(p, a->run_timeout, &st);
-	gate_child = 0;
-	if (killed && !gate_sig)
-		return snprintf(why, len, "%.300s did not end within %d s "
-				"(--run-timeout): ended", progpath,
-				a->run_timeout), -1;
-	if (WIFEXITED(st) && !WEXITSTATUS(st))
-		return 0;
-	f = fopen(log, "r");
-	for (char l[512]; f && fgets(l, sizeof(l), f);)
-		if (!strncmp(l, "vmsim: ", 7) && !strstr(l, "warning"))
-			snprintf(line, sizeof(line), "%s", l + 7);
-	if (f)
-		fclose(f);
-	line[strcspn(line, "\n")] = 0;
-	snprintf(why, len, "%.300s exited with %s %d%s%.400s", progpath,
-		 WIFSIGNALED(st) ? "signal" : "status",
-		 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
-		 *line ? ": " : "", line);
-	return -1;
 }
 
 static int emit_json(FILE *f, void *arg)
@@ -460,13 +287,15 @@ static int pool_side(const char *dir, const char *name, struct cmp_file *runs,
 	struct sf_out o;
 	int ret;
 
-	if (!j)
-		return snprintf(why, len, "out of memory"), -1;
+	if (!j) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
 	snprintf(path, sizeof(path), "%.3900s/%s.json", dir, name);
 	ret = sf_open(&o, path, &spec, why, len);
 	if (ret) {                       /* why says it */
 		json_object_put(j);
-		return -1;
+		return ret < 0 ? ret : -EIO;
 	}
 	if ((ret = sf_emit(&o, emit_json, j)) >= 0)
 		ret = sf_commit(&o, true, where, sizeof(where), note, sizeof(note));
@@ -476,9 +305,10 @@ static int pool_side(const char *dir, const char *name, struct cmp_file *runs,
 	sf_abort(&o);
 	if (ret) {
 		json_object_put(j);
-		return snprintf(why, len, "%.*s", (int)len - 1, note), -1;
+		snprintf(why, len, "%.*s", (int)len - 1, note);
+		return ret < 0 ? ret : -EIO;
 	}
-	return cmp_from_json(j, name, out, why, len) ? -1 : 0;
+	return cmp_from_json(j, name, out, why, len) ? -EINVAL : 0;
 }
 
 /* The primary metric of f (the first metric if it declares none). */
@@ -506,8 +336,8 @@ static double change(const struct cmp_file *b, const struct cmp_file *c,
 }
 
 /* Is f a result of the run ref is one of: its task counts, and each
- * primary mean finite and within GATE_MAX_RATIO of ref's? 0, or -1 with
- * why. (A candidate that writes another run's result, or a number no
+ * primary mean finite and within GATE_MAX_RATIO of ref's? 0, or -EINVAL
+ * with why. (A candidate that writes another run's result, or a number no
  * run measures, is not judged as if it were one.) */
 static int unlike(const struct cmp_file *ref, const struct cmp_file *f,
 		  char *why, size_t len)
@@ -516,8 +346,8 @@ static int unlike(const struct cmp_file *ref, const struct cmp_file *f,
 
 	if (f->ntasks != ref->ntasks ||
 	    memcmp(f->tasks, ref->tasks, sizeof(int) * (size_t)f->ntasks))
-		return snprintf(why, len, "its task counts are not the "
-				"recipe's"), -1;
+		return cli_fail(why, len, -EINVAL, "its task counts are not the "
+				"recipe's");
 	for (int t = 0; t < ref->ntasks; t++) {
 		double *x, *y, mx, my;
 		size_t nx = cmp_samples_of(ref, m->name, ref->tasks[t], &x);
@@ -529,10 +359,10 @@ static int unlike(const struct cmp_file *ref, const struct cmp_file *f,
 		free(y);
 		if (!isfinite(mx) || !isfinite(my) || !(my / mx <= GATE_MAX_RATIO) ||
 		    !(mx / my <= GATE_MAX_RATIO))
-			return snprintf(why, len, "its %s at %d task%s (%.4g) is "
-					"not a measurement of the run that "
-					"gave %.4g", m->name, ref->tasks[t],
-					PLURAL(ref->tasks[t]), my, mx), -1;
+			return cli_fail(why, len, -EINVAL, "its %s at %d task%s "
+					"(%.4g) is not a measurement of the run "
+					"that gave %.4g", m->name, ref->tasks[t],
+					PLURAL(ref->tasks[t]), my, mx);
 	}
 	return 0;
 }
@@ -561,7 +391,7 @@ static int check_stored(const struct gate_args *a, const struct cmp_file *st,
 }
 
 /* The rounds, ABBA (only the candidate's with a stored base), each
- * run's result loaded into runs[side][]. 0, or -1 with line. */
+ * run's result loaded into runs[side][]. 0, or -errno with line. */
 static int run_rounds(const struct gate_args *a, const char *dir,
 		      const char *cand_extra, bool verbose,
 		      const struct cmp_file *stored,
@@ -571,6 +401,7 @@ static int run_rounds(const struct gate_args *a, const char *dir,
 	static const char *const side[2] = { "base", "candidate" };
 	char why[1024], out[PATH_MAX], log[PATH_MAX];
 	bool stored_base = a->baseline != NULL;
+	int ret;
 	/* What each result must be like: the stored base, or the first. */
 	const struct cmp_file *ref = stored;
 
@@ -587,29 +418,35 @@ static int run_rounds(const struct gate_args *a, const char *dir,
 			int s = stored_base || r % 2 == 0 ? k : 1 - k;
 			const char *pp = s ? a->cand_prog : a->base_prog;
 
-			if (gate_sig)
-				return snprintf(line, len, "CANNOT JUDGE: "
+			if (gate_signal())
+				return cli_fail(line, len, -EINTR, "CANNOT JUDGE: "
 						"interrupted by signal %d",
-						gate_sig), -1;
+						gate_signal());
 			snprintf(out, sizeof(out), "%.3900s/%s-%d.json", dir,
 				 side[s], r + 1);
 			snprintf(log, sizeof(log), "%.3900s/%s-%d.log", dir,
 				 side[s], r + 1);
-			if (run_one(a, pp, s ? cand_extra : NULL, out, log, why,
-				    sizeof(why)) ||
-			    cmp_load(out, &runs[s][nruns[s]], why, sizeof(why)))
-				return snprintf(line, len, "CANNOT JUDGE: the %s "
-						"run of round %d failed: %.800s",
-						side[s], r + 1, why), -1;
+			ret = gate_run_one(&a->runv, pp, s ? cand_extra : NULL,
+					   out, log, a->run_timeout, why,
+					   sizeof(why));
+			if (!ret && cmp_load(out, &runs[s][nruns[s]], why,
+					     sizeof(why)))
+				ret = -EINVAL;
+			if (ret) {
+				snprintf(line, len, "CANNOT JUDGE: the %s run of "
+					 "round %d failed: %.800s", side[s], r + 1,
+					 why);
+				return ret;
+			}
 			if (!ref)
 				ref = &runs[s][nruns[s]];
 			nruns[s]++;
 			if (ref && unlike(ref, &runs[s][nruns[s] - 1], why,
 					  sizeof(why)))
-				return snprintf(line, len, "CANNOT JUDGE: the %s "
-						"result of round %d is unlike "
-						"the recipe's: %.800s", side[s],
-						r + 1, why), -1;
+				return cli_fail(line, len, -EINVAL, "CANNOT JUDGE: "
+						"the %s result of round %d is "
+						"unlike the recipe's: %.800s",
+						side[s], r + 1, why);
 		}
 	}
 	return 0;
@@ -647,35 +484,36 @@ static void drop_flagged(const struct gate_args *a, struct cmp_file *runs[2],
 }
 
 /* Each side pooled (a stored base is its own), checked valid and, with
- * a stored base, alike. 0, or -1 with line. */
+ * a stored base, alike. 0, or -errno with line. */
 static int pool_both(const struct gate_args *a, const char *dir,
 		     struct cmp_file *runs[2], const int nruns[2],
 		     struct cmp_file pooled[2], char *line, size_t len)
 {
 	static const char *const side[2] = { "base", "candidate" };
 	char why[1024];
+	int ret;
 
 	for (int s = a->baseline != NULL; s < 2; s++)
-		if (pool_side(dir, side[s], runs[s], nruns[s], &pooled[s], why,
-			      sizeof(why)))
-			return snprintf(line, len, "CANNOT JUDGE: pooling the "
-					"%s: %.800s", side[s], why), -1;
+		if ((ret = pool_side(dir, side[s], runs[s], nruns[s], &pooled[s],
+				     why, sizeof(why))))
+			return cli_fail(line, len, ret, "CANNOT JUDGE: pooling "
+					"the %s: %.800s", side[s], why);
 	snprintf(pooled[0].label, sizeof(pooled[0].label), "base");
 	snprintf(pooled[1].label, sizeof(pooled[1].label), "candidate");
 	for (int s = 0; s < 2; s++)
 		if (cmp_validate(&pooled[s], s ? &pooled[0] : NULL, why,
 				 sizeof(why)))
-			return snprintf(line, len, "CANNOT JUDGE: the %s is not "
-					"a valid measurement: %.800s", side[s],
-					why), -1;
+			return cli_fail(line, len, -EINVAL, "CANNOT JUDGE: the %s "
+					"is not a valid measurement: %.800s",
+					side[s], why);
 	/* A stored base must have been run as the candidate is: the same
 	 * options (it repeats them), but also the same machine and kernel. */
 	if (a->baseline && cmp_mismatch(&pooled[0], &pooled[1], why, sizeof(why))) {
 		if (!a->allow_mismatch)
-			return snprintf(line, len, "CANNOT JUDGE: the candidate "
-					"was run differently from %.200s: %.500s "
-					"(--allow-mismatch to gate anyway)",
-					a->baseline, why), -1;
+			return cli_fail(line, len, -EINVAL, "CANNOT JUDGE: the "
+					"candidate was run differently from "
+					"%.200s: %.500s (--allow-mismatch to gate "
+					"anyway)", a->baseline, why);
 		fprintf(stderr, "%s: gate: warning: the candidate was run "
 			"differently from %s: %s\n", prog, a->baseline, why);
 	}
@@ -748,33 +586,28 @@ out:
 }
 
 /* A directory of the gate's own: DIR (new), or a fresh one under
- * $TMPDIR that is removed afterwards. 0 or EXIT_USAGE. */
+ * $TMPDIR that is removed afterwards. 0, or -errno with why. */
 static int gate_dir(const struct gate_args *a, char *dir, size_t len,
-		    bool *temp)
+		    bool *temp, char *why, size_t wlen)
 {
-	const char *t = sf_tmpdir();
-
+	char shown[PATH_MAX];
 	int e;
 
 	*temp = !a->dir;
 	if (a->dir) {
 		snprintf(dir, len, "%s", a->dir);
-		if ((e = sf_mkdir_new(dir, 0700))) {
-			char shown[PATH_MAX];
-
-			fprintf(stderr, "%s: gate: cannot make the directory '%s' "
-				"for --keep: %s%s\n", prog,
-				parse_printable(shown, sizeof(shown), dir), strerror(-e),
-				e == -ELOOP ? " (no symbolic link is followed)" : "");
-			return EXIT_USAGE;
-		}
+		if ((e = sf_mkdir_new(dir, 0700)))
+			return cli_fail(why, wlen, e, "cannot make the directory "
+					"'%s' for --keep: %s%s",
+					parse_printable(shown, sizeof(shown), dir),
+					strerror(-e), e == -ELOOP ? " (no symbolic "
+					"link is followed)" : "");
 		return 0;
 	}
-	if ((e = sf_mkdtemp(dir, len, "vmsim-gate"))) {
-		fprintf(stderr, "%s: gate: cannot make a directory in %s: %s\n",
-			prog, t, strerror(-e));
-		return 1;
-	}
+	if ((e = sf_mkdtemp(dir, len, "vmsim-gate")))
+		return cli_fail(why, wlen, e, "cannot make a directory in %s: %s",
+				parse_printable(shown, sizeof(shown), sf_tmpdir()),
+				strerror(-e));
 	return 0;
 }
 
@@ -822,7 +655,7 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 	snprintf(extra, sizeof(extra), "--hold-extra %ld", hold);
 	if (!a->aa_only)
 		printf("calibrate: A/B gates run the candidate with %s\n", extra);
-	for (int i = 0; i < a->calibrate && !gate_sig; i++) {
+	for (int i = 0; i < a->calibrate && !gate_signal(); i++) {
 		int v;
 
 		if (sub_dir(dir, "aa", i + 1, sub, sizeof(sub)))
@@ -840,8 +673,8 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 		sum_ab += isfinite(effect) ? effect : 0;
 		printf("A/B %d: %+.2f%% %s\n", i + 1, effect, line);
 	}
-	if (gate_sig)
-		return 128 + gate_sig;
+	if (gate_signal())
+		return 128 + gate_signal();
 	printf("false alarms: %d of %d A/A gates", aa, a->calibrate);
 	if (!a->aa_only)
 		printf("; detected: %d of %d A/B gates (%s: %.2f%% slower on "
@@ -860,8 +693,7 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 			       .run_timeout = GATE_DEFAULT_RUN_TIMEOUT,
 			       .pct = CMP_GATE_DEFAULT_PCT,
 			       .o = { .test = CMP_WELCH } };
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = gate_on_signal }, old[3];
+	struct sigaction old[3];
 	char dir[PATH_MAX], line[1024];
 	double effect;
 	int opt, ret;
@@ -901,11 +733,13 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 			  "with -- or --recipe, not --baseline");
 		goto done;
 	}
-	if ((ret = gate_dir(&a, dir, sizeof(dir), &temp)))
+	if (gate_dir(&a, dir, sizeof(dir), &temp, line, sizeof(line))) {
+		/* --keep DIR is the user's value; $TMPDIR's is the machine's. */
+		fprintf(stderr, "%s: gate: %s\n", prog, line);
+		ret = a.dir ? EXIT_USAGE : 1;
 		goto done;
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &sa, &old[i]);
+	}
+	gate_signals_install(old);
 	if (a.calibrate) {
 		ret = gate_calibrate(&a, dir);
 	} else {
@@ -913,10 +747,9 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 				sizeof(line));
 		printf("%s\n", line);
 		ret = ret == CMP_PASS ? 0 : ret == CMP_REGRESSION ? 1 :
-		      gate_sig ? 128 + gate_sig : EXIT_USAGE;
+		      gate_signal() ? 128 + gate_signal() : EXIT_USAGE;
 	}
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], &old[i], NULL);
+	gate_signals_restore(old);
 	if (temp)
 		sf_remove_tree(dir);
 	else

@@ -4,10 +4,11 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/run_opts.h"
 #include "locks/lock_ops.h"
 #include "workloads/workload.h"
 
-/* --tsv: what the test suites read (tests/smoke.sh, host_isolation.sh),
+/* --tsv: what the test suites read (tests/suites/smoke.sh, host_isolation.sh),
  * so that a new scheme or workload is tested from its descriptor. */
 static int list_tsv(void)
 {
@@ -65,31 +66,11 @@ int cmd_list(int argc, char **argv)
 	printf("lock schemes:\n");
 	for (int i = 0; i < lock_nschemes; i++)
 		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);
-	printf("\ncomponents:\n"
-	       "  %-15s %s\n  %-15s %s\n  %-15s %s\n  %-15s %s\n  %-15s %s\n"
-	       "  %-15s %s\n  %-15s %s\n  %-15s %s\n  %-15s %s\n  %-15s %s\n"
-	       "  %-15s %s\n",
-	       "--frames", "none | zone | pcp: page frames behind faults: none; "
-	       "a zone (buddy lists, zone lock); per-CPU lists in front",
-	       "--bulk-free", "twopass | onepass: how a per-CPU list is given "
-	       "back (free_pcppages_bulk)",
-	       "--folio", "4K..2M: the folio an anonymous write fault places",
-	       "--slab", "malloc | slub | sheaves: where VMAs and tree nodes "
-	       "come from: the mm's pools; SLUB; SLUB with per-CPU sheaves",
-	       "--rcu-free", "call_rcu | hurry | barrier: how rcu_free sheaves "
-	       "meet RCU (lazy; at once; lazy with an rcu_barrier)",
-	       "--vma-free", "typesafe | rcu: a removed VMA freed at once "
-	       "(SLAB_TYPESAFE_BY_RCU) or after a grace period",
-	       "--kfree-rcu", "call_rcu | batch | each: SLUB's tree nodes by one "
-	       "lazy call_rcu a node, in bulk arrays, or one callback at once",
-	       "--rcu-cbs", "percpu | one: RCU callbacks on each CPU's thread, "
-	       "or on one",
-	       "--rcu-lazy-max", "N: lazy RCU holds a CPU's lazy callbacks back "
-	       "until N wait (or --rcu-lazy-flush MS pass)",
-	       "--tree-alloc", "store | spare: tree nodes preallocated per store "
-	       "(the maple tree's), or a reserve kept",
-	       "--slab-fastpath", "rseq | lock: slab fast paths in restartable "
-	       "sequences, no lock; or under the CPU's lock");
+	printf("\ncomponents:\n");
+	for (int i = 0; i < RUN_NOPTS; i++)
+		if (run_optlist[i].list)
+			printf("  --%-13s %s\n", run_optlist[i].name,
+			       run_optlist[i].list);
 	printf("\nworkloads:\n");
 	for (int i = 0; i < wl_nworkloads; i++)
 		printf("  %-14s %s\n", wl_workloads[i]->name, wl_workloads[i]->desc);

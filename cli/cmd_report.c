@@ -111,8 +111,8 @@ static int report_parse(int argc, char **argv, const char **out, bool *force,
 		case 'f': *force = true; break;
 		case OPT_BASELINE: *baseline = optarg; break;
 		case OPT_SIGNIFICANCE:
-			i = cli_pick("significance rule", optarg, NAMES("welch",
-				     "mannwhitney", "mmtests-ttest", "mmtests-ci"));
+			i = cli_pick("significance rule", optarg,
+				     cmp_test_names, CMP_NTESTS);
 			if (i < 0)
 				return EXIT_USAGE;
 			o->test = (enum cmp_test)i;

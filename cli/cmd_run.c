@@ -4,6 +4,8 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +32,9 @@ static const char *workload_name(int i)
 /* "rwsem,range": each a known scheme, none twice. Prints the error. */
 static int parse_locks(const char *arg, struct run_cfg *c)
 {
+	struct run_target v[RUNNER_MAX_SCHEMES];
 	char *buf, *save = NULL, *tok;
-	int ret = 0;
+	int ret = 0, n = 0;
 
 	if (parse_list_check(arg))
 		return cli_bad("bad lock scheme list '%s': want names separated by "
@@ -39,7 +42,6 @@ static int parse_locks(const char *arg, struct run_cfg *c)
 	buf = strdup(arg);
 	if (!buf)
 		return cli_bad("out of memory at '%s'", arg);
-	c->nlocks = 0;
 	for (tok = strtok_r(buf, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save)) {
 		const struct lock_ops *l = lock_scheme_find(tok);
@@ -49,84 +51,21 @@ static int parse_locks(const char *arg, struct run_cfg *c)
 					  lock_nschemes);
 			break;
 		}
-		for (int i = 0; i < c->nlocks && !ret; i++)
-			if (c->locks[i] == l)
+		for (int i = 0; i < n && !ret; i++)
+			if (v[i].lock == l)
 				ret = cli_bad("lock scheme '%s' given twice", tok);
-		if (!ret && c->nlocks == RUNNER_MAX_SCHEMES)
+		if (!ret && n == RUNNER_MAX_SCHEMES)
 			ret = cli_bad("too many lock schemes at '%s'", tok);
 		if (!ret)
-			c->locks[c->nlocks++] = l;
+			v[n++].lock = l;
 	}
 	free(buf);
-	if (!ret && !c->nlocks)
+	if (!ret && !n)
 		ret = cli_bad("no lock scheme in '%s'", arg);
+	if (!ret)
+		runner_targets_set(c, RUN_VARY_SCHEME, v, n);
 	return ret;
 }
-
-enum { OPT_ARENA = 256, OPT_HANDLERS, OPT_WAIT, OPT_BATCH, OPT_SOURCE,
-       OPT_WRITERS, OPT_MODE, OPT_PIN, OPT_DURATION, OPT_WARMUP, OPT_CYCLES,
-       OPT_ZAP, OPT_INTERVAL, OPT_TIMEOUT, OPT_MAX_TASKS, OPT_MAX_MAP,
-       OPT_NUMA, OPT_BRIEF, OPT_VERDICTS, OPT_HANDLER_CPU, OPT_UFFD,
-       OPT_FOLIO, OPT_FAULT_AROUND, OPT_FRAMES, OPT_PHYS, OPT_BULK_FREE,
-       OPT_SLAB, OPT_RCU_FREE, OPT_VMA_FREE, OPT_KFREE_RCU,
-       OPT_RCU_CALLBACKS, OPT_RCU_LAZY_MAX, OPT_RCU_LAZY_FLUSH,
-       OPT_TREE_ALLOC, OPT_SLAB_FASTPATH, OPT_TRACE, OPT_SPEED, OPT_REPLAY_LOG,
-       OPT_HOLD_EXTRA, OPT_MIN_SAMPLE, OPT_PASSES, OPT_CEILING };
-
-static const struct option run_opts[] = {
-	{ "lock", required_argument, NULL, 'l' },
-	{ "workload", required_argument, NULL, 'w' },
-	{ "tasks", required_argument, NULL, 't' },
-	{ "iterations", required_argument, NULL, 'i' },
-	{ "mem", required_argument, NULL, 'm' },
-	{ "arena", required_argument, NULL, OPT_ARENA },
-	{ "handlers", required_argument, NULL, OPT_HANDLERS },
-	{ "wait", required_argument, NULL, OPT_WAIT },
-	{ "batch", required_argument, NULL, OPT_BATCH },
-	{ "fault-source", required_argument, NULL, OPT_SOURCE },
-	{ "writers", required_argument, NULL, OPT_WRITERS },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "pin", no_argument, NULL, OPT_PIN },
-	{ "handler-cpu", required_argument, NULL, OPT_HANDLER_CPU },
-	{ "uffd", required_argument, NULL, OPT_UFFD },
-	{ "folio", required_argument, NULL, OPT_FOLIO },
-	{ "fault-around", required_argument, NULL, OPT_FAULT_AROUND },
-	{ "frames", required_argument, NULL, OPT_FRAMES },
-	{ "phys", required_argument, NULL, OPT_PHYS },
-	{ "bulk-free", required_argument, NULL, OPT_BULK_FREE },
-	{ "slab", required_argument, NULL, OPT_SLAB },
-	{ "rcu-free", required_argument, NULL, OPT_RCU_FREE },
-	{ "vma-free", required_argument, NULL, OPT_VMA_FREE },
-	{ "kfree-rcu", required_argument, NULL, OPT_KFREE_RCU },
-	{ "rcu-cbs", required_argument, NULL, OPT_RCU_CALLBACKS },
-	{ "rcu-lazy-max", required_argument, NULL, OPT_RCU_LAZY_MAX },
-	{ "rcu-lazy-flush", required_argument, NULL, OPT_RCU_LAZY_FLUSH },
-	{ "tree-alloc", required_argument, NULL, OPT_TREE_ALLOC },
-	{ "slab-fastpath", required_argument, NULL, OPT_SLAB_FASTPATH },
-	{ "trace", required_argument, NULL, OPT_TRACE },
-	{ "speed", required_argument, NULL, OPT_SPEED },
-	{ "replay-log", required_argument, NULL, OPT_REPLAY_LOG },
-	{ "numa", required_argument, NULL, OPT_NUMA },
-	{ "brief", no_argument, NULL, OPT_BRIEF },
-	{ "verdicts", no_argument, NULL, OPT_VERDICTS },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "min-sample", required_argument, NULL, OPT_MIN_SAMPLE },
-	{ "passes", required_argument, NULL, OPT_PASSES },
-	{ "ceiling", required_argument, NULL, OPT_CEILING },
-	{ "cycles", required_argument, NULL, OPT_CYCLES },
-	{ "zap", required_argument, NULL, OPT_ZAP },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "fault-timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
-	{ "max-map-count", required_argument, NULL, OPT_MAX_MAP },
-	{ "hold-extra", required_argument, NULL, OPT_HOLD_EXTRA },
-	{ "json", required_argument, NULL, 'o' },
-	{ "force", no_argument, NULL, 'f' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 }
-};
 
 /* A run's command line, as parsed. */
 struct run_args {
@@ -167,28 +106,25 @@ static int run_tasks_opt(struct run_args *a, const char *arg)
 
 /* The options that say what is simulated: 0, EXIT_USAGE, or -1 when opt
  * is not one of them. */
-static int run_sim_opt(struct run_args *a, int opt, const char *arg)
+static int run_sim_opt(struct run_args *a, enum run_opt_id opt, const char *arg)
 {
 	struct run_cfg *c = &a->c;
 	long v;
 	int k;
 
 	switch (opt) {
-	case 'l':
+	case RUN_O_LOCK:
 		a->model_given = true;
 		return parse_locks(arg, c) ? EXIT_USAGE : 0;
-	case 'w':
+	case RUN_O_WORKLOAD:
 		a->model_given = true;
 		c->wl = wl_find(arg);
 		return c->wl ? 0 : cli_unknown("workload", arg,
 						 workload_name, wl_nworkloads);
-	case 't':
+	case RUN_O_TASKS:
 		a->tasks_given = true;
 		return run_tasks_opt(a, arg);
-	case OPT_TRACE: case OPT_SPEED: case OPT_REPLAY_LOG:
-		a->given |= WL_OPT_TRACE;
-		return run_replay_opt(c, opt - OPT_TRACE, arg);
-	case 'm':
+	case RUN_O_MEM:
 		if (parse_size(arg, &c->wo.mem))
 			return cli_bad("bad size '%s' for --mem: want a number with "
 				   "an optional K, M, G or T suffix", arg);
@@ -196,104 +132,103 @@ static int run_sim_opt(struct run_args *a, int opt, const char *arg)
 			return cli_bad("bad size '%s' for --mem: want a multiple "
 				   "of 4K", arg);
 		return 0;
-	case OPT_ARENA:
+	case RUN_O_ARENA:
 		if (parse_size(arg, &c->mm.arena_size) ||
 		    c->mm.arena_size % SIM_PAGE_SIZE)
 			return cli_bad("bad size '%s' for --arena: want a multiple "
 				   "of 4K", arg);
 		return 0;
-	case OPT_FOLIO: case OPT_FAULT_AROUND: case OPT_FRAMES: case OPT_PHYS:
-	case OPT_BULK_FREE: case OPT_SLAB:
-	case OPT_RCU_FREE: case OPT_VMA_FREE: case OPT_KFREE_RCU:
-	case OPT_RCU_CALLBACKS: case OPT_RCU_LAZY_MAX:
-	case OPT_RCU_LAZY_FLUSH: case OPT_TREE_ALLOC: case OPT_SLAB_FASTPATH:
-	                             /* in enum run_mem_opt order */
-		return run_mem_opt(c, (enum run_mem_opt)(opt - OPT_FOLIO), arg);
-	case OPT_MAX_MAP:
+	case RUN_O_MAX_MAP_COUNT:
 		if (parse_long(arg, 1, 100000000, &v))
 			return cli_bad("bad --max-map-count '%s': want 1 or more", arg);
 		c->mm.max_map_count = (size_t)v;
 		return 0;
-	case OPT_HOLD_EXTRA:
+	case RUN_O_HOLD_EXTRA:
 		if (parse_long(arg, 0, 10000000, &v))
 			return cli_bad("bad --hold-extra '%s': want 0 to 10000000 ns "
 				   "of busy work per critical section", arg);
 		c->mm.hold_extra_ns = (uint64_t)v;
 		return 0;
-	case OPT_CYCLES:
+	case RUN_O_CYCLES:
 		if (parse_long(arg, 1, 100000000, &v))
 			return cli_bad("bad cycle count '%s': want 1 or more", arg);
 		c->wo.cycles = v;
 		a->given |= WL_OPT_CYCLES;
 		return 0;
-	case OPT_ZAP:
-		if ((k = cli_pick("zap mode", arg,
-			      NAMES("process_madvise", "madvise"))) < 0)
+	case RUN_O_ZAP:
+		if ((k = run_opt_pick(RUN_O_ZAP, arg, NULL, 0)) < 0)
 			return EXIT_USAGE;
 		c->wo.zap_per_range = k == 1;
 		a->given |= WL_OPT_ZAP;
 		return 0;
+	default:
+		break;
 	}
 	return -1;
 }
 
 /* The options that say how it runs on this machine, and the output. */
-static int run_host_opt(struct run_args *a, int opt, const char *arg)
+static int run_host_opt(struct run_args *a, enum run_opt_id opt, const char *arg)
 {
 	struct run_cfg *c = &a->c;
 	char *end;
 	int k;
 
 	switch (opt) {
-	case OPT_WAIT:
-		if (uffd_wait_mode_parse(arg, &c->uffd.wait))
-			return cli_bad("unknown wait mode '%s': want block, poll, "
-				   "busy or uring", arg);
+	case RUN_O_WAIT:
+		if ((k = run_opt_pick(RUN_O_WAIT, arg, uffd_wait_mode_names,
+				      UFFD_WAIT_NMODES)) < 0)
+			return EXIT_USAGE;
+		c->uffd.wait = (enum uffd_wait_mode)k;
 		return 0;
-	case OPT_SOURCE:
-		if (cli_pick("fault source", arg, NAMES("uffd", "synthetic")) < 0)
+	case RUN_O_FAULT_SOURCE:
+		if (run_opt_pick(RUN_O_FAULT_SOURCE, arg, NULL, 0) < 0)
 			return EXIT_USAGE;
 		c->mm.source = fault_source_find(arg);
 		return 0;
-	case OPT_MODE:
-		if ((k = cli_pick("mode", arg, NAMES("threads", "processes"))) < 0)
+	case RUN_O_MODE:
+		if ((k = run_opt_pick(RUN_O_MODE, arg, NULL, 0)) < 0)
 			return EXIT_USAGE;
 		c->processes = k == 1;
 		return 0;
-	case OPT_NUMA:               /* enum sim_numa order, after default */
-		if ((k = cli_pick("NUMA policy", arg, NAMES("local", "interleave"))) < 0)
+	case RUN_O_NUMA:             /* "default" is not given: the absence */
+		if ((k = run_opt_pick(RUN_O_NUMA, arg, sim_numa_names + 1,
+				      SIM_NUMA_N - 1)) < 0)
 			return EXIT_USAGE;
-		c->mm.numa = (enum sim_numa)(SIM_NUMA_LOCAL + k);
+		c->mm.numa = (enum sim_numa)(k + 1);
 		return 0;
-	case OPT_TIMEOUT:
+	case RUN_O_FAULT_TIMEOUT:
 		c->fault_timeout = strtod(arg, &end);
 		if (*end || !(c->fault_timeout >= 0 && c->fault_timeout <= 3600))
 			return cli_bad("bad fault timeout '%s': want 0 (off) to "
 				   "3600 seconds", arg);
 		return 0;
-	case OPT_PIN: c->pin = true; return 0;
-	case OPT_HANDLER_CPU:        /* in enum handler_cpu order */
-		if ((k = cli_pick("handler placement", arg,
-			      NAMES("any", "same", "other"))) < 0)
+	case RUN_O_PIN: c->pin = true; return 0;
+	case RUN_O_HANDLER_CPU:
+		if ((k = run_opt_pick(RUN_O_HANDLER_CPU, arg,
+				      runner_handler_cpu_names, HANDLER_CPU_N)) < 0)
 			return EXIT_USAGE;
 		c->handler_cpu = (enum handler_cpu)k;
 		a->handler_cpu_given = true;
 		return 0;
-	case OPT_UFFD:               /* enum uffd_split order, after auto */
-		if ((k = cli_pick("uffd split", arg, NAMES("shared", "per-task"))) < 0)
+	case RUN_O_UFFD:             /* "auto" is not given: the absence */
+		if ((k = run_opt_pick(RUN_O_UFFD, arg, runner_uffd_split_names + 1,
+				      UFFD_SPLIT_N - 1)) < 0)
 			return EXIT_USAGE;
-		c->uffd_split = (enum uffd_split)(UFFD_SPLIT_SHARED + k);
+		c->uffd_split = (enum uffd_split)(k + 1);
 		return 0;
-	case OPT_CEILING:
-		if ((k = cli_pick("--ceiling", arg, NAMES("off", "on"))) < 0)
+	case RUN_O_CEILING:
+		if ((k = run_opt_pick(RUN_O_CEILING, arg, NULL, 0)) < 0)
 			return EXIT_USAGE;
 		a->ceiling = k;
 		return 0;
-	case OPT_BRIEF: a->brief = true; return 0;
-	case OPT_VERDICTS: a->verdicts = a->brief = true; return 0;
-	case 'o': a->json = arg; return 0;
-	case 'f': a->force = true; return 0;
-	case 'q': a->quiet = true; return 0;
+	case RUN_O_BRIEF: a->brief = true; return 0;
+	case RUN_O_VERDICTS: a->verdicts = a->brief = true; return 0;
+	case RUN_O_JSON: a->json = arg; return 0;
+	case RUN_O_FORCE: a->force = true; return 0;
+	case RUN_O_QUIET: a->quiet = true; return 0;
+	default:
+		break;
 	}
 	return -1;
 }
@@ -345,7 +280,7 @@ static int run_settle(struct run_args *a)
 			fprintf(stderr, "%s: %s\n", prog, msg);
 	}
 	c->progress = !a->quiet && isatty(STDERR_FILENO);
-	c->mm.lock = c->locks[0];
+	c->mm.lock = c->targets[0].lock;
 	/* The watchdog's test hook (README: "a fault nobody answers"). */
 	if (getenv("VMSIM_TEST_STALL_FAULT"))
 		c->uffd.test_stall_at = atol(getenv("VMSIM_TEST_STALL_FAULT"));
@@ -355,41 +290,110 @@ static int run_settle(struct run_args *a)
 	return 0;
 }
 
+/* Where each RUN_PARSE_INT option's value goes (FIELD in run_opts.def). */
+static const size_t run_fields[RUN_NOPTS] = {
+#define FIELD(f) offsetof(struct run_args, f)
+#define NOFIELD SIZE_MAX
+#define RUN_OPT(id, field, ...) [RUN_O_##id] = field,
+#include "cli/run_opts.def"
+#undef RUN_OPT
+#undef NOFIELD
+#undef FIELD
+};
+
+/* getopt's tables, from run_optlist: the long options (each value
+ * RUN_OPT_VAL(id)) and the letters, ':' first. */
+static struct option run_longopts[RUN_NOPTS + 1];
+static char run_shortopts[2 * RUN_NOPTS + 2];
+
+static void run_getopt_tables(void)
+{
+	size_t n = 0;
+
+	if (run_shortopts[0])
+		return;
+	run_shortopts[n++] = ':';
+	for (int i = 0; i < RUN_NOPTS; i++) {
+		const struct run_opt *o = &run_optlist[i];
+
+		run_longopts[i] = (struct option){ o->name, o->metavar ?
+			required_argument : no_argument, NULL, RUN_OPT_VAL(i) };
+		if (o->shrt) {
+			run_shortopts[n++] = o->shrt;
+			if (o->metavar)
+				run_shortopts[n++] = ':';
+		}
+	}
+}
+
+/* getopt's value as an option of the table, or -1 (unknown, no value). */
+static int run_opt_id(int opt)
+{
+	if (opt >= RUN_OPT_VAL(0) && opt < RUN_OPT_VAL(RUN_NOPTS))
+		return opt - RUN_OPT_VAL(0);
+	for (int i = 0; opt > 0 && opt != '?' && opt != ':' && i < RUN_NOPTS; i++)
+		if (run_optlist[i].shrt == opt)
+			return i;
+	return -1;
+}
+
+/* A RUN_PARSE_INT option into its field: 0 or EXIT_USAGE. */
+static int run_int_opt(struct run_args *a, enum run_opt_id id, const char *arg)
+{
+	const struct run_opt *o = &run_optlist[id];
+	long v;
+
+	if (parse_long(arg, o->lo, o->hi, &v)) {
+		fprintf(stderr, "%s: bad %s '%s': want %ld to %ld", prog, o->what,
+			arg, o->lo, o->hi);
+		cli_see_help();
+		return EXIT_USAGE;
+	}
+	*(int *)((char *)a + run_fields[id]) = (int)v;
+	return 0;
+}
+
+/* One option of the table: 0 or EXIT_USAGE. */
+static int run_one_opt(struct run_args *a, enum run_opt_id id, const char *arg)
+{
+	int ret;
+
+	switch (run_optlist[id].parse) {
+	case RUN_PARSE_INT:
+		return run_int_opt(a, id, arg);
+	case RUN_PARSE_MEM:
+		return run_mem_opt(&a->c, id, arg);
+	case RUN_PARSE_REPLAY:
+		a->given |= WL_OPT_TRACE;
+		return run_replay_opt(&a->c, id, arg);
+	case RUN_PARSE_HERE:
+		break;
+	}
+	ret = run_sim_opt(a, id, arg);
+	if (ret < 0)
+		ret = run_host_opt(a, id, arg);
+	if (ret < 0)                     /* a table entry with no parser */
+		return cli_bad("option '--%s' is not parsed by this vmsim",
+			       run_optlist[id].name);
+	return ret;
+}
+
 static int run_parse(int argc, char **argv, struct run_args *a)
 {
-	struct run_cfg *c = &a->c;
-	const struct int_opt ints[] = {
-		{ 'i', 1, 1000000, "iteration count", &c->wo.iterations },
-		{ OPT_HANDLERS, 1, 1024, "handler count", &c->uffd.nhandlers },
-		{ OPT_BATCH, 1, 64, "batch", &c->uffd.batch },
-		{ OPT_DURATION, 1, 3600, "duration (samples)", &c->wo.duration },
-		{ OPT_WARMUP, 0, 3600, "warmup", &c->wo.warmup },
-		{ OPT_MIN_SAMPLE, 0, 600000, "minimum sample (ms)",
-		  &c->min_sample_ms },
-		{ OPT_PASSES, 1, 100000, "passes per sample", &c->passes },
-		{ OPT_MAX_TASKS, 1, MAX_TASKS_LIMIT, "--max-tasks", &a->max_tasks },
-		{ OPT_INTERVAL, 10, 60000, "interval (ms)", &c->wo.interval_ms },
-		{ OPT_WRITERS, 0, 64, "writer count", &c->wo.writers },
-	};
-	int opt, ret;
+	int opt, id, ret;
 
+	run_getopt_tables();
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, ":l:w:t:i:m:o:fqh", run_opts,
+	while ((opt = getopt_long(argc, argv, run_shortopts, run_longopts,
 				  NULL)) != -1) {
-		ret = cli_set_int_opt(ints, sizeof(ints) / sizeof(ints[0]), opt, optarg);
-		if (ret < 0)
-			return EXIT_USAGE;
-		if (ret)
-			continue;
-		if (opt == 'h') {
+		id = run_opt_id(opt);
+		if (id < 0)
+			return cli_bad_option(argv, opt, run_longopts);
+		if (id == RUN_O_HELP) {
 			a->help = true;
 			return 0;
 		}
-		ret = run_sim_opt(a, opt, optarg);
-		if (ret < 0)
-			ret = run_host_opt(a, opt, optarg);
-		if (ret < 0)
-			return cli_bad_option(argv, opt, run_opts);
+		ret = run_one_opt(a, (enum run_opt_id)id, optarg);
 		if (ret)
 			return ret;
 	}
@@ -421,14 +425,14 @@ static int run_claim(struct run_args *a, struct res_target *tgt,
 		fprintf(stderr, "%s: -o: %s\n", prog, terr);
 		return EXIT_USAGE;
 	}
-	for (; a->json && *ntgt < run_ntargets(c); (*ntgt)++) {
+	for (; a->json && *ntgt < runner_ntargets(c); (*ntgt)++) {
 		char path[PATH_MAX];
 
 		if (dir ? run_dir_result_path(path, sizeof(path), a->json,
-					      run_target_label(c, *ntgt)) :
+					      runner_target_label(c, *ntgt)) :
 			  run_result_path(path, sizeof(path), a->json,
-					  run_ntargets(c) > 1 ?
-					  run_target_label(c, *ntgt) : NULL)) {
+					  runner_ntargets(c) > 1 ?
+					  runner_target_label(c, *ntgt) : NULL)) {
 			fprintf(stderr, "%s: -o: the result file's name would be "
 				"longer than %d bytes\n", prog, PATH_MAX - 1);
 			return EXIT_USAGE;
@@ -476,7 +480,7 @@ static void run_ceiling_after(const struct run_args *a,
 {
 	if (!hc->n)
 		return;
-	for (int k = 0; k < run_ntargets(&a->c); k++)
+	for (int k = 0; k < runner_ntargets(&a->c); k++)
 		for (int i = 0; i < r[k].npoints; i++) {
 			double e = run_ceiling_eff(hc, r[k].points[i].tasks);
 
@@ -493,7 +497,7 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 	const struct run_cfg *c = &a->c;
 	bool measured = false;
 
-	for (int i = 0; i < run_ntargets(c); i++) {
+	for (int i = 0; i < runner_ntargets(c); i++) {
 		/* A task count that the stop left without a sample is not
 		 * a row of zeros: only what was measured is shown and kept. */
 		while (r[i].npoints && !r[i].points[r[i].npoints - 1].nsamples)
@@ -508,19 +512,19 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 			stopped ? "run aborted: " : "run failed: ", err,
 			!stopped ? "" : measured ? "; writing what was measured" :
 			"; no sample was complete");
-	for (int i = 0; i < run_ntargets(c); i++) {
+	for (int i = 0; i < runner_ntargets(c); i++) {
 		/* --brief with several schemes: only the comparison. */
-		if (!r[i].npoints || (a->brief && run_ntargets(c) > 1))
+		if (!r[i].npoints || (a->brief && runner_ntargets(c) > 1))
 			continue;
-		if (run_ntargets(c) > 1)
-			printf("\n== %s ==", run_target_label(c, i));
+		if (runner_ntargets(c) > 1)
+			printf("\n== %s ==", runner_target_label(c, i));
 		run_print_summary(&r[i], c, a->brief);
 	}
-	if (run_ntargets(c) > 1 && measured)
-		run_print_comparison(r, run_ntargets(c), a->brief, a->verdicts);
-	for (int i = 0; i < run_ntargets(c); i++)
-		run_print_source_errors(&r[i], run_ntargets(c) > 1 ?
-				    run_target_label(c, i) : NULL);
+	if (runner_ntargets(c) > 1 && measured)
+		run_print_comparison(r, runner_ntargets(c), a->brief, a->verdicts);
+	for (int i = 0; i < runner_ntargets(c); i++)
+		run_print_source_errors(&r[i], runner_ntargets(c) > 1 ?
+				    runner_target_label(c, i) : NULL);
 }
 
 /* Write the claimed files; a failure is said and becomes the status. */
@@ -587,8 +591,11 @@ static void run_args_init(struct run_args *out)
 			.wo = { .iterations = 0, .writers = -1, .duration = 5,
 				.warmup = 1, .cycles = 20000, .interval_ms = 1000 },
 			.min_sample_ms = 200,
-			.locks = { &rwsem_lock_ops },
-			.nlocks = 1,
+			.targets = { { .lock = &rwsem_lock_ops,
+				       .slab = SLAB_MALLOC,
+				       .rcu_free = RCU_FREE_CALL_RCU } },
+			.ntargets = 1,
+			.vary = RUN_VARY_SCHEME,
 		},
 		.max_tasks = 256,
 		.ceiling = true,
@@ -633,8 +640,9 @@ int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx)
 		return 1;
 	if (!a.mem_given)
 		a.c.wo.mem = run_ceiling_mem(&a.c);
-	a.c.locks[0] = a.c.mm.lock = &none_lock_ops;
-	a.c.nlocks = 1;
+	runner_targets_set(&a.c, RUN_VARY_SCHEME,
+			&(struct run_target){ .lock = &none_lock_ops }, 1);
+	a.c.mm.lock = &none_lock_ops;
 	run_print_banner(&a.c);
 	printf("the harness's ceiling: pft under none, %d sample%s of at least "
 	       "%d ms a task count\n\n", a.c.wo.iterations,
@@ -690,7 +698,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		run_ceiling_before(&a, &hc);
 		run_host_busy_now(&t0);
 		ret = runner_run(&a.c, r, err, sizeof(err));
-		for (int i = 0; i < run_ntargets(&a.c); i++) {
+		for (int i = 0; i < runner_ntargets(&a.c); i++) {
 			r[i].host_wake_us = hp.wake_us;
 			r[i].host_uffd_block_us = hp.uffd_block_us;
 			r[i].host_uffd_busy_us = hp.uffd_busy_us;
@@ -698,7 +706,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD ||
 			  ret == -ENOSPC;
 		run_show(&a, r, ret, err, stopped);
-		run_warn_noise(r, run_ntargets(&a.c), &t0, &a.c);
+		run_warn_noise(r, runner_ntargets(&a.c), &t0, &a.c);
 		run_ceiling_after(&a, &hc, r);
 		command = command_json(argc, argv);
 		ret = run_publish(&a, tgt, ntgt, r, command, stopped, ret);
@@ -714,7 +722,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	 * left behind (rmdir removes only an empty one). */
 	if (a.made_dir)
 		sf_rmdir_empty(a.json);
-	for (int i = 0; i < run_ntargets(&a.c); i++)
+	for (int i = 0; i < runner_ntargets(&a.c); i++)
 		res_file_free(&r[i]);
 	return run_status(ret);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What every command uses: the usage text and the one-line complaints. */
 #include <limits.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -9,131 +10,14 @@
 
 #include "cli/cmd.h"
 #include "cli/parse.h"
+#include "cli/run_opts.h"
 
+/* Its options follow, from cli/run_opts.def (run_opts_help). */
 static const char run_text[] =
 "usage: vmsim run [options]\n"
 "Runs a workload under each scheme of -l, interleaved iteration by\n"
 "iteration; prints the summary and the comparison; writes the results.\n"
-"\n"
-"  -l, --lock NAME[,NAME]   lock scheme(s) (default rwsem; see 'vmsim list');\n"
-"                           several are run interleaved and compared\n"
-"  -w, --workload NAME      workload (default pft)\n"
-"  -t, --tasks LIST         task counts: 1,2,4 | 1-8 | max (default 1-CPUs)\n"
-"  -i, --iterations N       runs per task count (default 5; loop workloads 1)\n"
-"  -m, --mem SIZE           region size, K/M/G/T suffixes, a multiple of 4K\n"
-"                           (default: the workload's: pft 64M, page_fault*\n"
-"                           and mmap* 128M per task, madvise_batch 256M,\n"
-"                           fault_vs_mmap 16M); threads share it, split among\n"
-"                           them; in --mode processes each task has its own\n"
-"      --duration N         loop workloads: samples kept (default 5)\n"
-"      --warmup N           untimed first: loop workloads' samples (seconds)\n"
-"                           of each iteration; the others' passes of every\n"
-"                           scheme at each task count (default 1)\n"
-"      --min-sample MS      completion workloads: a sample is the mean of as\n"
-"                           many passes as last MS, sized from the warm-up\n"
-"                           (default 200; 0: one pass a sample)\n"
-"      --passes N           completion workloads: exactly N passes a sample\n"
-"      --ceiling on|off     before several task counts, measure the harness's\n"
-"                           own scaling (pft under none, this run's source\n"
-"                           and options) and warn where it is under 0.8x of\n"
-"                           linear (default on; vmsim bench scale alone)\n"
-"      --interval MS        loop workloads: sample length (default 1000 ms)\n"
-"      --trace FILE         replay: the trace to replay (vmsim record); one\n"
-"                           task per recorded thread\n"
-"      --speed S            replay: asap (default) | recorded (keep the recorded\n"
-"                           gaps) | a factor dividing them\n"
-"      --replay-log FILE    replay: events one at a time in recorded order; per\n"
-"                           call the VMAs of its cluster, per fault whether it\n"
-"                           faulted (a check, not a measurement)\n"
-"      --cycles N           mmap_stress: cycles per iteration (default 20000)\n"
-"      --zap MODE           madvise_batch: process_madvise (one call per batch,\n"
-"                           default) | madvise (one call per range)\n"
-"      --writers N          writer tasks for fault_vs_mmap (default 1)\n"
-"      --arena SIZE         simulated address space (default 16G)\n"
-"      --handlers N         uffd handler threads, of the mm's one uffd or of\n"
-"                           each task's (default: one per task)\n"
-"      --uffd SPLIT         shared | per-task: threads mode's tasks on one\n"
-"                           uffd, or each on its own (the arena dealt out in\n"
-"                           2 MiB stripes) (default: per-task from 2 tasks)\n"
-"      --wait MODE          handler wait: block | poll | busy | uring\n"
-"                           (default block)\n"
-"      --batch N            uffd messages per read, 1-64 (default 16)\n"
-"      --fault-source SRC   uffd | synthetic (default uffd)\n"
-"      --mode MODE          threads (one shared mm) | processes (an mm per\n"
-"                           task) (default threads)\n"
-"      --pin                pin tasks (and handlers) to CPUs\n"
-"      --folio SIZE         an anonymous write fault places a naturally\n"
-"                           aligned folio of SIZE (16K-64K mTHP, 2M THP)\n"
-"                           where one fits in the VMA with no page present;\n"
-"                           else a page (default 4K)\n"
-"      --fault-around SIZE  a file read fault maps up to SIZE of absent\n"
-"                           pages around it (default 64K, as the kernel)\n"
-"      --frames MODE        none | zone | pcp: faults take page frames from\n"
-"                           a simulated zone (buddy lists, zone lock), with\n"
-"                           per-CPU lists in front (pcp) (default none)\n"
-"      --phys SIZE          the zone's size (default: what the run can\n"
-"                           populate, at least 1G)\n"
-"      --bulk-free HOW      twopass | onepass: free_pcppages_bulk's design\n"
-"                           (default twopass)\n"
-"      --slab KIND          malloc | slub | sheaves: where VMAs and tree\n"
-"                           nodes come from: the mm's own pools, SLUB\n"
-"                           (per-CPU slabs, partial list), or SLUB with\n"
-"                           per-CPU sheaves and a barn (default malloc)\n"
-"      --rcu-free HOW       call_rcu | hurry | barrier: how full rcu_free\n"
-"                           sheaves meet RCU: lazily, at once, or lazily\n"
-"                           with an rcu_barrier when the barn would\n"
-"                           overflow (sheaves only; default call_rcu)\n"
-"      --vma-free HOW       typesafe | rcu: a removed VMA goes back to its\n"
-"                           cache at once (SLAB_TYPESAFE_BY_RCU, 6.15+;\n"
-"                           rwsem, range-full, pervma) or after a grace\n"
-"                           period (call_rcu, 6.4-6.14) (default: the\n"
-"                           scheme's: typesafe where it allows it)\n"
-"      --kfree-rcu HOW      call_rcu | batch | each: how SLUB frees tree\n"
-"                           nodes: call_rcu(mt_free_rcu) a node, lazy (the\n"
-"                           kernel before sheaves), kvfree_rcu's per-CPU bulk\n"
-"                           arrays, or a callback a node at once (slub only;\n"
-"                           default call_rcu)\n"
-"      --rcu-cbs WHERE      percpu | one: RCU callbacks on a thread per\n"
-"                           CPU, each running its CPU's, or all on one\n"
-"                           (default percpu, as the kernel)\n"
-"      --rcu-lazy-max N     lazy RCU: full rcu_free sheaves held back until\n"
-"                           N wait (sheaves only; default 10000, qhimark)\n"
-"      --rcu-lazy-flush MS  or until the oldest has waited MS (default\n"
-"                           10000, jiffies_lazy_flush)\n"
-"      --tree-alloc HOW     store | spare: tree nodes preallocated per store\n"
-"                           and the rest given back, with munmap's detached\n"
-"                           tree (the maple tree's way), or a reserve kept\n"
-"                           across operations (default store)\n"
-"      --slab-fastpath HOW  rseq | lock: the slab fast paths (CPU freelist,\n"
-"                           main sheaf) in restartable sequences with no\n"
-"                           lock, as the kernel takes none, or under the\n"
-"                           CPU's lock (default rseq where usable)\n"
-"      --handler-cpu WHERE  same | any | other: each task's uffd handler on\n"
-"                           its task's CPU (no cross-CPU wake-up), any, or\n"
-"                           the next; same and other pin the tasks\n"
-"                           (default same: it repeats best)\n"
-"      --numa POLICY        local (arena and handlers on this node) |\n"
-"                           interleave (arena over all nodes) (default: the\n"
-"                           kernel's)\n"
-"      --fault-timeout S    a fault unanswered this long aborts the run with\n"
-"                           a diagnostic (default 10; 0: off)\n"
-"      --max-tasks N        refuse more tasks than N (default 256)\n"
-"      --max-map-count N    like vm.max_map_count (default 65530)\n"
-"      --hold-extra NS      NS of busy work inside every critical section of\n"
-"                           the scheme (fault, write and range-read sides):\n"
-"                           what if the tree walk were slower? (default 0)\n"
-"  -o, --json FILE|DIR/     write the result to FILE (several schemes:\n"
-"                           FILE-<scheme>.json), or into the results\n"
-"                           directory DIR, made if missing (a trailing /\n"
-"                           or an existing directory): DIR/<scheme>.json\n"
-"  -f, --force              replace FILE if it is a vmsim result (and the\n"
-"                           --replay-log file if it is a replay log); an\n"
-"                           incomplete run never replaces: it goes beside\n"
-"      --brief              no lock statistics (several schemes: only the\n"
-"                           comparison table)\n"
-"      --verdicts           several schemes: only the one-line verdict of\n"
-"                           each against the first, and the warnings\n"
-"  -q, --quiet              no progress line\n";
+"\n";
 
 static const char compare_text[] =
 "usage: vmsim compare [options] RESULT...\n"
@@ -277,11 +161,16 @@ static const char exit_all[] =
 static const struct {
 	const char *cmd;
 	const char *text, *exits;
+	void (*opts)(FILE *f);           /* its option lines, after text */
 } cmd_help[] = {
-	{ "run", run_text, exit_run }, { "compare", compare_text, exit_compare },
-	{ "report", report_text, exit_write }, { "record", record_text, exit_run },
-	{ "trace", trace_text, exit_write }, { "bench", bench_text, exit_write },
-	{ "list", list_text, exit_info }, { "check", check_text, exit_info },
+	{ "run", run_text, exit_run, run_opts_help },
+	{ "compare", compare_text, exit_compare, NULL },
+	{ "report", report_text, exit_write, NULL },
+	{ "record", record_text, exit_run, NULL },
+	{ "trace", trace_text, exit_write, NULL },
+	{ "bench", bench_text, exit_write, NULL },
+	{ "list", list_text, exit_info, NULL },
+	{ "check", check_text, exit_info, NULL },
 };
 
 /* The names -l and -w take come from the simulator's tables, which
@@ -321,6 +210,8 @@ int cli_help(const char *cmd)
 	for (size_t i = 0; i < sizeof(cmd_help) / sizeof(cmd_help[0]); i++) {
 		if (!strcmp(cmd_help[i].cmd, cmd)) {
 			fputs(cmd_help[i].text, stdout);
+			if (cmd_help[i].opts)
+				cmd_help[i].opts(stdout);
 			if (!strcmp(cmd, "run"))
 				print_names(stdout);
 			fputs(cmd_help[i].exits, stdout);
@@ -427,25 +318,15 @@ int cli_unknown(const char *what, const char *arg, const char *(*name)(int i),
 	return EXIT_USAGE;
 }
 
-/* If opt is one of ints, parse arg into it: 1 taken, 0 not an integer
- * option, -1 bad value (said in one line). */
-int cli_set_int_opt(const struct int_opt *ints, size_t n, int opt,
-		       const char *arg)
+int cli_fail(char *msg, size_t len, int err, const char *fmt, ...)
 {
-	long v;
+	va_list ap;
+	int n;
 
-	for (size_t i = 0; i < n; i++) {
-		if (ints[i].id != opt)
-			continue;
-		if (parse_long(arg, ints[i].lo, ints[i].hi, &v)) {
-			fprintf(stderr, "%s: bad %s '%s': want %ld to %ld", prog,
-				ints[i].what, arg, ints[i].lo, ints[i].hi);
-			cli_see_help();
-			return -1;
-		}
-		*ints[i].dst = (int)v;
-		return 1;
-	}
-	return 0;
+	va_start(ap, fmt);
+	n = vsnprintf(msg, len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n >= len && len > 4)
+		memcpy(msg + len - 4, "...", 4);
+	return err;
 }
-

@@ -475,8 +475,10 @@ int record_convert(const struct record_job *j, struct record_out *o)
 
 	if (nothing_recorded(j))
 		return -1;
-	if (!(x = calloc(1, sizeof(*x))))
-		return fprintf(stderr, "%s: record: out of memory\n", prog), -1;
+	if (!(x = calloc(1, sizeof(*x)))) {
+		fprintf(stderr, "%s: record: out of memory\n", prog);
+		return -1;
+	}
 	x->j = j;
 	ret = sf_emit(&o->trace, conv_emit, x);
 	if (ret < 0) {

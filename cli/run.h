@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "cli/run_opts.h"
 #include "sim/result.h"
 #include "workloads/runner.h"
 
@@ -38,17 +39,10 @@ void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0,
  * the online CPUs: they take turns, and no scheme scales past them. */
 void run_warn_oversubscribed(const struct run_cfg *c);
 
-/* The simulated memory's options (cli/run_mem.c), in this order:
- * --folio, --fault-around, --frames, --phys, --bulk-free, --slab,
- * --rcu-free. 0, or
- * EXIT_USAGE after one line. */
-enum run_mem_opt { RUN_OPT_FOLIO, RUN_OPT_FAULT_AROUND, RUN_OPT_FRAMES,
-		   RUN_OPT_PHYS, RUN_OPT_BULK_FREE, RUN_OPT_SLAB,
-		   RUN_OPT_RCU_FREE, RUN_OPT_VMA_FREE, RUN_OPT_KFREE_RCU,
-		   RUN_OPT_RCU_CALLBACKS, RUN_OPT_RCU_LAZY_MAX,
-		   RUN_OPT_RCU_LAZY_FLUSH, RUN_OPT_TREE_ALLOC,
-		   RUN_OPT_SLAB_FASTPATH };
-int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg);
+/* The simulated memory's options (cli/run_mem.c: those of
+ * cli/run_opts.def parsed RUN_PARSE_MEM): 0, or EXIT_USAGE after one
+ * line. */
+int run_mem_opt(struct run_cfg *c, enum run_opt_id which, const char *arg);
 /* Whether the run's slab caches take their fast paths in restartable
  * sequences (not --slab-fastpath lock, and usable here). */
 bool run_slab_fast_rseq(const struct run_cfg *c);
@@ -59,10 +53,10 @@ int run_mem_settle(struct run_cfg *c);
 size_t run_mem_need(const struct run_cfg *c);
 
 /* The replay workload (cli/run_replay.c): --trace, --speed, --replay-log
- * (which 0, 1, 2): 0 or EXIT_USAGE; after the options, its plan read
+ * (RUN_PARSE_REPLAY): 0 or EXIT_USAGE; after the options, its plan read
  * and the task count set: 0 or EXIT_USAGE; what the plan replays,
  * printed; after the run, what diverged, and the plan freed. */
-int run_replay_opt(struct run_cfg *c, int which, const char *arg);
+int run_replay_opt(struct run_cfg *c, enum run_opt_id which, const char *arg);
 int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force);
 /* TRACE.mmap_lock.json (its name into path) into h: 0, 1 when there is
  * none, -1 with the reason in *why (unreadable, not vmsim record's). */

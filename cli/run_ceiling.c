@@ -51,7 +51,7 @@ static int ceiling_tasks(const struct run_cfg *c, int *t)
 size_t run_ceiling_mem(const struct run_cfg *c)
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int most = run_max_tasks(c);
+	int most = runner_max_tasks(c);
 	/* Threads share one region: 16 MiB for each task a CPU can run. */
 	size_t mem = CEIL_MEM_PER_TASK * (c->processes ? 1 :
 		(size_t)(most < ncpus || ncpus < 1 ? most : ncpus));
@@ -72,12 +72,13 @@ int run_ceiling_measure(const struct run_cfg *c, int rounds,
 
 	memset(out, 0, sizeof(*out));
 	h.wl = &pft_workload;
-	h.locks[0] = &none_lock_ops;
-	h.nlocks = 1;
+	h.targets[0] = (struct run_target){ .lock = &none_lock_ops,
+					    .slab = SLAB_MALLOC,
+					    .rcu_free = c->targets[0].rcu_free };
+	h.ntargets = 1;
+	h.vary = RUN_VARY_SCHEME;
 	h.mm.lock = &none_lock_ops;
-	h.nslabs = h.nrcu_frees = 0;
 	h.frames = FRAMES_NONE;
-	h.slab = SLAB_MALLOC;
 	h.mm.hold_extra_ns = 0;
 	h.trace = h.replay_log = NULL;
 	h.wo.replay = NULL;

@@ -177,7 +177,7 @@ static int check_address_space(const struct run_cfg *c, int most)
 	struct rlimit rl;
 	pthread_attr_t attr;
 	size_t stack = 8UL << 20, per_mm, need, base, fit;
-	int nmm = c->processes ? 1 : run_ntargets(c);
+	int nmm = c->processes ? 1 : runner_ntargets(c);
 	int tasks = c->processes ? 1 : most + (c->wo.writers > 0 ? c->wo.writers : 0);
 	int handlers = c->mm.source != &uffd_fault_source ? 0 :
 		       c->uffd.nhandlers ? c->uffd.nhandlers : tasks;
@@ -259,7 +259,7 @@ static int check_mem(const struct run_cfg *c, int most, bool mem_given)
 int run_check_limits(const struct run_cfg *c, int max_tasks,
 			bool mem_given)
 {
-	int most = run_max_tasks(c);
+	int most = runner_max_tasks(c);
 	size_t need, avail = mem_available();
 
 	if (most > max_tasks) {
@@ -267,13 +267,14 @@ int run_check_limits(const struct run_cfg *c, int max_tasks,
 			prog, most, max_tasks);
 		return -1;
 	}
-	for (int i = 0; i < c->nlocks; i++)
-		if (!c->locks[i]->excludes && c->wl->concurrent_writes &&
+	for (int i = 0; i < c->ntargets; i++)
+		if (!c->targets[i].lock->excludes && c->wl->concurrent_writes &&
 		    !c->processes && (most > 1 || c->wo.writers > 0)) {
 			fprintf(stderr, "%s: lock scheme '%s' has no exclusion, and "
 				"%s changes the address space from several tasks at "
 				"once: use one task, --mode processes, or another "
-				"scheme\n", prog, c->locks[i]->name, c->wl->name);
+				"scheme\n", prog, c->targets[i].lock->name,
+				c->wl->name);
 			return -1;
 		}
 	/* Loop workloads map --mem per task; threads share one arena. */

@@ -26,7 +26,7 @@ static int fault_size(const char *arg, bool folio, size_t *out)
 
 /* A component's value, or several to compare (names separated by
  * commas, each once): out[0..*n-1]. */
-static int variants(const char *what, const char *arg,
+static int variants(enum run_opt_id which, const char *arg,
 		    const char *const *names, int nnames, int *out, int *n)
 {
 	char buf[128], twice[64], *save = NULL, *tok;
@@ -37,11 +37,12 @@ static int variants(const char *what, const char *arg,
 	snprintf(buf, sizeof(buf), "%s", arg);
 	*n = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int k = cli_pick(what, tok, names, nnames);
+		int k = run_opt_pick(which, tok, names, nnames);
 
 		if (k < 0)
 			return EXIT_USAGE;
-		snprintf(twice, sizeof(twice), "%s '%%s' given twice", what);
+		snprintf(twice, sizeof(twice), "%s '%%s' given twice",
+			 run_optlist[which].what);
 		for (int i = 0; i < *n; i++)
 			if (out[i] == k)
 				return cli_bad(twice, tok);
@@ -51,41 +52,40 @@ static int variants(const char *what, const char *arg,
 }
 
 /* run_mem_opt's RCU, tree-node and fast-path options. */
-static int slab_tuning_opt(struct run_cfg *c, enum run_mem_opt which,
+static int slab_tuning_opt(struct run_cfg *c, enum run_opt_id which,
 			   const char *arg)
 {
 	long v;
 	int k;
 
 	switch (which) {
-	case RUN_OPT_RCU_CALLBACKS:  /* enum sim_rcu_cbs order */
-		if ((k = cli_pick("RCU callback placement", arg,
-			      NAMES("percpu", "one"))) < 0)
+	case RUN_O_RCU_CBS:
+		if ((k = run_opt_pick(which, arg, sim_rcu_cbs_names,
+				      SIM_RCU_CBS_N)) < 0)
 			return EXIT_USAGE;
 		c->mm.rcu_cbs = (enum sim_rcu_cbs)k;
 		return 0;
-	case RUN_OPT_RCU_LAZY_MAX:
+	case RUN_O_RCU_LAZY_MAX:
 		if (parse_long(arg, 1, RCU_LAZY_MAX, &v))
 			return cli_bad("bad --rcu-lazy-max '%s': want 1 to 10000 "
 				   "sheaves", arg);
 		c->mm.rcu_lazy_max = (uint32_t)v;
 		c->rcu_lazy_given = true;
 		return 0;
-	case RUN_OPT_RCU_LAZY_FLUSH:
+	case RUN_O_RCU_LAZY_FLUSH:
 		if (parse_long(arg, 1, 3600000, &v))
 			return cli_bad("bad --rcu-lazy-flush '%s': want 1 to 3600000 "
 				   "ms", arg);
 		c->mm.rcu_lazy_flush_ms = (uint64_t)v;
 		c->rcu_lazy_given = true;
 		return 0;
-	case RUN_OPT_TREE_ALLOC:
-		if ((k = cli_pick("tree node allocation", arg,
-			      NAMES("store", "spare"))) < 0)
+	case RUN_O_TREE_ALLOC:
+		if ((k = run_opt_pick(which, arg, NULL, 0)) < 0)
 			return EXIT_USAGE;
 		c->mm.tree_spares = k == 1;
 		return 0;
-	case RUN_OPT_SLAB_FASTPATH:
-		if ((k = cli_pick("slab fast path", arg, NAMES("rseq", "lock"))) < 0)
+	case RUN_O_SLAB_FASTPATH:
+		if ((k = run_opt_pick(which, arg, NULL, 0)) < 0)
 			return EXIT_USAGE;
 		c->mm.slab_fast_locked = k == 1;
 		c->slab_fastpath_given = true;
@@ -96,55 +96,60 @@ static int slab_tuning_opt(struct run_cfg *c, enum run_mem_opt which,
 	return EXIT_USAGE;
 }
 
-int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
+int run_mem_opt(struct run_cfg *c, enum run_opt_id which, const char *arg)
 {
-	int k;
+	struct run_target v[RUNNER_MAX_SCHEMES];
+	int k, n, vals[RUNNER_MAX_SCHEMES];
 
 	switch (which) {
-	case RUN_OPT_FOLIO:
+	case RUN_O_FOLIO:
 		return fault_size(arg, true, &c->mm.folio_size);
-	case RUN_OPT_FAULT_AROUND:
+	case RUN_O_FAULT_AROUND:
 		return fault_size(arg, false, &c->mm.fault_around);
-	case RUN_OPT_FRAMES:         /* enum frames_mode order */
-		if ((k = cli_pick("frames mode", arg, NAMES("none", "zone", "pcp"))) < 0)
+	case RUN_O_FRAMES:
+		if ((k = run_opt_pick(which, arg, frames_mode_names,
+				      FRAMES_NMODES)) < 0)
 			return EXIT_USAGE;
 		c->frames = (enum frames_mode)k;
 		return 0;
-	case RUN_OPT_PHYS:
+	case RUN_O_PHYS:
 		if (parse_size(arg, &c->phys) || c->phys % (2UL << 20) ||
 		    !c->phys || c->phys > PHYS_MAX)
 			return cli_bad("bad size '%s' for --phys: want a multiple of "
 				   "2M up to 64G", arg);
 		return 0;
-	case RUN_OPT_BULK_FREE:      /* enum frames_bulk order */
-		if ((k = cli_pick("bulk-free design", arg,
-			      NAMES("twopass", "onepass"))) < 0)
+	case RUN_O_BULK_FREE:
+		if ((k = run_opt_pick(which, arg, frames_bulk_names,
+				      FRAMES_NBULK)) < 0)
 			return EXIT_USAGE;
 		c->bulk_free = (enum frames_bulk)k;
 		c->bulk_given = true;
 		return 0;
-	case RUN_OPT_SLAB:           /* enum slab_kind order */
-		k = variants("slab allocator", arg,
-			     NAMES("malloc", "slub", "sheaves"), (int *)c->slabs,
-			     &c->nslabs);
-		c->slab = c->slabs[0];
-		return k;
-	case RUN_OPT_RCU_FREE:       /* enum slab_rcu_free order */
-		k = variants("rcu-free variant", arg,
-			     NAMES("call_rcu", "hurry", "barrier"),
-			     (int *)c->rcu_frees, &c->nrcu_frees);
-		c->rcu_free = c->rcu_frees[0];
+	case RUN_O_SLAB:
+		if (variants(which, arg, slab_kind_names, SLAB_NKINDS, vals, &n))
+			return EXIT_USAGE;
+		for (int i = 0; i < n; i++)
+			v[i].slab = (enum slab_kind)vals[i];
+		runner_targets_set(c, RUN_VARY_SLAB, v, n);
+		return 0;
+	case RUN_O_RCU_FREE:
+		if (variants(which, arg, slab_rcu_free_names, RCU_FREE_NVARIANTS,
+			     vals, &n))
+			return EXIT_USAGE;
+		for (int i = 0; i < n; i++)
+			v[i].rcu_free = (enum slab_rcu_free)vals[i];
+		runner_targets_set(c, RUN_VARY_RCU_FREE, v, n);
 		c->rcu_free_given = true;
-		return k;
-	case RUN_OPT_VMA_FREE:       /* enum sim_vma_free order, less "scheme" */
-		if ((k = cli_pick("VMA freeing", arg, NAMES("typesafe", "rcu"))) < 0)
+		return 0;
+	case RUN_O_VMA_FREE:       /* "scheme" is not given: the absence */
+		if ((k = run_opt_pick(which, arg, sim_vma_free_names + 1,
+				      SIM_VMA_FREE_N - 1)) < 0)
 			return EXIT_USAGE;
 		c->mm.vma_free = (enum sim_vma_free)(k + 1);
 		return 0;
-	case RUN_OPT_KFREE_RCU:
-		/* enum sim_kfree_rcu order */
-		if ((k = cli_pick("kfree_rcu design", arg, NAMES("call_rcu",
-			      "batch", "each"))) < 0)
+	case RUN_O_KFREE_RCU:
+		if ((k = run_opt_pick(which, arg, sim_kfree_rcu_names,
+				      SIM_KFREE_RCU_N)) < 0)
 			return EXIT_USAGE;
 		c->mm.kfree_rcu = (enum sim_kfree_rcu)k;
 		c->kfree_rcu_given = true;
@@ -157,7 +162,7 @@ int run_mem_opt(struct run_cfg *c, enum run_mem_opt which, const char *arg)
 
 size_t run_mem_need(const struct run_cfg *c)
 {
-	size_t most = (size_t)run_max_tasks(c);
+	size_t most = (size_t)runner_max_tasks(c);
 
 	if (!c->wl->min_mem)
 		return 16UL << 20;
@@ -178,11 +183,20 @@ bool run_slab_fast_rseq(const struct run_cfg *c)
 
 static int slab_settle(const struct run_cfg *c)
 {
+	const int *n = c->nvaried;
 	bool sheaves = false, slub = false;
 
-	for (int i = 0; i < c->nslabs; i++) {     /* none given: malloc */
-		sheaves |= c->slabs[i] == SLAB_SHEAVES;
-		slub |= c->slabs[i] == SLAB_SLUB;
+	/* First: the targets hold one list only (the last given). */
+	if (n[RUN_VARY_SLAB] > 1 && n[RUN_VARY_RCU_FREE] > 1)
+		return cli_bad("%s", "compare one component at a time: --slab or "
+			   "--rcu-free with several values, not both");
+	if ((n[RUN_VARY_SLAB] > 1 || n[RUN_VARY_RCU_FREE] > 1) &&
+	    n[RUN_VARY_SCHEME] > 1)
+		return cli_bad("compare %s under one scheme: give --lock one scheme",
+			   n[RUN_VARY_SLAB] > 1 ? "slabs" : "rcu-free variants");
+	for (int i = 0; i < c->ntargets; i++) {
+		sheaves |= c->targets[i].slab == SLAB_SHEAVES;
+		slub |= c->targets[i].slab == SLAB_SLUB;
 	}
 	if (c->rcu_free_given && !sheaves)
 		return cli_bad("%s applies only with --slab sheaves", "--rcu-free");
@@ -201,18 +215,13 @@ static int slab_settle(const struct run_cfg *c)
 			   slab_fast_rseq_built() ? "glibc registered no rseq area, "
 			   "or CPU numbers go past the online CPUs" :
 			   "not on x86-64, or a TSan build");
-	for (int i = 0; c->mm.vma_free == SIM_VMA_FREE_TYPESAFE && i < c->nlocks; i++)
-		if (!c->locks[i]->vma_typesafe)
+	for (int i = 0; c->mm.vma_free == SIM_VMA_FREE_TYPESAFE && i < c->ntargets; i++)
+		if (!c->targets[i].lock->vma_typesafe)
 			return cli_bad("--vma-free typesafe: scheme '%s' keeps a VMA "
 				   "it found under RCU without a reference a writer "
 				   "waits for, so its VMAs must outlive a grace "
-				   "period; use --vma-free rcu", c->locks[i]->name);
-	if (c->nslabs > 1 && c->nrcu_frees > 1)
-		return cli_bad("%s", "compare one component at a time: --slab or "
-			   "--rcu-free with several values, not both");
-	if ((c->nslabs > 1 || c->nrcu_frees > 1) && c->nlocks > 1)
-		return cli_bad("compare %s under one scheme: give --lock one scheme",
-			   c->nslabs > 1 ? "slabs" : "rcu-free variants");
+				   "period; use --vma-free rcu",
+				   c->targets[i].lock->name);
 	return 0;
 }
 

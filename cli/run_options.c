@@ -3,9 +3,10 @@
  * A run's options, both ways: what a result file records of the run that
  * made it (run_options_json: every option that changes what is measured),
  * and the vmsim run command line that runs it again (run_rerun_args:
- * vmsim rerun and vmsim gate). The two are kept beside each other so
- * that an option added to one is added to the other; tests/cli.sh runs a
- * result again and checks the new result's options are the old ones.
+ * vmsim rerun and vmsim gate), whose form for each key is cli/run_opts.def's.
+ * A key written here that the table lacks is caught where it is written
+ * (SIM_WARN_ON) and by tests/suites/cli.sh, which runs a result again and checks
+ * the new result's options are the old ones.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
+#include "locks/sync/debug.h"
 #include "sim/mem/frames.h"
 #include "sim/mem/slab.h"
 
@@ -23,21 +25,21 @@ static void run_options_mem_json(json_object *o, const struct run_cfg *c,
 				 int target)
 {
 	json_object_object_add(o, "slab", json_object_new_string(
-		slab_kind_name(run_target_slab(c, target))));
-	if (run_target_slab(c, target) == SLAB_SHEAVES)
+		slab_kind_name(runner_target_slab(c, target))));
+	if (runner_target_slab(c, target) == SLAB_SHEAVES)
 		json_object_object_add(o, "rcu_free", json_object_new_string(
-			slab_rcu_free_name(run_target_rcu_free(c, target))));
+			slab_rcu_free_name(runner_target_rcu_free(c, target))));
 	/* How VMAs are freed, as settled against the target's scheme. */
 	json_object_object_add(o, "vma_free", json_object_new_string(
 		sim_vma_free_name(sim_vma_free_typesafe(c->mm.vma_free,
-			run_target_lock(c, target)) ? SIM_VMA_FREE_TYPESAFE :
+			runner_target_lock(c, target)) ? SIM_VMA_FREE_TYPESAFE :
 			SIM_VMA_FREE_RCU)));
-	if (run_target_slab(c, target) == SLAB_SLUB)
+	if (runner_target_slab(c, target) == SLAB_SLUB)
 		json_object_object_add(o, "kfree_rcu", json_object_new_string(
 			sim_kfree_rcu_name(c->mm.kfree_rcu)));
 	/* Lazy RCU's limits, wherever a callback may wait lazily. */
-	if (run_target_slab(c, target) == SLAB_SHEAVES ||
-	    (run_target_slab(c, target) == SLAB_SLUB &&
+	if (runner_target_slab(c, target) == SLAB_SHEAVES ||
+	    (runner_target_slab(c, target) == SLAB_SLUB &&
 	     c->mm.kfree_rcu == SIM_KFREE_RCU_CALL)) {
 		json_object_object_add(o, "rcu_lazy_max", json_object_new_int(
 			(int)(c->mm.rcu_lazy_max ? c->mm.rcu_lazy_max : RCU_LAZY_MAX)));
@@ -45,13 +47,14 @@ static void run_options_mem_json(json_object *o, const struct run_cfg *c,
 			(int64_t)(c->mm.rcu_lazy_flush_ms ? c->mm.rcu_lazy_flush_ms :
 				  RCU_LAZY_FLUSH_NS / 1000000)));
 	}
-	if (run_target_slab(c, target) != SLAB_MALLOC)
+	if (runner_target_slab(c, target) != SLAB_MALLOC)
 		json_object_object_add(o, "slab_fastpath", json_object_new_string(
-			run_slab_fast_rseq(c) ? "rseq" : "lock"));
+			run_optlist[RUN_O_SLAB_FASTPATH].choices[
+				!run_slab_fast_rseq(c)]));
 	json_object_object_add(o, "tree_alloc", json_object_new_string(
-		c->mm.tree_spares ? "spare" : "store"));
+		run_optlist[RUN_O_TREE_ALLOC].choices[c->mm.tree_spares]));
 	json_object_object_add(o, "rcu_cbs", json_object_new_string(
-		c->mm.rcu_cbs == SIM_RCU_CBS_ONE ? "one" : "percpu"));
+		sim_rcu_cbs_names[c->mm.rcu_cbs]));
 }
 
 json_object *run_by_scheme_json(const struct run_cfg *c)
@@ -60,11 +63,23 @@ json_object *run_by_scheme_json(const struct run_cfg *c)
 
 	if (c->mm.vma_free == SIM_VMA_FREE_SCHEME)
 		json_object_array_add(a, json_object_new_string("vma_free"));
-	if (c->nslabs > 1)
+	if (runner_varies(c, RUN_VARY_SLAB))
 		json_object_array_add(a, json_object_new_string("slab"));
-	if (c->nrcu_frees > 1)
+	if (runner_varies(c, RUN_VARY_RCU_FREE))
 		json_object_array_add(a, json_object_new_string("rcu_free"));
 	return a;
+}
+
+/* Is every key of o in cli/run_opts.def (so vmsim rerun can put it
+ * back, and compare knows what its absence meant)? */
+static bool keys_known(json_object *o)
+{
+	json_object_object_foreach(o, key, val) {
+		(void)val;
+		if (!run_opt_by_key(key))
+			return false;
+	}
+	return true;
 }
 
 json_object *run_options_json(const struct run_cfg *c, int target,
@@ -85,7 +100,7 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 	json_object_object_add(o, "batch", json_object_new_int(c->uffd.batch));
 	json_object_object_add(o, "writers", json_object_new_int(c->wo.writers));
 	json_object_object_add(o, "mode", json_object_new_string(
-		c->processes ? "processes" : "threads"));
+		run_optlist[RUN_O_MODE].choices[c->processes]));
 	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
 	json_object_object_add(o, "folio", json_object_new_int64(
 		(int64_t)(c->mm.folio_size ? c->mm.folio_size : SIM_PAGE_SIZE)));
@@ -98,23 +113,22 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 		json_object_object_add(o, "phys", json_object_new_int64(
 			(int64_t)c->phys));
 		json_object_object_add(o, "bulk_free", json_object_new_string(
-			c->bulk_free == FRAMES_ONEPASS ? "onepass" : "twopass"));
+			frames_bulk_names[c->bulk_free]));
 	}
 	/* The default is per-task (one uffd at one task either way); an
 	 * older file's "auto" meant shared up to 4 tasks: a difference. */
 	json_object_object_add(o, "uffd", json_object_new_string(
-		c->uffd_split == UFFD_SPLIT_SHARED ? "shared" : "per-task"));
+		runner_uffd_split_names[c->uffd_split == UFFD_SPLIT_SHARED ?
+			UFFD_SPLIT_SHARED : UFFD_SPLIT_PER_TASK]));
 	json_object_object_add(o, "handler_cpu", json_object_new_string(
-		c->handler_cpu == HANDLER_CPU_SAME ? "same" :
-		c->handler_cpu == HANDLER_CPU_OTHER ? "other" : "any"));
+		runner_handler_cpu_names[c->handler_cpu]));
 	json_object_object_add(o, "max_map_count", json_object_new_int64(
 		(int64_t)(c->mm.max_map_count ? c->mm.max_map_count :
 			  SIM_DEFAULT_MAX_MAP_COUNT)));
 	json_object_object_add(o, "hold_extra_ns", json_object_new_int64(
 		(int64_t)c->mm.hold_extra_ns));
 	json_object_object_add(o, "numa", json_object_new_string(
-		c->mm.numa == SIM_NUMA_LOCAL ? "local" :
-		c->mm.numa == SIM_NUMA_INTERLEAVE ? "interleave" : "default"));
+		sim_numa_names[c->mm.numa]));
 	json_object_object_add(o, "warmup", json_object_new_int(c->wo.warmup));
 	if (!c->wl->loop) {
 		json_object_object_add(o, "min_sample_ms",
@@ -129,7 +143,7 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 		json_object_object_add(o, "cycles", json_object_new_int64(c->wo.cycles));
 	if (c->wl->options & WL_OPT_ZAP)
 		json_object_object_add(o, "zap", json_object_new_string(
-			c->wo.zap_per_range ? "madvise" : "process_madvise"));
+			run_optlist[RUN_O_ZAP].choices[c->wo.zap_per_range]));
 	if (c->wl->options & WL_OPT_TRACE) {
 		json_object_object_add(o, "trace", json_object_new_string(
 			c->trace ? c->trace : ""));
@@ -140,60 +154,12 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 			json_object_object_add(o, "speed",
 					       json_object_new_string("asap"));
 	}
+	SIM_WARN_ON(!keys_known(o));
 	return o;
 }
 
 
 /* --- the other way: a result's options as run arguments --------------- */
-
-/* How a recorded option goes back on the command line. */
-enum opt_kind { AS_INT, AS_STR, AS_FLAG, AS_LIST };
-
-static const struct {
-	const char *key, *flag;
-	enum opt_kind kind;
-	const char *skip;                /* a value that is the default and
-					  * has no flag ("auto", "default") */
-} rerun_opts[] = {
-	{ "tasks", "--tasks", AS_LIST, NULL },
-	{ "iterations", "--iterations", AS_INT, NULL },
-	{ "mem", "--mem", AS_INT, NULL },
-	{ "arena", "--arena", AS_INT, NULL },
-	{ "handlers", "--handlers", AS_INT, "0" },
-	{ "wait", "--wait", AS_STR, NULL },
-	{ "batch", "--batch", AS_INT, NULL },
-	{ "writers", "--writers", AS_INT, NULL },
-	{ "mode", "--mode", AS_STR, NULL },
-	{ "pin", "--pin", AS_FLAG, NULL },
-	{ "folio", "--folio", AS_INT, NULL },
-	{ "fault_around", "--fault-around", AS_INT, NULL },
-	{ "frames", "--frames", AS_STR, NULL },
-	{ "slab", "--slab", AS_STR, NULL },
-	{ "rcu_free", "--rcu-free", AS_STR, NULL },
-	{ "vma_free", "--vma-free", AS_STR, NULL },
-	{ "kfree_rcu", "--kfree-rcu", AS_STR, NULL },
-	{ "rcu_cbs", "--rcu-cbs", AS_STR, NULL },
-	{ "tree_alloc", "--tree-alloc", AS_STR, NULL },
-	{ "slab_fastpath", "--slab-fastpath", AS_STR, NULL },
-	{ "rcu_lazy_max", "--rcu-lazy-max", AS_INT, NULL },
-	{ "rcu_lazy_flush_ms", "--rcu-lazy-flush", AS_INT, NULL },
-	{ "phys", "--phys", AS_INT, NULL },
-	{ "bulk_free", "--bulk-free", AS_STR, NULL },
-	{ "uffd", "--uffd", AS_STR, "auto" },
-	{ "handler_cpu", "--handler-cpu", AS_STR, NULL },
-	{ "max_map_count", "--max-map-count", AS_INT, NULL },
-	{ "hold_extra_ns", "--hold-extra", AS_INT, NULL },
-	{ "numa", "--numa", AS_STR, "default" },
-	{ "warmup", "--warmup", AS_INT, NULL },
-	{ "min_sample_ms", "--min-sample", AS_INT, NULL },
-	{ "passes", "--passes", AS_INT, "0" },
-	{ "duration", "--duration", AS_INT, NULL },
-	{ "interval_ms", "--interval", AS_INT, NULL },
-	{ "cycles", "--cycles", AS_INT, NULL },
-	{ "zap", "--zap", AS_STR, NULL },
-	{ "trace", "--trace", AS_STR, NULL },
-	{ "speed", "--speed", AS_STR, NULL },
-};
 
 int run_args_add(struct run_args_vec *v, const char *s)
 {
@@ -267,28 +233,32 @@ static const char *get_string(json_object *o, const char *key)
 }
 
 /* One recorded option onto v: 0, -ENOMEM, or -EINVAL (why in err). */
-static int add_option(struct run_args_vec *v, int k, json_object *val,
-		      const struct workload *wl, char *err, size_t len)
+static int add_option(struct run_args_vec *v, const struct run_opt *o,
+		      json_object *val, const struct workload *wl, char *err,
+		      size_t len)
 {
 	char buf[64];                    /* a number: %lld or %.17g */
+	char flag[64];                   /* --name: the table's names fit */
 	const char *s = buf;
 
+	snprintf(flag, sizeof(flag), "--%s", o->name);
 	/* --writers only where the workload has writers (else 0). */
-	if (!strcmp(rerun_opts[k].key, "writers") && !wl->background)
+	if (o->background && !wl->background)
 		return 0;
-	switch (rerun_opts[k].kind) {
-	case AS_FLAG:
-		return json_object_get_boolean(val) ?
-		       run_args_add(v, rerun_opts[k].flag) : 0;
-	case AS_LIST:
+	switch (o->redo) {
+	case RUN_REDO_NONE:
+		break;
+	case RUN_REDO_FLAG:
+		return json_object_get_boolean(val) ? run_args_add(v, flag) : 0;
+	case RUN_REDO_LIST:
 		return add_tasks(v, val, err, len);
-	case AS_INT:
+	case RUN_REDO_INT:
 		if (!json_object_is_type(val, json_type_int))
 			goto bad;
 		snprintf(buf, sizeof(buf), "%lld",
 			 (long long)json_object_get_int64(val));
 		break;
-	case AS_STR:
+	case RUN_REDO_STR:
 		if (json_object_is_type(val, json_type_double))
 			snprintf(buf, sizeof(buf), "%.17g",
 				 json_object_get_double(val));
@@ -298,12 +268,12 @@ static int add_option(struct run_args_vec *v, int k, json_object *val,
 			goto bad;
 		break;
 	}
-	if (rerun_opts[k].skip && !strcmp(s, rerun_opts[k].skip))
+	if (o->skip && !strcmp(s, o->skip))
 		return 0;
-	return run_args_add(v, rerun_opts[k].flag) ?: run_args_add(v, s);
+	return run_args_add(v, flag) ?: run_args_add(v, s);
 bad:
 	snprintf(err, len, "its option '%s' is not what this vmsim records",
-		 rerun_opts[k].key);
+		 o->key);
 	return -EINVAL;
 }
 
@@ -335,21 +305,18 @@ int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 	      run_args_add(v, wname) ?: run_args_add(v, "--fault-source") ?:
 	      run_args_add(v, src);
 	json_object_object_foreach(opts, key, val) {
-		size_t k;
+		const struct run_opt *o;
 
 		if (ret)
 			break;
-		for (k = 0; k < sizeof(rerun_opts) / sizeof(*rerun_opts) &&
-			    strcmp(key, rerun_opts[k].key); k++)
-			;
-		if (k == sizeof(rerun_opts) / sizeof(*rerun_opts)) {
+		if (!(o = run_opt_by_key(key))) {
 			snprintf(err, len, "it was made with an option this vmsim "
 				 "does not know ('%s'): a newer vmsim made it",
 				 key);
 			ret = -EINVAL;
 			break;
 		}
-		ret = add_option(v, (int)k, val, wl, err, len);
+		ret = add_option(v, o, val, wl, err, len);
 	}
 	if (ret == -ENOMEM)
 		snprintf(err, len, "out of memory");

@@ -352,12 +352,12 @@ int run_dir_result_path(char *out, size_t len, const char *dir,
  * user: compare does not warn of it), said once. */
 static void print_scheme_choices(const struct run_cfg *c)
 {
-	int n = run_ntargets(c), ntype = 0;
+	int n = runner_ntargets(c), ntype = 0;
 
-	if (c->mm.vma_free != SIM_VMA_FREE_SCHEME || c->nlocks < 2)
+	if (c->mm.vma_free != SIM_VMA_FREE_SCHEME || !runner_varies(c, RUN_VARY_SCHEME))
 		return;
 	for (int k = 0; k < n; k++)
-		ntype += sim_vma_free_typesafe(c->mm.vma_free, run_target_lock(c, k));
+		ntype += sim_vma_free_typesafe(c->mm.vma_free, runner_target_lock(c, k));
 	if (!ntype || ntype == n)
 		return;
 	for (int t = 1; t >= 0; t--) {
@@ -365,9 +365,9 @@ static void print_scheme_choices(const struct run_cfg *c)
 		       : ") and by RCU (");
 		for (int k = 0, first = 1; k < n; k++)
 			if (sim_vma_free_typesafe(c->mm.vma_free,
-						  run_target_lock(c, k)) == t) {
+						  runner_target_lock(c, k)) == t) {
 				printf("%s%s", first ? "" : ", ",
-				       run_target_label(c, k));
+				       runner_target_label(c, k));
 				first = 0;
 			}
 	}
@@ -377,8 +377,8 @@ static void print_scheme_choices(const struct run_cfg *c)
 void run_print_banner(const struct run_cfg *c)
 {
 	printf("vmsim %s: workload %s, lock ", VMSIM_VERSION, c->wl->name);
-	for (int i = 0; i < c->nlocks; i++)
-		printf("%s%s", i ? "," : "", c->locks[i]->name);
+	for (int i = 0; i < (runner_varies(c, RUN_VARY_SCHEME) ? c->ntargets : 1); i++)
+		printf("%s%s", i ? "," : "", c->targets[i].lock->name);
 	printf(", fault source %s",
 	       c->mm.source == &uffd_fault_source ? "uffd" : "synthetic");
 	if (c->mm.source == &uffd_fault_source) {
@@ -408,15 +408,18 @@ void run_print_banner(const struct run_cfg *c)
 		       c->phys >> 20, c->frames == FRAMES_PCP ?
 		       (c->bulk_free == FRAMES_ONEPASS ? ", one-pass bulk free" :
 			", two-pass bulk free") : "");
-	for (int i = 0; i < c->nslabs && c->nslabs > 1; i++)
-		printf("%s%s", i ? "," : ", slabs ", slab_kind_name(c->slabs[i]));
-	if (c->nslabs <= 1 && c->slab != SLAB_MALLOC)
-		printf(", %s slab", slab_kind_name(c->slab));
-	for (int i = 0; i < c->nrcu_frees && c->nrcu_frees > 1; i++)
+	for (int i = 0; runner_varies(c, RUN_VARY_SLAB) && i < c->ntargets; i++)
+		printf("%s%s", i ? "," : ", slabs ",
+		       slab_kind_name(c->targets[i].slab));
+	if (!runner_varies(c, RUN_VARY_SLAB) && c->targets[0].slab != SLAB_MALLOC)
+		printf(", %s slab", slab_kind_name(c->targets[0].slab));
+	for (int i = 0; runner_varies(c, RUN_VARY_RCU_FREE) && i < c->ntargets; i++)
 		printf("%s%s", i ? "," : ", rcu_free by ",
-		       slab_rcu_free_name(c->rcu_frees[i]));
-	if (c->nrcu_frees <= 1 && (c->slab == SLAB_SHEAVES || c->rcu_free_given))
-		printf(", rcu_free by %s", slab_rcu_free_name(c->rcu_free));
+		       slab_rcu_free_name(c->targets[i].rcu_free));
+	if (!runner_varies(c, RUN_VARY_RCU_FREE) &&
+	    (c->targets[0].slab == SLAB_SHEAVES || c->rcu_free_given))
+		printf(", rcu_free by %s",
+		       slab_rcu_free_name(c->targets[0].rcu_free));
 	if (c->mm.vma_free != SIM_VMA_FREE_SCHEME)
 		printf(", %s VMAs", sim_vma_free_name(c->mm.vma_free));
 	if (c->kfree_rcu_given)
@@ -428,7 +431,8 @@ void run_print_banner(const struct run_cfg *c)
 			c->mm.rcu_lazy_flush_ms : RCU_LAZY_FLUSH_NS / 1000000));
 	if (c->mm.tree_spares)
 		printf(", tree nodes from kept spares");
-	if ((c->slab != SLAB_MALLOC || c->nslabs > 1) && !run_slab_fast_rseq(c))
+	if ((c->targets[0].slab != SLAB_MALLOC || runner_varies(c, RUN_VARY_SLAB)) &&
+	    !run_slab_fast_rseq(c))
 		printf(", slab fast paths locked");
 	if (c->mm.rcu_cbs == SIM_RCU_CBS_ONE)
 		printf(", one RCU callback thread");
@@ -441,10 +445,10 @@ void run_print_banner(const struct run_cfg *c)
 	printf(", %d iteration%s", c->wo.iterations, PLURAL(c->wo.iterations));
 	if (c->wl->background)
 		printf(", %d writer%s", c->wo.writers, c->wo.writers == 1 ? "" : "s");
-	if (c->nslabs > 1 || c->nrcu_frees > 1)
+	if (runner_varies(c, RUN_VARY_SLAB) || runner_varies(c, RUN_VARY_RCU_FREE))
 		printf(";\n  %s interleaved iteration by iteration",
-		       c->nslabs > 1 ? "slabs" : "rcu-free variants");
-	else if (c->nlocks > 1)
+		       runner_varies(c, RUN_VARY_SLAB) ? "slabs" : "rcu-free variants");
+	else if (runner_varies(c, RUN_VARY_SCHEME))
 		printf(";\n  schemes interleaved iteration by iteration");
 	print_scheme_choices(c);
 	printf("\n");

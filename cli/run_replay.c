@@ -24,15 +24,15 @@
 #include "workloads/replay.h"
 #include "workloads/trace/perf_conv.h"
 
-int run_replay_opt(struct run_cfg *c, int which, const char *arg)
+int run_replay_opt(struct run_cfg *c, enum run_opt_id which, const char *arg)
 {
 	char *end;
 
 	switch (which) {
-	case 0:
+	case RUN_O_TRACE:
 		c->trace = arg;
 		return 0;
-	case 1:
+	case RUN_O_SPEED:
 		if (!strcmp(arg, "asap")) {
 			c->speed = 0;
 			return 0;
@@ -46,9 +46,11 @@ int run_replay_opt(struct run_cfg *c, int which, const char *arg)
 			return cli_bad("bad --speed '%s': want asap, recorded, or a "
 				   "factor from 0.001 to 1000000", arg);
 		return 0;
-	default:
+	case RUN_O_REPLAY_LOG:
 		c->replay_log = arg;
 		return 0;
+	default:
+		return EXIT_USAGE;
 	}
 }
 

@@ -240,6 +240,17 @@ int lock_inst_add_class(struct lock_inst *l, const char *name,
 void lock_inst_free_classes(struct lock_inst *l);
 
 /*
+ * Every scheme's start: l made an instance of ops over env, with n lock
+ * classes named names[] (cls[i] each; n 0: none yet). 0, or -ENOMEM with
+ * nothing left to undo; lock_inst_fini undoes it (then the scheme frees
+ * l). A scheme on the mm-wide rwsem uses lock_mm_init instead.
+ */
+int lock_inst_init(struct lock_inst *l, const struct lock_ops *ops,
+		   const struct lock_env *env, const char *const *names,
+		   struct lockstat_class **cls, int n);
+void lock_inst_fini(struct lock_inst *l);
+
+/*
  * For the schemes built on the mm-wide rwsem (rwsem, pervma, spf): l
  * made an instance of ops over env, its first lock class "mmap_lock",
  * mmap_lock initialised under it and, with slot_size > 0, one counter

@@ -20,14 +20,13 @@ struct none_lock {
 
 static int none_create(const struct lock_env *env, struct lock_inst **out)
 {
+	static const char *const names[] = { "none" };
 	struct none_lock *n = calloc(1, sizeof(*n));
 	int ret;
 
 	if (!n)
 		return -ENOMEM;
-	n->base.ops = &none_lock_ops;
-	n->base.env = *env;
-	ret = lock_inst_add_class(&n->base, "none", &n->cls);
+	ret = lock_inst_init(&n->base, &none_lock_ops, env, names, &n->cls, 1);
 	if (ret) {
 		free(n);
 		return ret;
@@ -38,7 +37,7 @@ static int none_create(const struct lock_env *env, struct lock_inst **out)
 
 static void none_destroy(struct lock_inst *l)
 {
-	lock_inst_free_classes(l);
+	lock_inst_fini(l);
 	free(l);
 }
 

@@ -320,25 +320,23 @@ static void rl_downgrade(struct range_lock *r, struct lock_handle *h)
 static int rl_create_common(const struct lock_env *env, struct lock_inst **out,
 			    const struct lock_ops *ops, bool full)
 {
+	static const char *const names[] = { "range_lock", "range_tree_lock" };
+	struct lockstat_class *cls[2];
 	struct range_lock *r = calloc(1, sizeof(*r));
 	int ret;
 
 	if (!r)
 		return -ENOMEM;
-	r->base.ops = ops;
-	r->base.env = *env;
 	r->full = full;
 	r->seed = 2463534242u;
-	ret = lock_inst_add_class(&r->base, "range_lock", &r->cls);
-	if (!ret)
-		ret = lock_inst_add_class(&r->base, "range_tree_lock",
-					  &r->tree_cls);
-	lockstat_class_spins(r->tree_cls);
+	ret = lock_inst_init(&r->base, ops, env, names, cls, 2);
 	if (ret) {
-		lock_inst_free_classes(&r->base);
 		free(r);
 		return ret;
 	}
+	r->cls = cls[0];
+	r->tree_cls = cls[1];
+	lockstat_class_spins(r->tree_cls);
 	*out = &r->base;
 	return 0;
 }
@@ -355,7 +353,7 @@ static int range_full_create(const struct lock_env *env, struct lock_inst **out)
 
 static void rl_destroy(struct lock_inst *l)
 {
-	lock_inst_free_classes(l);
+	lock_inst_fini(l);
 	free(l);
 }
 

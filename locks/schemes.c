@@ -41,19 +41,38 @@ void lock_inst_free_classes(struct lock_inst *l)
 	l->nclasses = 0;
 }
 
-int lock_mm_init(struct lock_inst *l, const struct lock_ops *ops,
-		 const struct lock_env *env, struct sim_rwsem *mmap_lock,
-		 struct slot_array *slots, size_t slot_size)
+int lock_inst_init(struct lock_inst *l, const struct lock_ops *ops,
+		   const struct lock_env *env, const char *const *names,
+		   struct lockstat_class **cls, int n)
 {
-	struct lockstat_class *cls;
 	int ret = 0;
 
 	l->ops = ops;
 	l->env = *env;
+	for (int i = 0; i < n && !ret; i++)
+		ret = lock_inst_add_class(l, names[i], &cls[i]);
+	if (ret)
+		lock_inst_free_classes(l);
+	return ret;
+}
+
+void lock_inst_fini(struct lock_inst *l)
+{
+	lock_inst_free_classes(l);
+}
+
+int lock_mm_init(struct lock_inst *l, const struct lock_ops *ops,
+		 const struct lock_env *env, struct sim_rwsem *mmap_lock,
+		 struct slot_array *slots, size_t slot_size)
+{
+	static const char *const names[] = { "mmap_lock" };
+	struct lockstat_class *cls;
+	int ret = 0;
+
 	if (slot_size)
 		ret = slot_array_init(slots, slot_size);
 	if (!ret)
-		ret = lock_inst_add_class(l, "mmap_lock", &cls);
+		ret = lock_inst_init(l, ops, env, names, &cls, 1);
 	if (!ret)
 		ret = sim_rwsem_init(mmap_lock, cls);
 	if (ret) {

@@ -199,10 +199,22 @@ static size_t max_vmas(size_t max_map_count)
 	return 4 * max_map_count + 65536;
 }
 
+const char *const sim_numa_names[SIM_NUMA_N] = {
+	[SIM_NUMA_DEFAULT] = "default", [SIM_NUMA_LOCAL] = "local",
+	[SIM_NUMA_INTERLEAVE] = "interleave",
+};
+const char *const sim_vma_free_names[SIM_VMA_FREE_N] = {
+	[SIM_VMA_FREE_SCHEME] = "scheme", [SIM_VMA_FREE_TYPESAFE] = "typesafe",
+	[SIM_VMA_FREE_RCU] = "rcu",
+};
+const char *const sim_kfree_rcu_names[SIM_KFREE_RCU_N] = {
+	[SIM_KFREE_RCU_CALL] = "call_rcu", [SIM_KFREE_RCU_BATCH] = "batch",
+	[SIM_KFREE_RCU_EACH] = "each",
+};
+
 const char *sim_vma_free_name(enum sim_vma_free f)
 {
-	return f == SIM_VMA_FREE_TYPESAFE ? "typesafe" :
-	       f == SIM_VMA_FREE_RCU ? "rcu" : "scheme";
+	return sim_vma_free_names[f];
 }
 
 bool sim_vma_free_typesafe(enum sim_vma_free f, const struct lock_ops *lock)
@@ -213,8 +225,7 @@ bool sim_vma_free_typesafe(enum sim_vma_free f, const struct lock_ops *lock)
 
 const char *sim_kfree_rcu_name(enum sim_kfree_rcu k)
 {
-	return k == SIM_KFREE_RCU_BATCH ? "batch" :
-	       k == SIM_KFREE_RCU_EACH ? "each" : "call_rcu";
+	return sim_kfree_rcu_names[k];
 }
 
 const char *sim_mm_slab_name(enum sim_slab_cache c)

@@ -36,7 +36,10 @@ enum sim_numa {
 	SIM_NUMA_DEFAULT,                /* the kernel's policy */
 	SIM_NUMA_LOCAL,                  /* this node: memory and handlers */
 	SIM_NUMA_INTERLEAVE,             /* memory interleaved over all nodes */
+	SIM_NUMA_N
 };
+/* Their names (--numa), indexed by value. */
+extern const char *const sim_numa_names[SIM_NUMA_N];
 
 /* Fault kinds, counted per mm like the kernel's fault statistics. */
 enum sim_fault_kind {
@@ -103,13 +106,13 @@ struct sim_mm_cfg {
 	 * where the scheme allows it: sim_mm_create fails with -EINVAL
 	 * otherwise), or by call_rcu after a grace period (6.4-6.14). */
 	enum sim_vma_free { SIM_VMA_FREE_SCHEME, SIM_VMA_FREE_TYPESAFE,
-			    SIM_VMA_FREE_RCU } vma_free;
+			    SIM_VMA_FREE_RCU, SIM_VMA_FREE_N } vma_free;
 	/* --kfree-rcu: how SLUB frees tree nodes after a grace period —
 	 * call_rcu(mt_free_rcu) a node, lazy (the kernel before the sheaves
 	 * series: ma_free_rcu), kvfree_rcu's bulk arrays (batch), or a
 	 * callback a node at once (each: call_rcu_hurry). */
 	enum sim_kfree_rcu { SIM_KFREE_RCU_CALL, SIM_KFREE_RCU_BATCH,
-			     SIM_KFREE_RCU_EACH } kfree_rcu;
+			     SIM_KFREE_RCU_EACH, SIM_KFREE_RCU_N } kfree_rcu;
 	/* --rcu-callbacks: where RCU callbacks run (locks/sync/rcu.h); one
 	 * setting a process (sim_mm_create applies it). */
 	enum sim_rcu_cbs rcu_cbs;
@@ -175,6 +178,9 @@ enum sim_slab_cache { SIM_SLAB_VMA, SIM_SLAB_NODE, SIM_NSLABS };
 /* "vm_area_struct", "vt_node": the cache's name, as results give it. */
 const char *sim_mm_slab_name(enum sim_slab_cache c);
 const char *sim_kfree_rcu_name(enum sim_kfree_rcu k);
+/* The names of --vma-free's and --kfree-rcu's values, indexed by value. */
+extern const char *const sim_vma_free_names[SIM_VMA_FREE_N];
+extern const char *const sim_kfree_rcu_names[SIM_KFREE_RCU_N];
 /* "scheme", "typesafe", "rcu" (--vma-free). */
 const char *sim_vma_free_name(enum sim_vma_free f);
 /* --vma-free f settled against the scheme: are its VMAs typesafe? */

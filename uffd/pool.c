@@ -208,12 +208,15 @@ static void *pool_handler_main(void *arg)
 	return NULL;
 }
 
+const char *const uffd_wait_mode_names[UFFD_WAIT_NMODES] = {
+	[UFFD_WAIT_BLOCK] = "block", [UFFD_WAIT_POLL] = "poll",
+	[UFFD_WAIT_BUSY] = "busy", [UFFD_WAIT_URING] = "uring",
+};
+
 int uffd_wait_mode_parse(const char *s, enum uffd_wait_mode *out)
 {
-	static const char *const names[] = { "block", "poll", "busy", "uring" };
-
-	for (int i = 0; i < 4; i++)
-		if (!strcmp(s, names[i])) {
+	for (int i = 0; i < UFFD_WAIT_NMODES; i++)
+		if (!strcmp(s, uffd_wait_mode_names[i])) {
 			*out = (enum uffd_wait_mode)i;
 			return 0;
 		}
@@ -222,9 +225,7 @@ int uffd_wait_mode_parse(const char *s, enum uffd_wait_mode *out)
 
 const char *uffd_wait_mode_name(enum uffd_wait_mode m)
 {
-	static const char *const names[] = { "block", "poll", "busy", "uring" };
-
-	return names[m];
+	return uffd_wait_mode_names[m];
 }
 
 static int pool_set_blocking(int fd, bool blocking)

@@ -21,7 +21,9 @@
 #include "uffd/resolve.h"
 
 enum uffd_wait_mode { UFFD_WAIT_BLOCK, UFFD_WAIT_POLL, UFFD_WAIT_BUSY,
-		      UFFD_WAIT_URING };
+		      UFFD_WAIT_URING, UFFD_WAIT_NMODES };
+/* Their names (--wait), indexed by value. */
+extern const char *const uffd_wait_mode_names[UFFD_WAIT_NMODES];
 
 /* Answer one page fault. Must resolve or poison msg's page. */
 typedef void (*uffd_fault_fn)(void *arg, int fd, const struct uffd_msg *msg,

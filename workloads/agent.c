@@ -49,7 +49,7 @@ static double tv_s(const struct timeval *tv)
 	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
 }
 
-int group_ncpus(void)
+int agent_ncpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
@@ -57,15 +57,15 @@ int group_ncpus(void)
 }
 
 /* Wake everyone waiting on w (seq_cst RMWs before: see each caller). */
-void group_wake_all(_Atomic int *w)
+void agent_wake_all(_Atomic int *w)
 {
 	futex_wake_shared(w, INT_MAX);
 }
 
-void group_bump(_Atomic int *w)
+void agent_bump(_Atomic int *w)
 {
 	atomic_fetch_add(w, 1);
-	group_wake_all(w);
+	agent_wake_all(w);
 }
 
 /* Wait until *w != seen; returns the new value. */
@@ -116,14 +116,14 @@ static void *task_main(void *arg)
 		armed = iter;
 		if (iter < 0)
 			break;
-		group_bump(&shm->ready);
+		agent_bump(&shm->ready);
 		while ((go = atomic_load(&shm->go)) != iter && go != -iter)
 			futex_wait_shared(&shm->go, go, NULL);
 		if (go == iter)
 			task_run(x->g->c->wl, s);
 		if (!s->t.background)
-			group_bump(&shm->fg_done);
-		group_bump(&x->r->finished);
+			agent_bump(&shm->fg_done);
+		agent_bump(&x->r->finished);
 	}
 	return NULL;
 }
@@ -142,11 +142,11 @@ static int agent_start_mm(struct agent *a, char *err, size_t errlen)
 	const struct run_cfg *c = a->g->c;
 	struct sim_mm_cfg mc = c->mm;
 	struct uffd_source_opts uo = c->uffd;
-	int cpus[256], nc = group_ncpus() < 256 ? group_ncpus() : 256, ret;
+	int cpus[256], nc = agent_ncpus() < 256 ? agent_ncpus() : 256, ret;
 
 	mc.lock = a->g->lock;
-	uo.nuffds = run_uffds(c, a->g->nfg);
-	uo.nhandlers = run_handlers_per_uffd(c, a->g->nfg);
+	uo.nuffds = runner_uffds(c, a->g->nfg);
+	uo.nhandlers = runner_handlers_per_uffd(c, a->g->nfg);
 	uo.slot_base = a->g->ntotal;         /* after the tasks' slots */
 	/* Read only while the mm is made (uo is this frame's). */
 	mc.source_opts = mc.source == &uffd_fault_source ? &uo : NULL;
@@ -178,7 +178,7 @@ static void agent_stop_threads(struct agent *a)
 	if (!a->r)
 		return;
 	atomic_store(&a->r->arm, -1);
-	group_wake_all(&a->r->arm);
+	agent_wake_all(&a->r->arm);
 	for (int i = 0; i < a->nthreads; i++)
 		pthread_join(a->threads[i], NULL);
 	a->nthreads = 0;
@@ -263,8 +263,8 @@ static void agent_iterate(struct agent *a)
 			 "%s", c->wl->name, g->nfg, strerror(-ret));
 		/* Its tasks will not come to the gate: stand in for them. */
 		atomic_fetch_add(&g->shm->ready, a->nmine);
-		group_wake_all(&g->shm->ready);
-		group_bump(&g->shm->done);
+		agent_wake_all(&g->shm->ready);
+		agent_bump(&g->shm->done);
 		return;
 	}
 	for (int k = 0; k < a->nmine; k++) {
@@ -284,7 +284,7 @@ static void agent_iterate(struct agent *a)
 	getrusage(RUSAGE_SELF, &ru0);
 	hcpu = worker_cpu_ns(a->mm);
 	atomic_store(&a->r->arm, iter);
-	group_wake_all(&a->r->arm);
+	agent_wake_all(&a->r->arm);
 	for (int f; (f = atomic_load(&a->r->finished)) < a->nmine;)
 		futex_wait_shared(&a->r->finished, f, NULL);
 	host_counts(h1);
@@ -295,7 +295,7 @@ static void agent_iterate(struct agent *a)
 	a->r->handler_ns = worker_cpu_ns(a->mm) - hcpu;
 	if (c->wl->teardown)
 		c->wl->teardown(a->mm, &c->wo, shared);
-	group_bump(&g->shm->done);
+	agent_bump(&g->shm->done);
 }
 
 static int agent_main(struct group *g, int id)
@@ -305,7 +305,7 @@ static int agent_main(struct group *g, int id)
 
 	a.r->ret = ret;
 	atomic_store(&a.r->state, ret ? AGENT_FAILED : AGENT_READY);
-	group_bump(&g->shm->started);
+	agent_bump(&g->shm->started);
 	while (!ret) {
 		seen = wait_change(&g->shm->cmd_seq, seen);
 		if (atomic_load(&g->shm->cmd) == CMD_EXIT)
@@ -313,18 +313,18 @@ static int agent_main(struct group *g, int id)
 		agent_iterate(&a);
 	}
 	agent_fini(&a);
-	group_bump(&g->shm->exited);
+	agent_bump(&g->shm->exited);
 	return ret;
 }
 
-void *group_agent_thread_main(void *arg)
+void *agent_thread_main(void *arg)
 {
 	agent_main(arg, 0);
 	return NULL;
 }
 
 /* A forked agent: its own host process, ended with its parent. */
-int group_agent_fork(struct group *g, int id)
+int agent_fork(struct group *g, int id)
 {
 	pid_t parent = getpid(), pid;
 

@@ -79,7 +79,7 @@ static void group_init_slots(struct group *g, int n)
 		struct task_slot *s = &g->slots[i];
 
 		s->agent = i < n ? (c->processes ? i : 0) : (i - n) % g->nagents;
-		s->cpu = c->pin ? i % group_ncpus() : -1;
+		s->cpu = c->pin ? i % agent_ncpus() : -1;
 		s->t.id = c->processes && i < n ? 0 : i;
 		s->t.ntasks = c->processes ? 1 : n;
 		s->t.o = &c->wo;
@@ -94,8 +94,8 @@ int group_create(const struct run_cfg *c, int k, int n,
 		 _Atomic int *interrupt, struct group **out, char *err,
 		 size_t errlen)
 {
-	const struct lock_ops *lock = run_target_lock(c, k);
-	enum slab_kind slab = run_target_slab(c, k);
+	const struct lock_ops *lock = runner_target_lock(c, k);
+	enum slab_kind slab = runner_target_slab(c, k);
 	int nbg = c->wl->background ? c->wl->background(&c->wo) : 0, ret = 0;
 	struct group *g = calloc(1, sizeof(*g));
 	void *p;
@@ -127,14 +127,14 @@ int group_create(const struct run_cfg *c, int k, int n,
 	if (c->frames != FRAMES_NONE) {
 		ret = frames_create(c->frames, c->bulk_free,
 				    (uint32_t)(c->phys >> SIM_PAGE_SHIFT),
-				    group_ncpus(), &g->frames);
+				    agent_ncpus(), &g->frames);
 		if (ret)
 			snprintf(err, errlen, "cannot set up %zu MiB of simulated "
 				 "page frames: %s", c->phys >> 20, strerror(-ret));
 	}
 	if (!ret && slab != SLAB_MALLOC) {
-		ret = sim_mm_slabs_create(&c->mm, slab, run_target_rcu_free(c, k),
-					  group_ncpus(), &g->slab_vma, &g->slab_node);
+		ret = sim_mm_slabs_create(&c->mm, slab, runner_target_rcu_free(c, k),
+					  agent_ncpus(), &g->slab_vma, &g->slab_node);
 		if (ret)
 			snprintf(err, errlen, "cannot set up the %s slab caches: %s",
 				 slab_kind_name(slab), strerror(-ret));
@@ -145,12 +145,12 @@ int group_create(const struct run_cfg *c, int k, int n,
 		if (!g->pids)
 			ret = -ENOMEM;
 		for (int i = 0; !ret && i < g->nagents; i++)
-			ret = group_agent_fork(g, i);
+			ret = agent_fork(g, i);
 		if (ret)
 			snprintf(err, errlen, "cannot start task processes: %s",
 				 strerror(-ret));
 	} else {
-		ret = -pthread_create(&g->agent_thread, NULL, group_agent_thread_main, g);
+		ret = -pthread_create(&g->agent_thread, NULL, agent_thread_main, g);
 		g->thread_started = !ret;
 		if (ret)
 			snprintf(err, errlen, "cannot start the agent thread: %s",
@@ -178,7 +178,7 @@ static void group_abort(struct group *g)
 	char ignore[8];
 
 	atomic_store(&g->shm->go, -g->iter);
-	group_wake_all(&g->shm->go);
+	agent_wake_all(&g->shm->go);
 	group_wait(g, &g->shm->done, g->nagents, ignore, sizeof(ignore));
 }
 
@@ -195,7 +195,7 @@ int group_start(struct group *g, char *err, size_t errlen)
 	atomic_store(&shm->fg_done, 0);
 	atomic_store(&shm->done, 0);
 	atomic_store(&shm->cmd, CMD_ITERATE);
-	group_bump(&shm->cmd_seq);
+	agent_bump(&shm->cmd_seq);
 	ret = group_wait(g, &shm->ready, g->ntotal, err, errlen);
 	for (int i = 0; !ret && i < g->nagents; i++)
 		if (g->rec[i].ret) {
@@ -208,7 +208,7 @@ int group_start(struct group *g, char *err, size_t errlen)
 	}
 	/* The timed phase begins. */
 	atomic_store(&shm->go, g->iter);
-	group_wake_all(&shm->go);
+	agent_wake_all(&shm->go);
 	return 0;
 }
 
@@ -359,7 +359,7 @@ void group_destroy(struct group *g, struct res_point *p)
 	if (!g)
 		return;
 	atomic_store(&g->shm->cmd, CMD_EXIT);
-	group_bump(&g->shm->cmd_seq);
+	agent_bump(&g->shm->cmd_seq);
 	for (int i = 0; g->pids && i < g->nagents; i++)
 		if (g->pids[i])
 			agent_reap(g->pids[i]);

@@ -93,10 +93,10 @@ struct task_ctx {
 	struct task_slot *s;
 };
 
-int group_ncpus(void);
-void group_wake_all(_Atomic int *w);
-void group_bump(_Atomic int *w);
-void *group_agent_thread_main(void *arg);
-int group_agent_fork(struct group *g, int id);
+int agent_ncpus(void);
+void agent_wake_all(_Atomic int *w);
+void agent_bump(_Atomic int *w);
+void *agent_thread_main(void *arg);
+int agent_fork(struct group *g, int id);
 
 #endif

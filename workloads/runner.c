@@ -25,6 +25,15 @@
 #include "workloads/group.h"
 #include "locks/sync/clock.h"
 
+const char *const runner_handler_cpu_names[HANDLER_CPU_N] = {
+	[HANDLER_CPU_ANY] = "any", [HANDLER_CPU_SAME] = "same",
+	[HANDLER_CPU_OTHER] = "other",
+};
+const char *const runner_uffd_split_names[UFFD_SPLIT_N] = {
+	[UFFD_SPLIT_AUTO] = "auto", [UFFD_SPLIT_SHARED] = "shared",
+	[UFFD_SPLIT_PER_TASK] = "per-task",
+};
+
 /*
  * The run's interrupt word: a signal number, or -1 when the watchdog (or
  * a dead task) stopped the run. It lives in shared memory so that forked
@@ -439,7 +448,7 @@ static bool warmup_more(const struct run_cfg *c, int w, const double *warm)
 		return false;
 	if (w < c->wo.warmup)
 		return true;
-	for (int k = 0; k < run_ntargets(c) && c->min_sample_ms > 0; k++)
+	for (int k = 0; k < runner_ntargets(c) && c->min_sample_ms > 0; k++)
 		if (warm[k] < c->min_sample_ms / 1e3)
 			return true;
 	return false;
@@ -474,7 +483,7 @@ static int run_warmup(const struct run_cfg *c, struct group **g,
 {
 	double need = 1, warm[RUNNER_MAX_SCHEMES] = { 0 };
 	double last[RUNNER_MAX_SCHEMES] = { 0 };
-	int ret = 0, nt = run_ntargets(c);
+	int ret = 0, nt = runner_ntargets(c);
 
 	for (int w = 0; !ret && warmup_more(c, w, warm); w++)
 		for (int k = 0; k < nt && !ret; k++) {
@@ -510,7 +519,7 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 	struct group *g[RUNNER_MAX_SCHEMES] = { 0 };
 	struct wl_iter it = { 0 };
 	int ret = 0, per_iter = c->wl->loop ? c->wo.duration : 1, passes = 1;
-	int nt = run_ntargets(c);
+	int nt = runner_ntargets(c);
 
 	it.rates = calloc((size_t)c->wo.duration, sizeof(double));
 	it.rate_wall = calloc((size_t)c->wo.duration, sizeof(double));
@@ -541,7 +550,7 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 			 * nor always after the same one. */
 			int s = runner_round_order(nt, i, k);
 
-			progress_show(c, pg, run_target_label(c, s), n, i);
+			progress_show(c, pg, runner_target_label(c, s), n, i);
 			if (c->wl->loop) {
 				ret = run_pass(c, g[s], &it, pts[s], err, errlen);
 				pts[s]->pass_s += it.noise_wall;
@@ -579,11 +588,11 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
  * count on every fault share one. */
 static int runner_slot_count(const struct run_cfg *c)
 {
-	int most = run_max_tasks(c);
+	int most = runner_max_tasks(c);
 	int nbg = c->wl->background ? c->wl->background(&c->wo) : 0;
 
 	return most + nbg +
-	       run_uffds(c, most) * run_handlers_per_uffd(c, most) + 4;
+	       runner_uffds(c, most) * runner_handlers_per_uffd(c, most) + 4;
 }
 
 int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
@@ -597,12 +606,12 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	 * is forked, so that none measures it again. */
 	clock_ns_per_cycle();
 	slots_set_count(runner_slot_count(c));
-	for (int s = 0; s < run_ntargets(c); s++) {
+	for (int s = 0; s < runner_ntargets(c); s++) {
 		struct res_file *out = &outs[s];
 
 		out->workload = c->wl->name;
-		out->scheme = run_target_lock(c, s)->name;
-		out->label = run_target_label(c, s);
+		out->scheme = runner_target_lock(c, s)->name;
+		out->label = runner_target_label(c, s);
 		out->fault_source = c->mm.source->name;
 		out->host_lock = c->host_lock;
 		out->nmetrics = c->wl->nmetrics;
@@ -627,21 +636,21 @@ int runner_run(const struct run_cfg *c, struct res_file *outs, char *err,
 	atomic_store(&interrupt_word, word);
 
 	struct progress pg = { mono_ns(), 0,
-			       c->ntasklist * c->wo.iterations * run_ntargets(c) };
+			       c->ntasklist * c->wo.iterations * runner_ntargets(c) };
 	struct sigaction sa = { .sa_handler = on_cont, .sa_flags = SA_RESTART },
 			 old_cont;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCONT, &sa, &old_cont);
 	for (int i = 0; i < c->ntasklist && !ret; i++) {
-		for (int s = 0; s < run_ntargets(c); s++) {
+		for (int s = 0; s < runner_ntargets(c); s++) {
 			pts[s] = &outs[s].points[i];
 			outs[s].npoints = i + 1;
 		}
 		ret = run_point(c, c->tasks[i], pts, word, &pg, err, errlen);
 	}
 	sigaction(SIGCONT, &old_cont, NULL);
-	for (int s = 0; s < run_ntargets(c) && !ret; s++)
+	for (int s = 0; s < runner_ntargets(c) && !ret; s++)
 		outs[s].complete = true;
 	atomic_store(&interrupt_idle, atomic_load(word));
 	atomic_store(&interrupt_word, &interrupt_idle);

@@ -25,14 +25,31 @@
 #define RUNNER_MAX_TASKLIST 64
 #define RUNNER_MAX_SCHEMES  8
 
+/* One thing a run compares (workloads/targets.c): a scheme, with the
+ * slab and the rcu-free variant it runs under. */
+struct run_target {
+	const struct lock_ops *lock;
+	enum slab_kind slab;
+	enum slab_rcu_free rcu_free;
+};
+/* Which of the three differs between a run's targets. */
+enum run_vary { RUN_VARY_SCHEME, RUN_VARY_SLAB, RUN_VARY_RCU_FREE };
+#define RUN_VARY_N (RUN_VARY_RCU_FREE + 1)
+
 struct run_cfg {
 	const struct workload *wl;
 	struct sim_mm_cfg mm;            /* .lock unused */
 	struct uffd_source_opts uffd;    /* the uffd source's (per agent:
 					  * uffds, handlers, CPUs set there);
 					  * nhandlers 0: default */
-	const struct lock_ops *locks[RUNNER_MAX_SCHEMES];
-	int nlocks;
+	/* What the run compares: ntargets (1 or more) that differ in vary
+	 * alone (one target: RUN_VARY_SCHEME, its label the scheme's). Set
+	 * through runner_targets_set; nvaried: how many values the command
+	 * line gave each (0: none), for the checks that refuse two at once. */
+	struct run_target targets[RUNNER_MAX_SCHEMES];
+	int ntargets;
+	enum run_vary vary;
+	int nvaried[RUN_VARY_N];
 	int tasks[RUNNER_MAX_TASKLIST];
 	int ntasklist;
 	bool processes;                  /* one mm per task */
@@ -40,31 +57,23 @@ struct run_cfg {
 	/* Where a task's uffd handler runs, relative to its task (pinned):
 	 * any CPU, the task's own (no cross-CPU wake-up), or the next one. */
 	enum handler_cpu { HANDLER_CPU_ANY, HANDLER_CPU_SAME,
-			   HANDLER_CPU_OTHER } handler_cpu;
+			   HANDLER_CPU_OTHER, HANDLER_CPU_N } handler_cpu;
 	/* Threads mode: one uffd for the mm, or one per task (the arena
 	 * dealt out in stripes); auto: per task with more than one task (a
 	 * shared uffd's faults wake whichever handler is free, often on
 	 * another CPU: on a 2-vCPU VM 2 tasks ran at 0.53x of 1). */
 	enum uffd_split { UFFD_SPLIT_AUTO, UFFD_SPLIT_SHARED,
-			  UFFD_SPLIT_PER_TASK } uffd_split;
+			  UFFD_SPLIT_PER_TASK, UFFD_SPLIT_N } uffd_split;
 	/* Simulated physical memory: none, a zone, or a zone behind per-CPU
 	 * lists; its size (bytes) and how the lists are given back. */
 	enum frames_mode frames;
 	enum frames_bulk bulk_free;
 	bool bulk_given;
 	size_t phys;
-	/* Where VMAs and tree nodes come from (sim/mem/slab.h): the mm's own
-	 * pools, SLUB, or SLUB with sheaves; how rcu_free sheaves meet RCU. */
-	enum slab_kind slab;
-	enum slab_rcu_free rcu_free;
+	/* Where VMAs and tree nodes come from and how rcu_free sheaves meet
+	 * RCU are each target's (targets[k].slab, .rcu_free). */
 	bool rcu_free_given, kfree_rcu_given, rcu_lazy_given;
 	bool slab_fastpath_given;        /* --slab-fastpath */
-	/* Components compared in one run, like schemes (--slab slub,sheaves
-	 * or --rcu-free hurry,barrier under one scheme): target k uses
-	 * variant k; 0 or 1: no variants. */
-	enum slab_kind slabs[RUNNER_MAX_SCHEMES];
-	enum slab_rcu_free rcu_frees[RUNNER_MAX_SCHEMES];
-	int nslabs, nrcu_frees;
 	struct wl_opts wo;
 	/* replay: the trace, --speed (0: asap) and --replay-log. */
 	const char *trace, *replay_log;
@@ -80,9 +89,12 @@ struct run_cfg {
 	bool progress;                   /* progress line on stderr */
 	double fault_timeout;            /* s; a touch taking longer aborts */
 };
+/* The names of --handler-cpu's and --uffd's values, indexed by value. */
+extern const char *const runner_handler_cpu_names[HANDLER_CPU_N];
+extern const char *const runner_uffd_split_names[UFFD_SPLIT_N];
 
 /*
- * Run and fill outs[0..nlocks-1] (points, metrics, complete). Returns 0
+ * Run and fill outs[0..ntargets-1] (points, metrics, complete). Returns 0
  * or -errno: -EINTR after runner_interrupt(), -ETIMEDOUT when the
  * watchdog found a fault unanswered for fault_timeout (it prints what it
  * found, poisons the page so the task gets out, and stops the run). On
@@ -102,17 +114,23 @@ int runner_round_order(int n, int i, int k);
 /* What a run compares — its targets: its schemes, or one scheme's
  * component variants; and target k's scheme, slab, rcu-free and label
  * (the scheme's name, or the variant's). */
-int run_ntargets(const struct run_cfg *c);
-const struct lock_ops *run_target_lock(const struct run_cfg *c, int k);
-enum slab_kind run_target_slab(const struct run_cfg *c, int k);
-enum slab_rcu_free run_target_rcu_free(const struct run_cfg *c, int k);
-const char *run_target_label(const struct run_cfg *c, int k);
+int runner_ntargets(const struct run_cfg *c);
+/* v[0..n-1]'s member what as the run's: one value (n 1) for every
+ * target, or n targets, each target 0 with its own value of what. */
+void runner_targets_set(struct run_cfg *c, enum run_vary what,
+		     const struct run_target *v, int n);
+/* Do the run's targets differ in what? */
+bool runner_varies(const struct run_cfg *c, enum run_vary what);
+const struct lock_ops *runner_target_lock(const struct run_cfg *c, int k);
+enum slab_kind runner_target_slab(const struct run_cfg *c, int k);
+enum slab_rcu_free runner_target_rcu_free(const struct run_cfg *c, int k);
+const char *runner_target_label(const struct run_cfg *c, int k);
 
 /* The largest task count of the run (at least 1). */
-int run_max_tasks(const struct run_cfg *c);
+int runner_max_tasks(const struct run_cfg *c);
 /* The uffds one mm of an ntasks point reads, and each one's handlers. */
-int run_uffds(const struct run_cfg *c, int ntasks);
-int run_handlers_per_uffd(const struct run_cfg *c, int ntasks);
+int runner_uffds(const struct run_cfg *c, int ntasks);
+int runner_handlers_per_uffd(const struct run_cfg *c, int ntasks);
 
 /* Stop the run as soon as possible (async-signal-safe). */
 void runner_interrupt(int sig);

@@ -8,35 +8,68 @@
  */
 #include "workloads/runner.h"
 
-int run_ntargets(const struct run_cfg *c)
+static void set_member(struct run_target *t, enum run_vary what,
+		       const struct run_target *v)
 {
-	if (c->nslabs > 1)
-		return c->nslabs;
-	if (c->nrcu_frees > 1)
-		return c->nrcu_frees;
-	return c->nlocks;
+	switch (what) {
+	case RUN_VARY_SCHEME: t->lock = v->lock; break;
+	case RUN_VARY_SLAB: t->slab = v->slab; break;
+	case RUN_VARY_RCU_FREE: t->rcu_free = v->rcu_free; break;
+	}
 }
 
-const struct lock_ops *run_target_lock(const struct run_cfg *c, int k)
+void runner_targets_set(struct run_cfg *c, enum run_vary what,
+		     const struct run_target *v, int n)
 {
-	return c->locks[c->nlocks > 1 ? k : 0];
+	struct run_target base = c->targets[0];
+
+	c->nvaried[what] = n;
+	if (n == 1 && !runner_varies(c, what)) {
+		for (int k = 0; k < c->ntargets; k++)
+			set_member(&c->targets[k], what, v);
+		return;
+	}
+	/* A list (or one value where a list of the same was): the targets
+	 * are target 0 n times over, each with its value. */
+	for (int k = 0; k < n && k < RUNNER_MAX_SCHEMES; k++) {
+		c->targets[k] = base;
+		set_member(&c->targets[k], what, &v[k]);
+	}
+	c->ntargets = n < RUNNER_MAX_SCHEMES ? n : RUNNER_MAX_SCHEMES;
+	c->vary = n > 1 ? what : RUN_VARY_SCHEME;
 }
 
-enum slab_kind run_target_slab(const struct run_cfg *c, int k)
+bool runner_varies(const struct run_cfg *c, enum run_vary what)
 {
-	return c->nslabs > 1 ? c->slabs[k] : c->slab;
+	return c->ntargets > 1 && c->vary == what;
 }
 
-enum slab_rcu_free run_target_rcu_free(const struct run_cfg *c, int k)
+int runner_ntargets(const struct run_cfg *c)
 {
-	return c->nrcu_frees > 1 ? c->rcu_frees[k] : c->rcu_free;
+	return c->ntargets;
 }
 
-const char *run_target_label(const struct run_cfg *c, int k)
+const struct lock_ops *runner_target_lock(const struct run_cfg *c, int k)
 {
-	if (c->nslabs > 1)
-		return slab_kind_name(c->slabs[k]);
-	if (c->nrcu_frees > 1)
-		return slab_rcu_free_name(c->rcu_frees[k]);
-	return c->locks[k]->name;
+	return c->targets[k].lock;
+}
+
+enum slab_kind runner_target_slab(const struct run_cfg *c, int k)
+{
+	return c->targets[k].slab;
+}
+
+enum slab_rcu_free runner_target_rcu_free(const struct run_cfg *c, int k)
+{
+	return c->targets[k].rcu_free;
+}
+
+const char *runner_target_label(const struct run_cfg *c, int k)
+{
+	switch (c->vary) {
+	case RUN_VARY_SLAB: return slab_kind_name(c->targets[k].slab);
+	case RUN_VARY_RCU_FREE: return slab_rcu_free_name(c->targets[k].rcu_free);
+	case RUN_VARY_SCHEME: break;
+	}
+	return c->targets[k].lock->name;
 }

@@ -6,7 +6,7 @@
 #include "sim/faults/sources.h"
 #include "workloads/runner.h"
 
-int run_max_tasks(const struct run_cfg *c)
+int runner_max_tasks(const struct run_cfg *c)
 {
 	int most = 1;
 
@@ -16,7 +16,7 @@ int run_max_tasks(const struct run_cfg *c)
 	return most;
 }
 
-int run_uffds(const struct run_cfg *c, int ntasks)
+int runner_uffds(const struct run_cfg *c, int ntasks)
 {
 	if (c->processes || c->mm.source != &uffd_fault_source ||
 	    c->uffd_split == UFFD_SPLIT_SHARED)
@@ -26,9 +26,9 @@ int run_uffds(const struct run_cfg *c, int ntasks)
 	return 1;
 }
 
-int run_handlers_per_uffd(const struct run_cfg *c, int ntasks)
+int runner_handlers_per_uffd(const struct run_cfg *c, int ntasks)
 {
 	if (c->uffd.nhandlers)
 		return c->uffd.nhandlers;
-	return c->processes || run_uffds(c, ntasks) > 1 ? 1 : ntasks;
+	return c->processes || runner_uffds(c, ntasks) > 1 ? 1 : ntasks;
 }

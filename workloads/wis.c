@@ -56,12 +56,12 @@ static int wis_task(struct wl_task *t)
 #define WIS_RW (PROT_READ | PROT_WRITE)
 #define WIS_ANON (MAP_PRIVATE | MAP_ANONYMOUS)
 
-/* A will-it-scale loop test; the rest of the descriptor is the same for
- * all. mem false: the test has no use for --mem (brk1); touch_: it
- * writes every page it maps. */
+/* A will-it-scale loop test's descriptor (name its own, in full, where
+ * it is defined); the rest is the same for all. mem false: the test has
+ * no use for --mem (brk1); touch_: it writes every page it maps. */
 #define WIS_TEST(id, description, unit, mem, touch_, isolation, ...)	\
-	const struct workload id##_workload = {				\
-		.name = #id,						\
+	{								\
+		.name = id,						\
 		.test_args = (mem) ? "-m 256K --duration 1 --warmup 0 "	\
 			     "--interval 50" : "--duration 1 --warmup 0 " \
 			     "--interval 50",				\
@@ -80,20 +80,26 @@ static int wis_task(struct wl_task *t)
 						    __VA_ARGS__ },	\
 	}
 
-WIS_TEST(page_fault1, "will-it-scale page_fault1: loop mmap --mem (128M) anon, "
-	 "write each page, munmap", "faults/s", true, true, true,
-	 .prot = WIS_RW, .flags = WIS_ANON, .file = SIM_FILE_NONE);
-WIS_TEST(page_fault2, "will-it-scale page_fault2: page_fault1 on a private "
-	 "mapping of a simulated file", "faults/s", true, true, true,
-	 .prot = WIS_RW, .flags = MAP_PRIVATE, .file = 2, .verify = true);
-WIS_TEST(page_fault3, "will-it-scale page_fault3: page_fault1 on a shared "
-	 "mapping of a simulated file", "faults/s", true, true, false,
-	 .prot = WIS_RW, .flags = MAP_SHARED, .file = 3, .verify = true);
-WIS_TEST(mmap1, "will-it-scale mmap1: loop mmap + munmap of --mem (128M) anon, "
-	 "no touching", "ops/s", true, false, true,
-	 .prot = WIS_RW, .flags = WIS_ANON, .file = SIM_FILE_NONE);
-WIS_TEST(mmap2, "will-it-scale mmap2: loop mmap + munmap of a --mem (128M) "
-	 "simulated file", "ops/s", true, false, false,
-	 .prot = WIS_RW, .flags = MAP_SHARED, .file = 4);
-WIS_TEST(brk1, "will-it-scale brk1: loop brk(+page), brk(-page) on the heap VMA",
-	 "ops/s", false, false, true, .brk = true);
+const struct workload page_fault1_workload = WIS_TEST("page_fault1",
+	"will-it-scale page_fault1: loop mmap --mem (128M) anon, "
+	"write each page, munmap", "faults/s", true, true, true,
+	.prot = WIS_RW, .flags = WIS_ANON, .file = SIM_FILE_NONE);
+const struct workload page_fault2_workload = WIS_TEST("page_fault2",
+	"will-it-scale page_fault2: page_fault1 on a private "
+	"mapping of a simulated file", "faults/s", true, true, true,
+	.prot = WIS_RW, .flags = MAP_PRIVATE, .file = 2, .verify = true);
+const struct workload page_fault3_workload = WIS_TEST("page_fault3",
+	"will-it-scale page_fault3: page_fault1 on a shared "
+	"mapping of a simulated file", "faults/s", true, true, false,
+	.prot = WIS_RW, .flags = MAP_SHARED, .file = 3, .verify = true);
+const struct workload mmap1_workload = WIS_TEST("mmap1",
+	"will-it-scale mmap1: loop mmap + munmap of --mem (128M) anon, "
+	"no touching", "ops/s", true, false, true,
+	.prot = WIS_RW, .flags = WIS_ANON, .file = SIM_FILE_NONE);
+const struct workload mmap2_workload = WIS_TEST("mmap2",
+	"will-it-scale mmap2: loop mmap + munmap of a --mem (128M) "
+	"simulated file", "ops/s", true, false, false,
+	.prot = WIS_RW, .flags = MAP_SHARED, .file = 4);
+const struct workload brk1_workload = WIS_TEST("brk1",
+	"will-it-scale brk1: loop brk(+page), brk(-page) on the heap VMA",
+	"ops/s", false, false, true, .brk = true);

@@ -139,7 +139,7 @@ struct workload {
 	/* What one task function needs to know of the workload it runs as
 	 * (wis.c: the will-it-scale test), given to it as t->params. */
 	const void *params;
-	/* For the test suites (tests/smoke.sh, tests/host_isolation.sh,
+	/* For the test suites (tests/suites/smoke.sh, tests/suites/host_isolation.sh,
 	 * through `vmsim list --tsv`): the options of a tiny run of it
 	 * (@TRACES@: tests/data/traces), and whether host isolation checks
 	 * it (its tasks change the address space in the timed phase). */

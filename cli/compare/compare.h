@@ -17,7 +17,11 @@
 #define RES_FORMAT_VERSION 2
 
 enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_GNUPLOT,
-		  CMP_WIS, CMP_HTML /* tables for vmsim report */ };
+		  CMP_WIS, CMP_NFORMATS,
+		  CMP_HTML = CMP_NFORMATS /* tables for vmsim report: no
+					   * --format */ };
+/* --format's names, indexed by value. */
+extern const char *const cmp_format_names[CMP_NFORMATS];
 /*
  * Significance rules for the *x.xx%* marker of a mean row:
  *  welch          Welch's t-test, Welch-Satterthwaite df, two-sided,
@@ -29,6 +33,10 @@ enum cmp_format { CMP_TEXT, CMP_MARKDOWN, CMP_CSV, CMP_JSON, CMP_GNUPLOT,
  *                 for higher-is-better metrics: mmtests since Nov 2024
  */
 enum cmp_test { CMP_WELCH, CMP_MANNWHITNEY, CMP_MMTESTS_TTEST, CMP_MMTESTS_CI };
+#define CMP_NTESTS (CMP_MMTESTS_CI + 1)
+/* --significance's names, indexed by value (--test, the older option,
+ * takes the first two). */
+extern const char *const cmp_test_names[CMP_NTESTS];
 
 struct cmp_opts {
 	enum cmp_format format;

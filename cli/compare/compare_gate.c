@@ -25,6 +25,7 @@
  */
 #include "cli/compare/compare_int.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,16 +239,18 @@ static double run_mean(const struct cmp_file *f, const struct cmp_metric *m,
 }
 
 /* A row by rounds: the log ratios (positive = better), their mean as
- * the effect, the one-sided t as p. -1 with why when a round has no
- * usable mean. */
+ * the effect, the one-sided t as p. -EINVAL with why when a round has no
+ * usable mean; -ENOMEM. */
 static int round_row(const struct cmp_file *const runs[2], int rounds,
 		     const struct cmp_metric *m, int tasks, struct gate_row *row,
 		     char *why, size_t len)
 {
 	double *d = calloc((size_t)rounds, sizeof(*d));
 
-	if (!d)
-		return snprintf(why, len, "out of memory"), -1;
+	if (!d) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
 	for (int i = 0; i < rounds; i++) {
 		double b = run_mean(&runs[0][i], m, tasks),
 		       c = run_mean(&runs[1][i], m, tasks);
@@ -257,7 +260,7 @@ static int round_row(const struct cmp_file *const runs[2], int rounds,
 				 "mean on both sides (base %g, candidate %g)",
 				 m->name, tasks, i + 1, b, c);
 			free(d);
-			return -1;
+			return -EINVAL;
 		}
 		d[i] = m->higher ? log(c / b) : log(b / c);
 	}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/parse.h"
+#include "cli/run_opts.h"
 #include "cli/compare/stats.h"
 
 /* --- loading ------------------------------------------------------------- */
@@ -683,40 +684,26 @@ static void mismatch_add(char *out, size_t len, int *count, const char *key,
 }
 
 /* What a file written before an option existed meant by its absence:
- * the behaviour vmsim had then. An option not listed here has no such
- * meaning (or is only written where it applies), so its absence on one
- * side is a difference. */
+ * the behaviour vmsim had then (cli/run_opts.def's BEFORE_*). An option
+ * without one has no such meaning (or is only written where it applies),
+ * so its absence on one side is a difference. */
 static json_object *option_before_it_existed(const char *key)
 {
-	static const struct { const char *key, *str; int64_t num; } was[] = {
-		{ "folio", NULL, 4096 },         /* one page a fault */
-		{ "fault_around", NULL, 4096 },  /* no fault-around */
-		{ "frames", "none", 0 },
-		{ "slab", "malloc", 0 },
-		{ "uffd", "shared", 0 },         /* one uffd for the mm */
-		{ "handler_cpu", "any", 0 },
-		{ "hold_extra_ns", NULL, 0 },    /* no such busy work */
-		{ "warmup", NULL, 0 },           /* completion workloads: none */
-	};
+	const struct run_opt *o = run_opt_by_key(key);
 
-	for (size_t i = 0; i < sizeof(was) / sizeof(*was); i++)
-		if (!strcmp(key, was[i].key))
-			return was[i].str ? json_object_new_string(was[i].str)
-					  : json_object_new_int64(was[i].num);
-	return NULL;
+	if (!o || !o->has_before)
+		return NULL;
+	return o->before_str ? json_object_new_string(o->before_str) :
+			       json_object_new_int64(o->before_num);
 }
 
+/* How many samples, and how long each: the spread, not what a sample
+ * means. */
 static bool samples_only(const char *key)
 {
-	/* How many samples, and how long each (passes, --min-sample): the
-	 * spread, not what a sample means. */
-	static const char *const keys[] = { "iterations", "duration", "tasks",
-					    "min_sample_ms", "passes" };
+	const struct run_opt *o = run_opt_by_key(key);
 
-	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++)
-		if (!strcmp(key, keys[k]))
-			return true;
-	return false;
+	return o && o->samples;
 }
 
 /* Does f's run say its scheme chose key's value (its by_scheme)? */

@@ -57,12 +57,18 @@ double cmp_pct_diff(double base, double v, bool higher)
 	return higher ? 100.0 * v / base - 100.0 : 100.0 - 100.0 * v / base;
 }
 
+const char *const cmp_test_names[CMP_NTESTS] = {
+	[CMP_WELCH] = "welch", [CMP_MANNWHITNEY] = "mannwhitney",
+	[CMP_MMTESTS_TTEST] = "mmtests-ttest", [CMP_MMTESTS_CI] = "mmtests-ci",
+};
+const char *const cmp_format_names[CMP_NFORMATS] = {
+	[CMP_TEXT] = "text", [CMP_MARKDOWN] = "markdown", [CMP_CSV] = "csv",
+	[CMP_JSON] = "json", [CMP_GNUPLOT] = "gnuplot", [CMP_WIS] = "wis",
+};
+
 const char *cmp_test_name(enum cmp_test t)
 {
-	static const char *const names[] = { "welch", "mannwhitney",
-					     "mmtests-ttest", "mmtests-ci" };
-
-	return names[t];
+	return cmp_test_names[t];
 }
 
 double cmp_alpha(const struct cmp_opts *o)

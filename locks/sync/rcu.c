@@ -12,6 +12,10 @@
 #endif
 #endif
 
+const char *const sim_rcu_cbs_names[SIM_RCU_CBS_N] = {
+	[SIM_RCU_CBS_PERCPU] = "percpu", [SIM_RCU_CBS_ONE] = "one",
+};
+
 #ifdef VMSIM_RCU_EMULATED
 
 #define RCU_EMUL_BATCH 256

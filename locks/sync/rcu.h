@@ -69,7 +69,9 @@ void sim_rcu_lazy_flush(void);
  * liburcu's one default call_rcu thread. Set before sim_rcu_prepare();
  * a forked child inherits it and prepares its own threads.
  */
-enum sim_rcu_cbs { SIM_RCU_CBS_PERCPU, SIM_RCU_CBS_ONE };
+enum sim_rcu_cbs { SIM_RCU_CBS_PERCPU, SIM_RCU_CBS_ONE, SIM_RCU_CBS_N };
+/* Their names (--rcu-cbs), indexed by value. */
+extern const char *const sim_rcu_cbs_names[SIM_RCU_CBS_N];
 void sim_rcu_set_callbacks(enum sim_rcu_cbs where);
 /* Start the callback threads now (outside any timed phase). */
 void sim_rcu_prepare(void);

@@ -188,9 +188,14 @@ const char *frames_counter_name(enum frames_counter c)
 	return n[c];
 }
 
+const char *const frames_mode_names[FRAMES_NMODES] = {
+	[FRAMES_NONE] = "none", [FRAMES_ZONE] = "zone", [FRAMES_PCP] = "pcp",
+};
+const char *const frames_bulk_names[FRAMES_NBULK] = {
+	[FRAMES_TWOPASS] = "twopass", [FRAMES_ONEPASS] = "onepass",
+};
+
 const char *frames_mode_name(enum frames_mode m)
 {
-	static const char *const n[] = { "none", "zone", "pcp" };
-
-	return n[m];
+	return frames_mode_names[m];
 }

@@ -35,8 +35,11 @@
 #include "sim/mem/ilist.h"
 #include "locks/sync/spinlock.h"
 
-enum frames_mode { FRAMES_NONE, FRAMES_ZONE, FRAMES_PCP };
-enum frames_bulk { FRAMES_TWOPASS, FRAMES_ONEPASS };
+enum frames_mode { FRAMES_NONE, FRAMES_ZONE, FRAMES_PCP, FRAMES_NMODES };
+enum frames_bulk { FRAMES_TWOPASS, FRAMES_ONEPASS, FRAMES_NBULK };
+/* Their names (--frames, --bulk-free), indexed by value. */
+extern const char *const frames_mode_names[FRAMES_NMODES];
+extern const char *const frames_bulk_names[FRAMES_NBULK];
 
 #define FRAMES_NR_ORDERS     11          /* MAX_ORDER (5.17): 0..10 */
 #define FRAMES_COSTLY_ORDER  3           /* PAGE_ALLOC_COSTLY_ORDER */

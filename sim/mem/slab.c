@@ -479,13 +479,21 @@ const char *slab_counter_name(enum slab_counter k)
 	return (unsigned)k < SLAB_NCOUNTERS ? names[k] : "?";
 }
 
+const char *const slab_kind_names[SLAB_NKINDS] = {
+	[SLAB_MALLOC] = "malloc", [SLAB_SLUB] = "slub",
+	[SLAB_SHEAVES] = "sheaves",
+};
+const char *const slab_rcu_free_names[RCU_FREE_NVARIANTS] = {
+	[RCU_FREE_CALL_RCU] = "call_rcu", [RCU_FREE_HURRY] = "hurry",
+	[RCU_FREE_BARRIER] = "barrier",
+};
+
 const char *slab_kind_name(enum slab_kind k)
 {
-	return k == SLAB_SLUB ? "slub" : k == SLAB_SHEAVES ? "sheaves" : "malloc";
+	return slab_kind_names[k];
 }
 
 const char *slab_rcu_free_name(enum slab_rcu_free r)
 {
-	return r == RCU_FREE_HURRY ? "hurry" :
-	       r == RCU_FREE_BARRIER ? "barrier" : "call_rcu";
+	return slab_rcu_free_names[r];
 }

@@ -81,8 +81,12 @@
 #include "locks/sync/rcu.h"
 #include "locks/sync/spinlock.h"
 
-enum slab_kind { SLAB_MALLOC, SLAB_SLUB, SLAB_SHEAVES };
-enum slab_rcu_free { RCU_FREE_CALL_RCU, RCU_FREE_HURRY, RCU_FREE_BARRIER };
+enum slab_kind { SLAB_MALLOC, SLAB_SLUB, SLAB_SHEAVES, SLAB_NKINDS };
+enum slab_rcu_free { RCU_FREE_CALL_RCU, RCU_FREE_HURRY, RCU_FREE_BARRIER,
+		     RCU_FREE_NVARIANTS };
+/* Their names (--slab, --rcu-free), indexed by value. */
+extern const char *const slab_kind_names[SLAB_NKINDS];
+extern const char *const slab_rcu_free_names[RCU_FREE_NVARIANTS];
 
 #define SLAB_OBJS          32            /* objects a slab holds */
 #define SLAB_MIN_PARTIAL   5             /* min_partial for these sizes */

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The README a newcomer reads, and the reference beside it (issue 26):
+#  - README.md is at most 300 lines, and its two set-up commands and its
+#    three workflows come within its first 120;
+#  - every option that a command's --help prints is in docs/usage.md;
+#  - every path of the repository that docs or comments name exists;
+#  - every command the README shows runs, in order, in a scratch folder
+#    (vmsim on PATH; $OLD is this same binary): each exits 0 — the gate
+#    with its verdict, or after its first rounds when stopped at 30 s
+#    (a whole gate is 20 runs: it is measured, not run, in the suite).
+set -u
+VMSIM=${1:?usage: docs.sh path/to/vmsim}
+VMSIM=$(realpath "$VMSIM")
+root=$(cd "$(dirname "$0")/../.." && pwd)
+readme=$root/README.md
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0
+ok()   { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+n=$(wc -l <"$readme")
+[ "$n" -le 300 ] && ok || fail "README.md has $n lines, more than 300"
+for want in "scripts/demo.sh" "scripts/test.sh" "### Compare the lock schemes" \
+	    "### Record a program" "### Gate a change in CI"; do
+	line=$(grep -nF -m1 -- "$want" "$readme" | cut -d: -f1)
+	[ -n "$line" ] && [ "$line" -le 120 ] && ok ||
+		fail "'$want' not within the README's first 120 lines (line ${line:-none})"
+done
+
+# Every option of every command's --help is in the reference.
+for c in run compare report record trace bench list check gate rerun; do
+	for opt in $("$VMSIM" "$c" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		[ "$opt" = --help ] && continue
+		grep -qF -- "$opt" "$root/docs/usage.md" && ok ||
+			fail "vmsim $c --help has $opt, docs/usage.md does not"
+	done
+done
+
+# Every path of this repository that docs/, the README or a comment
+# names exists (as the kernel's documentation-file-ref-check does):
+# a word that starts with one of vmsim's folders. mm/, kernel/, include/
+# are the kernel's (vmsim has none of them); the guides' example files
+# are the ones a reader is told to write.
+python3 - "$root" <<'PY' && ok || fail "paths named that do not exist"
+import glob, os, re, subprocess, sys
+root = sys.argv[1]
+files = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True,
+                       text=True).stdout.split()
+word = re.compile(r'(?<![\w./-])((?:locks|uffd|sim|workloads|cli|tests|scripts|docs)/'
+                  r'[A-Za-z0-9_*.+/-]*[A-Za-z0-9_*])')
+written_by_reader = {"locks/exclusive.c", "locks/biglock.c",
+                     "workloads/pft_read.c"}
+bad = []
+for f in files:
+    if f.startswith("tests/data/") or not f.endswith(
+            (".c", ".h", ".md", ".sh", ".py", ".txt", ".def", ".tsv", ".cmake")) \
+            and os.path.basename(f) != "CMakeLists.txt":
+        continue
+    for n, line in enumerate(open(os.path.join(root, f), errors="replace"), 1):
+        for m in word.finditer(line):
+            p = m.group(1).rstrip(".")
+            if p in written_by_reader or glob.glob(os.path.join(root, p)):
+                continue
+            bad.append(f"{f}:{n}: {p}")
+if bad:
+    print("named but not in the repository:", *bad[:20], sep="\n  ")
+    sys.exit(1)
+PY
+
+# The README's commands: every line of its sh blocks but the set-up
+# commands (scripts/…: the suite is one of them) and comments, in order,
+# in one scratch folder, with build/vmsim this binary.
+mkdir -p "$tmp/bin" "$tmp/work/build"
+ln -s "$VMSIM" "$tmp/bin/vmsim"
+ln -s "$VMSIM" "$tmp/work/build/vmsim"
+awk '/^```sh/ { on = 1; next } /^```/ { on = 0 }
+     on && !/^(scripts\/|#|$|OLD=\$\(scripts\/build-rev.sh)/ { print }' \
+	"$readme" >"$tmp/commands"
+grep -q '^vmsim ' "$tmp/commands" && ok || fail "no vmsim command in the README"
+# build-rev.sh (what makes $OLD) answers a commit that is not there with
+# one line and exit 2; building one is left to the README's reader.
+"$root/scripts/build-rev.sh" no-such-commit-xyz >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+	ok || fail "build-rev.sh no-such-commit-xyz: $(cat "$tmp/err")"
+cd "$tmp/work" || exit 1
+gate_secs=30                 # the first gate; later ones to their round 1
+while IFS= read -r cmd; do
+	cmd=${cmd%%  #*}
+	case $cmd in
+	"vmsim gate"*)
+		PATH=$tmp/bin:$PATH OLD=$VMSIM timeout -s INT $gate_secs \
+			bash -c "$cmd" >out 2>err </dev/null
+		rc=$?
+		gate_secs=20
+		last=$(tail -1 out)
+		if { [ $rc -eq 0 ] || [ $rc -eq 1 ]; } &&
+		   echo "$last" | grep -q "^PASS\|^REGRESSION"; then
+			ok
+		elif [ $rc -eq 124 ] || [ $rc -eq 130 ]; then
+			grep -q "round 1" err out && ok ||
+				fail "$cmd: stopped before a round: $(tail -3 err)"
+		else
+			fail "$cmd: exit $rc: $(tail -3 err) $last"
+		fi ;;
+	*)
+		PATH=$tmp/bin:$PATH OLD=$VMSIM bash -c "$cmd" >out 2>err </dev/null &&
+			ok || fail "$cmd: exit $?: $(tail -3 err)" ;;
+	esac
+done <"$tmp/commands"
+echo "docs: $passes passed, $fails failed"
+[ $fails -eq 0 ]

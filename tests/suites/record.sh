@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# vmsim record and replay against a program whose activity is known
+# (tests/suites/trace_prog.c), issue 15's acceptance 1 and 2:
+#  - the recorded trace holds, in the program's window, exactly the calls
+#    (arguments, results) and faults the program made, thread by thread;
+#  - replaying it (check mode: --replay-log) under every scheme and both
+#    fault sources gives, after every call, the VMA count the program saw
+#    in /proc/self/maps, and one fault for every recorded fault.
+# Skips (77) where perf is missing or may not read tracepoints.
+# usage: record.sh VMSIM TRACE_PROG
+set -euo pipefail
+vmsim=$1 prog=$2
+command -v perf >/dev/null || { echo "record: perf is not installed: skip"; exit 77; }
+para=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+if [ "$(id -u)" -ne 0 ] && [ "$para" -gt -1 ]; then
+	echo "record: perf may not read tracepoints here: skip"; exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "record: FAIL: $*" >&2; exit 1; }
+
+"$vmsim" record -o "$tmp/t.trace" -- "$prog" "$tmp/expected" >"$tmp/rec.out" 2>"$tmp/rec.err" ||
+	{ cat "$tmp/rec.err" >&2; fail "vmsim record exited $?"; }
+grep -q '^recorded [0-9]* events of 2 threads' "$tmp/rec.out" || fail "$(cat "$tmp/rec.out")"
+
+# 1. The window's events, without their times, are the program's list.
+grep -v ' vmas ' "$tmp/expected" >"$tmp/want"
+"$vmsim" trace show "$tmp/t.trace" |
+	awk '$4 ~ /^0x3000/ { $1 = ""; sub(/^ +/, ""); print }' |
+	sed -E 's/ +/ /g' >"$tmp/got"
+sed -E 's/ +/ /g' "$tmp/want" >"$tmp/want1"
+diff "$tmp/want1" "$tmp/got" >&2 || fail "the trace's window events differ from the program's"
+n=$(wc -l <"$tmp/got")
+[ "$n" -eq 23 ] || fail "only $n window events"
+echo "record: the trace holds the program's $n window events exactly"
+# The host's mmap_lock beside it (where the kernel has mmap_lock:*): the
+# program's 12 window mmaps, mprotects and munmaps take it for writing.
+if [ -d /sys/kernel/tracing/events/mmap_lock ]; then
+	grep -q '^host mmap_lock write' "$tmp/rec.out" || fail "no host lock line"
+	python3 - "$tmp/t.trace.mmap_lock.json" <<'PY' || fail "host lock figures"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["write"]["acquired"] >= 12, r
+assert r["write"]["hold_ns"] > 0 and r["read"]["acquired"] >= 0, r
+PY
+fi
+
+# 1b. Through a shell that execs it: the trace starts again at the exec
+# (the shell's address space is another), and holds the same events.
+"$vmsim" record -o "$tmp/x.trace" -- bash -c 'x=$(echo shell); exec "$0" "$1"' \
+	"$prog" "$tmp/expected2" >"$tmp/x.out" 2>"$tmp/x.err" || fail "record via bash exited $?"
+grep -q "exec'd $prog: the trace holds what came after" "$tmp/x.err" || fail "no exec said: $(cat "$tmp/x.err")"
+# (Into a file first: vmsim's stdout is line-buffered, and grep -q leaving
+# at its match would kill it with SIGPIPE, failing the pipeline.)
+"$vmsim" trace info "$tmp/x.trace" >"$tmp/x.info" 2>&1 || fail "trace info: $(cat "$tmp/x.info")"
+grep -q "^command   bash .*(after exec of $prog)" "$tmp/x.info" ||
+	fail "exec comment: $(head -2 "$tmp/x.info"); record said: $(cat "$tmp/x.err")"
+"$vmsim" trace show "$tmp/x.trace" |
+	awk '$4 ~ /^0x3000/ { $1 = ""; sub(/^ +/, ""); print }' | sed -E 's/ +/ /g' >"$tmp/got2"
+diff "$tmp/want1" "$tmp/got2" >&2 || fail "the exec'd program's window events differ"
+echo "record: through a shell's exec, the same $n events"
+
+# 2. Replay: VMA count after every call, one fault per recorded fault.
+awk '$2 == "vmas" { print $3 }' "$tmp/expected" >"$tmp/want_vmas"
+nf=$(grep -c ' fault ' "$tmp/want")
+for src in uffd synthetic; do
+	for l in rwsem range range-full pervma spf; do
+		"$vmsim" run -w replay --trace "$tmp/t.trace" -l "$l" -i 1 --min-sample 0 -q \
+			--brief --fault-source "$src" --replay-log "$tmp/log" \
+			-o "$tmp/r.json" -f >"$tmp/run.out" 2>&1 ||
+			{ cat "$tmp/run.out" >&2; fail "$l/$src: replay exited non-zero"; }
+		awk '$4 ~ /^0x3000/ && $3 != "fault" { print $5 }' "$tmp/log" >"$tmp/got_vmas"
+		diff "$tmp/want_vmas" "$tmp/got_vmas" >&2 ||
+			fail "$l/$src: VMA counts after the calls differ from the program's"
+		got=$(awk '$4 ~ /^0x3000/ && $3 == "fault" && $5 == 1' "$tmp/log" | wc -l)
+		all=$(awk '$4 ~ /^0x3000/ && $3 == "fault"' "$tmp/log" | wc -l)
+		[ "$got" -eq "$nf" ] && [ "$all" -eq "$nf" ] ||
+			fail "$l/$src: $got of $all replayed window faults faulted, $nf recorded"
+		grep -q '"workload": *"replay"' "$tmp/r.json" || fail "$l/$src: no result"
+	done
+done
+echo "record: replay matches the program's VMA counts and faults under 5 schemes x 2 sources"
+
+# 2b. Kernel-mode faults (issue 36): a read(2) into a fresh buffer faults
+# in each of its 256 pages from the kernel's copy. They are in the trace
+# (flagged kernel), the host took its mmap_lock for each (kernel_fault in
+# the side file and trace info's table), and a pervma replay takes the mm
+# lock for each without trying the VMA lock (vma_lock_kernel), under both
+# fault sources; the read ratio against the replayable part is near 1.
+head -c 1048576 /dev/urandom >"$tmp/in1m"
+"$vmsim" record -o "$tmp/k.trace" -- python3 "$(dirname "$0")/read_into_buffer.py" "$tmp/in1m" \
+	>"$tmp/k.out" 2>"$tmp/k.err" || { cat "$tmp/k.err" >&2; fail "record of a read(2) exited $?"; }
+buf=$(awk '$1 == "buffer" && $3 == 1048576 { print $2 }' "$tmp/k.out")
+[ -n "$buf" ] || fail "the read(2) program: $(cat "$tmp/k.out" "$tmp/k.err")"
+"$vmsim" trace show "$tmp/k.trace" >"$tmp/k.show"
+nk=$(python3 - "$tmp/k.show" "$buf" <<'PY'
+import sys
+a, n = int(sys.argv[2], 16), 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) > 4 and f[2] == "fault" and "kernel" in f[4:] and a <= int(f[3], 16) < a + (1 << 20):
+        n += 1
+print(n)
+PY
+)
+[ "$nk" -eq 256 ] || fail "kernel-mode faults in the buffer: $nk of 256"
+"$vmsim" trace info "$tmp/k.trace" >"$tmp/k.info" 2>&1 || fail "trace info: $(cat "$tmp/k.info")"
+kall=$(sed -n 's/.*kernel-mode \([0-9]*\)).*/\1/p' "$tmp/k.info")
+[ "${kall:-0}" -ge 256 ] || fail "trace info: kernel-mode ${kall:-none}"
+if [ -d /sys/kernel/tracing/events/mmap_lock ]; then
+	hk=$(awk '$1 == "kernel_fault" { print $2 }' "$tmp/k.info")
+	[ "${hk:-0}" -ge 256 ] && grep -q '^  replayable ' "$tmp/k.info" ||
+		fail "trace info's cause table: kernel_fault ${hk:-none}: $(tail -14 "$tmp/k.info")"
+fi
+for src in synthetic uffd; do
+	"$vmsim" run -w replay --trace "$tmp/k.trace" -l pervma -i 1 --min-sample 0 -q \
+		--brief --fault-source "$src" -o "$tmp/k.json" -f >"$tmp/kr.out" 2>&1 ||
+		{ cat "$tmp/kr.out" >&2; fail "pervma/$src: replay of the read(2) exited non-zero"; }
+	python3 - "$tmp/k.json" "$kall" "$src" <<'PY' || fail "pervma/$src: kernel-mode faults not on the mm lock"
+import json, sys
+p = json.load(open(sys.argv[1]))["results"][0]
+kall, passes = int(sys.argv[2]), p["counted_passes"]
+kern = p["scheme_counters"]["vma_lock_kernel"] / passes
+reads = p["lockstat"]["mmap_lock"]["read"]["acquisitions"] / passes
+assert 256 <= kern <= kall, (kern, kall)
+assert reads >= kern, (reads, kern)
+if sys.argv[3] == "uffd":
+    assert p["uffd"]["kernel_found"] == p["scheme_counters"]["vma_lock_kernel"], p["uffd"]
+h = p.get("host_mmap_lock")
+if h:
+    r = h["read"]["ratio_replayable"]
+    assert 0.7 <= r <= 1.3, h
+PY
+done
+echo "record: a read(2) into a fresh buffer: 256 kernel-mode faults recorded, on the mm lock in a pervma replay"
+
+# 3. -p PID --duration: a running program's calls and faults, for a while.
+"$prog" --loop 4 &
+loop=$!
+sleep 0.5
+"$vmsim" record -o "$tmp/p.trace" -p "$loop" --duration 1 >"$tmp/p.out" 2>&1 ||
+	{ cat "$tmp/p.out" >&2; fail "record -p exited non-zero"; }
+wait "$loop"
+"$vmsim" trace info "$tmp/p.trace" >"$tmp/p.info"
+maps=$(awk '$1 == "mmap" { print $2 }' "$tmp/p.info")
+unmaps=$(awk '$1 == "munmap" { print $2 }' "$tmp/p.info")
+faults=$(awk '$1 == "fault" { print $2 }' "$tmp/p.info")
+[ "$maps" -ge 20 ] && [ $((faults - 2 * maps)) -ge -2 ] && [ $((faults - 2 * maps)) -le 2 ] &&
+	[ $((unmaps - maps)) -ge -1 ] && [ $((unmaps - maps)) -le 1 ] ||
+	fail "record -p: $maps mmaps, $unmaps munmaps, $faults faults"
+grep -q "^command   pid $loop for 1 s" "$tmp/p.info" || fail "record -p: $(head -2 "$tmp/p.info")"
+echo "record: -p recorded $maps mmaps, $unmaps munmaps and $faults faults of a running program"
+
+# 4. Three records onto one name at once (issue 34: the side files of the
+# two that went beside were refused, "exists"): each trace lands, and
+# each has its own side file beside it.
+for i in 1 2 3; do
+	"$vmsim" record -o "$tmp/c.trace" -- python3 -c "import time; time.sleep(0.3)" \
+		>/dev/null 2>"$tmp/c$i.err" &
+done
+wait
+for t in c c-2 c-3; do
+	"$vmsim" trace info "$tmp/$t.trace" >/dev/null 2>&1 ||
+		fail "concurrent records: no $t.trace: $(cat "$tmp"/c?.err)"
+	[ -f "$tmp/$t.trace.mmap_lock.json" ] || ! grep -q mmap_lock /sys/kernel/tracing/available_events 2>/dev/null ||
+		fail "concurrent records: no $t.trace.mmap_lock.json: $(cat "$tmp"/c?.err)"
+done
+echo "record: three records onto one name: c, c-2 and c-3, each with its side file"
+
+# 5. A perf script that hangs is ended at --convert-timeout, with what it
+# had converted kept and said, exit 1, nothing of it left running.
+mkdir -p "$tmp/fakebin"
+printf '#!/bin/sh\nif [ "$1" = script ]; then echo $$ >"%s/script.pid"; exec sleep 3600; fi\nexec %s "$@"\n' \
+	"$tmp" "$(command -v perf)" >"$tmp/fakebin/perf"
+chmod +x "$tmp/fakebin/perf"
+start=$(date +%s)
+rc=0
+PATH=$tmp/fakebin:$PATH "$vmsim" record -o "$tmp/hang.trace" --convert-timeout 2 -- /bin/true \
+	>/dev/null 2>"$tmp/hang.err" || rc=$?
+took=$(($(date +%s) - start))
+spid=$(cat "$tmp/script.pid" 2>/dev/null)
+case $(ps -o stat= -p "${spid:-0}" 2>/dev/null) in ""|Z*) gone=1;; *) gone=0;; esac
+[ $rc -eq 1 ] && [ $took -lt 30 ] && [ $gone = 1 ] &&
+	grep -q "converting stopped by its deadline" "$tmp/hang.err" ||
+	fail "hung perf script: exit $rc after $took s, gone=$gone: $(cat "$tmp/hang.err")"
+[ $gone = 1 ] || kill "$spid" 2>/dev/null
+echo "record: a hung perf script was ended at --convert-timeout ($took s)"

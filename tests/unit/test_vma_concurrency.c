@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Concurrency test of the VMA tree: reader threads do lock-free RCU
+ * lookups and whole-range walks while a writer keeps replacing, splitting
+ * and merging VMAs in transactions. Every VMA carries a checksum of its
+ * own range; retired VMAs are scribbled over before they are freed. A
+ * reader must never see a torn or freed VMA (checksum), an unsorted or
+ * overlapping walk, or a hole in the region the writer keeps fully
+ * covered (transactions are published atomically). Run in the ASan and
+ * TSan builds too.
+ */
+#include "tests/unit/check_util.h"
+#include <stddef.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locks/sync/rcu.h"
+#include "sim/vma_tree.h"
+
+#define P       SIM_PAGE_SIZE
+#define BASE    (1UL << 32)
+#define REGION  256                      /* pages always covered */
+#define READERS 3
+
+static unsigned long sum(unsigned long s, unsigned long e)
+{
+	return (s * 0x9E3779B97F4A7C15UL) ^ (e + 0x12345);
+}
+
+static struct sim_vma *mk(unsigned long s, unsigned long e)
+{
+	struct sim_vma *v = calloc(1, sizeof(*v));
+
+	v->vm_start = s;
+	v->vm_end = e;
+	v->vm_flags = VM_READ;
+	v->vm_file = SIM_FILE_NONE;
+	v->vm_pgoff = sum(s, e);
+	return v;
+}
+
+/* Freed after a grace period: a reader that still used it would see the
+ * scribble (or ASan the free). */
+static void scribble_free(struct sim_rcu_head *h)
+{
+	void *p = (char *)h - offsetof(struct sim_vma, rcu);
+
+	memset(p, 0x5a, sizeof(struct sim_vma));
+	free(p);
+}
+
+struct shared {
+	struct vma_tree t;
+	_Atomic int stop;
+	_Atomic long bad, reads, walks;
+};
+
+struct walk { unsigned long at; int bad; };
+
+static int walk_fn(struct sim_vma *v, void *arg)
+{
+	struct walk *w = arg;
+
+	if (v->vm_pgoff != sum(v->vm_start, v->vm_end) || v->vm_start != w->at)
+		w->bad = 1;
+	w->at = v->vm_end;
+	return 0;
+}
+
+static void *reader(void *arg)
+{
+	struct shared *s = arg;
+	unsigned seed = (unsigned)(uintptr_t)&seed;
+
+	while (!atomic_load(&s->stop)) {
+		unsigned long addr = BASE + (unsigned long)(rand_r(&seed) % REGION) * P;
+		struct walk w = { BASE, 0 };
+		struct sim_vma *v;
+
+		sim_rcu_read_lock();
+		v = vma_tree_find(&s->t, addr);
+		if (!v || v->vm_start > addr || v->vm_end <= addr ||
+		    v->vm_pgoff != sum(v->vm_start, v->vm_end))
+			atomic_fetch_add(&s->bad, 1);
+		sim_rcu_read_unlock();
+		atomic_fetch_add(&s->reads, 1);
+		if (rand_r(&seed) % 16 == 0) {
+			sim_rcu_read_lock();
+			vma_tree_for_each(&s->t, BASE, BASE + REGION * P, walk_fn, &w);
+			sim_rcu_read_unlock();
+			if (w.bad || w.at != BASE + REGION * P)
+				atomic_fetch_add(&s->bad, 1);
+			atomic_fetch_add(&s->walks, 1);
+		}
+	}
+	return NULL;
+}
+
+/* One transaction: split the VMA at a random page, or merge it with its
+ * successor; the region stays exactly covered. */
+static void mutate(struct shared *s, unsigned *seed)
+{
+	unsigned long addr = BASE + (unsigned long)(rand_r(seed) % REGION) * P;
+	struct vma_tree *t = &s->t;
+	struct sim_vma *v, *n;
+
+	vma_tree_begin(t);
+	v = vma_tree_txn_find(t, addr);
+	if (v->vm_end - v->vm_start > P && rand_r(seed) % 2) {
+		unsigned long mid = v->vm_start + P *
+			(1 + (unsigned long)rand_r(seed) % ((v->vm_end - v->vm_start) / P - 1));
+
+		vma_tree_retire(t, NULL, &v->rcu, scribble_free);
+		vma_tree_erase(t, v);
+		vma_tree_insert(t, mk(v->vm_start, mid));
+		vma_tree_insert(t, mk(mid, v->vm_end));
+	} else if ((n = vma_tree_txn_find(t, v->vm_end)) && n->vm_start == v->vm_end) {
+		vma_tree_retire(t, NULL, &v->rcu, scribble_free);
+		vma_tree_retire(t, NULL, &n->rcu, scribble_free);
+		vma_tree_erase(t, v);
+		vma_tree_erase(t, n);
+		vma_tree_insert(t, mk(v->vm_start, n->vm_end));
+	}
+	vma_tree_commit(t);
+}
+
+START_TEST(test_readers_vs_writer)
+{
+	struct shared *s = calloc(1, sizeof(*s));
+	pthread_t r[READERS];
+	unsigned seed = 7;
+
+	ck_assert_int_eq(vma_tree_init(&s->t), 0);
+	vma_tree_begin(&s->t);
+	for (int i = 0; i < REGION; i += 8)
+		vma_tree_insert(&s->t, mk(BASE + (unsigned long)i * P,
+					  BASE + (unsigned long)(i + 8) * P));
+	vma_tree_commit(&s->t);
+	for (int i = 0; i < READERS; i++)
+		pthread_create(&r[i], NULL, reader, s);
+	for (int i = 0; i < 60000; i++)
+		mutate(s, &seed);
+	atomic_store(&s->stop, 1);
+	for (int i = 0; i < READERS; i++)
+		pthread_join(r[i], NULL);
+	ck_assert_int_eq(atomic_load(&s->bad), 0);
+	ck_assert_int_gt(atomic_load(&s->reads), 1000);
+	ck_assert_int_gt(atomic_load(&s->walks), 10);
+	vma_tree_destroy(&s->t, free);
+	free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vma_concurrency");
+	TCase *tc = tcase_create("rcu");
+
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, test_readers_vs_writer);
+	suite_add_tcase(s, tc);
+	return check_run(s, CK_NORMAL);
+}
