@@ -37,6 +37,16 @@ int bench_fault_run(FILE *out, size_t len, int rounds,
 #define BENCH_SLAB_ROUNDS_MAX 64
 int bench_slab_run(FILE *out, int rounds);
 
+/*
+ * vmsim bench lock (cli/bench_lock.c): one thread takes and releases a
+ * page's range on every scheme, read side and write side, uncontended,
+ * the schemes interleaved for rounds rounds (at most
+ * BENCH_LOCK_ROUNDS_MAX); prints ns per acquisition + release. 0 or
+ * -errno.
+ */
+#define BENCH_LOCK_ROUNDS_MAX 64
+int bench_lock_run(FILE *out, int rounds);
+
 /* The bare uffd loop of bench fault over len bytes in wait mode w, a
  * UFFDIO_COPY of folio bytes a fault: pages per second. 0 or -errno. */
 int bench_bare_uffd_rate(size_t len, enum uffd_wait_mode w, size_t folio,

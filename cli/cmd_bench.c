@@ -153,36 +153,62 @@ static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 	return 0;
 }
 
-static int cmd_bench_slab(int argc, char **argv, const struct cli_ctx *ctx)
+/* The options of a bench that takes only --rounds (default 7, at most
+ * 64): 0 and *rounds, 1 after --help, or EXIT_USAGE after one line. */
+static int bench_rounds_opts(int argc, char **argv, long *rounds)
 {
 	static const struct option opts[] = {
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	long rounds = 7;
-	int opt, ret;
+	int opt;
 
-	_Static_assert(BENCH_SLAB_ROUNDS_MAX == 64, "the message says 64");
+	_Static_assert(BENCH_SLAB_ROUNDS_MAX == 64 && BENCH_LOCK_ROUNDS_MAX == 64,
+		       "the message says 64");
+	*rounds = 7;
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		if (opt == 'r' && parse_long(optarg, 1, BENCH_SLAB_ROUNDS_MAX,
-					     &rounds))
+		if (opt == 'r' && parse_long(optarg, 1, 64, rounds))
 			return cli_bad("bad round count '%s': want 1 to 64", optarg);
 		if (opt == 'h') {
 			cli_help("bench");
-			return 0;
+			return 1;
 		}
 		if (opt != 'r')
 			return cli_bad_option(argv, opt, opts);
 	}
 	if (optind < argc)
 		return cli_bad("unexpected argument '%s'", argv[optind]);
-	if (ctx->dry_run)
-		return 0;
+	return 0;
+}
+
+static int cmd_bench_slab(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	long rounds;
+	int ret = bench_rounds_opts(argc, argv, &rounds);
+
+	if (ret || ctx->dry_run)
+		return ret == 1 ? 0 : ret;
 	ret = bench_slab_run(stdout, (int)rounds);
 	if (ret) {
 		fprintf(stderr, "%s: bench slab: cannot set up a slab cache: %s\n",
+			prog, strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_bench_lock(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	long rounds;
+	int ret = bench_rounds_opts(argc, argv, &rounds);
+
+	if (ret || ctx->dry_run)
+		return ret == 1 ? 0 : ret;
+	ret = bench_lock_run(stdout, (int)rounds);
+	if (ret) {
+		fprintf(stderr, "%s: bench lock: cannot make a scheme's lock: %s\n",
 			prog, strerror(-ret));
 		return 1;
 	}
@@ -198,6 +224,7 @@ static const struct {
 	{ "tree", cmd_bench_tree },
 	{ "fault", cmd_bench_fault },
 	{ "slab", cmd_bench_slab },
+	{ "lock", cmd_bench_lock },
 	{ "scale", cmd_bench_scale },
 };
 #define NBENCHES ((int)(sizeof(benches) / sizeof(benches[0])))

@@ -42,6 +42,7 @@ PREFIXES = [
                                     "sim_downgrade_", "rwsem_"]),
     ("locks/sync/lockstat.c", ["lockstat_"]),
     ("locks/sync/mutex.c", ["sim_mutex_"]),
+    ("locks/sync/range_list.c", ["sim_range_list_"]),
     ("locks/sync/slots.c", ["slots_", "slot_"]),
     ("locks/sync/clock.c", ["clock_"]),
     ("locks/sync/debug.c", ["sim_warn"]),

@@ -167,9 +167,16 @@ static int agent_start_mm(struct agent *a, char *err, size_t errlen)
 		uo.ncpus = nc;
 	}
 	ret = sim_mm_create(&mc, &a->mm);
+	/* With a uffd per task the arena is registered in 2 MiB stripes, a
+	 * mapping each: 8192 for the default 16G, per target of the run,
+	 * all counted against the host's vm.max_map_count. */
 	if (ret)
-		snprintf(err, errlen, "cannot create the simulated mm: %s",
-			 strerror(-ret));
+		snprintf(err, errlen, "cannot create the simulated mm: %s%s",
+			 strerror(-ret), ret == -ENOMEM && c->uffd_split !=
+			 UFFD_SPLIT_SHARED && !c->processes ? " (a uffd per "
+			 "task registers the arena in 2M stripes, a mapping each "
+			 "of every scheme's: within vm.max_map_count, give a "
+			 "smaller --arena, fewer schemes, or --uffd shared)" : "");
 	return ret;
 }
 
@@ -259,8 +266,13 @@ static void agent_iterate(struct agent *a)
 				   &shared);
 	if (ret) {
 		a->r->ret = ret;
+		/* Every target's tasks, handlers and uffd stripes are set
+		 * up at once: at hundreds of tasks under several schemes the
+		 * process's mappings can reach vm.max_map_count. */
 		snprintf(a->r->err, sizeof(a->r->err), "%s setup with %d tasks: "
-			 "%s", c->wl->name, g->nfg, strerror(-ret));
+			 "%s%s", c->wl->name, g->nfg, strerror(-ret),
+			 ret == -ENOMEM ? " (the host's memory, or its "
+			 "vm.max_map_count: fewer tasks or schemes a run)" : "");
 		/* Its tasks will not come to the gate: stand in for them. */
 		atomic_fetch_add(&g->shm->ready, a->nmine);
 		agent_wake_all(&g->shm->ready);
