@@ -161,3 +161,19 @@ int bench_tree_run(FILE *out, const size_t *sizes, int nsizes, long lookups)
 	free(rows);
 	return 0;
 }
+
+bool bench_pin_cpu0(cpu_set_t *old)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	return !sched_getaffinity(0, sizeof(*old), old) &&
+	       !sched_setaffinity(0, sizeof(set), &set);
+}
+
+void bench_unpin(bool pinned, const cpu_set_t *old)
+{
+	if (pinned)
+		sched_setaffinity(0, sizeof(*old), old);
+}

@@ -3,6 +3,8 @@
 #ifndef VMSIM_BENCH_H
 #define VMSIM_BENCH_H
 
+#include <sched.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -34,6 +36,11 @@ int bench_fault_run(FILE *out, size_t len, int rounds,
  * and under the CPU's lock — interleaved for rounds rounds (at most
  * BENCH_SLAB_ROUNDS_MAX); prints ns per allocation + free. 0 or -errno.
  */
+/* The calling thread on CPU 0 for a single-thread benchmark (old: its
+ * affinity, to put back with bench_unpin): false if it could not be. */
+bool bench_pin_cpu0(cpu_set_t *old);
+void bench_unpin(bool pinned, const cpu_set_t *old);
+
 #define BENCH_SLAB_ROUNDS_MAX 64
 int bench_slab_run(FILE *out, int rounds);
 

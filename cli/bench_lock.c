@@ -10,7 +10,6 @@
  * list lock's walk, CAS and node), not contention: that needs tasks.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -59,7 +58,7 @@ int bench_lock_run(FILE *out, int rounds)
 	double (*ns)[2][BENCH_LOCK_ROUNDS_MAX] = calloc((size_t)lock_nschemes,
 							sizeof(*ns));
 	double med[2], base[2] = { 0, 0 };
-	cpu_set_t set, old;
+	cpu_set_t old;
 	bool pinned;
 	int ret = 0;
 
@@ -69,10 +68,7 @@ int bench_lock_run(FILE *out, int rounds)
 		free(ns);
 		return -EINVAL;
 	}
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pinned = !sched_getaffinity(0, sizeof(old), &old) &&
-		 !sched_setaffinity(0, sizeof(set), &set);
+	pinned = bench_pin_cpu0(&old);
 	for (int r = 0; r < rounds && !ret; r++)
 		for (int k = 0; k < lock_nschemes && !ret; k++) {
 			/* Rotated: no scheme always first in a round. */
@@ -80,8 +76,7 @@ int bench_lock_run(FILE *out, int rounds)
 
 			ret = round_ns(lock_schemes[s], &ns[s][0][r], &ns[s][1][r]);
 		}
-	if (pinned)
-		sched_setaffinity(0, sizeof(old), &old);
+	bench_unpin(pinned, &old);
 	sim_rcu_barrier();               /* the list lock's retired nodes */
 	if (ret) {
 		free(ns);

@@ -9,7 +9,6 @@
  * the rounds is printed, and each one's ratio to SLUB under the lock.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -70,22 +69,18 @@ int bench_slab_run(FILE *out, int rounds)
 	};
 	double ns[4][BENCH_SLAB_ROUNDS_MAX], med[4];
 	bool used[4] = { false };
-	cpu_set_t set, old;
+	cpu_set_t old;
 	bool pinned;
 	int ret = 0;
 
 	if (rounds < 1 || rounds > BENCH_SLAB_ROUNDS_MAX)
 		return -EINVAL;
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pinned = !sched_getaffinity(0, sizeof(old), &old) &&
-		 !sched_setaffinity(0, sizeof(set), &set);
+	pinned = bench_pin_cpu0(&old);
 	for (int r = 0; r < rounds && !ret; r++)
 		for (int c = 0; c < 4 && !ret; c++)
 			ret = round_ns(c < 2 ? SLAB_SLUB : SLAB_SHEAVES, c & 1,
 				       &used[c], &ns[c][r]);
-	if (pinned)
-		sched_setaffinity(0, sizeof(old), &old);
+	bench_unpin(pinned, &old);
 	if (ret)
 		return ret;
 	fprintf(out, "ns per allocation + free, one thread%s, median of %d "

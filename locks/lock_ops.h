@@ -262,6 +262,13 @@ int lock_mm_init(struct lock_inst *l, const struct lock_ops *ops,
 		 struct slot_array *slots, size_t slot_size);
 void lock_mm_fini(struct lock_inst *l, struct sim_rwsem *mmap_lock,
 		  struct slot_array *slots);
+/* A range scheme's write_begin_unplaced: the range to lock for an mmap
+ * of len bytes with hint — where env->mmap_guess expects it (into
+ * *guess), or, with no room, the whole space (*guess 0): the mm
+ * revalidates under the lock either way. */
+void lock_unplaced_range(const struct lock_env *env, unsigned long hint,
+			 unsigned long len, unsigned long *guess,
+			 unsigned long *start, unsigned long *end);
 /* A scheme's per-thread event counters: n uint64_t from offset off of
  * each slot, summed, named names_in[] — into names/values; returns n. */
 int lock_slot_counters(const struct slot_array *slots, size_t off,

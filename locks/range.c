@@ -381,14 +381,10 @@ static void rl_write_begin_unplaced(struct lock_inst *l, unsigned long hint,
 				    unsigned long len, struct lock_handle *h,
 				    unsigned long *guess)
 {
-	const struct lock_env *env = &l->env;
+	unsigned long start, end;
 
-	if (env->mmap_guess(env->arg, hint, len, guess)) {
-		*guess = 0;
-		rl_lock(to_rl(l), env->space_start, env->space_end, true, h);
-		return;
-	}
-	rl_lock(to_rl(l), *guess, *guess + len, true, h);
+	lock_unplaced_range(&l->env, hint, len, guess, &start, &end);
+	rl_lock(to_rl(l), start, end, true, h);
 }
 
 static void rl_read_range_begin(struct lock_inst *l, unsigned long start,

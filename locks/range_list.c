@@ -105,14 +105,10 @@ static void rlist_write_begin_unplaced(struct lock_inst *l, unsigned long hint,
 				       unsigned long len, struct lock_handle *h,
 				       unsigned long *guess)
 {
-	const struct lock_env *env = &l->env;
+	unsigned long start, end;
 
-	if (env->mmap_guess(env->arg, hint, len, guess)) {
-		*guess = 0;
-		rlist_lock_range(l, env->space_start, env->space_end, true, h);
-		return;
-	}
-	rlist_lock_range(l, *guess, *guess + len, true, h);
+	lock_unplaced_range(&l->env, hint, len, guess, &start, &end);
+	rlist_lock_range(l, start, end, true, h);
 }
 
 static void rlist_read_range_begin(struct lock_inst *l, unsigned long start,

@@ -102,3 +102,17 @@ int lock_slot_counters(const struct slot_array *slots, size_t off,
 	}
 	return n;
 }
+
+void lock_unplaced_range(const struct lock_env *env, unsigned long hint,
+			 unsigned long len, unsigned long *guess,
+			 unsigned long *start, unsigned long *end)
+{
+	if (env->mmap_guess(env->arg, hint, len, guess)) {
+		*guess = 0;
+		*start = env->space_start;
+		*end = env->space_end;
+		return;
+	}
+	*start = *guess;
+	*end = *guess + len;
+}

@@ -271,7 +271,6 @@ struct srl_node *sim_range_list_lock(struct sim_range_list *l,
 {
 	struct srl_node *n = srl_new(start, end, writer);
 	uint64_t t0 = lockstat_now();
-	bool waited = false;
 	enum srl_walked w;
 
 	if (!n)
@@ -283,18 +282,18 @@ struct srl_node *sim_range_list_lock(struct sim_range_list *l,
 			continue;
 		}
 		srl_count(l, SRL_VALIDATE_FAIL);
-		waited = true;
 		sim_rcu_read_unlock();
 		srl_release(n);
 		if (!(n = srl_new(start, end, writer)))
 			return NULL;
+		n->waited = true;                /* it gave way once */
 		sim_rcu_read_lock();
 	}
 	sim_rcu_read_unlock();
 	*t_acquired = lockstat_now();
 	if (l->stat)
 		lockstat_acquired(l->stat, writer ? LS_WRITE : LS_READ,
-				  waited || n->waited, *t_acquired - t0);
+				  n->waited, *t_acquired - t0);
 	return n;
 }
 
