@@ -10,7 +10,8 @@
  * (the kernel restarts a section a signal interrupts). Every object
  * handed out is claimed in a shared map, which must find it unclaimed;
  * at the end every object is in exactly one place (slab_check). The
- * counters must show sections committed and restarted — or, where the
+ * counters must show sections committed (and, signalled until one is,
+ * restarted: test_restarts) — or, where the
  * build cannot use them (TSan, no rseq area), that the cache knows it,
  * and the same stress runs on the locked paths. Each is also run with
  * the sections switched off (--slab-fastpath lock).
@@ -20,6 +21,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "sim/mem/slab.h"
 #include "sim/mem/slab_rseq.h"
@@ -224,9 +226,16 @@ static void stress(enum slab_kind kind, bool rseq)
 	       (unsigned long long)slab_counter(s, SLAB_FREE_FASTPATH),
 	       (unsigned long long)slab_counter(s, SLAB_ALLOC_SLOWPATH),
 	       (unsigned long long)slab_counter(s, SLAB_FREE_SLOWPATH));
+	/* Sections committed, each counted as a fast path too. How many
+	 * depends on how often a preempted lock holder sends a section to
+	 * the locked path (1.9 M to 3.2 M of the 12 M steps seen on 2
+	 * CPUs): no threshold here. That the kernel restarts sections is
+	 * test_restarts'. */
 	if (rseq) {
-		ck_assert_uint_gt(slab_counter(s, SLAB_FAST_RSEQ), STEPS);
-		ck_assert_uint_gt(slab_counter(s, SLAB_RSEQ_ABORT), 0);
+		ck_assert_uint_gt(slab_counter(s, SLAB_FAST_RSEQ), 0);
+		ck_assert_uint_le(slab_counter(s, SLAB_FAST_RSEQ),
+				  slab_counter(s, SLAB_ALLOC_FASTPATH) +
+				  slab_counter(s, SLAB_FREE_FASTPATH));
 	} else {
 		ck_assert_uint_eq(slab_counter(s, SLAB_FAST_RSEQ), 0);
 	}
@@ -321,6 +330,90 @@ START_TEST(test_sections)
 }
 END_TEST
 
+/* One thread allocating and freeing one object at a time (sections,
+ * nothing else), signalled from another thread until the kernel has
+ * restarted one of its sections: the restart is taken, counted, and the
+ * cache is whole after it. Bounded by RESTART_WAIT_S, far beyond the
+ * few signals it takes (a signal lands in a section a good part of the
+ * time): the bound only keeps a broken build from hanging. */
+#define RESTART_WAIT_S 120
+
+struct restarter {
+	struct slab_cache *s;
+	_Atomic bool stop;
+	uint32_t held[64];
+	int n;
+};
+
+static void *restarter_main(void *arg)
+{
+	struct restarter *r = arg;
+
+	while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+		uint32_t i = slab_alloc(r->s, &stat);
+
+		if (i != SLAB_NIL && r->n < 64)
+			r->held[r->n++] = i;
+		else if (i != SLAB_NIL)
+			slab_free(r->s, &stat, i);
+		if (r->n == 64)
+			while (r->n)
+				slab_free(r->s, &stat, r->held[--r->n]);
+	}
+	return NULL;
+}
+
+START_TEST(test_restarts)
+{
+	enum slab_kind kind = _i ? SLAB_SHEAVES : SLAB_SLUB;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct restarter r = { .n = 0 };
+	uint8_t *live = calloc(NOBJS + SLAB_OBJS, 1);
+	struct timespec t0, now;
+	const char *bad;
+	pthread_t th;
+	long sent = 0;
+
+	ck_assert_ptr_nonnull(live);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	stat.list_lock = lockstat_class_new("slab_list_lock");
+	stat.barn_lock = lockstat_class_new("barn_lock");
+	ck_assert_int_eq(slab_cache_create(kind, RCU_FREE_HURRY, "t", NOBJS, NULL,
+				   (int)sysconf(_SC_NPROCESSORS_ONLN), &r.s), 0);
+	if (!r.s->fast_rseq) {
+		printf("restarts: sections not usable in this build or here\n");
+		slab_cache_destroy(r.s);
+		free(live);
+		return;
+	}
+	atomic_init(&r.stop, false);
+	ck_assert_int_eq(pthread_create(&th, NULL, restarter_main, &r), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		pthread_kill(th, SIGUSR1);
+		sent++;
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!slab_counter(r.s, SLAB_RSEQ_ABORT) &&
+		 now.tv_sec - t0.tv_sec < RESTART_WAIT_S);
+	atomic_store(&r.stop, true);
+	pthread_join(th, NULL);
+	printf("%s: %llu restarts after %ld signals\n", slab_kind_name(kind),
+	       (unsigned long long)slab_counter(r.s, SLAB_RSEQ_ABORT), sent);
+	ck_assert_msg(slab_counter(r.s, SLAB_RSEQ_ABORT) > 0,
+		      "%s: no section restarted after %ld signals in %d s",
+		      slab_kind_name(kind), sent, RESTART_WAIT_S);
+	for (int j = 0; j < r.n; j++)
+		live[r.held[j]] = 1;
+	bad = slab_check(r.s, live, (uint64_t)r.n);
+	ck_assert_msg(!bad, "%s: %s", slab_kind_name(kind), bad);
+	slab_cache_destroy(r.s);
+	free(live);
+}
+END_TEST
+
 START_TEST(test_stress)
 {
 	stress(_i & 1 ? SLAB_SHEAVES : SLAB_SLUB, _i < 2);
@@ -334,6 +427,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_loop_test(tc, test_sections, 0, 2);
+	tcase_add_loop_test(tc, test_restarts, 0, 2);
 	tcase_add_loop_test(tc, test_stress, 0, 4);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
