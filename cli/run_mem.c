@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* vmsim run's simulated-memory options: folios, fault-around, the
- * page frames behind faults (--frames, --phys, --bulk-free) and the slab
- * caches VMAs and tree nodes come from (--slab, --rcu-free). */
+ * page frames behind faults (--frames, --phys, --bulk-free), the slab
+ * caches VMAs and tree nodes come from (--slab, --rcu-free) — and what
+ * a range scheme locks for the mm's mprotect (--mprotect-range): the
+ * components a run may compare under one scheme, each a variant. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -141,6 +143,15 @@ int run_mem_opt(struct run_cfg *c, enum run_opt_id which, const char *arg)
 		runner_targets_set(c, RUN_VARY_RCU_FREE, v, n);
 		c->rcu_free_given = true;
 		return 0;
+	case RUN_O_MPROTECT_RANGE:
+		if (variants(which, arg, lock_mprotect_range_names,
+			     LOCK_MPROTECT_N, vals, &n))
+			return EXIT_USAGE;
+		for (int i = 0; i < n; i++)
+			v[i].mprotect = (enum lock_mprotect_range)vals[i];
+		runner_targets_set(c, RUN_VARY_MPROTECT, v, n);
+		c->mprotect_given = true;
+		return 0;
 	case RUN_O_VMA_FREE:       /* "scheme" is not given: the absence */
 		if ((k = run_opt_pick(which, arg, sim_vma_free_names + 1,
 				      SIM_VMA_FREE_N - 1)) < 0)
@@ -176,24 +187,66 @@ bool run_slab_fast_rseq(const struct run_cfg *c)
 	       slab_fast_rseq_usable((int)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-/* --slab and --rcu-free together: several values of one of them, under
- * one scheme; --rcu-free only where a sheaves slab is, --kfree-rcu where
- * a SLUB one is; --slab-fastpath where either is, rseq only where it can
- * run; --vma-free typesafe only under schemes that allow it. */
+/* The components a run may vary under one scheme, as --help names
+ * them in a complaint. */
+static const char *const vary_what[RUN_VARY_N] = {
+	[RUN_VARY_SLAB] = "slabs", [RUN_VARY_RCU_FREE] = "rcu-free variants",
+	[RUN_VARY_MPROTECT] = "mprotect ranges",
+};
 
-static int slab_settle(const struct run_cfg *c)
+/* One list at a time: several values of one of --slab, --rcu-free and
+ * --mprotect-range, under one scheme. */
+static int vary_settle(const struct run_cfg *c)
 {
 	const int *n = c->nvaried;
+	int lists = 0, which = RUN_VARY_SCHEME;
+
+	for (int w = RUN_VARY_SCHEME + 1; w < RUN_VARY_N; w++)
+		if (n[w] > 1) {
+			lists++;
+			which = w;
+		}
+	/* The targets hold one list only (the last given). */
+	if (lists > 1)
+		return cli_bad("%s", "compare one component at a time: one of "
+			   "--slab, --rcu-free and --mprotect-range with several "
+			   "values");
+	if (lists && n[RUN_VARY_SCHEME] > 1)
+		return cli_bad("compare %s under one scheme: give --lock one scheme",
+			   vary_what[which]);
+	return 0;
+}
+
+/* --mprotect-range where a target's scheme has an mprotect range to
+ * choose (lock_ops.write_begin_mprotect). */
+static int mprotect_settle(const struct run_cfg *c)
+{
+	char names[256] = "";
+	size_t used = 0;
+
+	if (!c->mprotect_given)
+		return 0;
+	for (int i = 0; i < c->ntargets; i++)
+		if (c->targets[i].lock->write_begin_mprotect)
+			return 0;
+	for (int i = 0; i < lock_nschemes && used < sizeof(names); i++)
+		if (lock_schemes[i]->write_begin_mprotect)
+			used += (size_t)snprintf(names + used, sizeof(names) - used,
+						 "%s%s", used ? ", " : "",
+						 lock_schemes[i]->name);
+	return cli_bad("--mprotect-range applies only to the schemes that choose "
+		   "an mprotect's range (%s)", names);
+}
+
+/* --rcu-free only where a sheaves slab is, --kfree-rcu where a SLUB one
+ * is; --slab-fastpath where either is, rseq only where it can run;
+ * --vma-free typesafe only under schemes that allow it. */
+static int slab_settle(const struct run_cfg *c)
+{
 	bool sheaves = false, slub = false;
 
-	/* First: the targets hold one list only (the last given). */
-	if (n[RUN_VARY_SLAB] > 1 && n[RUN_VARY_RCU_FREE] > 1)
-		return cli_bad("%s", "compare one component at a time: --slab or "
-			   "--rcu-free with several values, not both");
-	if ((n[RUN_VARY_SLAB] > 1 || n[RUN_VARY_RCU_FREE] > 1) &&
-	    n[RUN_VARY_SCHEME] > 1)
-		return cli_bad("compare %s under one scheme: give --lock one scheme",
-			   n[RUN_VARY_SLAB] > 1 ? "slabs" : "rcu-free variants");
+	if (vary_settle(c) || mprotect_settle(c))
+		return EXIT_USAGE;
 	for (int i = 0; i < c->ntargets; i++) {
 		sheaves |= c->targets[i].slab == SLAB_SHEAVES;
 		slub |= c->targets[i].slab == SLAB_SLUB;

@@ -51,10 +51,24 @@ static void run_options_mem_json(json_object *o, const struct run_cfg *c,
 		json_object_object_add(o, "slab_fastpath", json_object_new_string(
 			run_optlist[RUN_O_SLAB_FASTPATH].choices[
 				!run_slab_fast_rseq(c)]));
+	/* What mprotect locks, where the scheme has a choice. */
+	if (runner_target_lock(c, target)->write_begin_mprotect)
+		json_object_object_add(o, "mprotect_range", json_object_new_string(
+			lock_mprotect_range_names[runner_target_mprotect(c, target)]));
 	json_object_object_add(o, "tree_alloc", json_object_new_string(
 		run_optlist[RUN_O_TREE_ALLOC].choices[c->mm.tree_spares]));
 	json_object_object_add(o, "rcu_cbs", json_object_new_string(
 		sim_rcu_cbs_names[c->mm.rcu_cbs]));
+}
+
+/* Do some of the run's schemes choose an mprotect's range and some not? */
+static bool mprotect_mixed(const struct run_cfg *c)
+{
+	int n = 0;
+
+	for (int k = 0; k < runner_ntargets(c); k++)
+		n += runner_target_lock(c, k)->write_begin_mprotect != NULL;
+	return n && n < runner_ntargets(c);
 }
 
 json_object *run_by_scheme_json(const struct run_cfg *c)
@@ -67,6 +81,9 @@ json_object *run_by_scheme_json(const struct run_cfg *c)
 		json_object_array_add(a, json_object_new_string("slab"));
 	if (runner_varies(c, RUN_VARY_RCU_FREE))
 		json_object_array_add(a, json_object_new_string("rcu_free"));
+	/* Varied, or recorded by some schemes (those with a choice) only. */
+	if (runner_varies(c, RUN_VARY_MPROTECT) || mprotect_mixed(c))
+		json_object_array_add(a, json_object_new_string("mprotect_range"));
 	return a;
 }
 

@@ -374,6 +374,46 @@ static void print_scheme_choices(const struct run_cfg *c)
 	printf(")");
 }
 
+/* The banner's simulated components, where not the defaults: slabs,
+ * RCU, how VMAs are freed, what mprotect locks, tree nodes. */
+static void print_components(const struct run_cfg *c)
+{
+	for (int i = 0; runner_varies(c, RUN_VARY_SLAB) && i < c->ntargets; i++)
+		printf("%s%s", i ? "," : ", slabs ",
+		       slab_kind_name(c->targets[i].slab));
+	if (!runner_varies(c, RUN_VARY_SLAB) && c->targets[0].slab != SLAB_MALLOC)
+		printf(", %s slab", slab_kind_name(c->targets[0].slab));
+	for (int i = 0; runner_varies(c, RUN_VARY_RCU_FREE) && i < c->ntargets; i++)
+		printf("%s%s", i ? "," : ", rcu_free by ",
+		       slab_rcu_free_name(c->targets[i].rcu_free));
+	if (!runner_varies(c, RUN_VARY_RCU_FREE) &&
+	    (c->targets[0].slab == SLAB_SHEAVES || c->rcu_free_given))
+		printf(", rcu_free by %s",
+		       slab_rcu_free_name(c->targets[0].rcu_free));
+	if (c->mm.vma_free != SIM_VMA_FREE_SCHEME)
+		printf(", %s VMAs", sim_vma_free_name(c->mm.vma_free));
+	for (int i = 0; runner_varies(c, RUN_VARY_MPROTECT) && i < c->ntargets; i++)
+		printf("%s%s", i ? "," : ", mprotect ranges ",
+		       lock_mprotect_range_names[c->targets[i].mprotect]);
+	if (!runner_varies(c, RUN_VARY_MPROTECT) && c->mprotect_given)
+		printf(", mprotect range %s",
+		       lock_mprotect_range_names[c->targets[0].mprotect]);
+	if (c->kfree_rcu_given)
+		printf(", kfree_rcu %s", sim_kfree_rcu_name(c->mm.kfree_rcu));
+	if (c->rcu_lazy_given)
+		printf(", lazy RCU %u sheaves or %llu ms",
+		       c->mm.rcu_lazy_max ? c->mm.rcu_lazy_max : RCU_LAZY_MAX,
+		       (unsigned long long)(c->mm.rcu_lazy_flush_ms ?
+			c->mm.rcu_lazy_flush_ms : RCU_LAZY_FLUSH_NS / 1000000));
+	if (c->mm.tree_spares)
+		printf(", tree nodes from kept spares");
+	if ((c->targets[0].slab != SLAB_MALLOC || runner_varies(c, RUN_VARY_SLAB)) &&
+	    !run_slab_fast_rseq(c))
+		printf(", slab fast paths locked");
+	if (c->mm.rcu_cbs == SIM_RCU_CBS_ONE)
+		printf(", one RCU callback thread");
+}
+
 void run_print_banner(const struct run_cfg *c)
 {
 	printf("vmsim %s: workload %s, lock ", VMSIM_VERSION, c->wl->name);
@@ -408,34 +448,7 @@ void run_print_banner(const struct run_cfg *c)
 		       c->phys >> 20, c->frames == FRAMES_PCP ?
 		       (c->bulk_free == FRAMES_ONEPASS ? ", one-pass bulk free" :
 			", two-pass bulk free") : "");
-	for (int i = 0; runner_varies(c, RUN_VARY_SLAB) && i < c->ntargets; i++)
-		printf("%s%s", i ? "," : ", slabs ",
-		       slab_kind_name(c->targets[i].slab));
-	if (!runner_varies(c, RUN_VARY_SLAB) && c->targets[0].slab != SLAB_MALLOC)
-		printf(", %s slab", slab_kind_name(c->targets[0].slab));
-	for (int i = 0; runner_varies(c, RUN_VARY_RCU_FREE) && i < c->ntargets; i++)
-		printf("%s%s", i ? "," : ", rcu_free by ",
-		       slab_rcu_free_name(c->targets[i].rcu_free));
-	if (!runner_varies(c, RUN_VARY_RCU_FREE) &&
-	    (c->targets[0].slab == SLAB_SHEAVES || c->rcu_free_given))
-		printf(", rcu_free by %s",
-		       slab_rcu_free_name(c->targets[0].rcu_free));
-	if (c->mm.vma_free != SIM_VMA_FREE_SCHEME)
-		printf(", %s VMAs", sim_vma_free_name(c->mm.vma_free));
-	if (c->kfree_rcu_given)
-		printf(", kfree_rcu %s", sim_kfree_rcu_name(c->mm.kfree_rcu));
-	if (c->rcu_lazy_given)
-		printf(", lazy RCU %u sheaves or %llu ms",
-		       c->mm.rcu_lazy_max ? c->mm.rcu_lazy_max : RCU_LAZY_MAX,
-		       (unsigned long long)(c->mm.rcu_lazy_flush_ms ?
-			c->mm.rcu_lazy_flush_ms : RCU_LAZY_FLUSH_NS / 1000000));
-	if (c->mm.tree_spares)
-		printf(", tree nodes from kept spares");
-	if ((c->targets[0].slab != SLAB_MALLOC || runner_varies(c, RUN_VARY_SLAB)) &&
-	    !run_slab_fast_rseq(c))
-		printf(", slab fast paths locked");
-	if (c->mm.rcu_cbs == SIM_RCU_CBS_ONE)
-		printf(", one RCU callback thread");
+	print_components(c);
 	if (c->wl->min_mem && c->wo.mem % (1UL << 20))
 		printf(", mem %zu KiB", c->wo.mem >> 10);
 	else if (c->wl->min_mem)
@@ -445,9 +458,12 @@ void run_print_banner(const struct run_cfg *c)
 	printf(", %d iteration%s", c->wo.iterations, PLURAL(c->wo.iterations));
 	if (c->wl->background)
 		printf(", %d writer%s", c->wo.writers, c->wo.writers == 1 ? "" : "s");
-	if (runner_varies(c, RUN_VARY_SLAB) || runner_varies(c, RUN_VARY_RCU_FREE))
+	if (runner_varies(c, RUN_VARY_SLAB) || runner_varies(c, RUN_VARY_RCU_FREE) ||
+	    runner_varies(c, RUN_VARY_MPROTECT))
 		printf(";\n  %s interleaved iteration by iteration",
-		       runner_varies(c, RUN_VARY_SLAB) ? "slabs" : "rcu-free variants");
+		       runner_varies(c, RUN_VARY_SLAB) ? "slabs" :
+		       runner_varies(c, RUN_VARY_RCU_FREE) ? "rcu-free variants" :
+		       "mprotect ranges");
 	else if (runner_varies(c, RUN_VARY_SCHEME))
 		printf(";\n  schemes interleaved iteration by iteration");
 	print_scheme_choices(c);

@@ -79,8 +79,27 @@ struct lock_vma {
 	unsigned long start, end;        /* [start, end) */
 };
 
+/*
+ * What a range scheme write-locks for an mprotect of [start, end)
+ * (--mprotect-range; lock_mprotect_begin, locks/mprotect_range.c):
+ * exactly [start, end); the whole space, as Bueso's RFC converted
+ * mprotect; or the refined range of Kogan, Dice and Issa (EuroSys 2020):
+ * every VMA the call may change — those it covers, the one it splits at
+ * either end, the neighbours it may merge with — found without the lock,
+ * locked, validated with the layout's sequence count, and the whole
+ * space if a change hit it meanwhile.
+ */
+enum lock_mprotect_range {
+	LOCK_MPROTECT_EXACT,
+	LOCK_MPROTECT_FULL,
+	LOCK_MPROTECT_REFINED,
+	LOCK_MPROTECT_N
+};
+extern const char *const lock_mprotect_range_names[LOCK_MPROTECT_N];
+
 struct lock_env {
 	unsigned long space_start, space_end;   /* the whole address space */
+	enum lock_mprotect_range mprotect_range; /* range schemes' mprotect */
 	/*
 	 * For schemes that look the VMA up themselves (pervma): one walk of
 	 * the published tree for the VMA containing addr; false if none.
@@ -103,6 +122,20 @@ struct lock_env {
 	 */
 	bool (*vma_covers)(void *arg, void *vma, unsigned long start,
 			   unsigned long end);
+	/*
+	 * For a refined mprotect of [start, end): [*lo, *hi), the span of
+	 * the VMAs it may change (the VMA holding start - 1 and the one
+	 * holding end included: split or merged), read from the published
+	 * tree without any lock; returns the layout's version it read it
+	 * from (as layout_seq, loaded before the walk).
+	 */
+	unsigned long (*mprotect_span)(void *arg, unsigned long start,
+				       unsigned long end, unsigned long *lo,
+				       unsigned long *hi);
+	/* The layout's version now: it changes with every published change
+	 * of the VMA tree (acquire: a reader that sees a version sees the
+	 * tree of that version or later). */
+	unsigned long (*layout_seq)(void *arg);
 	void *arg;
 };
 
@@ -169,6 +202,11 @@ struct lock_ops {
 	void (*write_begin_unplaced)(struct lock_inst *l, unsigned long hint,
 				     unsigned long len, struct lock_handle *h,
 				     unsigned long *guess);
+	/* The write side for an mprotect of [start, end), ended by
+	 * write_end. NULL: write_begin(start, end). A range scheme locks
+	 * what env->mprotect_range says (lock_mprotect_begin). */
+	void (*write_begin_mprotect)(struct lock_inst *l, unsigned long start,
+				     unsigned long end, struct lock_handle *h);
 	/* The write side becomes the read side of the same range; end it
 	 * with read_range_end. */
 	void (*write_downgrade)(struct lock_inst *l, struct lock_handle *h);
@@ -269,6 +307,40 @@ void lock_mm_fini(struct lock_inst *l, struct sim_rwsem *mmap_lock,
 void lock_unplaced_range(const struct lock_env *env, unsigned long hint,
 			 unsigned long len, unsigned long *guess,
 			 unsigned long *start, unsigned long *end);
+/*
+ * A range scheme's mprotect (its write_begin_mprotect): [start, end)
+ * write-locked with lock() as l->env.mprotect_range says — for refined,
+ * speculated, validated and, if a concurrent change hit the span, let go
+ * with unlock() and the whole space locked instead; counted in m's
+ * per-thread slots (no line shared by writers of disjoint ranges).
+ */
+enum lock_mprotect_counter {
+	LOCK_MPROTECT_SPEC,              /* refined attempts */
+	LOCK_MPROTECT_SEQ_MOVED,         /* validations that failed: the
+					  * layout changed meanwhile */
+	LOCK_MPROTECT_FALLBACK,          /* ... and the change hit the span:
+					  * the whole space taken */
+	LOCK_MPROTECT_NCOUNTERS
+};
+struct lock_mprotect {
+	struct slot_array slots;         /* uint64_t[LOCK_MPROTECT_NCOUNTERS] */
+};
+typedef void lock_range_fn(struct lock_inst *l, unsigned long start,
+			   unsigned long end, struct lock_handle *h);
+typedef void lock_unrange_fn(struct lock_inst *l, struct lock_handle *h);
+/* 0 or -ENOMEM. */
+int lock_mprotect_init(struct lock_mprotect *m);
+void lock_mprotect_fini(struct lock_mprotect *m);
+void lock_mprotect_begin(struct lock_inst *l, struct lock_mprotect *m,
+			 unsigned long start, unsigned long end,
+			 struct lock_handle *h, lock_range_fn *lock,
+			 lock_unrange_fn *unlock);
+/* Its counters into names/values, only where refined (else 0): how
+ * many. */
+int lock_mprotect_counters(const struct lock_inst *l,
+			   const struct lock_mprotect *m, const char **names,
+			   uint64_t *values);
+
 /* A scheme's per-thread event counters: n uint64_t from offset off of
  * each slot, summed, named names_in[] — into names/values; returns n. */
 int lock_slot_counters(const struct slot_array *slots, size_t off,

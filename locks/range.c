@@ -36,7 +36,9 @@
  *
  * Scheme use (the sim layer decides ranges; see sim/vma.c):
  *   range:      a fault read-locks the faulting page; munmap and mprotect
- *               write-lock their range (munmap downgrades it to zap);
+ *               write-lock their range (munmap downgrades it to zap;
+ *               mprotect's range as --mprotect-range says: the call's,
+ *               the whole space, or refined, locks/mprotect_range.c);
  *               mmap finds a gap, write-locks it and revalidates; brk
  *               write-locks the heap's changing part; madvise and
  *               MAP_POPULATE read-lock their range. This is finer than
@@ -81,6 +83,7 @@ struct range_lock {
 	bool full;                       /* range-full */
 	struct lockstat_class *cls;
 	struct lockstat_class *tree_cls; /* the tree lock's (a spinlock) */
+	struct lock_mprotect mprotect;   /* range: what mprotect locks */
 	/* Acquisitions that queued behind a conflicting range (counted at
 	 * arrival, under the tree lock; a test waits for it). */
 	_Atomic uint64_t queued;
@@ -329,8 +332,14 @@ static int rl_create_common(const struct lock_env *env, struct lock_inst **out,
 		return -ENOMEM;
 	r->full = full;
 	r->seed = 2463534242u;
+	ret = lock_mprotect_init(&r->mprotect);
+	if (ret) {
+		free(r);
+		return ret;
+	}
 	ret = lock_inst_init(&r->base, ops, env, names, cls, 2);
 	if (ret) {
+		lock_mprotect_fini(&r->mprotect);
 		free(r);
 		return ret;
 	}
@@ -353,6 +362,7 @@ static int range_full_create(const struct lock_env *env, struct lock_inst **out)
 
 static void rl_destroy(struct lock_inst *l)
 {
+	lock_mprotect_fini(&to_rl(l)->mprotect);
 	lock_inst_fini(l);
 	free(l);
 }
@@ -373,6 +383,14 @@ static void rl_write_begin(struct lock_inst *l, unsigned long start,
 			   unsigned long end, struct lock_handle *h)
 {
 	rl_lock(to_rl(l), start, end, true, h);
+}
+
+/* range: what --mprotect-range says (locks/mprotect_range.c). */
+static void rl_write_begin_mprotect(struct lock_inst *l, unsigned long start,
+				    unsigned long end, struct lock_handle *h)
+{
+	lock_mprotect_begin(l, &to_rl(l)->mprotect, start, end, h,
+			    rl_write_begin, rl_end);
 }
 
 /* Lock where the mapping is expected; the mm revalidates under it. If
@@ -403,9 +421,12 @@ static void rl_write_downgrade(struct lock_inst *l, struct lock_handle *h)
 static int rl_counters(struct lock_inst *l, const char **names,
 		       uint64_t *values)
 {
+	struct range_lock *r = to_rl(l);
+
 	names[0] = "range_queued";
-	values[0] = atomic_load_explicit(&to_rl(l)->queued, memory_order_relaxed);
-	return 1;
+	values[0] = atomic_load_explicit(&r->queued, memory_order_relaxed);
+	return 1 + (r->full ? 0 : lock_mprotect_counters(l, &r->mprotect,
+							 names + 1, values + 1));
 }
 
 #define RANGE_LOCK_OPS						\
@@ -425,6 +446,7 @@ const struct lock_ops range_lock_ops = {
 	.desc = "range rwlock (interval tree, FIFO): faults lock their page, writers their range; finer than Bueso's RFC (an upper bound)",
 	.create = range_create,
 	.write_begin_unplaced = rl_write_begin_unplaced,
+	.write_begin_mprotect = rl_write_begin_mprotect,
 	RANGE_LOCK_OPS,
 };
 

@@ -24,6 +24,7 @@
 struct rlist_lock {
 	struct lock_inst base;
 	struct sim_range_list list;
+	struct lock_mprotect mprotect;   /* what mprotect locks */
 };
 
 #define to_rlist(l) ((struct rlist_lock *)(l))
@@ -63,9 +64,14 @@ static int rlist_create(const struct lock_env *env, struct lock_inst **out)
 
 	if (!r)
 		return -ENOMEM;
-	ret = lock_inst_init(&r->base, &range_list_lock_ops, env, names, &cls, 1);
-	if (!ret && (ret = sim_range_list_init(&r->list, cls)))
+	ret = lock_mprotect_init(&r->mprotect);
+	if (!ret && (ret = lock_inst_init(&r->base, &range_list_lock_ops, env,
+					  names, &cls, 1)))
+		lock_mprotect_fini(&r->mprotect);
+	if (!ret && (ret = sim_range_list_init(&r->list, cls))) {
 		lock_inst_fini(&r->base);
+		lock_mprotect_fini(&r->mprotect);
+	}
 	if (ret) {
 		free(r);
 		return ret;
@@ -77,6 +83,7 @@ static int rlist_create(const struct lock_env *env, struct lock_inst **out)
 static void rlist_destroy(struct lock_inst *l)
 {
 	sim_range_list_destroy(&to_rlist(l)->list);
+	lock_mprotect_fini(&to_rlist(l)->mprotect);
 	lock_inst_fini(l);
 	free(l);
 }
@@ -97,6 +104,14 @@ static void rlist_write_begin(struct lock_inst *l, unsigned long start,
 			      unsigned long end, struct lock_handle *h)
 {
 	rlist_lock_range(l, start, end, true, h);
+}
+
+/* As range: what --mprotect-range says (locks/mprotect_range.c). */
+static void rlist_write_begin_mprotect(struct lock_inst *l, unsigned long start,
+				       unsigned long end, struct lock_handle *h)
+{
+	lock_mprotect_begin(l, &to_rlist(l)->mprotect, start, end, h,
+			    rlist_write_begin, rlist_end);
 }
 
 /* As range: lock where the mapping is expected (the mm revalidates),
@@ -127,7 +142,10 @@ static void rlist_write_downgrade(struct lock_inst *l, struct lock_handle *h)
 static int rlist_counters(struct lock_inst *l, const char **names,
 			  uint64_t *values)
 {
-	return sim_range_list_counters(&to_rlist(l)->list, names, values);
+	struct rlist_lock *r = to_rlist(l);
+	int n = sim_range_list_counters(&r->list, names, values);
+
+	return n + lock_mprotect_counters(l, &r->mprotect, names + n, values + n);
 }
 
 const struct lock_ops range_list_lock_ops = {
@@ -140,6 +158,7 @@ const struct lock_ops range_list_lock_ops = {
 	.fault_end = rlist_end,
 	.write_begin = rlist_write_begin,
 	.write_begin_unplaced = rlist_write_begin_unplaced,
+	.write_begin_mprotect = rlist_write_begin_mprotect,
 	.write_end = rlist_end,
 	.write_downgrade = rlist_write_downgrade,
 	.read_range_begin = rlist_read_range_begin,

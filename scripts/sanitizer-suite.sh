@@ -21,7 +21,7 @@ cmake --build "$dir" -j"$(nproc)" >/dev/null
 cd "$dir"
 if [ "$kind" = thread ]; then
 	VMSIM_PROPERTY_OPS=5000 ctest -j"$(nproc)" --output-on-failure \
-		-R 'test_locks|test_rwsem|test_range_list|test_uffd|test_vma_concurrency|test_vma_reuse|test_vma_property|test_fault_unmap|test_frames|test_slab|test_trace|^trace$'
+		-R 'test_locks|test_rwsem|test_range_list|test_mprotect_range|test_uffd|test_vma_concurrency|test_vma_reuse|test_vma_property|test_fault_unmap|test_frames|test_slab|test_trace|^trace$'
 else
 	# interrupt.sh is timing-bound (signals at 1 s and 2.5 s into 18
 	# runs) and runs in the plain suite; under ASan it would only repeat

@@ -128,6 +128,9 @@ struct sim_mm_cfg {
 	/* --slab-fastpath lock: the slab fast paths under the CPU's lock,
 	 * not in restartable sequences (slab_rseq.h) where those can run. */
 	bool slab_fast_locked;
+	/* --mprotect-range: what a range scheme write-locks for mprotect
+	 * (lock_env.mprotect_range); exact (0) by default. */
+	enum lock_mprotect_range mprotect_range;
 };
 
 struct sim_mm {

@@ -194,6 +194,36 @@ out:
 
 /* --- mprotect -------------------------------------------------------------- */
 
+/* What a refined mprotect locks (locks/mprotect_range.c): the VMAs it
+ * covers, and at either end the VMA it splits or merges with — the one
+ * holding start - 1 (start inside it: split; start its end: a merge
+ * candidate), the one holding end, likewise (txn_split_at and
+ * txn_merge_around change no other). The leaf's ranges only: the VMAs
+ * themselves are not read (no reference is held on them). */
+unsigned long sim_mprotect_span(void *arg, unsigned long start,
+				unsigned long end, unsigned long *lo,
+				unsigned long *hi)
+{
+	struct sim_mm *mm = arg;
+	unsigned long seq = vma_tree_seq(&mm->tree), s, e;
+
+	*lo = start;
+	*hi = end;
+	sim_rcu_read_lock();
+	if (start > mm->base &&
+	    vma_tree_find_range(&mm->tree, start - 1, &s, &e))
+		*lo = s;
+	if (end < mm->end && vma_tree_find_range(&mm->tree, end, &s, &e))
+		*hi = e;
+	sim_rcu_read_unlock();
+	return seq;
+}
+
+unsigned long sim_layout_seq(void *arg)
+{
+	return vma_tree_seq(&((struct sim_mm *)arg)->tree);
+}
+
 int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 		    int prot)
 {
@@ -214,7 +244,12 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 	if (!txn_range_ok(mm, start, len))
 		return -ENOMEM;
 	end = start + len;
-	ops->write_begin(mm->lock, start, end, &h);
+	/* The scheme chooses what an mprotect locks (lock_ops.h:
+	 * write_begin_mprotect; --mprotect-range). */
+	if (ops->write_begin_mprotect)
+		ops->write_begin_mprotect(mm->lock, start, end, &h);
+	else
+		ops->write_begin(mm->lock, start, end, &h);
 	sim_mm_hold_extra(mm);
 	txn_begin(&x, mm);
 	txn_covered(&x, start, end, &hole);

@@ -131,5 +131,12 @@ void sim_vma_free(void *v);
  * published tree without any lock (lock_env.mmap_guess; arg is the mm). */
 int sim_mmap_guess(void *arg, unsigned long hint, unsigned long len,
 		   unsigned long *out);
+/* The span of the VMAs an mprotect of [start, end) may change, and the
+ * layout's version it was read from, found without any lock
+ * (lock_env.mprotect_span, lock_env.layout_seq). */
+unsigned long sim_mprotect_span(void *arg, unsigned long start,
+				unsigned long end, unsigned long *lo,
+				unsigned long *hi);
+unsigned long sim_layout_seq(void *arg);
 
 #endif

@@ -36,6 +36,9 @@ struct vt_node;
 
 struct vma_tree {
 	_Atomic(struct vt_node *) root;  /* published: what readers see */
+	/* The layout's version: bumped after each publish that changed the
+	 * tree (a refined mprotect's validation, lock_env.layout_seq). */
+	_Atomic unsigned long seq;
 	_Atomic size_t count;            /* VMAs in the published tree */
 	bool in_txn;                     /* between begin and end/abort */
 	pthread_mutex_t lock;            /* serialises transactions, unless */
@@ -96,6 +99,13 @@ struct sim_vma *vma_tree_find_intersection(struct vma_tree *t,
 int vma_tree_for_each(struct vma_tree *t, unsigned long start,
 		      unsigned long end,
 		      int (*fn)(struct sim_vma *v, void *arg), void *arg);
+/* The layout's version (acquire: pairs with the release bump in
+ * vma_tree_publish(), after the root's store: a reader that loads a
+ * version and then walks sees that version's tree or a later one). */
+static inline unsigned long vma_tree_seq(struct vma_tree *t)
+{
+	return atomic_load_explicit(&t->seq, memory_order_acquire);
+}
 static inline size_t vma_tree_count(struct vma_tree *t)
 {
 	return atomic_load_explicit(&t->count, memory_order_relaxed);

@@ -307,10 +307,16 @@ void vma_tree_begin(struct vma_tree *t)
 
 void vma_tree_publish(struct vma_tree *t)
 {
+	bool changed = t->wroot != atomic_load_explicit(&t->root,
+						       memory_order_relaxed);
+
 	/* Release: pairs with the acquire load in vma_tree_find(); the new
 	 * version's nodes are complete before readers can reach them. */
 	atomic_store_explicit(&t->root, t->wroot, memory_order_release);
 	atomic_store_explicit(&t->count, t->wcount, memory_order_relaxed);
+	/* Release, after the root: pairs with vma_tree_seq()'s acquire. */
+	if (changed)
+		atomic_fetch_add_explicit(&t->seq, 1, memory_order_release);
 	t->gen++;                        /* this version is published now */
 }
 

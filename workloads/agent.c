@@ -145,6 +145,7 @@ static int agent_start_mm(struct agent *a, char *err, size_t errlen)
 	int cpus[256], nc = agent_ncpus() < 256 ? agent_ncpus() : 256, ret;
 
 	mc.lock = a->g->lock;
+	mc.mprotect_range = a->g->mprotect;
 	uo.nuffds = runner_uffds(c, a->g->nfg);
 	uo.nhandlers = runner_handlers_per_uffd(c, a->g->nfg);
 	uo.slot_base = a->g->ntotal;         /* after the tasks' slots */

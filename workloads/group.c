@@ -104,7 +104,9 @@ int group_create(const struct run_cfg *c, int k, int n,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	*g = (struct group){ .c = c, .lock = lock, .nfg = n, .ntotal = n + nbg,
+	*g = (struct group){ .c = c, .lock = lock,
+			     .mprotect = runner_target_mprotect(c, k),
+			     .nfg = n, .ntotal = n + nbg,
 			     .nagents = c->processes ? n : 1, .interrupt = interrupt };
 	g->len = sizeof(struct group_shm) +
 		 sizeof(struct agent_rec) * (size_t)g->nagents +

@@ -26,15 +26,17 @@
 #define RUNNER_MAX_SCHEMES  8
 
 /* One thing a run compares (workloads/targets.c): a scheme, with the
- * slab and the rcu-free variant it runs under. */
+ * slab, the rcu-free variant and the mprotect range it runs under. */
 struct run_target {
 	const struct lock_ops *lock;
 	enum slab_kind slab;
 	enum slab_rcu_free rcu_free;
+	enum lock_mprotect_range mprotect;   /* range schemes' */
 };
-/* Which of the three differs between a run's targets. */
-enum run_vary { RUN_VARY_SCHEME, RUN_VARY_SLAB, RUN_VARY_RCU_FREE };
-#define RUN_VARY_N (RUN_VARY_RCU_FREE + 1)
+/* Which of the four differs between a run's targets. */
+enum run_vary { RUN_VARY_SCHEME, RUN_VARY_SLAB, RUN_VARY_RCU_FREE,
+		RUN_VARY_MPROTECT };
+#define RUN_VARY_N (RUN_VARY_MPROTECT + 1)
 
 struct run_cfg {
 	const struct workload *wl;
@@ -74,6 +76,7 @@ struct run_cfg {
 	 * RCU are each target's (targets[k].slab, .rcu_free). */
 	bool rcu_free_given, kfree_rcu_given, rcu_lazy_given;
 	bool slab_fastpath_given;        /* --slab-fastpath */
+	bool mprotect_given;             /* --mprotect-range */
 	struct wl_opts wo;
 	/* replay: the trace, --speed (0: asap) and --replay-log. */
 	const char *trace, *replay_log;
@@ -124,6 +127,7 @@ bool runner_varies(const struct run_cfg *c, enum run_vary what);
 const struct lock_ops *runner_target_lock(const struct run_cfg *c, int k);
 enum slab_kind runner_target_slab(const struct run_cfg *c, int k);
 enum slab_rcu_free runner_target_rcu_free(const struct run_cfg *c, int k);
+enum lock_mprotect_range runner_target_mprotect(const struct run_cfg *c, int k);
 const char *runner_target_label(const struct run_cfg *c, int k);
 
 /* The largest task count of the run (at least 1). */

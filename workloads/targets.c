@@ -2,7 +2,7 @@
 /*
  * What a run compares: its lock schemes, or, under one scheme, the
  * variants of one component (--slab slub,sheaves; --rcu-free
- * call_rcu,hurry,barrier). Either way each is a target of its own: its
+ * call_rcu,hurry,barrier; --mprotect-range exact,refined,full). Either way each is a target of its own: its
  * own group, its iterations interleaved with the others', its own
  * result.
  */
@@ -15,6 +15,7 @@ static void set_member(struct run_target *t, enum run_vary what,
 	case RUN_VARY_SCHEME: t->lock = v->lock; break;
 	case RUN_VARY_SLAB: t->slab = v->slab; break;
 	case RUN_VARY_RCU_FREE: t->rcu_free = v->rcu_free; break;
+	case RUN_VARY_MPROTECT: t->mprotect = v->mprotect; break;
 	}
 }
 
@@ -64,11 +65,18 @@ enum slab_rcu_free runner_target_rcu_free(const struct run_cfg *c, int k)
 	return c->targets[k].rcu_free;
 }
 
+enum lock_mprotect_range runner_target_mprotect(const struct run_cfg *c, int k)
+{
+	return c->targets[k].mprotect;
+}
+
 const char *runner_target_label(const struct run_cfg *c, int k)
 {
 	switch (c->vary) {
 	case RUN_VARY_SLAB: return slab_kind_name(c->targets[k].slab);
 	case RUN_VARY_RCU_FREE: return slab_rcu_free_name(c->targets[k].rcu_free);
+	case RUN_VARY_MPROTECT:
+		return lock_mprotect_range_names[c->targets[k].mprotect];
 	case RUN_VARY_SCHEME: break;
 	}
 	return c->targets[k].lock->name;
