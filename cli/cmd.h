@@ -3,6 +3,16 @@
  * What the commands share: the program's name, exit statuses, the
  * one-line complaints about bad input, and the context a command runs in
  * (instead of process-wide flags).
+ *
+ * How a failure travels in cli/, two rules:
+ *  - what checks the command line (parsing, and settling what the user
+ *    gave against the workload and the machine) says one line — the
+ *    cli_bad family — and returns EXIT_USAGE, which its cmd_*() returns;
+ *  - what does the work below a cmd_*() returns 0 or -errno with its
+ *    message in the caller's buffer (cli_fail), and only the cmd_*()
+ *    prints it and chooses the exit status.
+ * A function whose work is telling the user (record_convert's account of
+ * what it recorded) prints, and says so in its contract.
  */
 #ifndef VMSIM_CMD_H
 #define VMSIM_CMD_H

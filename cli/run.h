@@ -21,7 +21,7 @@ int run_first_signal(void);
  * after one line saying why not. */
 int run_uffd_preflight(void);
 /* The run's memory, tasks and address space against this machine's
- * limits: 0, or non-zero after one line. */
+ * limits: 0, or EXIT_USAGE after one line (a command-line check). */
 int run_check_limits(const struct run_cfg *c, int max_tasks, bool mem_given);
 
 /* The machine's busy CPU time and our own, at one moment. */

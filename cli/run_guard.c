@@ -221,7 +221,7 @@ static int check_address_space(const struct run_cfg *c, int most)
 		"allows (%llu MiB): %s\n", prog, need >> 20,
 		c->mm.arena_size >> 20, nmm > 1 ? " for each scheme" : "", threads,
 		which, (unsigned long long)(rl.rlim_cur >> 20), hint);
-	return -1;
+	return EXIT_USAGE;
 }
 
 /* --mem against what the workload needs of it, per task. */
@@ -236,7 +236,7 @@ static int check_mem(const struct run_cfg *c, int most, bool mem_given)
 		if (mem_given) {
 			fprintf(stderr, "%s: --mem does not apply to workload '%s'\n",
 				prog, c->wl->name);
-			return -1;
+			return EXIT_USAGE;
 		}
 		return 0;
 	}
@@ -245,13 +245,13 @@ static int check_mem(const struct run_cfg *c, int most, bool mem_given)
 			"sharing it: want at least %zuK (%zuK per task)\n", prog,
 			c->wo.mem >> 10, c->wl->name, share, want >> 10,
 			c->wl->min_mem >> 10);
-		return -1;
+		return EXIT_USAGE;
 	}
 	if (c->wo.mem < want) {
 		fprintf(stderr, "%s: --mem %zuK is too small for %s: want at least "
 			"%zuK%s\n", prog, c->wo.mem >> 10, c->wl->name, want >> 10,
 			c->processes || c->wl->loop ? " per task" : "");
-		return -1;
+		return EXIT_USAGE;
 	}
 	return 0;
 }
@@ -265,7 +265,7 @@ int run_check_limits(const struct run_cfg *c, int max_tasks,
 	if (most > max_tasks) {
 		fprintf(stderr, "%s: %d tasks is more than --max-tasks (%d)\n",
 			prog, most, max_tasks);
-		return -1;
+		return EXIT_USAGE;
 	}
 	for (int i = 0; i < c->ntargets; i++)
 		if (!c->targets[i].lock->excludes && c->wl->concurrent_writes &&
@@ -275,7 +275,7 @@ int run_check_limits(const struct run_cfg *c, int max_tasks,
 				"once: use one task, --mode processes, or another "
 				"scheme\n", prog, c->targets[i].lock->name,
 				c->wl->name);
-			return -1;
+			return EXIT_USAGE;
 		}
 	/* Loop workloads map --mem per task; threads share one arena. */
 	need = c->wl->loop ? c->wo.mem * (size_t)most : c->wo.mem;
@@ -284,17 +284,17 @@ int run_check_limits(const struct run_cfg *c, int max_tasks,
 			"(%zu MiB): raise --arena\n", prog, c->wo.mem >> 20,
 			c->wl->loop && !c->processes ? " per task" : "",
 			c->mm.arena_size >> 20);
-		return -1;
+		return EXIT_USAGE;
 	}
 	if (avail && c->wl->touches_mem && need > avail) {
 		fprintf(stderr, "%s: --mem %zu MiB%s would touch %zu MiB, more "
 			"than the %zu MiB of memory available\n", prog,
 			c->wo.mem >> 20, c->wl->loop ? " per task" : "",
 			need >> 20, avail >> 20);
-		return -1;
+		return EXIT_USAGE;
 	}
 	if (check_mem(c, most, mem_given))
-		return -1;
+		return EXIT_USAGE;
 	return check_address_space(c, most);
 }
 

@@ -722,7 +722,10 @@ void sf_abort(struct sf_out *o)
 }
 
 /* Remove what directory dfd holds, depth levels down at most; links are
- * removed, never followed. 0 or -errno (the first failure). */
+ * removed, never followed. 0 or -errno (the first failure). Not nftw():
+ * it walks by path name, so a directory replaced by a symlink between
+ * its stat and its removal is followed — and vmsim runs as root; here
+ * each level is opened O_NOFOLLOW from its parent's descriptor. */
 static int remove_in(int dfd, int depth)
 {
 	DIR *d = fdopendir(dfd);
