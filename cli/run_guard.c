@@ -89,6 +89,11 @@ void run_install_interrupts(void)
 	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
+	/* A closed stdout (vmsim run ... | head) must not lose the run: what
+	 * it would have printed fails with EPIPE, the result is written all
+	 * the same. (A run executes no program that would inherit this.) */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
 }
 
 

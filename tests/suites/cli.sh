@@ -173,6 +173,14 @@ expect_usage_error "memory available" run -m 64T --arena 128T
 [ $? -eq 1 ] && grep -q "more VMAs than --max-map-count (10)" "$tmp/err" && ok ||
 	fail "--max-map-count: $(cat "$tmp/err")"
 
+# A closed stdout loses nothing: `vmsim run | head -1` still writes a
+# complete result (SIGPIPE is ignored, what it prints fails quietly).
+rm -f "$tmp/p.json"
+"$VMSIM" run -w pft -t 1 -i 2 -m 8M --ceiling off -o "$tmp/p.json" 2>/dev/null |
+	head -1 >/dev/null
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if r["complete"] else 1)' \
+	"$tmp/p.json" 2>/dev/null && ok || fail "vmsim run | head -1: no complete result written"
+
 # Interruption: SIGINT / SIGTERM write what was measured, exit 128+sig.
 # The signal comes once the run has had 2 s of CPU (a warm-up and a
 # sample of 200 ms several times over), not at a wall-clock time: on a
