@@ -337,6 +337,94 @@ static size_t rnd_len(void)
 
 /* Operation op (0-5) on vmsim and on the model; vmsim's result, the
  * model's in *r2, their outputs in *o1 and *o2. */
+/* --- what a refined mprotect locks covers what it changes ------------------ */
+
+/* A VMA as the layout had it: the object and its range and flags (the
+ * object alone could be freed and reused within one operation). */
+struct vma_seen {
+	const struct sim_vma *v;
+	unsigned long start, end, flags;
+};
+
+struct layout {
+	struct vma_seen vma[NP + 1];
+	int n;
+};
+
+static int layout_add(struct sim_vma *v, void *arg)
+{
+	struct layout *l = arg;
+
+	l->vma[l->n++] = (struct vma_seen){ v, v->vm_start, v->vm_end,
+					    v->vm_flags };
+	return l->n > NP;
+}
+
+static void layout_take(struct sim_mm *mm, struct layout *l)
+{
+	l->n = 0;
+	sim_rcu_read_lock();
+	vma_tree_for_each(&mm->tree, mm->base, mm->end, layout_add, l);
+	sim_rcu_read_unlock();
+}
+
+static bool layout_has(const struct layout *l, const struct vma_seen *x)
+{
+	for (int i = 0; i < l->n; i++)
+		if (!memcmp(&l->vma[i], x, sizeof(*x)))
+			return true;
+	return false;
+}
+
+/* Mprotects whose change reached past the span sim_mprotect_span gave
+ * before it (what --mprotect-range refined locks), and the first. */
+static long span_breaches;
+static char span_why[160];
+
+/* Every VMA the mprotect removed or added lies in [lo, hi). */
+static void span_check(const struct layout *a, const struct layout *b,
+		       unsigned long lo, unsigned long hi, unsigned long base)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct layout *x = k ? b : a, *y = k ? a : b;
+
+		for (int i = 0; i < x->n; i++) {
+			const struct vma_seen *v = &x->vma[i];
+
+			if (layout_has(y, v) || (v->start >= lo && v->end <= hi))
+				continue;
+			if (!span_breaches++)
+				snprintf(span_why, sizeof(span_why), "VMA [%#lx, %#lx) "
+					 "%s outside the span [%#lx, %#lx)",
+					 v->start - base, v->end - base,
+					 k ? "added" : "removed", lo - base, hi - base);
+		}
+	}
+}
+
+/* mprotect, with what a refined mprotect would lock checked against
+ * what it changed. */
+static int mprotect_checked(struct sim_mm *mm, unsigned long a, size_t len,
+			    int prot)
+{
+	static struct layout before, after;
+	unsigned long lo = 0, hi = 0, end = a + ((len + P - 1) & ~(P - 1));
+	bool inside = len && !(a & (P - 1)) && a >= mm->base && end > a &&
+		      end <= mm->end;
+	int r;
+
+	if (inside) {
+		layout_take(mm, &before);
+		sim_mprotect_span(mm, a, end, &lo, &hi);
+	}
+	r = sim_do_mprotect(mm, a, len, prot);
+	if (inside) {
+		layout_take(mm, &after);
+		span_check(&before, &after, lo, hi, mm->base);
+	}
+	return r;
+}
+
 static int one_op(struct sim_mm *mm, struct model *m, int op, unsigned long a,
 		  size_t len, unsigned long *o1, unsigned long *o2, int *r2)
 {
@@ -369,7 +457,7 @@ static int one_op(struct sim_mm *mm, struct model *m, int op, unsigned long a,
 	case 3: {
 		int prot = prots[rnd(4)];
 
-		r1 = sim_do_mprotect(mm, a, len, prot);
+		r1 = mprotect_checked(mm, a, len, prot);
 		*r2 = model_mprotect(m, a, len, prot);
 		break;
 	}
@@ -404,13 +492,15 @@ static int recording_verdict(struct sim_mm *mm)
 	return !sections || breaches;
 }
 
-/* nops random operations on vmsim under ops and on the model. */
-static int run(const struct lock_ops *ops, long nops, unsigned long seed)
+/* nops random operations on vmsim under ops (mprotect locked as mp
+ * says, where the scheme has the choice) and on the model. */
+static int run(const struct lock_ops *ops, enum lock_mprotect_range mp,
+	       long nops, unsigned long seed)
 {
 	static struct model m;
 	struct sim_mm_cfg cfg = {
 		.lock = ops, .arena_size = NP * P,
-		.source = &synthetic_fault_source,
+		.source = &synthetic_fault_source, .mprotect_range = mp,
 	};
 	long counts[6] = { 0 }, errs = 0;
 	struct sim_mm *mm;
@@ -449,9 +539,11 @@ static int run(const struct lock_ops *ops, long nops, unsigned long seed)
 		}
 	}
 	printf("property %-10s %ld ops (mmap %ld, munmap %ld, mprotect %ld, "
-	       "madvise %ld, brk %ld; %ld errors), seed %lu: model and vmsim "
-	       "agree\n", ops->name, nops, counts[0] + counts[1], counts[2],
-	       counts[3], counts[4], counts[5], errs, seed);
+	       "madvise %ld, brk %ld; %ld errors), seed %lu%s%s: model and "
+	       "vmsim agree\n", ops->name, nops, counts[0] + counts[1], counts[2],
+	       counts[3], counts[4], counts[5], errs, seed,
+	       ops->write_begin_mprotect ? ", mprotect range " : "",
+	       ops->write_begin_mprotect ? lock_mprotect_range_names[mp] : "");
 	errs = ops == &recording_lock_ops ? recording_verdict(mm) : 0;
 	sim_mm_destroy(mm);
 	return errs ? 1 : 0;
@@ -468,7 +560,19 @@ int main(void)
 	int fails = 0;
 
 	for (int i = 0; i < lock_nschemes; i++)
-		fails += run(lock_schemes[i], nops, seed) != 0;
-	fails += run(&recording_lock_ops, nops, seed) != 0;
+		fails += run(lock_schemes[i], LOCK_MPROTECT_EXACT, nops, seed) != 0;
+	/* The other mprotect ranges of the schemes that choose one. */
+	for (int i = 0; i < lock_nschemes; i++)
+		for (int mp = LOCK_MPROTECT_FULL; lock_schemes[i]->write_begin_mprotect &&
+		     mp < LOCK_MPROTECT_N; mp++)
+			fails += run(lock_schemes[i], (enum lock_mprotect_range)mp,
+				     nops / 4, seed + 1) != 0;
+	fails += run(&recording_lock_ops, LOCK_MPROTECT_EXACT, nops, seed) != 0;
+	/* Every mprotect above stayed inside the refined span found before
+	 * it (the VMA holding start - 1 and the one holding end: split or
+	 * merged, and no other). */
+	printf("refined spans: %ld mprotects changed a VMA outside the span%s%s\n",
+	       span_breaches, span_breaches ? ": first: " : "", span_why);
+	fails += span_breaches != 0;
 	return fails ? 1 : 0;
 }
