@@ -450,28 +450,38 @@ for rule in welch mmtests-ttest mmtests-ci; do
 done
 expect_usage_error "'nope'" compare --significance nope "$data/base.json"
 
-# The harness's own ceiling (issue 33): one uffd shared by 2 tasks and
-# read by one handler cannot scale (at best 1 task's rate: 0.5x of
-# linear); the run says so in one line and records it, bench scale shows
-# it; with --ceiling off the run does not measure it.
+# The harness's own ceiling (issue 33): a run of several task counts
+# measures pft under none at them, records the efficiency, and says in
+# one line where it is under 0.8x of linear; bench scale shows it; with
+# --ceiling off the run does not measure it. One uffd shared by 2 tasks
+# and read by one handler usually lands far under (0.12x to 0.80x on the
+# 2-vCPU PVM guest), but where is the machine's: each check asks that the
+# warning and the figure agree, not for a figure.
 "$VMSIM" run -w pft -t 1,2 -i 1 -m 8M --uffd shared --handlers 1 -q \
 	-o "$tmp/ceil.json" >"$tmp/ceil.out" 2>"$tmp/ceil.err"
-[ "$(grep -c 'at 2 tasks the harness itself runs at' "$tmp/ceil.err")" = 1 ] &&
-python3 - "$tmp/ceil.json" <<'PY' && ok || fail "ceiling warning: $(cat "$tmp/ceil.err")"
+python3 - "$tmp/ceil.json" "$tmp/ceil.err" <<'PY' && ok || fail "ceiling warning: $(cat "$tmp/ceil.err")"
 import json, sys
 r = json.load(open(sys.argv[1]))
+warned = open(sys.argv[2]).read().count("at 2 tasks the harness itself runs at")
 e = {p["tasks"]: p["harness_efficiency"] for p in r["results"]}
-assert abs(e[1] - 1) < 1e-9 and e[2] < 0.8, e
+assert abs(e[1] - 1) < 1e-9, e
+assert warned == (1 if e[2] < 0.8 else 0), (e, warned)
 PY
 "$VMSIM" run -w pft -t 1,2 -i 1 -m 8M --uffd shared --handlers 1 -q \
 	--ceiling off -o "$tmp/ceil-off.json" >/dev/null 2>"$tmp/ceil.err" &&
 ! grep -q "harness itself" "$tmp/ceil.err" &&
 ! grep -q harness_efficiency "$tmp/ceil-off.json" && ok || fail "--ceiling off"
 "$VMSIM" bench scale -t 2 -i 2 --uffd shared --handlers 1 >"$tmp/scale.out" 2>&1 &&
-grep -qE '^1 +[0-9.]+ +[0-9.]+% +1\.00x$' "$tmp/scale.out" &&
-grep -qE '^2 +[0-9.]+ +[0-9.]+% +0\.[0-7][0-9]x$' "$tmp/scale.out" &&
-grep -q 'at 2 tasks the harness itself' "$tmp/scale.out" && ok ||
-	fail "bench scale: $(cat "$tmp/scale.out")"
+python3 - "$tmp/scale.out" <<'PY' && ok || fail "bench scale: $(cat "$tmp/scale.out")"
+import re, sys
+out = open(sys.argv[1]).read()
+assert re.search(r"^1 +[0-9.]+ +[0-9.]+% +1\.00x$", out, re.M), "no 1-task row"
+m = re.search(r"^2 +[0-9.]+ +[0-9.]+% +([0-9.]+)x$", out, re.M)
+assert m, "no 2-task row"
+eff, warned = float(m.group(1)), "at 2 tasks the harness itself" in out
+# The row shows two decimals; the warning compares the exact figure.
+assert warned == (eff < 0.8) or abs(eff - 0.8) < 0.006, (eff, warned)
+PY
 
 # Completion workloads: warm-up passes of every scheme (at least
 # --warmup, and --min-sample's worth), then samples of the passes
