@@ -187,24 +187,18 @@ bool run_slab_fast_rseq(const struct run_cfg *c)
 	       slab_fast_rseq_usable((int)sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-/* The components a run may vary under one scheme, as --help names
- * them in a complaint. */
-static const char *const vary_what[RUN_VARY_N] = {
-	[RUN_VARY_SLAB] = "slabs", [RUN_VARY_RCU_FREE] = "rcu-free variants",
-	[RUN_VARY_MPROTECT] = "mprotect ranges",
-};
-
 /* One list at a time: several values of one of --slab, --rcu-free and
  * --mprotect-range, under one scheme. */
 static int vary_settle(const struct run_cfg *c)
 {
 	const int *n = c->nvaried;
-	int lists = 0, which = RUN_VARY_SCHEME;
+	enum run_vary which = RUN_VARY_SCHEME;
+	int lists = 0;
 
 	for (int w = RUN_VARY_SCHEME + 1; w < RUN_VARY_N; w++)
 		if (n[w] > 1) {
 			lists++;
-			which = w;
+			which = (enum run_vary)w;
 		}
 	/* The targets hold one list only (the last given). */
 	if (lists > 1)
@@ -213,7 +207,7 @@ static int vary_settle(const struct run_cfg *c)
 			   "values");
 	if (lists && n[RUN_VARY_SCHEME] > 1)
 		return cli_bad("compare %s under one scheme: give --lock one scheme",
-			   vary_what[which]);
+			   runner_vary_name(which));
 	return 0;
 }
 

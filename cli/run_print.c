@@ -458,14 +458,9 @@ void run_print_banner(const struct run_cfg *c)
 	printf(", %d iteration%s", c->wo.iterations, PLURAL(c->wo.iterations));
 	if (c->wl->background)
 		printf(", %d writer%s", c->wo.writers, c->wo.writers == 1 ? "" : "s");
-	if (runner_varies(c, RUN_VARY_SLAB) || runner_varies(c, RUN_VARY_RCU_FREE) ||
-	    runner_varies(c, RUN_VARY_MPROTECT))
+	if (runner_ntargets(c) > 1)
 		printf(";\n  %s interleaved iteration by iteration",
-		       runner_varies(c, RUN_VARY_SLAB) ? "slabs" :
-		       runner_varies(c, RUN_VARY_RCU_FREE) ? "rcu-free variants" :
-		       "mprotect ranges");
-	else if (runner_varies(c, RUN_VARY_SCHEME))
-		printf(";\n  schemes interleaved iteration by iteration");
+		       runner_vary_name(c->vary));
 	print_scheme_choices(c);
 	printf("\n");
 	fflush(stdout);

@@ -129,6 +129,8 @@ enum slab_kind runner_target_slab(const struct run_cfg *c, int k);
 enum slab_rcu_free runner_target_rcu_free(const struct run_cfg *c, int k);
 enum lock_mprotect_range runner_target_mprotect(const struct run_cfg *c, int k);
 const char *runner_target_label(const struct run_cfg *c, int k);
+/* What a run varying w compares, in the plural ("schemes", "slabs"...). */
+const char *runner_vary_name(enum run_vary w);
 
 /* The largest task count of the run (at least 1). */
 int runner_max_tasks(const struct run_cfg *c);

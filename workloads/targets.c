@@ -70,6 +70,17 @@ enum lock_mprotect_range runner_target_mprotect(const struct run_cfg *c, int k)
 	return c->targets[k].mprotect;
 }
 
+const char *runner_vary_name(enum run_vary w)
+{
+	static const char *const names[RUN_VARY_N] = {
+		[RUN_VARY_SCHEME] = "schemes", [RUN_VARY_SLAB] = "slabs",
+		[RUN_VARY_RCU_FREE] = "rcu-free variants",
+		[RUN_VARY_MPROTECT] = "mprotect ranges",
+	};
+
+	return names[w];
+}
+
 const char *runner_target_label(const struct run_cfg *c, int k)
 {
 	switch (c->vary) {

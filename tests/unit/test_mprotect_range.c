@@ -223,6 +223,27 @@ static unsigned long vma_at(struct sim_mm *mm, unsigned long addr,
 	return f;
 }
 
+/* The speculation's counters are spec, moved and fallback. */
+static void expect_counts(struct sim_mm *mm, uint64_t spec, uint64_t moved,
+			  uint64_t fallback)
+{
+	ck_assert_uint_eq(counter(mm, "mprotect_spec"), spec);
+	ck_assert_uint_eq(counter(mm, "mprotect_seq_moved"), moved);
+	ck_assert_uint_eq(counter(mm, "mprotect_fallback"), fallback);
+}
+
+/* addr lies in a VMA [start, end) with access flags. */
+static void expect_vma(struct sim_mm *mm, unsigned long addr,
+		       unsigned long flags, unsigned long start,
+		       unsigned long end)
+{
+	unsigned long s, e;
+
+	ck_assert_uint_eq(vma_at(mm, addr, &s, &e), flags);
+	ck_assert_uint_eq(s, start);
+	ck_assert_uint_eq(e, end);
+}
+
 struct mprotector {
 	struct sim_mm *mm;
 	unsigned long start;
@@ -297,7 +318,7 @@ START_TEST(test_fallback)
 {
 	const struct lock_ops *ops = _i ? &range_list_lock_ops : &range_lock_ops;
 	struct sim_mm *mm = mk_mm(ops);
-	unsigned long a = mm->base + 64 * P, got, s, e;
+	unsigned long a = mm->base + 64 * P, got;
 	unsigned char v = 1;
 
 	ck_assert_int_eq(sim_do_mmap(mm, a, 4 * P, PROT_READ | PROT_WRITE,
@@ -308,34 +329,21 @@ START_TEST(test_fallback)
 	/* A change far away while it waits: the version moves, the span
 	 * does not. */
 	held_up(mm, a, map_far);
-	ck_assert_uint_eq(counter(mm, "mprotect_spec"), 1);
-	ck_assert_uint_eq(counter(mm, "mprotect_seq_moved"), 1);
-	ck_assert_uint_eq(counter(mm, "mprotect_fallback"), 0);
-	ck_assert_uint_eq(vma_at(mm, a + P, &s, &e), VM_READ);
-	ck_assert_uint_eq(s, a + P);
-	ck_assert_uint_eq(e, a + 2 * P);
+	expect_counts(mm, 1, 1, 0);
+	expect_vma(mm, a + P, VM_READ, a + P, a + 2 * P);
 
 	/* Back to read-write: nothing in the way, the speculation holds (and
 	 * the pieces merge again). */
 	ck_assert_int_eq(sim_do_mprotect(mm, a + P, P, PROT_READ | PROT_WRITE), 0);
-	ck_assert_uint_eq(counter(mm, "mprotect_spec"), 2);
-	ck_assert_uint_eq(counter(mm, "mprotect_seq_moved"), 1);
-	ck_assert_uint_eq(vma_at(mm, a + P, &s, &e), VM_READ | VM_WRITE);
-	ck_assert_uint_eq(s, a);
-	ck_assert_uint_eq(e, a + 4 * P);
+	expect_counts(mm, 2, 1, 0);
+	expect_vma(mm, a + P, VM_READ | VM_WRITE, a, a + 4 * P);
 
 	/* The VMA the span began with grows below while it waits: the whole
 	 * space. */
 	held_up(mm, a, grow_below);
-	ck_assert_uint_eq(counter(mm, "mprotect_spec"), 3);
-	ck_assert_uint_eq(counter(mm, "mprotect_seq_moved"), 2);
-	ck_assert_uint_eq(counter(mm, "mprotect_fallback"), 1);
-	ck_assert_uint_eq(vma_at(mm, a + P, &s, &e), VM_READ);
-	ck_assert_uint_eq(s, a + P);
-	ck_assert_uint_eq(e, a + 2 * P);
-	ck_assert_uint_eq(vma_at(mm, a - 4 * P, &s, &e), VM_READ | VM_WRITE);
-	ck_assert_uint_eq(s, a - 4 * P);
-	ck_assert_uint_eq(e, a + P);
+	expect_counts(mm, 3, 2, 1);
+	expect_vma(mm, a + P, VM_READ, a + P, a + 2 * P);
+	expect_vma(mm, a - 4 * P, VM_READ | VM_WRITE, a - 4 * P, a + P);
 	v = 0;
 	ck_assert_int_eq(sim_touch(mm, a, false, &v), 0);
 	ck_assert_int_eq(v, 1);

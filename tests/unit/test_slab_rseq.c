@@ -166,17 +166,14 @@ static void *mover_main(void *arg)
 	return NULL;
 }
 
-static void stress(enum slab_kind kind, bool rseq)
+/* What both stresses start with: SIGUSR1 caught (the kernel restarts a
+ * section it interrupts, and the call goes on), the lock classes, and a
+ * cache of kind over this machine's CPUs. */
+static struct slab_cache *signalled_cache(enum slab_kind kind)
 {
-	struct worker w[NWORKERS];
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint8_t *live = calloc(NOBJS + SLAB_OBJS, 1);
 	struct slab_cache *s;
-	pthread_t mover;
-	uint64_t n = 0;
-	const char *bad;
 
-	ck_assert_ptr_nonnull(live);
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
@@ -184,6 +181,19 @@ static void stress(enum slab_kind kind, bool rseq)
 	stat.barn_lock = lockstat_class_new("barn_lock");
 	ck_assert_int_eq(slab_cache_create(kind, RCU_FREE_HURRY, "t", NOBJS, NULL,
 				   (int)sysconf(_SC_NPROCESSORS_ONLN), &s), 0);
+	return s;
+}
+
+static void stress(enum slab_kind kind, bool rseq)
+{
+	struct worker w[NWORKERS];
+	uint8_t *live = calloc(NOBJS + SLAB_OBJS, 1);
+	struct slab_cache *s = signalled_cache(kind);
+	pthread_t mover;
+	uint64_t n = 0;
+	const char *bad;
+
+	ck_assert_ptr_nonnull(live);
 	s->kfree_batch = kind == SLAB_SLUB;
 	/* Where the build and the machine allow the sections, the cache
 	 * uses them: a cache silently on the locked paths would make the
@@ -366,8 +376,7 @@ static void *restarter_main(void *arg)
 START_TEST(test_restarts)
 {
 	enum slab_kind kind = _i ? SLAB_SHEAVES : SLAB_SLUB;
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct restarter r = { .n = 0 };
+	struct restarter r = { .s = signalled_cache(kind), .n = 0 };
 	uint8_t *live = calloc(NOBJS + SLAB_OBJS, 1);
 	struct timespec t0, now;
 	const char *bad;
@@ -375,13 +384,6 @@ START_TEST(test_restarts)
 	long sent = 0;
 
 	ck_assert_ptr_nonnull(live);
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
-	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
-	stat.list_lock = lockstat_class_new("slab_list_lock");
-	stat.barn_lock = lockstat_class_new("barn_lock");
-	ck_assert_int_eq(slab_cache_create(kind, RCU_FREE_HURRY, "t", NOBJS, NULL,
-				   (int)sysconf(_SC_NPROCESSORS_ONLN), &r.s), 0);
 	if (!r.s->fast_rseq) {
 		printf("restarts: sections not usable in this build or here\n");
 		slab_cache_destroy(r.s);
