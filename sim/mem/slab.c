@@ -151,6 +151,7 @@ int slab_cache_create(enum slab_kind kind, enum slab_rcu_free rf,
 	(*out)->rcu_free = rf;
 	(*out)->cb_lazy = rf != RCU_FREE_HURRY;
 	(*out)->fast_rseq = slab_fast_rseq_usable(ncpus);
+	(*out)->count_rseq = (*out)->fast_rseq;
 	snprintf((*out)->name, sizeof((*out)->name), "%s", name);
 	cache_layout(*out, m);
 	cache_init_lists(*out);
@@ -212,7 +213,7 @@ static bool new_slab(struct slab_cache *s, struct slab_cpu *c)
 	sim_spin_unlock_raw(&sp->lock);
 	c->slab = si;
 	c->freelist = base;
-	slab_stat_inc(c, SLAB_NEW, 1);
+	slab_stat_inc(s, c, SLAB_NEW, 1);
 	return true;
 }
 
@@ -222,7 +223,7 @@ static void discard_slab(struct slab_cache *s, struct slab_cpu *c, uint32_t si)
 	s->slab[si].link.next = s->free_pages;
 	s->free_pages = si;
 	sim_spin_unlock_raw(&s->page_lock);
-	slab_stat_inc(c, SLAB_DISCARD, 1);
+	slab_stat_inc(s, c, SLAB_DISCARD, 1);
 }
 
 /* --- allocation ----------------------------------------------------------- */
@@ -345,10 +346,10 @@ void slab_slub_free(struct slab_cache *s, const struct slab_stat *st,
 	if (c->slab == i / SLAB_OBJS) {
 		set_freepointer(s, i, c->freelist);
 		c->freelist = i;
-		slab_stat_inc(c, SLAB_FREE_FASTPATH, 1);
+		slab_stat_inc(s, c, SLAB_FREE_FASTPATH, 1);
 		return;
 	}
-	slab_stat_inc(c, SLAB_FREE_SLOWPATH, 1);
+	slab_stat_inc(s, c, SLAB_FREE_SLOWPATH, 1);
 	slab_free_remote(s, st, c, i, i, 1);
 }
 
@@ -375,10 +376,10 @@ void slab_slub_free_bulk(struct slab_cache *s, const struct slab_stat *st,
 		if (si == c->slab) {
 			set_freepointer(s, objs[k - 1], c->freelist);
 			c->freelist = objs[i];
-			slab_stat_inc(c, SLAB_FREE_FASTPATH, k - i);
+			slab_stat_inc(s, c, SLAB_FREE_FASTPATH, k - i);
 			continue;
 		}
-		slab_stat_inc(c, SLAB_FREE_SLOWPATH, k - i);
+		slab_stat_inc(s, c, SLAB_FREE_SLOWPATH, k - i);
 		slab_free_remote(s, st, c, objs[i], objs[k - 1], k - i);
 	}
 }
@@ -416,9 +417,9 @@ void slab_slub_free_detached(struct slab_cache *s, const struct slab_stat *st,
 		if (si == c->slab) {
 			set_freepointer(s, tail, c->freelist);
 			c->freelist = head;
-			slab_stat_inc(c, SLAB_FREE_FASTPATH, cnt);
+			slab_stat_inc(s, c, SLAB_FREE_FASTPATH, cnt);
 		} else {
-			slab_stat_inc(c, SLAB_FREE_SLOWPATH, cnt);
+			slab_stat_inc(s, c, SLAB_FREE_SLOWPATH, cnt);
 			slab_free_remote(s, st, c, head, tail, cnt);
 		}
 		n = skipped;
@@ -427,23 +428,38 @@ void slab_slub_free_detached(struct slab_cache *s, const struct slab_stat *st,
 	}
 }
 
-uint64_t slab_counter(const struct slab_cache *s, enum slab_counter k)
+static uint64_t slot_sum(const struct slab_cache *s, enum slab_counter k)
 {
 	uint64_t sum = 0;
 
-	if (k == SLAB_RCU_INFLIGHT_MAX)
-		return atomic_load_explicit(&s->inflight_max, memory_order_relaxed);
 	for (int c = 0; c < s->ncpus; c++)
 		sum += atomic_load_explicit(&s->cpu[c].counters[k],
 					    memory_order_relaxed);
 	return sum;
 }
 
+uint64_t slab_counter(const struct slab_cache *s, enum slab_counter k)
+{
+	switch (k) {
+	case SLAB_RCU_INFLIGHT_MAX:
+		return atomic_load_explicit(&s->inflight_max, memory_order_relaxed);
+	case SLAB_ALLOC_FASTPATH:
+		return slot_sum(s, k) + slot_sum(s, SLAB_ALLOC_FAST_RSEQ);
+	case SLAB_FREE_FASTPATH:
+		return slot_sum(s, k) + slot_sum(s, SLAB_FREE_FAST_RSEQ);
+	case SLAB_FAST_RSEQ:
+		return slot_sum(s, SLAB_ALLOC_FAST_RSEQ) +
+		       slot_sum(s, SLAB_FREE_FAST_RSEQ);
+	default:
+		return slot_sum(s, k);
+	}
+}
+
 void slab_count_alloc_wait(struct slab_cache *s)
 {
 	struct slab_cpu *c = slab_cpu_lock(s);
 
-	slab_stat_inc(c, SLAB_ALLOC_WAIT_RCU, 1);
+	slab_stat_inc(s, c, SLAB_ALLOC_WAIT_RCU, 1);
 	sim_spin_unlock_raw(&c->lock);
 }
 

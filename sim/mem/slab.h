@@ -139,7 +139,13 @@ enum slab_counter {
 	SLAB_FAST_RSEQ,                  /* fast paths taken in an rseq
 					  * critical section, with no lock */
 	SLAB_RSEQ_ABORT,                 /* sections the kernel restarted */
-	SLAB_NCOUNTERS
+	SLAB_NCOUNTERS,
+	/* slab's own, not counters: a fast path taken in a section is
+	 * counted once, here; slab_counter() adds these to alloc_ and
+	 * free_fastpath, and sums them as fast_rseq */
+	SLAB_ALLOC_FAST_RSEQ = SLAB_NCOUNTERS,
+	SLAB_FREE_FAST_RSEQ,
+	SLAB_NSLOTS
 };
 
 struct slab_page {                       /* struct slab */
@@ -179,7 +185,7 @@ struct slab_cpu {                        /* kmem_cache_cpu + percpu sheaves */
 	uint32_t slab, main;             /* main: a sheaf, or SLAB_NIL */
 	uint32_t spare, rcu_free;        /* sheaves, or SLAB_NIL */
 	uint32_t krc;                    /* kfree_rcu bulk array, or SLAB_NIL */
-	_Atomic uint64_t counters[SLAB_NCOUNTERS];
+	_Atomic uint64_t counters[SLAB_NSLOTS];
 } __attribute__((aligned(64)));
 
 struct slab_cache {
@@ -199,6 +205,10 @@ struct slab_cache {
 	 * rseq; sim/mem/slab_rseq.h): set by slab_cache_create where they
 	 * can run, cleared before use for the locked ones. */
 	bool fast_rseq;
+	/* Counts made in sections (slab_rseq.h's slab_stat_inc): set by
+	 * slab_cache_create where sections can run, whatever the fast
+	 * paths. */
+	bool count_rseq;
 	int ncpus;
 	size_t bytes;                    /* of the mapping */
 	struct sim_spinlock list_lock;   /* kmem_cache_node's */

@@ -15,27 +15,6 @@ static inline struct slab_cpu *slab_cpu_mine(struct slab_cache *s)
 	return &s->cpu[cpu >= 0 ? cpu % s->ncpus : 0];
 }
 
-/* stat(): like SLUB_STATS' raw_cpu_inc(), not an atomic read-modify-
- * write — a thread preempted between the load and the store on a CPU
- * another thread then uses may lose a count, as the kernel's may; the
- * fast paths pay no locked instruction for their statistics. */
-static inline void slab_stat_inc(struct slab_cpu *c, enum slab_counter k,
-				 uint64_t n)
-{
-	atomic_store_explicit(&c->counters[k],
-			      atomic_load_explicit(&c->counters[k],
-						   memory_order_relaxed) + n,
-			      memory_order_relaxed);
-}
-
-/* Count where an RCU callback runs against where it was queued. */
-static inline void slab_count_cb(struct slab_cache *s, struct slab_cpu *c,
-				 int queued)
-{
-	slab_stat_inc(c, c - s->cpu == queued ? SLAB_RCU_CB_LOCAL :
-		      SLAB_RCU_CB_REMOTE, 1);
-}
-
 /*
  * Take the calling CPU's lock (local_lock). With the rseq fast paths
  * (sim/mem/slab_rseq.h) the holder must still run on that CPU once it

@@ -24,7 +24,9 @@
  * Holders on another CPU by design (the flushes of part-full rcu_free
  * sheaves and bulk arrays) touch only the fields no section touches.
  * Every process's sections are atomic against every other's on one CPU,
- * so forked task processes sharing a cache are covered too.
+ * so forked task processes sharing a cache are covered too. The
+ * statistics are counted in sections of their own (slab_rseq_count), on
+ * every path, as x86's raw_cpu_inc is one instruction.
  *
  * x86-64 only; elsewhere, under TSan (which cannot see the sections'
  * accesses), when glibc registered no rseq area, or when a CPU number
@@ -87,8 +89,10 @@ static inline bool slab_rseq_registered(void)
  * as the operand of a ud1 so that it disassembles), which sets
  * SLAB_RSEQ_ABORTED; 5: the slow path's SLAB_NIL; 6: the end. (The
  * pieces use their operands by name: every section has SLAB_RSEQ_IN's.)
+ * SLAB_RSEQ_ENTER leaves cpu = the CPU it runs on (out of the cache's
+ * range: 5:) and c = that CPU's offset in s->cpu.
  */
-#define SLAB_RSEQ_BEGIN                                                   \
+#define SLAB_RSEQ_ENTER                                                   \
 	".pushsection __rseq_cs, \"aw\"\n\t"                              \
 	".balign 32\n"                                                    \
 	"3:\n\t"                                                          \
@@ -102,7 +106,11 @@ static inline bool slab_rseq_registered(void)
 	"cmpl %k[ncpus], %k[cpu]\n\t"                                     \
 	"jae 5f\n\t"                                                      \
 	"movl %k[cpu], %k[c]\n\t"                                         \
-	"imulq %[csz], %q[c], %q[c]\n\t"                                  \
+	"imulq %[csz], %q[c], %q[c]\n\t"
+
+/* ... and c = the CPU's slab_cpu, whose lock must be free. */
+#define SLAB_RSEQ_BEGIN                                                   \
+	SLAB_RSEQ_ENTER                                                   \
 	"addq %[cpus], %q[c]\n\t"                                         \
 	"cmpl $0, (%q[c])\n\t"                                            \
 	"jne 5f\n\t"
@@ -288,6 +296,36 @@ static inline uint32_t slab_rseq_sheaf_push(struct slab_cache *s, uint32_t i,
 	return ret;
 }
 
+/*
+ * this_cpu_add() as x86 makes it: one add without a lock prefix to the
+ * counter of the CPU the thread runs on — here the commit of a section,
+ * so a thread preempted or migrated before it adds nothing and tries
+ * again where it then runs. Every count of a cache that counts this way
+ * (s->count_rseq) is made by a thread on that CPU inside a section, so
+ * none is lost, whatever the lock or path. False: the CPU is out of the
+ * cache's range (the caller counts with an atomic add).
+ */
+static inline bool slab_rseq_count(struct slab_cache *s, enum slab_counter k,
+				   uint64_t n)
+{
+	uint32_t ret, cpu_;
+	uint64_t c;
+
+	do {
+		__asm__ __volatile__(
+			SLAB_RSEQ_ENTER
+			"addq %[ctr], %q[c]\n\t"
+			"xorl %k[ret], %k[ret]\n\t"
+			"addq %[n], (%q[c])\n"          /* commit */
+			SLAB_RSEQ_END
+			: [ret] "=&r"(ret), [cpu] "=&r"(cpu_), [c] "=&r"(c)
+			: SLAB_RSEQ_IN(s), [ctr] "r"(&s->cpu[0].counters[k]),
+			  [n] "r"(n)
+			: "memory", "cc");
+	} while (ret == SLAB_RSEQ_ABORTED);
+	return ret == 0;
+}
+
 #else
 
 static inline bool slab_rseq_registered(void)
@@ -323,6 +361,28 @@ static inline uint32_t slab_rseq_sheaf_push(struct slab_cache *s, uint32_t i,
 	return SLAB_NIL;
 }
 
+static inline bool slab_rseq_count(struct slab_cache *s, enum slab_counter k,
+				   uint64_t n)
+{
+	return false;
+}
+
 #endif
+
+/*
+ * stat(): SLUB_STATS' raw_cpu_inc(), which on x86 is one incq on the
+ * running CPU's counter and loses no count. Where sections run
+ * (s->count_rseq) a count is that instruction in a section
+ * (slab_rseq_count); elsewhere (TSan, no rseq area, more CPUs than the
+ * cache has) an atomic add to c's. Either way a fast path pays no
+ * locked instruction for its statistics where sections run.
+ */
+static inline void slab_stat_inc(struct slab_cache *s, struct slab_cpu *c,
+				 enum slab_counter k, uint64_t n)
+{
+	if (s->count_rseq && slab_rseq_count(s, k, n))
+		return;
+	atomic_fetch_add_explicit(&c->counters[k], n, memory_order_relaxed);
+}
 
 #endif

@@ -52,7 +52,7 @@ static void sheaf_flush(struct slab_cache *s, const struct slab_stat *st,
 
 	slab_slub_free_bulk(s, st, c, sh->objs, sh->size);
 	sh->size = 0;
-	slab_stat_inc(c, SLAB_SHEAF_FLUSH, 1);
+	slab_stat_inc(s, c, SLAB_SHEAF_FLUSH, 1);
 }
 
 /* --- the barn ------------------------------------------------------------- */
@@ -125,12 +125,20 @@ static bool barn_put_full(struct slab_cache *s, const struct slab_stat *st,
 	return room;
 }
 
+/* Count where an RCU callback runs against where it was queued. */
+static void slab_count_cb(struct slab_cache *s, struct slab_cpu *c, int queued)
+{
+	slab_stat_inc(s, c, c - s->cpu == queued ? SLAB_RCU_CB_LOCAL :
+		      SLAB_RCU_CB_REMOTE, 1);
+}
+
 /* --- allocation and immediate free ---------------------------------------- */
 
 /* One of slab_rseq.h's sections, tried again while the kernel restarts
  * it (preempted, migrated, signalled) — at most a few times, then the
- * locked path; counted as fast path k, and as one without a lock, when
- * it commits. SLAB_NIL: take the locked path. */
+ * locked path; counted in slot k (SLAB_ALLOC_ or SLAB_FREE_FAST_RSEQ:
+ * a fast path, and one without a lock) when it commits. SLAB_NIL: take
+ * the locked path. */
 static inline uint32_t rseq_fast(struct slab_cache *s,
 		uint32_t (*section)(struct slab_cache *, uint32_t, int *),
 		uint32_t arg, enum slab_counter k)
@@ -140,13 +148,11 @@ static inline uint32_t rseq_fast(struct slab_cache *s,
 		uint32_t r = section(s, arg, &cpu);
 
 		if (r == SLAB_RSEQ_ABORTED) {
-			slab_stat_inc(slab_cpu_mine(s), SLAB_RSEQ_ABORT, 1);
+			slab_stat_inc(s, slab_cpu_mine(s), SLAB_RSEQ_ABORT, 1);
 			continue;
 		}
-		if (r != SLAB_NIL) {
-			slab_stat_inc(&s->cpu[cpu], k, 1);
-			slab_stat_inc(&s->cpu[cpu], SLAB_FAST_RSEQ, 1);
-		}
+		if (r != SLAB_NIL)
+			slab_stat_inc(s, &s->cpu[cpu], k, 1);
 		return r;
 	}
 	return SLAB_NIL;
@@ -176,15 +182,15 @@ static void replace_empty_main(struct slab_cache *s, const struct slab_stat *st,
 	full = barn_replace_empty(s, st, c->main);
 	if (full != SLAB_NIL) {
 		c->main = full;
-		slab_stat_inc(c, SLAB_BARN_GET, 1);
+		slab_stat_inc(s, c, SLAB_BARN_GET, 1);
 		return;
 	}
-	slab_stat_inc(c, SLAB_BARN_GET_FAIL, 1);
+	slab_stat_inc(s, c, SLAB_BARN_GET_FAIL, 1);
 	m = &s->sheaf[c->main];
 	while (m->size < SHEAF_CAPACITY &&
 	       (i = slab_slub_alloc_locked(s, st, c)) != SLAB_NIL)
 		m->objs[m->size++] = i;
-	slab_stat_inc(c, SLAB_SHEAF_REFILL, 1);
+	slab_stat_inc(s, c, SLAB_SHEAF_REFILL, 1);
 }
 
 static uint32_t sheaves_alloc(struct slab_cache *s, const struct slab_stat *st)
@@ -194,18 +200,18 @@ static uint32_t sheaves_alloc(struct slab_cache *s, const struct slab_stat *st)
 	uint32_t i;
 
 	if (s->fast_rseq && (i = rseq_fast(s, slab_rseq_sheaf_pop, 0,
-					   SLAB_ALLOC_FASTPATH)) != SLAB_NIL)
+					   SLAB_ALLOC_FAST_RSEQ)) != SLAB_NIL)
 		return i;
 	c = slab_cpu_lock(s);
 	if (c->main == SLAB_NIL)
 		c->main = get_empty(s, st);
 	m = sheaf_at(s, c->main);
 	if (m && !m->size) {
-		slab_stat_inc(c, SLAB_ALLOC_SLOWPATH, 1);
+		slab_stat_inc(s, c, SLAB_ALLOC_SLOWPATH, 1);
 		replace_empty_main(s, st, c);
 		m = &s->sheaf[c->main];
 	} else if (m) {
-		slab_stat_inc(c, SLAB_ALLOC_FASTPATH, 1);
+		slab_stat_inc(s, c, SLAB_ALLOC_FASTPATH, 1);
 	}
 	if (m && m->size)
 		i = m->objs[--m->size];
@@ -238,13 +244,13 @@ static void replace_full_main(struct slab_cache *s, const struct slab_stat *st,
 	} else if (atomic_load_explicit(&s->nr_full, memory_order_relaxed) <
 		   MAX_FULL_SHEAVES && (e = get_empty(s, st)) != SLAB_NIL) {
 		if (barn_put_full(s, st, c->main)) {
-			slab_stat_inc(c, SLAB_BARN_PUT, 1);
+			slab_stat_inc(s, c, SLAB_BARN_PUT, 1);
 			c->main = e;
 			return;
 		}
 		sheaf_release(s, e);
 	}
-	slab_stat_inc(c, SLAB_BARN_PUT_FAIL, 1);
+	slab_stat_inc(s, c, SLAB_BARN_PUT_FAIL, 1);
 	sheaf_flush(s, st, c, c->main);
 }
 
@@ -255,18 +261,18 @@ static void sheaves_free(struct slab_cache *s, const struct slab_stat *st,
 	struct sheaf *m;
 
 	if (s->fast_rseq && rseq_fast(s, slab_rseq_sheaf_push, i,
-				      SLAB_FREE_FASTPATH) != SLAB_NIL)
+				      SLAB_FREE_FAST_RSEQ) != SLAB_NIL)
 		return;
 	c = slab_cpu_lock(s);
 	if (c->main == SLAB_NIL)
 		c->main = get_empty(s, st);
 	m = sheaf_at(s, c->main);
 	if (m && m->size == SHEAF_CAPACITY) {
-		slab_stat_inc(c, SLAB_FREE_SLOWPATH, 1);
+		slab_stat_inc(s, c, SLAB_FREE_SLOWPATH, 1);
 		replace_full_main(s, st, c);
 		m = &s->sheaf[c->main];
 	} else if (m) {
-		slab_stat_inc(c, SLAB_FREE_FASTPATH, 1);
+		slab_stat_inc(s, c, SLAB_FREE_FASTPATH, 1);
 	}
 	if (m && m->size < SHEAF_CAPACITY)
 		m->objs[m->size++] = i;
@@ -299,12 +305,12 @@ static void rcu_free_sheaf(struct sim_rcu_head *h)
 	if (sh->size == SHEAF_CAPACITY &&
 	    atomic_load_explicit(&s->nr_full, memory_order_relaxed) <
 	    MAX_FULL_SHEAVES && barn_put_full(s, st, i)) {
-		slab_stat_inc(c, SLAB_BARN_PUT, 1);
+		slab_stat_inc(s, c, SLAB_BARN_PUT, 1);
 		return;
 	}
 	if (sh->size == SHEAF_CAPACITY) {
-		slab_stat_inc(c, SLAB_BARN_PUT_FAIL, 1);
-		slab_stat_inc(c, SLAB_RCU_SHEAF_DESTROYED, 1);
+		slab_stat_inc(s, c, SLAB_BARN_PUT_FAIL, 1);
+		slab_stat_inc(s, c, SLAB_RCU_SHEAF_DESTROYED, 1);
 	}
 	c = slab_cpu_lock(s);
 	sheaf_flush(s, st, c, i);
@@ -366,7 +372,7 @@ static void rcu_submit(struct slab_cache *s, const struct slab_stat *st,
 		    atomic_compare_exchange_strong_explicit(&s->barrier_left,
 				&zero, n, memory_order_relaxed,
 				memory_order_relaxed)) {
-			slab_stat_inc(c, SLAB_RCU_BARRIER, 1);
+			slab_stat_inc(s, c, SLAB_RCU_BARRIER, 1);
 			sim_rcu_lazy_flush();
 		}
 	}
@@ -386,7 +392,7 @@ static void krc_bulk_free(struct sim_rcu_head *h)
 
 	slab_count_cb(s, c, b->cpu);
 	slab_slub_free_detached(s, b->st, c, b->objs, b->n);
-	slab_stat_inc(c, SLAB_KFREE_RCU_BULK_FREED, 1);
+	slab_stat_inc(s, c, SLAB_KFREE_RCU_BULK_FREED, 1);
 	sim_spin_unlock_raw(&c->lock);
 	b->n = 0;
 	sim_spin_lock_raw(&s->krc_lock);
@@ -437,7 +443,7 @@ static bool krc_free_rcu(struct slab_cache *s, const struct slab_stat *st,
 		full = c->krc;
 		c->krc = SLAB_NIL;
 	}
-	slab_stat_inc(c, SLAB_KFREE_RCU_BULK, 1);
+	slab_stat_inc(s, c, SLAB_KFREE_RCU_BULK, 1);
 	sim_spin_unlock_raw(&c->lock);
 	if (full != SLAB_NIL)
 		krc_queue(s, st, full);
@@ -486,7 +492,7 @@ bool slab_free_rcu(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
 	r = sheaf_at(s, c->rcu_free);
 	if (!r) {
 		sim_spin_unlock_raw(&c->lock);
-		slab_stat_inc(c, SLAB_FREE_RCU_SHEAF_FAIL, 1);
+		slab_stat_inc(s, c, SLAB_FREE_RCU_SHEAF_FAIL, 1);
 		return false;
 	}
 	r->objs[r->size++] = i;
@@ -495,7 +501,7 @@ bool slab_free_rcu(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
 		c->rcu_free = SLAB_NIL;
 	}
 	sim_spin_unlock_raw(&c->lock);
-	slab_stat_inc(c, SLAB_FREE_RCU_SHEAF, 1);
+	slab_stat_inc(s, c, SLAB_FREE_RCU_SHEAF, 1);
 	if (full != SLAB_NIL)
 		rcu_submit(s, st, c, full);
 	return true;
@@ -531,7 +537,7 @@ static void sheaf_fill(struct slab_cache *s, const struct slab_stat *st,
 	while (sh->size < SHEAF_CAPACITY &&
 	       (i = slab_slub_alloc_locked(s, st, c)) != SLAB_NIL)
 		sh->objs[sh->size++] = i;
-	slab_stat_inc(c, SLAB_SHEAF_REFILL, 1);
+	slab_stat_inc(s, c, SLAB_SHEAF_REFILL, 1);
 }
 
 /* barn_get_full_or_empty_sheaf(). */
@@ -549,7 +555,7 @@ static uint32_t barn_get_any(struct slab_cache *s, const struct slab_stat *st,
 	if (i == SLAB_NIL)
 		i = barn_pop(s, false);
 	sim_spin_unlock(&s->barn_lock, st->barn_lock, t);
-	slab_stat_inc(c, i != SLAB_NIL && s->sheaf[i].size ? SLAB_BARN_GET :
+	slab_stat_inc(s, c, i != SLAB_NIL && s->sheaf[i].size ? SLAB_BARN_GET :
 		      SLAB_BARN_GET_FAIL, 1);
 	return i;
 }
@@ -577,9 +583,9 @@ uint32_t slab_prefill_sheaf(struct slab_cache *s, const struct slab_stat *st,
 	i = c->spare;
 	if (i != SLAB_NIL) {
 		c->spare = SLAB_NIL;
-		slab_stat_inc(c, SLAB_SHEAF_PREFILL_FAST, 1);
+		slab_stat_inc(s, c, SLAB_SHEAF_PREFILL_FAST, 1);
 	} else {
-		slab_stat_inc(c, SLAB_SHEAF_PREFILL_SLOW, 1);
+		slab_stat_inc(s, c, SLAB_SHEAF_PREFILL_SLOW, 1);
 		i = barn_get_any(s, st, c);
 	}
 	sim_spin_unlock_raw(&c->lock);
@@ -625,9 +631,9 @@ void slab_return_sheaf(struct slab_cache *s, const struct slab_stat *st,
 	if (c->spare == SLAB_NIL) {
 		c->spare = i;
 		kept = true;
-		slab_stat_inc(c, SLAB_SHEAF_RETURN_FAST, 1);
+		slab_stat_inc(s, c, SLAB_SHEAF_RETURN_FAST, 1);
 	} else {
-		slab_stat_inc(c, SLAB_SHEAF_RETURN_SLOW, 1);
+		slab_stat_inc(s, c, SLAB_SHEAF_RETURN_SLOW, 1);
 	}
 	sim_spin_unlock_raw(&c->lock);
 	if (kept)
@@ -637,7 +643,7 @@ void slab_return_sheaf(struct slab_cache *s, const struct slab_stat *st,
 	if (atomic_load_explicit(&s->nr_full, memory_order_relaxed) <
 	    MAX_FULL_SHEAVES && slab_refill_sheaf(s, st, i, SHEAF_CAPACITY) &&
 	    barn_put_full(s, st, i)) {
-		slab_stat_inc(c, SLAB_BARN_PUT, 1);
+		slab_stat_inc(s, c, SLAB_BARN_PUT, 1);
 		return;
 	}
 	c = slab_cpu_lock(s);
@@ -659,7 +665,7 @@ uint32_t slab_alloc_bulk(struct slab_cache *s, const struct slab_stat *st,
 	}
 	c = slab_cpu_lock(s);
 	for (; k < n; k++) {
-		slab_stat_inc(c, c->freelist != SLAB_NIL ? SLAB_ALLOC_FASTPATH :
+		slab_stat_inc(s, c, c->freelist != SLAB_NIL ? SLAB_ALLOC_FASTPATH :
 			      SLAB_ALLOC_SLOWPATH, 1);
 		if ((out[k] = slab_slub_alloc_locked(s, st, c)) == SLAB_NIL)
 			break;
@@ -685,7 +691,7 @@ void slab_free_bulk(struct slab_cache *s, const struct slab_stat *st,
 
 void slab_count(struct slab_cache *s, enum slab_counter k, uint64_t n)
 {
-	slab_stat_inc(slab_cpu_mine(s), k, n);
+	slab_stat_inc(s, slab_cpu_mine(s), k, n);
 }
 
 /* --- the entry points: sheaves in front, or SLUB alone ------------------- */
@@ -698,10 +704,10 @@ uint32_t slab_alloc(struct slab_cache *s, const struct slab_stat *st)
 	if (s->kind == SLAB_SHEAVES)
 		return sheaves_alloc(s, st);
 	if (s->fast_rseq && (i = rseq_fast(s, slab_rseq_freelist_pop, 0,
-					   SLAB_ALLOC_FASTPATH)) != SLAB_NIL)
+					   SLAB_ALLOC_FAST_RSEQ)) != SLAB_NIL)
 		return i;
 	c = slab_cpu_lock(s);
-	slab_stat_inc(c, c->freelist != SLAB_NIL ? SLAB_ALLOC_FASTPATH :
+	slab_stat_inc(s, c, c->freelist != SLAB_NIL ? SLAB_ALLOC_FASTPATH :
 		      SLAB_ALLOC_SLOWPATH, 1);
 	i = slab_slub_alloc_locked(s, st, c);
 	sim_spin_unlock_raw(&c->lock);
@@ -717,7 +723,7 @@ void slab_free(struct slab_cache *s, const struct slab_stat *st, uint32_t i)
 		return;
 	}
 	if (s->fast_rseq && rseq_fast(s, slab_rseq_freelist_push, i,
-				      SLAB_FREE_FASTPATH) != SLAB_NIL)
+				      SLAB_FREE_FAST_RSEQ) != SLAB_NIL)
 		return;
 	c = slab_cpu_lock(s);
 	slab_slub_free(s, st, c, i);
