@@ -168,6 +168,21 @@ static void *mover_main(void *arg)
 	return NULL;
 }
 
+/* Run NWORKERS threads of fn over w, moved and signalled by a mover
+ * until every one is done. */
+static void run_moved(struct worker *w, void *(*fn)(void *))
+{
+	pthread_t mover;
+
+	atomic_store(&done, 0);
+	for (int k = 0; k < NWORKERS; k++)
+		ck_assert_int_eq(pthread_create(&w[k].th, NULL, fn, &w[k]), 0);
+	ck_assert_int_eq(pthread_create(&mover, NULL, mover_main, w), 0);
+	pthread_join(mover, NULL);
+	for (int k = 0; k < NWORKERS; k++)
+		pthread_join(w[k].th, NULL);
+}
+
 /* What both stresses start with: SIGUSR1 caught (the kernel restarts a
  * section it interrupts, and the call goes on), the lock classes, and a
  * cache of kind over this machine's CPUs. */
@@ -191,7 +206,6 @@ static void stress(enum slab_kind kind, bool rseq)
 	struct worker w[NWORKERS];
 	uint8_t *live = calloc(NOBJS + SLAB_OBJS, 1);
 	struct slab_cache *s = signalled_cache(kind);
-	pthread_t mover;
 	uint64_t n = 0;
 	const char *bad;
 
@@ -210,16 +224,9 @@ static void stress(enum slab_kind kind, bool rseq)
 	rseq = s->fast_rseq;
 	memset(owned, 0, sizeof(owned));
 	atomic_store(&twice, 0);
-	atomic_store(&done, 0);
-	for (int k = 0; k < NWORKERS; k++) {
-		w[k] = (struct worker){ .s = s, .seed = 7u + (unsigned)k };
-		ck_assert_int_eq(pthread_create(&w[k].th, NULL, worker_main,
-						&w[k]), 0);
-	}
-	ck_assert_int_eq(pthread_create(&mover, NULL, mover_main, w), 0);
-	pthread_join(mover, NULL);
 	for (int k = 0; k < NWORKERS; k++)
-		pthread_join(w[k].th, NULL);
+		w[k] = (struct worker){ .s = s, .seed = 7u + (unsigned)k };
+	run_moved(w, worker_main);
 	slab_rcu_flush(s, &stat);
 	sim_rcu_barrier();
 	ck_assert_msg(!atomic_load(&twice), "%s: %d objects handed out while "
@@ -433,21 +440,13 @@ START_TEST(test_counts)
 {
 	struct slab_cache *s = signalled_cache(SLAB_SLUB);
 	struct worker w[NWORKERS];
-	pthread_t mover;
 
 	if (_i)
 		s->count_rseq = false;
 	printf("counts: %s\n", s->count_rseq ? "in sections" : "atomic adds");
-	atomic_store(&done, 0);
-	for (int k = 0; k < NWORKERS; k++) {
-		w[k] = (struct worker){ .s = s };
-		ck_assert_int_eq(pthread_create(&w[k].th, NULL, counter_main,
-						&w[k]), 0);
-	}
-	ck_assert_int_eq(pthread_create(&mover, NULL, mover_main, w), 0);
-	pthread_join(mover, NULL);
 	for (int k = 0; k < NWORKERS; k++)
-		pthread_join(w[k].th, NULL);
+		w[k] = (struct worker){ .s = s };
+	run_moved(w, counter_main);
 	ck_assert_uint_eq(slab_counter(s, SLAB_PREALLOC),
 			  (uint64_t)NWORKERS * COUNTS);
 	slab_cache_destroy(s);
