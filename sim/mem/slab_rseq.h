@@ -374,14 +374,17 @@ static inline bool slab_rseq_count(struct slab_cache *s, enum slab_counter k,
  * running CPU's counter and loses no count. Where sections run
  * (s->count_rseq) a count is that instruction in a section
  * (slab_rseq_count); elsewhere (TSan, no rseq area, more CPUs than the
- * cache has) an atomic add to c's. Either way a fast path pays no
- * locked instruction for its statistics where sections run.
+ * cache has) an atomic add to c's — NULL: the CPU the caller runs on,
+ * looked up only then. Either way a fast path pays no locked
+ * instruction for its statistics where sections run.
  */
 static inline void slab_stat_inc(struct slab_cache *s, struct slab_cpu *c,
 				 enum slab_counter k, uint64_t n)
 {
 	if (s->count_rseq && slab_rseq_count(s, k, n))
 		return;
+	if (!c)
+		c = slab_cpu_mine(s);
 	atomic_fetch_add_explicit(&c->counters[k], n, memory_order_relaxed);
 }
 

@@ -148,7 +148,7 @@ static inline uint32_t rseq_fast(struct slab_cache *s,
 		uint32_t r = section(s, arg, &cpu);
 
 		if (r == SLAB_RSEQ_ABORTED) {
-			slab_stat_inc(s, slab_cpu_mine(s), SLAB_RSEQ_ABORT, 1);
+			slab_stat_inc(s, NULL, SLAB_RSEQ_ABORT, 1);
 			continue;
 		}
 		if (r != SLAB_NIL)
@@ -691,7 +691,7 @@ void slab_free_bulk(struct slab_cache *s, const struct slab_stat *st,
 
 void slab_count(struct slab_cache *s, enum slab_counter k, uint64_t n)
 {
-	slab_stat_inc(s, slab_cpu_mine(s), k, n);
+	slab_stat_inc(s, NULL, k, n);
 }
 
 /* --- the entry points: sheaves in front, or SLUB alone ------------------- */

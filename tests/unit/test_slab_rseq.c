@@ -183,7 +183,7 @@ static void run_moved(struct worker *w, void *(*fn)(void *))
 		pthread_join(w[k].th, NULL);
 }
 
-/* What both stresses start with: SIGUSR1 caught (the kernel restarts a
+/* What every test with signals starts with: SIGUSR1 caught (the kernel restarts a
  * section it interrupts, and the call goes on), the lock classes, and a
  * cache of kind over this machine's CPUs. */
 static struct slab_cache *signalled_cache(enum slab_kind kind)

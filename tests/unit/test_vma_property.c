@@ -335,8 +335,6 @@ static size_t rnd_len(void)
 	return l;
 }
 
-/* Operation op (0-5) on vmsim and on the model; vmsim's result, the
- * model's in *r2, their outputs in *o1 and *o2. */
 /* --- what a refined mprotect locks covers what it changes ------------------ */
 
 /* A VMA as the layout had it: the object and its range and flags (the
@@ -425,6 +423,8 @@ static int mprotect_checked(struct sim_mm *mm, unsigned long a, size_t len,
 	return r;
 }
 
+/* Operation op (0-5) on vmsim and on the model; vmsim's result, the
+ * model's in *r2, their outputs in *o1 and *o2. */
 static int one_op(struct sim_mm *mm, struct model *m, int op, unsigned long a,
 		  size_t len, unsigned long *o1, unsigned long *o2, int *r2)
 {
