@@ -366,8 +366,16 @@ static void pass_add(struct wl_iter *sum, const struct wl_iter *one)
 	sum->stopped |= one->stopped;
 }
 
-/* The sums of n passes as their mean: what a sample reports (times per
- * pass, so a metric means what one pass of the workload means). */
+/* Per-pass mean of a count (rounded to nearest). */
+static uint64_t count_mean(uint64_t sum, int n)
+{
+	return (sum + (uint64_t)n / 2) / (uint64_t)n;
+}
+
+/* The sums of n passes as their mean: what a sample reports. Every field
+ * a report divides by a time is a per-pass figure, counts and times alike:
+ * a count left summed over n passes over one pass's elapsed would be n
+ * times too high (replay's faults/sec was). */
 static void pass_mean(struct wl_iter *it, int n)
 {
 	if (n <= 1)
@@ -378,8 +386,11 @@ static void pass_mean(struct wl_iter *it, int n)
 	it->sys /= n;
 	it->handler /= n;
 	it->bg_cpu /= n;
-	it->ops = (it->ops + (uint64_t)n / 2) / (uint64_t)n;
-	it->bg_ops = (it->bg_ops + (uint64_t)n / 2) / (uint64_t)n;
+	it->ops = count_mean(it->ops, n);
+	it->bg_ops = count_mean(it->bg_ops, n);
+	it->touches = count_mean(it->touches, n);
+	it->segv = count_mean(it->segv, n);
+	it->ivcsw = count_mean(it->ivcsw, n);
 	for (int m = 0; m < RES_MAX_METRICS; m++)
 		it->phase[m] /= n;
 }
@@ -431,6 +442,9 @@ static int run_sample(const struct run_cfg *c, struct group *g, int passes,
 		if (!ret)
 			pass_add(sum, &one);
 	}
+	/* The point's totals count every pass; the sample is their mean. */
+	p->touches += sum->touches;
+	p->segv += sum->segv;
 	pass_mean(sum, n);
 	return ret;
 }
@@ -559,8 +573,10 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 						 err, errlen);
 			pts[s]->runs += c->wl->loop ? 1 : passes;
 			pg->done++;
-			pts[s]->touches += it.touches;
-			pts[s]->segv += it.segv;
+			if (c->wl->loop) {       /* run_sample counted its own */
+				pts[s]->touches += it.touches;
+				pts[s]->segv += it.segv;
+			}
 			/* A loop workload's whole seconds before an interrupt
 			 * are measurements like any others: kept. */
 			if (!ret || (ret == -EINTR && c->wl->loop && it.nrates)) {
