@@ -16,6 +16,7 @@
 #include "cli/cmd.h"
 #include "cli/run.h"
 #include "sim/faults/sources.h"
+#include "cli/outstream.h"
 #include "cli/resfile.h"
 #include "cli/parse.h"
 
@@ -563,6 +564,48 @@ static int run_publish(const struct run_args *a, struct res_target *tgt,
 	return ret;
 }
 
+/*
+ * No -o, and standard output did not take what was printed: the summary
+ * was the result's only copy. The result files go into a new folder
+ * under $TMPDIR instead, and one line says where; exit 1.
+ */
+static int run_rescue(struct run_args *a, struct res_target *tgt, int *ntgt,
+		      struct res_file *r, json_object *command, bool stopped,
+		      int ret)
+{
+	char dir[PATH_MAX], file[PATH_MAX], shown[PATH_MAX], why[128];
+	int err = cli_stdout_error();
+
+	if (a->json || !err)
+		return ret;
+	snprintf(why, sizeof(why), "%s", err == -EBADF ? "it is closed" :
+		 strerror(-err));
+	cli_stdout_told();
+	if (sf_mkdtemp(dir, sizeof(dir) - 1, "vmsim-run")) {
+		fprintf(stderr, "%s: cannot write standard output (%s), nor a "
+			"folder under %s: the result is lost\n", prog, why,
+			sf_tmpdir());
+		return ret ? ret : 1;
+	}
+	strcat(dir, "/");
+	a->json = dir;
+	a->force = false;
+	if (run_claim(a, tgt, ntgt) ||
+	    run_publish(a, tgt, *ntgt, r, command, stopped, 0) < 0) {
+		a->json = NULL;
+		return ret ? ret : 1;
+	}
+	/* One scheme: its file; several: the folder. */
+	if (*ntgt != 1 || run_dir_result_path(file, sizeof(file), dir,
+					       runner_target_label(&a->c, 0)))
+		snprintf(file, sizeof(file), "%s", dir);
+	fprintf(stderr, "%s: cannot write standard output (%s): the result "
+		"went to %s\n", prog, why, parse_printable(shown, sizeof(shown),
+							  file));
+	a->json = NULL;
+	return ret ? ret : 1;
+}
+
 /* The command line, as given (vmsim rerun runs the options, which say
  * the same in full). */
 static json_object *command_json(int argc, char **argv)
@@ -710,6 +753,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		run_ceiling_after(&a, &hc, r);
 		command = command_json(argc, argv);
 		ret = run_publish(&a, tgt, ntgt, r, command, stopped, ret);
+		ret = run_rescue(&a, tgt, &ntgt, r, command, stopped, ret);
 		json_object_put(command);
 		lret = run_replay_publish(&a.c, r[0].complete);
 		if (lret && !ret)

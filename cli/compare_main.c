@@ -4,11 +4,13 @@
 #include <getopt.h>
 
 #include "cli/cmd.h"
+#include "cli/outstream.h"
 
 int main(int argc, char **argv)
 {
 	const struct cli_ctx ctx = { .dry_run = false };
 
+	cli_stdout_init();
 	opterr = 0;      /* getopt's complaints are ours: cli_bad_option() */
-	return cmd_compare(argc, argv, &ctx);
+	return cli_stdout_close(cmd_compare(argc, argv, &ctx));
 }

@@ -2,11 +2,12 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/outstream.h"
 #include "sim/host.h"
 
 int main(int argc, char **argv)
 {
 	host_malloc_setup();
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	return cli_main(argc, argv);
+	cli_stdout_init();
+	return cli_stdout_close(cli_main(argc, argv));
 }
