@@ -77,7 +77,9 @@ struct run_args {
 	bool made_dir;                   /* -o DIR/ was made by this run */
 	bool ceiling;                    /* --ceiling on (the default) */
 	bool model_given;                /* -l or -w */
+	bool scale;                      /* vmsim bench scale's options */
 	unsigned given;                  /* WL_OPT_* on the command line */
+	bool opt_given[RUN_NOPTS];       /* each option of the table */
 	int max_tasks;
 	int ncpus;
 };
@@ -234,10 +236,33 @@ static int run_host_opt(struct run_args *a, enum run_opt_id opt, const char *arg
 	return -1;
 }
 
+/* Every option given applies where it was given (the table's needs):
+ * one that would change nothing is refused, never ignored. */
+static int run_check_applies(const struct run_args *a)
+{
+	for (int i = 0; i < RUN_NOPTS; i++) {
+		const struct run_opt *o = &run_optlist[i];
+
+		if (!a->opt_given[i] || run_opt_applies(o, a->c.mm.source->name,
+							 a->c.processes))
+			continue;
+		fprintf(stderr, "%s: --%s applies only %s: this run has the %s "
+			"fault source in --mode %s", prog, o->name,
+			run_opt_needs_text(o), a->c.mm.source->name,
+			a->c.processes ? "processes" : "threads");
+		cli_see_help();
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* After the options: what follows from the workload, and the limits. */
 static int run_settle(struct run_args *a)
 {
 	struct run_cfg *c = &a->c;
+
+	if (run_check_applies(a))
+		return EXIT_USAGE;
 
 	if (c->wo.writers >= 0 && !c->wl->background)
 		return cli_bad("--writers does not apply to workload '%s'", c->wl->name);
@@ -358,6 +383,12 @@ static int run_int_opt(struct run_args *a, enum run_opt_id id, const char *arg)
 static int run_one_opt(struct run_args *a, enum run_opt_id id, const char *arg)
 {
 	int ret;
+
+	a->opt_given[id] = true;
+	if (a->scale && !run_optlist[id].scale)
+		return cli_bad("bench scale measures pft under the none scheme "
+			       "with the harness's options only: --%s is not "
+			       "taken", run_optlist[id].name);
 
 	switch (run_optlist[id].parse) {
 	case RUN_PARSE_INT:
@@ -541,7 +572,10 @@ static int run_publish(const struct run_args *a, struct res_target *tgt,
 		 * says the run stopped, and why. */
 		if (!r[i].npoints && !stopped)
 			continue;
-		json_object *opts = run_options_json(&a->c, i, a->c.uffd.nhandlers);
+		const struct run_harness_opts h = {
+			.nhandlers = a->c.uffd.nhandlers,
+			.max_tasks = a->max_tasks, .ceiling = a->ceiling };
+		json_object *opts = run_options_json(&a->c, i, &h);
 		json_object *bys = run_by_scheme_json(&a->c);
 
 		wret = resfile_publish(&tgt[i], &r[i], opts, command, bys,
@@ -666,14 +700,10 @@ int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx)
 	int ret;
 
 	run_args_init(&a);
+	a.scale = true;
 	ret = run_parse(argc, argv, &a);
 	if (a.help)
 		return cli_help("bench");
-	if (!ret && a.model_given)
-		ret = cli_bad("%s", "bench scale measures pft under the none "
-			      "scheme: -l and -w are not taken");
-	if (!ret && a.json)
-		ret = cli_bad("%s", "bench scale prints its table: -o is not taken");
 	if (ret || ctx->dry_run) {
 		run_replay_done(&a.c);
 		return ret;

@@ -108,13 +108,21 @@ void run_print_comparison(struct res_file *r, int n, bool brief,
  * name with several, or NULL. */
 void run_print_source_errors(const struct res_file *r, const char *label);
 /* What a result records of the run that made it (cli/run_options.c):
- * every option that changes what is measured. */
+ * every option that changes what is measured, and those that let it
+ * run again (struct run_harness_opts). */
 /* The keys of run_options_json whose value each target's scheme (or the
  * variant the run compares) chose, not the user: vma_free when not
  * given, slab and rcu_free when the run compares several. */
 json_object *run_by_scheme_json(const struct run_cfg *c);
+/* What the command line says of how vmsim ran that run_cfg does not
+ * hold: recorded beside the options that change what is measured. */
+struct run_harness_opts {
+	int nhandlers;                   /* --handlers as given (0: default) */
+	int max_tasks;
+	bool ceiling;
+};
 json_object *run_options_json(const struct run_cfg *c, int target,
-			  int nhandlers_opt);
+			  const struct run_harness_opts *h);
 
 /* The other way: the arguments of `vmsim run` (argv[0] "run") that make
  * the run of result root again — its scheme, workload, fault source and

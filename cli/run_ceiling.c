@@ -10,7 +10,8 @@
  * a shared uffd ran 2 tasks at 0.53x of 1 and hid every scheme).
  *
  * Left out on purpose: the simulated components (--frames, --slab,
- * --hold-extra) — they are the model under test, not the harness.
+ * --hold-extra, --vma-free) — they are the model under test, not the
+ * harness.
  */
 #include <errno.h>
 #include <math.h>
@@ -80,6 +81,10 @@ int run_ceiling_measure(const struct run_cfg *c, int rounds,
 	h.mm.lock = &none_lock_ops;
 	h.frames = FRAMES_NONE;
 	h.mm.hold_extra_ns = 0;
+	/* How VMAs are freed is the model's too, and none takes only its
+	 * own way (a recorded --vma-free typesafe, put back by rerun, made
+	 * the check fail and the result lose its harness_efficiency). */
+	h.mm.vma_free = SIM_VMA_FREE_SCHEME;
 	h.trace = h.replay_log = NULL;
 	h.wo.replay = NULL;
 	h.host_lock = (struct res_host_lock){ 0 };

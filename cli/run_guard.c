@@ -261,6 +261,26 @@ static int check_mem(const struct run_cfg *c, int most, bool mem_given)
 	return 0;
 }
 
+/* A uffd of each task's takes UFFD_SOURCE_MAX_HANDLERS handlers: said
+ * before the first task count runs, not when the one that needs several
+ * uffds comes (sim_mm_create's EINVAL). */
+static int check_handlers(const struct run_cfg *c)
+{
+	for (int i = 0; i < c->ntasklist; i++) {
+		int t = c->tasks[i];
+
+		if (runner_uffds(c, t) < 2 ||
+		    runner_handlers_per_uffd(c, t) <= UFFD_SOURCE_MAX_HANDLERS)
+			continue;
+		fprintf(stderr, "%s: --handlers %d: with %d tasks each task has "
+			"a uffd of its own, which takes at most %d handlers: give "
+			"%d or fewer, or --uffd shared\n", prog, c->uffd.nhandlers,
+			t, UFFD_SOURCE_MAX_HANDLERS, UFFD_SOURCE_MAX_HANDLERS);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int run_check_limits(const struct run_cfg *c, int max_tasks,
 			bool mem_given)
 {
@@ -272,6 +292,8 @@ int run_check_limits(const struct run_cfg *c, int max_tasks,
 			prog, most, max_tasks);
 		return EXIT_USAGE;
 	}
+	if (check_handlers(c))
+		return EXIT_USAGE;
 	for (int i = 0; i < c->ntargets; i++)
 		if (!c->targets[i].lock->excludes && c->wl->concurrent_writes &&
 		    !c->processes && (most > 1 || c->wo.writers > 0)) {

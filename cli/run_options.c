@@ -100,7 +100,7 @@ static bool keys_known(json_object *o)
 }
 
 json_object *run_options_json(const struct run_cfg *c, int target,
-			  int nhandlers_opt)
+			  const struct run_harness_opts *h)
 {
 	json_object *o = json_object_new_object(), *t = json_object_new_array();
 
@@ -111,7 +111,14 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 	if (c->wl->min_mem)              /* only where the workload uses it */
 		json_object_object_add(o, "mem", json_object_new_int64((int64_t)c->wo.mem));
 	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
-	json_object_object_add(o, "handlers", json_object_new_int(nhandlers_opt));
+	json_object_object_add(o, "handlers", json_object_new_int(h->nhandlers));
+	/* How it ran: put back by rerun so that the run runs again (a
+	 * --max-tasks 400 run was refused), never a difference. */
+	json_object_object_add(o, "max_tasks", json_object_new_int(h->max_tasks));
+	json_object_object_add(o, "ceiling", json_object_new_string(
+		run_optlist[RUN_O_CEILING].choices[h->ceiling]));
+	json_object_object_add(o, "fault_timeout",
+			       json_object_new_double(c->fault_timeout));
 	json_object_object_add(o, "wait", json_object_new_string(
 		uffd_wait_mode_name(c->uffd.wait)));
 	json_object_object_add(o, "batch", json_object_new_int(c->uffd.batch));
@@ -171,6 +178,12 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 			json_object_object_add(o, "speed",
 					       json_object_new_string("asap"));
 	}
+	/* Only where it applies (the table's needs): what a run of another
+	 * source or mode does not have, it does not record. */
+	for (int i = 0; i < RUN_NOPTS; i++)
+		if (run_optlist[i].key && !run_opt_applies(&run_optlist[i],
+				c->mm.source->name, c->processes))
+			json_object_object_del(o, run_optlist[i].key);
 	SIM_WARN_ON(!keys_known(o));
 	return o;
 }
@@ -251,16 +264,19 @@ static const char *get_string(json_object *o, const char *key)
 
 /* One recorded option onto v: 0, -ENOMEM, or -EINVAL (why in err). */
 static int add_option(struct run_args_vec *v, const struct run_opt *o,
-		      json_object *val, const struct workload *wl, char *err,
-		      size_t len)
+		      json_object *val, const struct workload *wl,
+		      const char *src, bool processes, char *err, size_t len)
 {
 	char buf[64];                    /* a number: %lld or %.17g */
 	char flag[64];                   /* --name: the table's names fit */
 	const char *s = buf;
 
 	snprintf(flag, sizeof(flag), "--%s", o->name);
-	/* --writers only where the workload has writers (else 0). */
-	if (o->background && !wl->background)
+	/* --writers only where the workload has writers (else 0); what
+	 * an older vmsim recorded where it does not apply (--wait of a
+	 * synthetic run), not at all. */
+	if ((o->background && !wl->background) ||
+	    !run_opt_applies(o, src, processes))
 		return 0;
 	switch (o->redo) {
 	case RUN_REDO_NONE:
@@ -301,7 +317,8 @@ int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 	const char *wname = get_string(root, "workload");
 	const char *src = get_string(root, "fault_source");
 	const struct workload *wl = wname ? wl_find(wname) : NULL;
-	json_object *opts;
+	json_object *opts, *mode;
+	bool processes;
 	int ret;
 
 	memset(v, 0, sizeof(*v));
@@ -317,6 +334,9 @@ int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 			 wname);
 		return -EINVAL;
 	}
+	processes = json_object_object_get_ex(opts, "mode", &mode) &&
+		    json_object_is_type(mode, json_type_string) &&
+		    !strcmp(json_object_get_string(mode), "processes");
 	ret = run_args_add(v, "run") ?: run_args_add(v, "--lock") ?:
 	      run_args_add(v, scheme) ?: run_args_add(v, "--workload") ?:
 	      run_args_add(v, wname) ?: run_args_add(v, "--fault-source") ?:
@@ -333,7 +353,7 @@ int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 			ret = -EINVAL;
 			break;
 		}
-		ret = add_option(v, o, val, wl, err, len);
+		ret = add_option(v, o, val, wl, src, processes, err, len);
 	}
 	if (ret == -ENOMEM)
 		snprintf(err, len, "out of memory");

@@ -28,6 +28,22 @@ int run_opt_pick(enum run_opt_id id, const char *arg, const char *const *names,
 		       cli_pick(o->what, arg, o->choices, o->nchoices);
 }
 
+bool run_opt_applies(const struct run_opt *o, const char *source,
+		     bool processes)
+{
+	if ((o->needs & RUN_NEEDS_UFFD) && strcmp(source, "uffd"))
+		return false;
+	return !((o->needs & RUN_NEEDS_THREADS) && processes);
+}
+
+const char *run_opt_needs_text(const struct run_opt *o)
+{
+	if ((o->needs & RUN_NEEDS_UFFD) && (o->needs & RUN_NEEDS_THREADS))
+		return "with the uffd fault source in --mode threads";
+	return o->needs & RUN_NEEDS_UFFD ? "with the uffd fault source" :
+	       "in --mode threads";
+}
+
 /* "  -l, --lock NAME[,NAME]   text", later lines of text under its start. */
 #define HELP_COL 27
 

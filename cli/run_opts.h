@@ -50,6 +50,14 @@ struct run_opt {
 	bool samples;            /* says how many or how long the samples are,
 				  * not what a sample measures: compare does
 				  * not call a difference a mismatch */
+	unsigned needs;          /* RUN_NEEDS_*: where it applies; given
+				  * elsewhere it is refused, and a result
+				  * records it only where it applies */
+	bool scale;              /* vmsim bench scale takes it too */
+	bool harness;            /* how vmsim runs, not what it measures
+				  * (a limit, a watchdog, a check before the
+				  * run): recorded and put back, never a
+				  * mismatch */
 	bool background;         /* put back only where the workload has
 				  * background writers */
 	bool has_before;         /* a result without the key (written before
@@ -57,6 +65,8 @@ struct run_opt {
 	const char *before_str;
 	long long before_num;
 };
+#define RUN_NEEDS_UFFD    0x1    /* the uffd fault source */
+#define RUN_NEEDS_THREADS 0x2    /* --mode threads */
 #define BEFORE_STR(s) .has_before = true, .before_str = (s)
 #define BEFORE_NUM(n) .has_before = true, .before_num = (n)
 #define CHOICES(...) .choices = (const char *const[]){ __VA_ARGS__ }, \
@@ -82,6 +92,12 @@ const struct run_opt *run_opt_by_key(const char *key);
  * after one line naming the option's what. */
 int run_opt_pick(enum run_opt_id id, const char *arg, const char *const *names,
 		 int n);
+/* Does o apply to a run with this fault source ("uffd", "synthetic")
+ * and mode? */
+bool run_opt_applies(const struct run_opt *o, const char *source,
+		     bool processes);
+/* Where o applies, for a refusal: "with the uffd fault source". */
+const char *run_opt_needs_text(const struct run_opt *o);
 /* --help's option lines. */
 void run_opts_help(FILE *f);
 

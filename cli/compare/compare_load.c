@@ -698,12 +698,31 @@ static json_object *option_before_it_existed(const char *key)
 }
 
 /* How many samples, and how long each: the spread, not what a sample
- * means. */
+ * means; or how vmsim ran (its limits and checks). */
 static bool samples_only(const char *key)
 {
 	const struct run_opt *o = run_opt_by_key(key);
 
-	return o && o->samples;
+	return o && (o->samples || o->harness);
+}
+
+/* Does key's option apply to f's run (its fault source and mode)? A
+ * file of an older vmsim may record one where it does not (--wait of a
+ * synthetic run): no difference then. */
+static bool applies_to(const struct cmp_file *f, const char *key)
+{
+	const struct run_opt *o = run_opt_by_key(key);
+	json_object *src = NULL, *opts = NULL, *mode = NULL;
+
+	if (!o || !o->needs)
+		return true;
+	json_object_object_get_ex(f->root, "fault_source", &src);
+	if (json_object_object_get_ex(f->root, "options", &opts))
+		json_object_object_get_ex(opts, "mode", &mode);
+	return run_opt_applies(o, json_object_is_type(src, json_type_string) ?
+			       json_object_get_string(src) : "uffd",
+			       json_object_is_type(mode, json_type_string) &&
+			       !strcmp(json_object_get_string(mode), "processes"));
 }
 
 /* Does f's run say its scheme chose key's value (its by_scheme)? */
@@ -761,11 +780,13 @@ int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 	} else {
 		/* A value both schemes chose is theirs to differ in. */
 		json_object_object_foreach(oa, key, va)
-			if (!chosen_by_scheme(a, key) || !chosen_by_scheme(b, key))
+			if ((!chosen_by_scheme(a, key) || !chosen_by_scheme(b, key)) &&
+			    applies_to(a, key) && applies_to(b, key))
 				option_mismatch(out, len, &count, key, va, ob, true);
 		json_object_object_foreach(ob, keyb, vb)
 			if (!json_object_object_get_ex(oa, keyb, &y2) &&
-			    (!chosen_by_scheme(a, keyb) || !chosen_by_scheme(b, keyb)))
+			    (!chosen_by_scheme(a, keyb) || !chosen_by_scheme(b, keyb)) &&
+			    applies_to(a, keyb) && applies_to(b, keyb))
 				option_mismatch(out, len, &count, keyb, vb, oa,
 						false);
 	}

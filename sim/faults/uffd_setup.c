@@ -122,7 +122,7 @@ int uffd_source_start(struct uffd_source *u, const struct uffd_source_opts *cfg)
 		.stall_at = cfg->test_stall_at,
 		.slot_base = cfg->slot_base,
 	};
-	if (u->nchan > 1 && pc.nhandlers > UFFD_CHAN_MAX_HANDLERS)
+	if (u->nchan > 1 && pc.nhandlers > UFFD_SOURCE_MAX_HANDLERS)
 		return -EINVAL;
 	if (mm->cfg.numa == SIM_NUMA_LOCAL && !cfg->ncpus &&
 	    (ret = node_cpus(u, &pc)))

@@ -10,6 +10,10 @@
 
 #include "uffd/pool.h"
 
+/* Handler threads a uffd takes when the arena is dealt out to several
+ * (one per task); one uffd takes any number. */
+#define UFFD_SOURCE_MAX_HANDLERS 16
+
 struct uffd_source_opts {
 	int nhandlers;                   /* handler threads a uffd (0: 1) */
 	int nuffds;                      /* uffds the arena is dealt out to

@@ -16,14 +16,13 @@
 #include "uffd/uffd.h"
 
 #define UFFD_STRIPE (2UL << 20)          /* per-task uffds: the arena's deal */
-#define UFFD_CHAN_MAX_HANDLERS 16
 
 /* One userfaultfd and the handlers that read it. */
 struct uffd_chan {
 	int fd;
 	struct uffd_pool *pool;
 	struct uffd_counters final;      /* filled when the pool stops */
-	int cpus[UFFD_CHAN_MAX_HANDLERS];     /* where its handlers go */
+	int cpus[UFFD_SOURCE_MAX_HANDLERS];     /* where its handlers go */
 };
 
 struct uffd_source {

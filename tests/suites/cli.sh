@@ -471,6 +471,15 @@ PY
 	--ceiling off -o "$tmp/ceil-off.json" >/dev/null 2>"$tmp/ceil.err" &&
 ! grep -q "harness itself" "$tmp/ceil.err" &&
 ! grep -q harness_efficiency "$tmp/ceil-off.json" && ok || fail "--ceiling off"
+# The ceiling runs under none, whatever the run's model options: a
+# --vma-free typesafe run (what rerun puts back from any pft result)
+# still gets its efficiency at every count (issue 48: it warned "could
+# not be measured" and lost it).
+"$VMSIM" run -w pft -t 1,2 -i 1 -m 4M --min-sample 0 --vma-free typesafe -q \
+	-o "$tmp/ceil-vf.json" >/dev/null 2>"$tmp/ceil.err" &&
+! grep -q "could not be measured" "$tmp/ceil.err" &&
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if all("harness_efficiency" in p for p in r["results"]) else 1)' \
+	"$tmp/ceil-vf.json" && ok || fail "ceiling with --vma-free typesafe: $(cat "$tmp/ceil.err")"
 "$VMSIM" bench scale -t 2 -i 2 --uffd shared --handlers 1 >"$tmp/scale.out" 2>&1 &&
 python3 - "$tmp/scale.out" <<'PY' && ok || fail "bench scale: $(cat "$tmp/scale.out")"
 import re, sys
