@@ -140,6 +140,14 @@ static const char exit_run[] =
 "  SIGHUP): what was measured is printed and written, complete: false. A\n"
 "  repeat of the signal within a second is ignored; a later one exits within\n"
 "  a second.\n";
+static const char exit_record[] =
+"\n"
+"exit status: 0 done; 1 nothing was recorded, perf failed, the conversion\n"
+"  timed out (the trace keeps what was converted), or the trace could not\n"
+"  go where asked (stderr says where it went); 2 bad input (one line on\n"
+"  stderr says which value and why); 128+N stopped by signal N (SIGINT,\n"
+"  SIGTERM, SIGHUP): the trace keeps what was recorded until then, or\n"
+"  stderr says why there was nothing.\n";
 static const char exit_compare[] =
 "\n"
 "exit status: 0 done (with --fail-on-regression: no regression); 1 a\n"
@@ -170,7 +178,7 @@ static const struct {
 	{ "run", run_text, exit_run, run_opts_help },
 	{ "compare", compare_text, exit_compare, NULL },
 	{ "report", report_text, exit_write, NULL },
-	{ "record", record_text, exit_run, NULL },
+	{ "record", record_text, exit_record, NULL },
 	{ "trace", trace_text, exit_write, NULL },
 	{ "bench", bench_text, exit_write, NULL },
 	{ "list", list_text, exit_info, NULL },

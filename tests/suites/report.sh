@@ -280,6 +280,8 @@ for c in run compare report record trace bench list check; do
 		fail "vmsim $c --help: exit $rc, first line: $(echo "$out" | head -1)"
 	elif [ "$c" != run ] && echo "$out" | grep -q -- "--fault-source"; then
 		fail "vmsim $c --help prints run's options"
+	elif [ "$c" != run ] && echo "$out" | grep -q -- "run was aborted"; then
+		fail "vmsim $c --help carries run's exit statuses"
 	else
 		ok
 	fi
