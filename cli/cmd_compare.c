@@ -137,15 +137,21 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 /* The gate, after the table: its regressions, then the verdict as the
  * last line of the output; 0 pass, 1 regression, 2 cannot judge (said
  * on stderr too, in one line). */
-static int compare_gate(const struct cmp_file *files, int n,
+static int compare_gate(const struct cmp_inputs *in,
+			const struct cmp_file *files, int n,
 			const struct compare_args *a)
 {
 	char line[1024];
-	int v;
+	int v, *side = calloc((size_t)n, sizeof(int));
 
+	if (!side)
+		return 1;
+	cmp_inputs_sides(in, files, side);
 	fflush(stdout);
 	printf("\n");
-	v = cmp_gate(stdout, files, n, &a->o, a->pct, line, sizeof(line));
+	v = cmp_gate_runs(stdout, files, side, n, &a->o, a->pct, line,
+			  sizeof(line));
+	free(side);
 	printf("%s\n", line);
 	if (v == CMP_CANNOT_JUDGE) {
 		fprintf(stderr, "%s: the gate cannot judge: %s\n", prog,
@@ -228,7 +234,7 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 			setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 		cmp_print(stdout, files, n, &a.o);
 		if (a.fail)
-			ret = compare_gate(files, n, &a);
+			ret = compare_gate(&in, files, n, &a);
 	}
 	for (int i = 0; i < n; i++)
 		cmp_file_free(&files[i]);

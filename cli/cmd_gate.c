@@ -520,6 +520,32 @@ static int pool_both(const struct gate_args *a, const char *dir,
 	return 0;
 }
 
+/* A stored base against the candidate's runs, by run means: the one
+ * stored run against the spread of the candidate's (cmp_gate_runs). */
+static int gate_stored(const struct gate_args *a, const struct cmp_file *st,
+		       const struct cmp_file *cand, int n, char *line,
+		       size_t len)
+{
+	struct cmp_file *f = calloc((size_t)n + 1, sizeof(*f));
+	int *side = calloc((size_t)n + 1, sizeof(int)), v;
+
+	if (!f || !side) {
+		free(f);
+		free(side);
+		snprintf(line, len, "CANNOT JUDGE: out of memory");
+		return CMP_CANNOT_JUDGE;
+	}
+	f[0] = *st;                      /* shallow: freed by the caller */
+	for (int i = 0; i < n; i++) {
+		f[i + 1] = cand[i];
+		side[i + 1] = 1;
+	}
+	v = cmp_gate_runs(stdout, f, side, n + 1, &a->o, a->pct, line, len);
+	free(f);
+	free(side);
+	return v;
+}
+
 /* One gate: rounds, pooling, verdict. *effect gets the first row's
  * change (%, positive better) for calibration. Returns enum cmp_verdict;
  * line holds the verdict. */
@@ -558,16 +584,22 @@ static int gate_once(const struct gate_args *a, const char *dir,
 	}
 	if (pool_both(a, dir, runs, nruns, pooled, line, len))
 		goto out;
+	/* A line a round: every row the gate judges (each task count). */
 	for (int r = 0; verbose && r < nruns[1]; r++) {
 		const struct cmp_metric *m = primary_of(&pooled[0]);
-		int t = pooled[0].tasks[0];
 
-		printf("round %d: %s-%d: the candidate %+.2f%% against %s\n",
-		       no[r], m->name, t, change(a->baseline ? &pooled[0] :
-		       &runs[0][r], &runs[1][r], m, t),
-		       a->baseline ? "the stored base" : "this round's base");
+		printf("round %d:", no[r]);
+		for (int t = 0; t < pooled[0].ntasks; t++)
+			printf("%s %s-%d %+.2f%%", t ? "," : "", m->name,
+			       pooled[0].tasks[t], change(a->baseline ?
+			       &pooled[0] : &runs[0][r], &runs[1][r], m,
+			       pooled[0].tasks[t]));
+		printf(" (the candidate against %s)\n", a->baseline ?
+		       "the stored base" : "this round's base");
 	}
-	if (a->baseline || a->pooled)
+	if (a->baseline)
+		verdict = gate_stored(a, &pooled[0], runs[1], nruns[1], line, len);
+	else if (a->pooled)
 		verdict = cmp_gate(stdout, pooled, 2, &a->o, a->pct, line, len);
 	else
 		verdict = cmp_gate_rounds(stdout, (const struct cmp_file *const[]){
@@ -627,7 +659,7 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 	char line[1024], sub[PATH_MAX], extra[64];
 	double effect, cost = 0, sum_ab = 0;
 	long hold = 1000;
-	int aa = 0, ab = 0;
+	int aa = 0, ab = 0, aa_cj = 0, ab_cj = 0;
 
 	for (int probe = 0; probe < 3 && !a->aa_only; probe++) {
 		snprintf(extra, sizeof(extra), "--hold-extra %ld", hold);
@@ -663,6 +695,7 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 		v = gate_once(a, sub, a->cand_opts, false, &effect, line,
 			      sizeof(line));
 		aa += v == CMP_REGRESSION;
+		aa_cj += v == CMP_CANNOT_JUDGE;
 		printf("A/A %d: %+.2f%% %s\n", i + 1, effect, line);
 		if (a->aa_only)
 			continue;
@@ -670,16 +703,18 @@ static int gate_calibrate(const struct gate_args *a, const char *dir)
 			return 1;
 		v = gate_once(a, sub, extra, false, &effect, line, sizeof(line));
 		ab += v == CMP_REGRESSION;
+		ab_cj += v == CMP_CANNOT_JUDGE;
 		sum_ab += isfinite(effect) ? effect : 0;
 		printf("A/B %d: %+.2f%% %s\n", i + 1, effect, line);
 	}
 	if (gate_signal())
 		return 128 + gate_signal();
-	printf("false alarms: %d of %d A/A gates", aa, a->calibrate);
+	printf("false alarms: %d of %d A/A gates (%d could not judge)", aa,
+	       a->calibrate, aa_cj);
 	if (!a->aa_only)
-		printf("; detected: %d of %d A/B gates (%s: %.2f%% slower on "
-		       "average)", ab, a->calibrate, extra,
-		       -sum_ab / a->calibrate);
+		printf("; detected: %d of %d A/B gates (%d could not judge; %s: "
+		       "%.2f%% slower on average)", ab, a->calibrate, ab_cj,
+		       extra, -sum_ab / a->calibrate);
 	printf("; %d round%s a gate, minimum effect %g%%, family-wise alpha "
 	       "%g\n", a->rounds, PLURAL(a->rounds), a->pct,
 	       cmp_gate_alpha(&a->o));

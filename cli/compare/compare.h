@@ -96,7 +96,14 @@ struct cmp_inputs {
 	bool several_dirs;               /* labels are the directories' names */
 	char *path[CMP_MAX_INPUTS];      /* each a result file */
 	char *dir[CMP_MAX_INPUTS];       /* its results directory's name, or NULL */
+	int arg[CMP_MAX_INPUTS];         /* the argument it came from */
 };
+/* The gate's sides (cmp_gate_runs): the results of one folder argument
+ * made by one configuration (their own label, or scheme, alike) are
+ * runs of one side; a file given alone is a side of its own. side[i]
+ * for files[i], as cmp_inputs_load ordered them. */
+void cmp_inputs_sides(const struct cmp_inputs *in, const struct cmp_file *files,
+		      int *side);
 
 /* args (files, or directories: their *.json results, by name) into in:
  * 0, or -errno with err (one line, the path in it). */
@@ -190,6 +197,16 @@ enum cmp_verdict { CMP_PASS, CMP_REGRESSION, CMP_CANNOT_JUDGE };
 #define CMP_GATE_DEFAULT_PCT 5.0         /* --fail-on-regression's */
 int cmp_gate(FILE *out, const struct cmp_file *files, int n,
 	     const struct cmp_opts *o, double pct, char *line, size_t len);
+/* The gate over stored runs (vmsim compare --fail-on-regression, gate
+ * --baseline): files[i] is one run of side side[i]; the base is
+ * side[0]'s runs, each other side a candidate. A row is tested on run
+ * means — each run's mean one value, so the spread between runs is in
+ * the test — by Student's t on their logs (pooled variance, one-sided),
+ * with the minimum effect, Holm, and the smallest detectable change as
+ * the other gates. A pair of single runs cannot be judged. */
+int cmp_gate_runs(FILE *out, const struct cmp_file *files, const int *side,
+		  int n, const struct cmp_opts *o, double pct, char *line,
+		  size_t len);
 /* The gate over alternating rounds (vmsim gate): runs[0][i] and
  * runs[1][i] are round i's base and candidate; each row is tested by
  * round (the log ratio of the two runs' means, a one-sample t over the

@@ -42,6 +42,10 @@ struct gate_row {
 	double p;                        /* one-sided, towards worse */
 	double threshold;                /* Holm's, once sorted */
 	bool rejected;
+	/* The test's standard error (log ratio) and degrees of freedom,
+	 * for the smallest change it could have detected; NaN: pooled. */
+	double se, df;
+	double mde;                      /* %, worse: set by verdict() */
 };
 
 double cmp_gate_alpha(const struct cmp_opts *o)
@@ -107,7 +111,8 @@ static int gate_rows(const struct cmp_file *files, int n,
 					return -1;
 				}
 				r[k] = (struct gate_row){ .m = mt, .tasks = b->tasks[t],
-							  .file = i };
+							  .file = i, .se = NAN,
+							  .df = NAN };
 				r[k].effect = cmp_pct_diff(
 					cmp_stat_value(ST_MEAN, xb, nb, mt->higher),
 					cmp_stat_value(ST_MEAN, xi, ni, mt->higher),
@@ -146,21 +151,59 @@ static void holm(struct gate_row *r, int m, double alpha)
 	}
 }
 
+/*
+ * The smallest worsening a row could have detected: the change whose t
+ * reaches the critical value of the row's one-sided test at alpha / m —
+ * the level Holm holds the first row to, so none is held to less. A
+ * change smaller than it passes whatever it is; where it is larger than
+ * the minimum effect the gate guards, a PASS would say nothing.
+ */
+static void detectable(struct gate_row *r, int m, double alpha)
+{
+	for (int k = 0; k < m; k++) {
+		double t = stats_t_critical(alpha / m, r[k].df);
+
+		r[k].mde = isfinite(t) && isfinite(r[k].se) ?
+			   100 * (1 - exp(-t * r[k].se)) : NAN;
+	}
+}
+
+/* One line a row: its change, p and what it could have detected. */
+static void row_lines(FILE *out, const struct gate_row *r, int nr,
+		      const struct cmp_file *files)
+{
+	for (int k = 0; k < nr; k++) {
+		if (isnan(r[k].mde))
+			continue;
+		fprintf(out, "row %s-%d of %s: %+.2f%% (one-sided p = %.3g); the "
+			"smallest worsening it could have detected: %.2f%%\n",
+			r[k].m->name, r[k].tasks, files[r[k].file].shown,
+			r[k].effect, r[k].p, r[k].mde);
+	}
+}
+
 /* Holm over the rows, a line per regression, the verdict into line;
- * how says which test made the p-values. */
+ * how says which test made the p-values. A gate finds a regression, or
+ * passes only when every row could have seen one of pct: else it cannot
+ * judge, and says how large a change it could have seen. */
 static int verdict(FILE *out, struct gate_row *r, int nr,
 		   const struct cmp_file *files, double alpha, double pct,
 		   const char *how, char *line, size_t len)
 {
-	struct gate_row *worst = NULL, *smallest = NULL;
+	struct gate_row *worst = NULL, *smallest = NULL, *blind = NULL;
 	int nreg = 0, nsig = 0;
+	char could[96] = "";
 
+	detectable(r, nr, alpha);
+	row_lines(out, r, nr, files);
 	holm(r, nr, alpha);
 	for (int k = 0; k < nr; k++) {
 		bool worse = r[k].effect < -pct;
 
 		if (!smallest || r[k].effect < smallest->effect)
 			smallest = &r[k];
+		if (isfinite(r[k].mde) && (!blind || r[k].mde > blind->mde))
+			blind = &r[k];
 		if (!r[k].rejected)
 			continue;
 		nsig++;
@@ -175,21 +218,35 @@ static int verdict(FILE *out, struct gate_row *r, int nr,
 			files[r[k].file].label, -r[k].effect, files[0].shown,
 			how, r[k].p, r[k].threshold);
 	}
+	if (blind)
+		snprintf(could, sizeof(could), "; it could have detected a "
+			 "worsening of %.2f%% or more", blind->mde);
 	if (nreg)
 		snprintf(line, len, "REGRESSION: %s-%d %.2f%% worse in %s (%d of "
 			 "%d rows: more than %g%% worse and significant at "
 			 "family-wise alpha %g; %s)", worst->m->name, worst->tasks,
 			 -worst->effect, files[worst->file].shown, nreg, nr, pct,
 			 alpha, how);
+	else if (blind && blind->mde > pct)
+		snprintf(line, len, "CANNOT JUDGE: the smallest worsening this "
+			 "gate could have detected is %.2f%% (%s-%d; %s), more "
+			 "than the %g%% it guards: a PASS "
+			 "would not mean a change under %g%%; more rounds or runs, "
+			 "a quieter machine, or a larger --fail-on-regression (the "
+			 "largest change: %s-%d %+.2f%%)", blind->mde,
+			 blind->m->name, blind->tasks, how, pct, pct,
+			 smallest->m->name, smallest->tasks, smallest->effect);
 	else
 		snprintf(line, len, "PASS: no primary metric more than %g%% worse "
 			 "with family-wise significance (%s, Holm over %d row%s, "
-			 "alpha %g); the largest change: %s-%d %+.2f%%%s",
+			 "alpha %g); the largest change: %s-%d %+.2f%%%s%s",
 			 pct, how, nr, PLURAL(nr), alpha,
 			 smallest->m->name, smallest->tasks, smallest->effect,
 			 nsig ? " (the significant drops are all within the "
-			 "minimum effect)" : "");
-	return nreg ? CMP_REGRESSION : CMP_PASS;
+			 "minimum effect)" : "", could);
+	if (nreg)
+		return CMP_REGRESSION;
+	return blind && blind->mde > pct ? CMP_CANNOT_JUDGE : CMP_PASS;
 }
 
 static int refuse_rule(const struct cmp_opts *o, char *line, size_t len)
@@ -264,7 +321,9 @@ static int round_row(const struct cmp_file *const runs[2], int rounds,
 		}
 		d[i] = m->higher ? log(c / b) : log(b / c);
 	}
-	*row = (struct gate_row){ .m = m, .tasks = tasks, .file = 1 };
+	*row = (struct gate_row){ .m = m, .tasks = tasks, .file = 1,
+				  .df = rounds - 1 };
+	row->se = stats_stddev(d, (size_t)rounds) / sqrt((double)rounds);
 	row->effect = 100 * (exp(stats_amean(d, (size_t)rounds)) - 1);
 	row->p = stats_t_below_p(d, (size_t)rounds);
 	if (isnan(row->p))
@@ -311,6 +370,135 @@ int cmp_gate_rounds(FILE *out, const struct cmp_file *const runs[2],
 	snprintf(how, sizeof(how), "paired by round: one-sided t over %d "
 		 "rounds", rounds);
 	ret = verdict(out, r, nr, pooled, cmp_gate_alpha(o), pct, how, line, len);
+	free(r);
+	return ret;
+}
+
+/* The logs of one side's run means of metric m at tasks (side: the
+ * files whose side[] is s); their count, or -1 (why filled) when a run
+ * has no positive mean there. */
+static int side_logs(const struct cmp_file *files, const int *side, int n,
+		     int s, const struct cmp_metric *m, int tasks, double *out,
+		     char *why, size_t len)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		double v;
+
+		if (side[i] != s)
+			continue;
+		v = run_mean(&files[i], m, tasks);
+		if (!(v > 0) || !isfinite(v)) {
+			snprintf(why, len, "%s-%d of %s is not a positive mean "
+				 "(%g)", m->name, tasks, files[i].shown, v);
+			return -1;
+		}
+		out[k++] = log(v);
+	}
+	return k;
+}
+
+/* One row by run means: Student's t on the logs with a pooled variance
+ * (the runs of both sides spread alike: one machine, one recipe), df =
+ * nb + nc - 2, one-sided towards worse. -EINVAL with why when it cannot
+ * be tested. */
+static int runs_row(const struct cmp_file *files, const int *side, int n,
+		    int cs, int cfile, const struct cmp_metric *m, int tasks,
+		    struct gate_row *row, char *why, size_t len)
+{
+	double *lb = calloc((size_t)n, sizeof(double)), *lc = calloc((size_t)n,
+		sizeof(double)), sp2, d;
+	int nb, nc, ret = -EINVAL;
+
+	if (!lb || !lc) {
+		snprintf(why, len, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	nb = side_logs(files, side, n, side[0], m, tasks, lb, why, len);
+	nc = side_logs(files, side, n, cs, m, tasks, lc, why, len);
+	if (nb < 0 || nc < 0)
+		goto out;
+	if (nb + nc - 2 < 2) {
+		snprintf(why, len, "%d run%s of the base and %d of %s: the "
+			 "spread between runs (separate runs of one build differ "
+			 "by several percent) cannot be measured from so few, "
+			 "and one sample's spread is not it; give a folder of 3 "
+			 "or more runs a side (vmsim run -o base/run1.json ...), "
+			 "or gate with vmsim gate, which runs both sides in "
+			 "rounds", nb, PLURAL(nb), nc, files[cfile].shown);
+		goto out;
+	}
+	sp2 = ((nb > 1 ? (nb - 1) * pow(stats_stddev(lb, (size_t)nb), 2) : 0) +
+	       (nc > 1 ? (nc - 1) * pow(stats_stddev(lc, (size_t)nc), 2) : 0)) /
+	      (nb + nc - 2);
+	d = stats_amean(lc, (size_t)nc) - stats_amean(lb, (size_t)nb);
+	if (!m->higher)
+		d = -d;
+	*row = (struct gate_row){ .m = m, .tasks = tasks, .file = cfile,
+				  .df = nb + nc - 2 };
+	row->se = sqrt(sp2 * (1.0 / nb + 1.0 / nc));
+	row->effect = 100 * (exp(d) - 1);
+	row->p = row->se > 0 ? stats_t_cdf(d / row->se, row->df) :
+		 d < 0 ? 0.0 : 1.0;
+	if (isnan(row->p))
+		row->p = 1;
+	ret = 0;
+out:
+	free(lb);
+	free(lc);
+	return ret;
+}
+
+int cmp_gate_runs(FILE *out, const struct cmp_file *files, const int *side,
+		  int n, const struct cmp_opts *o, double pct, char *line,
+		  size_t len)
+{
+	const struct cmp_file *b = &files[0];
+	struct gate_row *r;
+	int nr = 0, ret, nb = 0;
+	char why[768], how[96];
+
+	if (refuse_rule(o, line, len))
+		return CMP_CANNOT_JUDGE;
+	for (int i = 0; i < n; i++)
+		nb += side[i] == side[0];
+	if (nb == n) {
+		snprintf(line, len, "CANNOT JUDGE: the gate needs a base and a "
+			 "candidate (two files or folders of runs)");
+		return CMP_CANNOT_JUDGE;
+	}
+	r = calloc((size_t)(b->nmetrics * b->ntasks * n + 1), sizeof(*r));
+	if (!r) {
+		snprintf(line, len, "CANNOT JUDGE: out of memory");
+		return CMP_CANNOT_JUDGE;
+	}
+	/* Each candidate side, by its first file. */
+	for (int c = 1; c < n; c++) {
+		bool first = side[c] != side[0];
+
+		for (int j = 1; j < c && first; j++)
+			first = side[j] != side[c];
+		for (int m = 0; first && m < b->nmetrics; m++)
+			for (int t = 0; b->metrics[m].primary && t < b->ntasks; t++)
+				if (runs_row(files, side, n, side[c], c,
+					     &b->metrics[m], b->tasks[t], &r[nr++],
+					     why, sizeof(why))) {
+					snprintf(line, len, "CANNOT JUDGE: %s", why);
+					free(r);
+					return CMP_CANNOT_JUDGE;
+				}
+	}
+	if (!nr) {
+		snprintf(line, len, "CANNOT JUDGE: %s declares no primary metric "
+			 "to gate on", b->shown);
+		free(r);
+		return CMP_CANNOT_JUDGE;
+	}
+	snprintf(how, sizeof(how), "run means: one-sided t over %d base run%s "
+		 "and the candidate's, %g df", nb, PLURAL(nb), r[0].df);
+	ret = verdict(out, r, nr, files, cmp_gate_alpha(o), pct, how, line, len);
 	free(r);
 	return ret;
 }

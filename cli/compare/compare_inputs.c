@@ -48,10 +48,12 @@ static void last_component(const char *path, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(path + n - s), s);
 }
 
-static int push(struct cmp_inputs *in, const char *path, const char *dir)
+static int push(struct cmp_inputs *in, const char *path, const char *dir,
+		int arg)
 {
 	if (in->n == CMP_MAX_INPUTS)
 		return -E2BIG;
+	in->arg[in->n] = arg;
 	in->path[in->n] = strdup(path);
 	in->dir[in->n] = dir ? strdup(dir) : NULL;
 	if (!in->path[in->n] || (dir && !in->dir[in->n]))
@@ -61,8 +63,8 @@ static int push(struct cmp_inputs *in, const char *path, const char *dir)
 }
 
 /* Every result in directory path, by name. */
-static int expand_dir(struct cmp_inputs *in, const char *path, char *err,
-		      size_t errlen)
+static int expand_dir(struct cmp_inputs *in, const char *path, int arg,
+		      char *err, size_t errlen)
 {
 	char shown[256], name[256], *names[CMP_MAX_INPUTS];
 	DIR *d = opendir(path);
@@ -93,7 +95,7 @@ static int expand_dir(struct cmp_inputs *in, const char *path, char *err,
 	qsort(names, (size_t)n, sizeof(names[0]), cmp_name);
 	for (int i = 0; i < n; i++) {
 		if (!ret)
-			ret = push(in, names[i], name);
+			ret = push(in, names[i], name, arg);
 		free(names[i]);
 	}
 	if (ret == -E2BIG)
@@ -119,10 +121,10 @@ int cmp_inputs_expand(char *const *args, int nargs, struct cmp_inputs *in,
 		int ret;
 
 		if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
-			ret = expand_dir(in, args[i], err, errlen);
+			ret = expand_dir(in, args[i], i, err, errlen);
 			ndirs++;
 		} else {
-			ret = push(in, args[i], NULL);
+			ret = push(in, args[i], NULL, i);
 			if (ret)
 				snprintf(err, errlen, "%s: %s",
 					 parse_printable(shown, sizeof(shown),
@@ -222,7 +224,10 @@ static int pick_baseline(struct cmp_inputs *in, struct cmp_file *files,
 	if (found > 0) {
 		struct cmp_file f = files[found];
 		char *p = in->path[found], *d = in->dir[found];
+		int arg = in->arg[found];
 
+		memmove(&in->arg[1], &in->arg[0], (size_t)found * sizeof(arg));
+		in->arg[0] = arg;
 		memmove(&files[1], &files[0], (size_t)found * sizeof(files[0]));
 		files[0] = f;
 		memmove(&in->path[1], &in->path[0], (size_t)found * sizeof(p));
@@ -315,4 +320,29 @@ int cmp_inputs_load(struct cmp_inputs *in, struct cmp_file *files,
 	if (!baseline && !nlabels)
 		default_baseline(in, files);
 	return 0;
+}
+
+/* What a result calls its own configuration: its label, or scheme. */
+static const char *own_label(const struct cmp_file *f)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(f->root, "label", &v) &&
+	    json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return f->scheme ? f->scheme : "";
+}
+
+void cmp_inputs_sides(const struct cmp_inputs *in, const struct cmp_file *files,
+		      int *side)
+{
+	for (int i = 0; i < in->n; i++) {
+		side[i] = i;
+		for (int j = 0; j < i && in->dir[i]; j++)
+			if (in->dir[j] && in->arg[j] == in->arg[i] &&
+			    !strcmp(own_label(&files[j]), own_label(&files[i]))) {
+				side[i] = side[j];
+				break;
+			}
+	}
 }

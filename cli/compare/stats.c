@@ -165,6 +165,24 @@ double stats_t_below_p(const double *d, size_t n)
 	return gsl_cdf_tdist_P(t, (double)(n - 1));
 }
 
+double stats_t_cdf(double t, double df)
+{
+	pthread_once(&gsl_quiet_once, gsl_quiet);
+	if (isnan(t) || isnan(df) || df <= 0)
+		return NAN;
+	if (isinf(t))
+		return t < 0 ? 0.0 : 1.0;
+	return gsl_cdf_tdist_P(t, df);
+}
+
+double stats_t_critical(double p, double df)
+{
+	pthread_once(&gsl_quiet_once, gsl_quiet);
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	return gsl_cdf_tdist_Qinv(p, df);
+}
+
 double stats_welch_p(const double *a, size_t na, const double *b, size_t nb)
 {
 	double va, vb, se2, t, df;

@@ -36,6 +36,12 @@ double stats_best_mean(const double *x, size_t n, double pct, bool higher);
  * "below": P(T(n-1) <= mean / (sd / sqrt(n))). NaN for n < 2; 0 or 1
  * when every difference is the same. */
 double stats_t_below_p(const double *d, size_t n);
+/* P(T(df) <= t): the one-sided p of a t statistic towards "below".
+ * NaN for df <= 0 or t NaN. */
+double stats_t_cdf(double t, double df);
+/* The t that T(df) exceeds with probability p (0 < p < 1): the
+ * critical value of a one-sided test at level p. NaN outside. */
+double stats_t_critical(double p, double df);
 /* Two-sided p-value of Welch's t-test (Welch-Satterthwaite degrees of
  * freedom). NaN when either sample has fewer than 2 values. */
 double stats_welch_p(const double *a, size_t na, const double *b, size_t nb);

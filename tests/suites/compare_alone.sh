@@ -24,7 +24,7 @@ data=$src/tests/data/compare
 "$d/vmsim-compare" "$data/base.json" "$data/worse.json" >"$d/a" 2>&1
 "$vmsim" compare "$data/base.json" "$data/worse.json" >"$d/b" 2>&1
 cmp -s "$d/a" "$d/b" || fail "vmsim-compare and vmsim compare differ: $(diff "$d/a" "$d/b" | head -5)"
-"$d/vmsim-compare" --fail-on-regression "$data/base.json" "$data/worse.json" >"$d/a" 2>&1
+"$d/vmsim-compare" --fail-on-regression "$data/runs/base" "$data/runs/worse" >"$d/a" 2>&1
 [ $? -eq 1 ] && tail -n1 "$d/a" | grep -q '^REGRESSION: ' || fail "vmsim-compare's gate: $(tail -n2 "$d/a")"
 [ $fails -eq 0 ] && echo "compare_alone: vmsim-compare built alone, no simulator in it"
 [ $fails -eq 0 ]

@@ -30,7 +30,7 @@ list-tsv	list --tsv
 check	check
 compare	compare @D@/compare/base.json @D@/compare/worse.json
 compare-json	compare --format json @D@/compare/base.json @D@/compare/worse.json
-compare-gate	compare --fail-on-regression @D@/compare/base.json @D@/compare/same.json
+compare-gate	compare --fail-on-regression @D@/compare/runs/base @D@/compare/runs/same
 trace-info	trace info @D@/traces/sort.trace
 trace-show	trace show @D@/traces/sort.trace
 bench-tree	bench tree --vmas 100 --lookups 1000
