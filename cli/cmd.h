@@ -51,6 +51,9 @@ int cli_help(const char *cmd);
 int cli_bad(const char *fmt, const char *val);
 /* Complaints from now on point at 'vmsim CMD --help' (NULL: 'vmsim --help'). */
 void cli_set_help_command(const char *cmd);
+/* Complaints from now on are about these words, not the command's own
+ * ("--candidate-opts"; NULL: the command's): "(in WORDS; see ...)". */
+void cli_set_help_context(const char *ctx);
 /* Is arg -h or --help? */
 bool cli_is_help(const char *arg);
 /* " (see 'vmsim [CMD ]--help')" and the newline that ends a complaint. */

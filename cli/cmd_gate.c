@@ -196,6 +196,59 @@ static int gate_opt(struct gate_args *a, int opt, char **argv)
 	return cli_bad_option(argv, opt, gate_opts);
 }
 
+/* What the gate gives each run itself (its output), and one scheme at a
+ * time: refused in words (the run's options or --candidate-opts). */
+static int gate_words_check(const struct run_args_vec *v, const char *whose)
+{
+	for (int i = 0; i < v->n; i++) {
+		const char *s = v->argv[i];
+		char what[96];
+
+		snprintf(what, sizeof(what), "gate: %s: '%%s' ", whose);
+		if (!strcmp(s, "-o") || !strncmp(s, "--json", 6) ||
+		    !strcmp(s, "-f") || !strcmp(s, "--force") ||
+		    (s[0] == '-' && s[1] == 'o'))
+			return cli_bad(strcat(what, "is the gate's to give: leave "
+				       "the run's output out (--keep DIR keeps it)"),
+				       s);
+		if ((!strcmp(s, "-l") || !strcmp(s, "--lock")) && i + 1 < v->n &&
+		    strchr(v->argv[i + 1], ','))
+			return cli_bad(strcat(what, "names several schemes: the "
+				       "gate compares a base and a candidate of one "
+				       "scheme"), v->argv[i + 1]);
+		if ((!strncmp(s, "--lock=", 7) && strchr(s, ',')) ||
+		    (!strncmp(s, "-l", 2) && s[2] && strchr(s, ',')))
+			return cli_bad(strcat(what, "names several schemes: the "
+				       "gate compares a base and a candidate of one "
+				       "scheme"), s);
+	}
+	return 0;
+}
+
+/* --candidate-opts: the words alone first (their own complaints), then
+ * after the run's options through run's parser, a complaint naming them. */
+static int gate_cand_check(const struct gate_args *a,
+			   struct run_args_vec *check, const struct cli_ctx *dry)
+{
+	struct run_args_vec words = { 0 };
+	int ret = gate_split_words(&words, a->cand_opts);
+
+	if (ret) {
+		run_args_free(&words);
+		return fprintf(stderr, "%s: gate: out of memory\n", prog), 1;
+	}
+	ret = gate_words_check(&words, "--candidate-opts") ? EXIT_USAGE : 0;
+	for (int i = 0; i < words.n && !ret; i++)
+		ret = run_args_add(check, words.argv[i]) ? 1 : 0;
+	run_args_free(&words);
+	if (ret)
+		return ret;
+	cli_set_help_context("--candidate-opts");
+	ret = cmd_run(check->n, check->argv, dry) ? EXIT_USAGE : 0;
+	cli_set_help_context(NULL);
+	return ret;
+}
+
 /* The run's options: after --, or from a result (its first word "run"
  * dropped). Checked by vmsim run's own parser, without running. */
 static int gate_recipe(struct gate_args *a, int argc, char **argv)
@@ -240,31 +293,20 @@ static int gate_recipe(struct gate_args *a, int argc, char **argv)
 	}
 	if (ret)
 		return fprintf(stderr, "%s: gate: out of memory\n", prog), 1;
-	for (int i = 0; i < a->runv.n; i++) {
-		const char *s = a->runv.argv[i];
-
-		if (!strcmp(s, "-o") || !strncmp(s, "--json", 6) ||
-		    !strcmp(s, "-f") || !strcmp(s, "--force"))
-			return cli_bad("gate: '%s' is the gate's to give: leave the "
-				   "run's output out (--keep DIR keeps it)", s);
-		if ((!strcmp(s, "-l") || !strcmp(s, "--lock")) &&
-		    i + 1 < a->runv.n && strchr(a->runv.argv[i + 1], ','))
-			return cli_bad("gate: one scheme at a time ('%s'): the gate "
-				   "compares a base and a candidate of one run",
-				   a->runv.argv[i + 1]);
-	}
+	if (gate_words_check(&a->runv, "the run's options"))
+		return EXIT_USAGE;
 	ret = run_args_add(&check, "run");
 	for (int i = 0; i < a->runv.n && !ret; i++)
 		ret = run_args_add(&check, a->runv.argv[i]);
-	/* The candidate's own options must be run options too (of this
-	 * vmsim: another candidate binary may know others). */
-	if (!a->cand_prog)
-		ret = ret ?: gate_split_words(&check, a->cand_opts);
 	if (ret) {
 		run_args_free(&check);
 		return fprintf(stderr, "%s: gate: out of memory\n", prog), 1;
 	}
 	ret = cmd_run(check.n, check.argv, &dry) ? EXIT_USAGE : 0;
+	/* The candidate's own options go through the same checks, said as
+	 * theirs (of this vmsim: another candidate binary may know others). */
+	if (!ret && a->cand_opts && !a->cand_prog)
+		ret = gate_cand_check(a, &check, &dry);
 	run_args_free(&check);
 	return ret;
 }

@@ -248,9 +248,20 @@ void cli_set_help_command(const char *cmd)
 	help_cmd = cmd;
 }
 
+/* The words a complaint is about, when not the command's own (the
+ * gate's --candidate-opts), or NULL. */
+static const char *help_context;
+
+void cli_set_help_context(const char *ctx)
+{
+	help_context = ctx;
+}
+
 void cli_see_help(void)
 {
-	fprintf(stderr, " (see 'vmsim %s%s--help')\n", help_cmd ? help_cmd : "",
+	fprintf(stderr, " (%s%s%ssee 'vmsim %s%s--help')\n",
+		help_context ? "in " : "", help_context ? help_context : "",
+		help_context ? "; " : "", help_cmd ? help_cmd : "",
 		help_cmd ? " " : "");
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -422,6 +423,19 @@ void record_release(struct record_out *o)
 	o->open = false;
 }
 
+/* The free bytes of the file system that holds path, or -1. */
+static long long free_bytes(const char *path)
+{
+	struct statvfs v;
+
+	if (statvfs(path, &v))
+		return -1;
+	return (long long)v.f_bavail * (long long)v.f_frsize;
+}
+
+/* Less than this free where perf writes: it could not have written. */
+#define RECORD_FULL_BYTES (1LL << 20)
+
 /* Is there nothing to convert? Then one line saying why, and true. */
 static bool nothing_recorded(const struct record_job *j)
 {
@@ -454,6 +468,18 @@ static bool nothing_recorded(const struct record_job *j)
 		fprintf(stderr, "%s: record: nothing recorded: perf's scratch "
 			"folder '%s' was removed while it recorded\n", prog,
 			parse_printable(shown, sizeof(shown), j->scratch));
+	} else if (free_bytes(j->scratch) >= 0 &&
+		   free_bytes(j->scratch) < RECORD_FULL_BYTES) {
+		/* perf's own complaint went to the same full disk. */
+		char shown[PATH_MAX];
+
+		perf_complaint(j->errlog, "", why, sizeof(why));
+		fprintf(stderr, "%s: record: nothing recorded: the file system of "
+			"'%s' is full (%lld KiB free), so perf could not write its "
+			"data there%s%s; free space there or point TMPDIR at "
+			"another\n", prog, parse_printable(shown, sizeof(shown),
+			j->scratch), free_bytes(j->scratch) >> 10, why[0] ? ": " :
+			"", why);
 	} else {
 		char dflt[96];
 

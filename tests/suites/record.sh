@@ -185,3 +185,17 @@ case $(ps -o stat= -p "${spid:-0}" 2>/dev/null) in ""|Z*) gone=1;; *) gone=0;; e
 	fail "hung perf script: exit $rc after $took s, gone=$gone: $(cat "$tmp/hang.err")"
 [ $gone = 1 ] || kill "$spid" 2>/dev/null
 echo "record: a hung perf script was ended at --convert-timeout ($took s)"
+
+# A full $TMPDIR (a 256 KiB tmpfs, filled): "nothing recorded" says the
+# disk is full and where, not only that perf wrote no data (issue 48).
+# Needs mount (root); skipped quietly without it.
+if mkdir "$tmp/full" && mount -t tmpfs -o size=256k tmpfs "$tmp/full" 2>/dev/null; then
+	dd if=/dev/zero of="$tmp/full/fill" bs=4k 2>/dev/null || true
+	rc=0
+	TMPDIR=$tmp/full "$vmsim" record -o "$tmp/f.trace" -- true >/dev/null 2>"$tmp/full.err" || rc=$?
+	umount "$tmp/full"
+	[ $rc -eq 1 ] && [ "$(grep -c . "$tmp/full.err")" -eq 1 ] &&
+		grep -q "nothing recorded: the file system of '$tmp/full/vmsim-record-[0-9a-f]*' is full" "$tmp/full.err" ||
+		fail "record with a full TMPDIR: exit $rc: $(cat "$tmp/full.err")"
+	echo "record: a full TMPDIR is said as such"
+fi
