@@ -493,6 +493,28 @@ static bool nothing_recorded(const struct record_job *j)
 	return true;
 }
 
+/* perf's data held no event of the program (a signal before it ran, or
+ * everything before its exec left out): nothing to write, and why, in
+ * one line — never an empty trace. */
+static void tell_empty(const struct conv_ctx *x)
+{
+	char shown[PATH_MAX], by[64] = "";
+
+	if (x->j->signal_at_start)
+		snprintf(by, sizeof(by), " (stopped by %s)",
+			 sig_name(x->j->signal_at_start));
+	if (x->c.dropped)
+		fprintf(stderr, "%s: record: nothing recorded%s: the program did "
+			"nothing after it exec'd %s (the %llu events before, of "
+			"its start-up, are left out)\n", prog, by,
+			parse_printable(shown, sizeof(shown), x->c.exe),
+			(unsigned long long)x->c.dropped);
+	else
+		fprintf(stderr, "%s: record: nothing recorded%s: perf's data "
+			"holds no event of the program%s\n", prog, by,
+			x->c.other_pid ? " (only of other processes)" : "");
+}
+
 int record_convert(const struct record_job *j, struct record_out *o)
 {
 	struct conv_ctx *x;
@@ -509,6 +531,13 @@ int record_convert(const struct record_job *j, struct record_out *o)
 	ret = sf_emit(&o->trace, conv_emit, x);
 	if (ret < 0) {
 		tell_failure(o, x, ret);
+		perf_conv_fini(&x->c);
+		free(x);
+		return -1;
+	}
+	if (!x->w.nevents) {
+		tell_empty(x);
+		sf_abort(&o->trace);
 		perf_conv_fini(&x->c);
 		free(x);
 		return -1;

@@ -94,8 +94,14 @@ for kind in INT TERM HUP DOUBLE; do
 			fails=$((fails + 1)); continue
 		fi
 		if [ -e "$tmp/s.trace" ]; then
-			if ! "$VMSIM" trace info "$tmp/s.trace" >/dev/null 2>&1; then
+			if ! "$VMSIM" trace info "$tmp/s.trace" >"$tmp/info" 2>&1; then
 				echo "FAIL: $what: the trace does not read back"
+				fails=$((fails + 1)); continue
+			fi
+			# A trace holds something of the program: one of no
+			# thread is "nothing recorded" said (issue 48).
+			if grep -q '^threads   0$' "$tmp/info"; then
+				echo "FAIL: $what: a trace of 0 threads was written"
 				fails=$((fails + 1)); continue
 			fi
 		elif ! grep -q "^vmsim: record: nothing recorded" "$tmp/err"; then
