@@ -503,7 +503,12 @@ static void tell_empty(const struct conv_ctx *x)
 	if (x->j->signal_at_start)
 		snprintf(by, sizeof(by), " (stopped by %s)",
 			 sig_name(x->j->signal_at_start));
-	if (x->c.dropped)
+	if (x->c.cut)
+		fprintf(stderr, "%s: record: nothing recorded: converting stopped "
+			"by %s before it reached an event of the program\n", prog,
+			x->c.cut_by == SIGALRM ? "its deadline (perf script ended: "
+			"--convert-timeout)" : sig_name(x->c.cut_by));
+	else if (x->c.dropped)
 		fprintf(stderr, "%s: record: nothing recorded%s: the program did "
 			"nothing after it exec'd %s (the %llu events before, of "
 			"its start-up, are left out)\n", prog, by,
