@@ -46,7 +46,16 @@ struct gate_row {
 	 * for the smallest change it could have detected; NaN: pooled. */
 	double se, df;
 	double mde;                      /* %, worse: set by verdict() */
+	const char *name;                /* its side's name; NULL: the file's */
 };
+
+/* What a row's candidate is called: its side (a folder of runs), or its
+ * file. */
+static const char *row_name(const struct gate_row *r,
+			    const struct cmp_file *files)
+{
+	return r->name ? r->name : files[r->file].shown;
+}
 
 double cmp_gate_alpha(const struct cmp_opts *o)
 {
@@ -177,7 +186,7 @@ static void row_lines(FILE *out, const struct gate_row *r, int nr,
 			continue;
 		fprintf(out, "row %s-%d of %s: %+.2f%% (one-sided p = %.3g); the "
 			"smallest worsening it could have detected: %.2f%%\n",
-			r[k].m->name, r[k].tasks, files[r[k].file].shown,
+			r[k].m->name, r[k].tasks, row_name(&r[k], files),
 			r[k].effect, r[k].p, r[k].mde);
 	}
 }
@@ -187,8 +196,8 @@ static void row_lines(FILE *out, const struct gate_row *r, int nr,
  * passes only when every row could have seen one of pct: else it cannot
  * judge, and says how large a change it could have seen. */
 static int verdict(FILE *out, struct gate_row *r, int nr,
-		   const struct cmp_file *files, double alpha, double pct,
-		   const char *how, char *line, size_t len)
+		   const struct cmp_file *files, const char *base, double alpha,
+		   double pct, const char *how, char *line, size_t len)
 {
 	struct gate_row *worst = NULL, *smallest = NULL, *blind = NULL;
 	int nreg = 0, nsig = 0;
@@ -214,9 +223,9 @@ static int verdict(FILE *out, struct gate_row *r, int nr,
 			worst = &r[k];
 		fprintf(out, "regression: %s-%d in %s (%s) is %.2f%% worse than "
 			"%s (%s p = %.3g, Holm threshold %.3g)\n",
-			r[k].m->name, r[k].tasks, files[r[k].file].shown,
-			files[r[k].file].label, -r[k].effect, files[0].shown,
-			how, r[k].p, r[k].threshold);
+			r[k].m->name, r[k].tasks, row_name(&r[k], files),
+			files[r[k].file].label, -r[k].effect,
+			base ? base : files[0].shown, how, r[k].p, r[k].threshold);
 	}
 	if (blind)
 		snprintf(could, sizeof(could), "; it could have detected a "
@@ -225,7 +234,7 @@ static int verdict(FILE *out, struct gate_row *r, int nr,
 		snprintf(line, len, "REGRESSION: %s-%d %.2f%% worse in %s (%d of "
 			 "%d rows: more than %g%% worse and significant at "
 			 "family-wise alpha %g; %s)", worst->m->name, worst->tasks,
-			 -worst->effect, files[worst->file].shown, nreg, nr, pct,
+			 -worst->effect, row_name(worst, files), nreg, nr, pct,
 			 alpha, how);
 	else if (blind && blind->mde > pct)
 		snprintf(line, len, "CANNOT JUDGE: the smallest worsening this "
@@ -278,7 +287,8 @@ int cmp_gate(FILE *out, const struct cmp_file *files, int n,
 		return CMP_CANNOT_JUDGE;
 	}
 	snprintf(how, sizeof(how), "%s one-sided", cmp_test_name(o->test));
-	ret = verdict(out, r, nr, files, cmp_gate_alpha(o), pct, how, line, len);
+	ret = verdict(out, r, nr, files, NULL, cmp_gate_alpha(o), pct, how,
+		      line, len);
 	free(r);
 	return ret;
 }
@@ -369,7 +379,8 @@ int cmp_gate_rounds(FILE *out, const struct cmp_file *const runs[2],
 	}
 	snprintf(how, sizeof(how), "paired by round: one-sided t over %d "
 		 "rounds", rounds);
-	ret = verdict(out, r, nr, pooled, cmp_gate_alpha(o), pct, how, line, len);
+	ret = verdict(out, r, nr, pooled, NULL, cmp_gate_alpha(o), pct, how,
+		      line, len);
 	free(r);
 	return ret;
 }
@@ -451,6 +462,32 @@ out:
 	return ret;
 }
 
+/* Side s's name (side[] values are the index of its first file): its
+ * file, or for several runs their folder and count. */
+static void side_name(const struct cmp_file *files, const int *side, int n,
+		      int s, char *out, size_t len)
+{
+	int k = 0, first = -1;
+	const char *slash;
+
+	for (int i = 0; i < n; i++)
+		if (side[i] == s) {
+			k++;
+			if (first < 0)
+				first = i;
+		}
+	if (first < 0) {
+		out[0] = 0;
+		return;
+	}
+	slash = strrchr(files[first].shown, '/');
+	if (k == 1 || !slash)
+		snprintf(out, len, "%s", files[first].shown);
+	else
+		snprintf(out, len, "%.*s/ (%d runs)",
+			 (int)(slash - files[first].shown), files[first].shown, k);
+}
+
 int cmp_gate_runs(FILE *out, const struct cmp_file *files, const int *side,
 		  int n, const struct cmp_opts *o, double pct, char *line,
 		  size_t len)
@@ -458,7 +495,7 @@ int cmp_gate_runs(FILE *out, const struct cmp_file *files, const int *side,
 	const struct cmp_file *b = &files[0];
 	struct gate_row *r;
 	int nr = 0, ret, nb = 0;
-	char why[768], how[96];
+	char why[768], how[96], (*names)[300];
 
 	if (refuse_rule(o, line, len))
 		return CMP_CANNOT_JUDGE;
@@ -498,7 +535,14 @@ int cmp_gate_runs(FILE *out, const struct cmp_file *files, const int *side,
 	}
 	snprintf(how, sizeof(how), "run means: one-sided t over %d base run%s "
 		 "and the candidate's, %g df", nb, PLURAL(nb), r[0].df);
-	ret = verdict(out, r, nr, files, cmp_gate_alpha(o), pct, how, line, len);
+	names = calloc((size_t)n, sizeof(*names));
+	for (int i = 0; names && i < n; i++)
+		side_name(files, side, n, i, names[i], sizeof(names[i]));
+	for (int k = 0; names && k < nr; k++)
+		r[k].name = names[side[r[k].file]];
+	ret = verdict(out, r, nr, files, names ? names[side[0]] : NULL,
+		      cmp_gate_alpha(o), pct, how, line, len);
+	free(names);
 	free(r);
 	return ret;
 }
