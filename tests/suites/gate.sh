@@ -253,5 +253,20 @@ rc=$?
 [ $rc -eq 2 ] && tail -n1 "$tmp/out" | grep -q "CANNOT JUDGE: the candidate result of round 1 is unlike" &&
 	ok || fail "candidate writing 1.7e308: exit $rc, $(tail -n1 "$tmp/out")"
 
+# 5. Rounds that spread past the threshold (a candidate whose results a
+# wrapper scales by 0.6 and 1.5 in turn): CANNOT JUDGE with the smallest
+# worsening the gate could have detected, never PASS (issue 48: rounds
+# of -64%..+106% said PASS).
+# shellcheck disable=SC2016
+printf '#!/bin/sh\nfor a; do [ "$prev" = -o ] && out=$a; prev=$a; done\n"%s" "$@" || exit\nn=$(cat "%s/nwide" 2>/dev/null || echo 0); n=$((n + 1)); echo $n >"%s/nwide"\nf=$([ $((n %% 2)) -eq 0 ] && echo 1.5 || echo 0.6)\nexec python3 -c "import json,sys; d=json.load(open(sys.argv[1]))\nfor r in d[\\"results\\"]: r[\\"samples\\"][\\"faults/sec\\"] = [x * float(sys.argv[2]) for x in r[\\"samples\\"][\\"faults/sec\\"]]\njson.dump(d, open(sys.argv[1], \\"w\\"))" "$out" "$f"\n' \
+	"$VMSIM" "$tmp" "$tmp" >"$tmp/wide.sh"
+chmod +x "$tmp/wide.sh"
+"$VMSIM" gate --candidate "$tmp/wide.sh" --rounds 4 -- -w pft -t 1 -i 3 -m 1M \
+	--min-sample 0 --fault-source synthetic >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 2 ] && tail -n1 "$tmp/out" | grep -q '^CANNOT JUDGE: the smallest worsening this gate could have detected is [0-9.]*%' &&
+	grep -q '^row faults/sec-1 of .*the smallest worsening it could have detected: ' "$tmp/out" &&
+	ok || fail "rounds spread past the threshold: exit $rc, $(tail -n2 "$tmp/out")"
+
 echo "gate: $passes passed, $fails failed"
 [ $fails -eq 0 ]
