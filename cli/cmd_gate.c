@@ -196,31 +196,38 @@ static int gate_opt(struct gate_args *a, int opt, char **argv)
 	return cli_bad_option(argv, opt, gate_opts);
 }
 
+/* One refusal of gate_words_check: "gate: WHOSE: 'VAL' WHY" (whose and
+ * why are the code's own words, without '%'). */
+static int words_refuse(const char *whose, const char *why, const char *val)
+{
+	char fmt[256];
+
+	snprintf(fmt, sizeof(fmt), "gate: %s: '%%s' %s", whose, why);
+	return cli_bad(fmt, val);
+}
+
 /* What the gate gives each run itself (its output), and one scheme at a
  * time: refused in words (the run's options or --candidate-opts). */
 static int gate_words_check(const struct run_args_vec *v, const char *whose)
 {
+	static const char output[] = "is the gate's to give: leave the run's "
+		"output out (--keep DIR keeps it)";
+	static const char several[] = "names several schemes: the gate "
+		"compares a base and a candidate of one scheme";
+
 	for (int i = 0; i < v->n; i++) {
 		const char *s = v->argv[i];
-		char what[96];
 
-		snprintf(what, sizeof(what), "gate: %s: '%%s' ", whose);
 		if (!strcmp(s, "-o") || !strncmp(s, "--json", 6) ||
 		    !strcmp(s, "-f") || !strcmp(s, "--force") ||
 		    (s[0] == '-' && s[1] == 'o'))
-			return cli_bad(strcat(what, "is the gate's to give: leave "
-				       "the run's output out (--keep DIR keeps it)"),
-				       s);
+			return words_refuse(whose, output, s);
 		if ((!strcmp(s, "-l") || !strcmp(s, "--lock")) && i + 1 < v->n &&
 		    strchr(v->argv[i + 1], ','))
-			return cli_bad(strcat(what, "names several schemes: the "
-				       "gate compares a base and a candidate of one "
-				       "scheme"), v->argv[i + 1]);
+			return words_refuse(whose, several, v->argv[i + 1]);
 		if ((!strncmp(s, "--lock=", 7) && strchr(s, ',')) ||
 		    (!strncmp(s, "-l", 2) && s[2] && strchr(s, ',')))
-			return cli_bad(strcat(what, "names several schemes: the "
-				       "gate compares a base and a candidate of one "
-				       "scheme"), s);
+			return words_refuse(whose, several, s);
 	}
 	return 0;
 }

@@ -61,6 +61,19 @@ static void run_options_mem_json(json_object *o, const struct run_cfg *c,
 		sim_rcu_cbs_names[c->mm.rcu_cbs]));
 }
 
+/* How it ran: put back by rerun so that the run runs again (a
+ * --max-tasks 400 run was refused), never a difference. */
+static void run_options_harness_json(json_object *o, const struct run_cfg *c,
+				     const struct run_harness_opts *h)
+{
+	json_object_object_add(o, "handlers", json_object_new_int(h->nhandlers));
+	json_object_object_add(o, "max_tasks", json_object_new_int(h->max_tasks));
+	json_object_object_add(o, "ceiling", json_object_new_string(
+		run_optlist[RUN_O_CEILING].choices[h->ceiling]));
+	json_object_object_add(o, "fault_timeout",
+			       json_object_new_double(c->fault_timeout));
+}
+
 /* Do some of the run's schemes choose an mprotect's range and some not? */
 static bool mprotect_mixed(const struct run_cfg *c)
 {
@@ -111,14 +124,7 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 	if (c->wl->min_mem)              /* only where the workload uses it */
 		json_object_object_add(o, "mem", json_object_new_int64((int64_t)c->wo.mem));
 	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
-	json_object_object_add(o, "handlers", json_object_new_int(h->nhandlers));
-	/* How it ran: put back by rerun so that the run runs again (a
-	 * --max-tasks 400 run was refused), never a difference. */
-	json_object_object_add(o, "max_tasks", json_object_new_int(h->max_tasks));
-	json_object_object_add(o, "ceiling", json_object_new_string(
-		run_optlist[RUN_O_CEILING].choices[h->ceiling]));
-	json_object_object_add(o, "fault_timeout",
-			       json_object_new_double(c->fault_timeout));
+	run_options_harness_json(o, c, h);
 	json_object_object_add(o, "wait", json_object_new_string(
 		uffd_wait_mode_name(c->uffd.wait)));
 	json_object_object_add(o, "batch", json_object_new_int(c->uffd.batch));
