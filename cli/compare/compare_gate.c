@@ -293,6 +293,26 @@ int cmp_gate(FILE *out, const struct cmp_file *files, int n,
 	return ret;
 }
 
+/* The gate cannot judge: line says why (one clause); r is freed. */
+static int cannot_judge(struct gate_row *r, const char *why, char *line,
+			size_t len)
+{
+	snprintf(line, len, "CANNOT JUDGE: %s", why);
+	free(r);
+	return CMP_CANNOT_JUDGE;
+}
+
+/* No row to judge: the base declares no primary metric. */
+static int no_primary(struct gate_row *r, const struct cmp_file *b, char *line,
+		      size_t len)
+{
+	char why[320];
+
+	snprintf(why, sizeof(why), "%s declares no primary metric to gate on",
+		 b->shown);
+	return cannot_judge(r, why, line, len);
+}
+
 /* The mean of metric m at tasks in one run; NaN when it has none. */
 static double run_mean(const struct cmp_file *f, const struct cmp_metric *m,
 		       int tasks)
@@ -366,17 +386,10 @@ int cmp_gate_rounds(FILE *out, const struct cmp_file *const runs[2],
 	for (int m = 0; m < b->nmetrics; m++)
 		for (int t = 0; b->metrics[m].primary && t < b->ntasks; t++)
 			if (round_row(runs, rounds, &b->metrics[m], b->tasks[t],
-				      &r[nr++], why, sizeof(why))) {
-				snprintf(line, len, "CANNOT JUDGE: %s", why);
-				free(r);
-				return CMP_CANNOT_JUDGE;
-			}
-	if (!nr) {
-		snprintf(line, len, "CANNOT JUDGE: %s declares no primary metric "
-			 "to gate on", b->shown);
-		free(r);
-		return CMP_CANNOT_JUDGE;
-	}
+				      &r[nr++], why, sizeof(why)))
+				return cannot_judge(r, why, line, len);
+	if (!nr)
+		return no_primary(r, b, line, len);
 	snprintf(how, sizeof(how), "paired by round: one-sided t over %d "
 		 "rounds", rounds);
 	ret = verdict(out, r, nr, pooled, NULL, cmp_gate_alpha(o), pct, how,
@@ -521,18 +534,11 @@ int cmp_gate_runs(FILE *out, const struct cmp_file *files, const int *side,
 			for (int t = 0; b->metrics[m].primary && t < b->ntasks; t++)
 				if (runs_row(files, side, n, side[c], c,
 					     &b->metrics[m], b->tasks[t], &r[nr++],
-					     why, sizeof(why))) {
-					snprintf(line, len, "CANNOT JUDGE: %s", why);
-					free(r);
-					return CMP_CANNOT_JUDGE;
-				}
+					     why, sizeof(why)))
+					return cannot_judge(r, why, line, len);
 	}
-	if (!nr) {
-		snprintf(line, len, "CANNOT JUDGE: %s declares no primary metric "
-			 "to gate on", b->shown);
-		free(r);
-		return CMP_CANNOT_JUDGE;
-	}
+	if (!nr)
+		return no_primary(r, b, line, len);
 	snprintf(how, sizeof(how), "run means: one-sided t over %d base run%s "
 		 "and the candidate's, %g df", nb, PLURAL(nb), r[0].df);
 	names = calloc((size_t)n, sizeof(*names));

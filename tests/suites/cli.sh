@@ -568,12 +568,16 @@ p = one["results"][0]
 assert (p["passes"], p["warmup_passes"], p["counted_passes"]) == (1, 0, 2), p
 assert one["options"]["min_sample_ms"] == 0
 # sized: the same passes for both schemes, a sample at least 100 ms of
-# the warm pass's rate, and at least 100 ms of warm-up each
+# the warm pass's rate, and at least 100 ms of warm-up each — several
+# passes where a pass is well under 100 ms (on a machine loaded enough
+# that one pass of 1024 faults takes 100 ms or more, one pass is right)
 s = [json.load(open(sys.argv[1].replace("passes/", "sized/") .replace("rwsem", k)))["results"][0]
      for k in ("rwsem", "pervma")]
-assert s[0]["passes"] == s[1]["passes"] > 1, s
+assert s[0]["passes"] == s[1]["passes"] >= 1, s
 for p in s:
-    assert p["warmup_passes"] > 1 and p["counted_passes"] == p["warmup_passes"] + 2 * p["passes"], p
+    assert p["counted_passes"] == p["warmup_passes"] + 2 * p["passes"], p
+    if max(p["samples"]["elapsed"]) < 0.03:
+        assert p["passes"] > 1 and p["warmup_passes"] > 1, p
 PY
 
 # A result made before warm-ups and passes is compared as what it meant:
