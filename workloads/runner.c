@@ -403,6 +403,10 @@ static int run_pass(const struct run_cfg *c, struct group *g,
 {
 	int ret = run_iteration(c, g, it, p, err, errlen);
 
+	/* The point's totals count every pass, whatever a sample makes of
+	 * them (a mean of several). */
+	p->touches += it->touches;
+	p->segv += it->segv;
 	/* The kernel would have OOM-killed: the iteration is not a
 	 * measurement, the run ends (exit 3). */
 	if (!ret && group_frames_failed(g)) {
@@ -442,9 +446,6 @@ static int run_sample(const struct run_cfg *c, struct group *g, int passes,
 		if (!ret)
 			pass_add(sum, &one);
 	}
-	/* The point's totals count every pass; the sample is their mean. */
-	p->touches += sum->touches;
-	p->segv += sum->segv;
 	pass_mean(sum, n);
 	return ret;
 }
@@ -573,10 +574,6 @@ static int run_point(const struct run_cfg *c, int n, struct res_point **pts,
 						 err, errlen);
 			pts[s]->runs += c->wl->loop ? 1 : passes;
 			pg->done++;
-			if (c->wl->loop) {       /* run_sample counted its own */
-				pts[s]->touches += it.touches;
-				pts[s]->segv += it.segv;
-			}
 			/* A loop workload's whole seconds before an interrupt
 			 * are measurements like any others: kept. */
 			if (!ret || (ret == -EINTR && c->wl->loop && it.nrates)) {
