@@ -288,6 +288,7 @@ static json_object *point_json(const struct res_file *r,
 	if (p->nsamples)
 		JADD(o, "noise", noise_json(r, p));
 	JADD(o, "touches", JU64(p->touches));
+	JADD(o, "host_faults", JU64(p->host_faults));
 	JADD(o, "segv", JU64(p->segv));
 	if (p->lat)
 		JADD(o, "latency_ns", latency_json(p->lat));

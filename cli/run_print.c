@@ -115,6 +115,37 @@ static void print_latency(const char *what, const struct lat_hist *h,
 }
 
 
+/* A point of the host kernel's: what the host counted, not a model's
+ * counters (it has none). */
+static void print_host_point(const struct res_point *p)
+{
+	printf("\ntasks %d: %d sample%s", p->tasks, p->nsamples,
+	       PLURAL(p->nsamples));
+	if (p->passes > 0)
+		printf(" of %d pass%s (+%d warm-up); over the %d pass%s",
+		       p->passes, p->passes == 1 ? "" : "es", p->warmup,
+		       p->runs, p->runs == 1 ? "" : "es");
+	printf(", %llu page%s touched, %llu host fault%s taken by the tasks, "
+	       "%llu SIGSEGV\n", (unsigned long long)p->touches,
+	       PLURAL(p->touches), (unsigned long long)p->host_faults,
+	       PLURAL(p->host_faults), (unsigned long long)p->segv);
+	if (p->lat)
+		print_latency("touch", p->lat, "\n");
+	if (p->call_lat) {
+		char n[48];
+
+		snprintf(n, sizeof(n), " (%llu calls)\n",
+			 (unsigned long long)p->call_lat->count);
+		print_latency("call", p->call_lat, n);
+	}
+	/* System-wide, over the timed passes (set-up and teardown in). */
+	for (int k = 0; k < p->vmstat.n; k++)
+		printf("%s%s %llu%s", k ? "" : "  /proc/vmstat (timed passes, "
+		       "whole machine): ", p->vmstat.name[k],
+		       (unsigned long long)p->vmstat.v[k],
+		       k + 1 < p->vmstat.n ? ", " : "\n");
+}
+
 static void print_point(const struct res_point *p, const struct run_cfg *c)
 {
 	struct res_fault_split split;
@@ -281,7 +312,10 @@ void run_print_summary(const struct res_file *r, const struct run_cfg *c,
 	for (int i = 0; i < r->npoints && !brief; i++)
 		print_noise(r, &r->points[i]);
 	for (int i = 0; i < r->npoints && !brief; i++)
-		print_point(&r->points[i], c);
+		if (!strcmp(r->scheme, kernel_lock_ops.name))
+			print_host_point(&r->points[i]);
+		else
+			print_point(&r->points[i], c);
 }
 
 void run_print_source_errors(const struct res_file *r, const char *label)
@@ -352,19 +386,25 @@ int run_dir_result_path(char *out, size_t len, const char *dir,
  * user: compare does not warn of it), said once. */
 static void print_scheme_choices(const struct run_cfg *c)
 {
-	int n = runner_ntargets(c), ntype = 0;
+	int n = runner_ntargets(c), ntype = 0, nmodel = 0;
 
 	if (c->mm.vma_free != SIM_VMA_FREE_SCHEME || !runner_varies(c, RUN_VARY_SCHEME))
 		return;
+	/* The host kernel frees its own VMAs: not a choice of the models. */
 	for (int k = 0; k < n; k++)
-		ntype += sim_vma_free_typesafe(c->mm.vma_free, runner_target_lock(c, k));
-	if (!ntype || ntype == n)
+		if (!runner_target_lock(c, k)->host) {
+			nmodel++;
+			ntype += sim_vma_free_typesafe(c->mm.vma_free,
+						       runner_target_lock(c, k));
+		}
+	if (!ntype || ntype == nmodel)
 		return;
 	for (int t = 1; t >= 0; t--) {
 		printf(t ? ";\n  VMAs freed as each scheme frees them: typesafe ("
 		       : ") and by RCU (");
 		for (int k = 0, first = 1; k < n; k++)
-			if (sim_vma_free_typesafe(c->mm.vma_free,
+			if (!runner_target_lock(c, k)->host &&
+			    sim_vma_free_typesafe(c->mm.vma_free,
 						  runner_target_lock(c, k)) == t) {
 				printf("%s%s", first ? "" : ", ",
 				       runner_target_label(c, k));

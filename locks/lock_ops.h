@@ -172,6 +172,14 @@ struct lock_ops {
 	 * freed after a grace period.
 	 */
 	bool vma_typesafe;
+	/*
+	 * Not a model but the host kernel itself (kernel_lock_ops, `-l
+	 * kernel`): the mm hands every address-space call and every touch
+	 * to the host (sim/native.h), whose own mmap_lock and per-VMA locks
+	 * are what contends. The scheme's instance has no lock class and
+	 * only create and destroy; nothing else of it is ever called.
+	 */
+	bool host;
 
 	/* Returns 0 and *out, or -errno. */
 	int (*create)(const struct lock_env *env, struct lock_inst **out);
@@ -268,8 +276,12 @@ static inline void lock_inst_count_retry(struct lock_inst *l)
 
 extern const struct lock_ops *const lock_schemes[];
 extern const int lock_nschemes;
+/* The host kernel (lock_ops.host): not among lock_schemes, which are the
+ * models (every model's test and benchmark iterates them), but a target
+ * of a run like them. */
+extern const struct lock_ops kernel_lock_ops;
 
-/* Returns the scheme called name, or NULL. */
+/* Returns the scheme called name (a model, or "kernel"), or NULL. */
 const struct lock_ops *lock_scheme_find(const char *name);
 
 /* Helpers for scheme implementations: add a stat class to l; -ENOMEM. */

@@ -16,7 +16,7 @@ const struct lock_ops *lock_scheme_find(const char *name)
 	for (int i = 0; i < lock_nschemes; i++)
 		if (!strcmp(lock_schemes[i]->name, name))
 			return lock_schemes[i];
-	return NULL;
+	return !strcmp(kernel_lock_ops.name, name) ? &kernel_lock_ops : NULL;
 }
 
 int lock_inst_add_class(struct lock_inst *l, const char *name,

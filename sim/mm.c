@@ -15,6 +15,8 @@
 
 #include "locks/sync/rcu.h"
 #include "sim/host.h"
+#include "sim/native.h"
+#include "sim/faults/sources.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -122,6 +124,11 @@ static void probe_process_madvise(struct sim_mm *mm)
 	mm->pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	if (mm->pidfd < 0)
 		return;
+	/* The host's window is unmapped: try a page of its own. */
+	if (mm->host) {
+		mm->process_madvise_ok = sim_process_madvise_self_ok();
+		return;
+	}
 	mm->process_madvise_ok = host_process_madvise(mm->pidfd, &iov, 1,
 				       MADV_DONTNEED) == (long)SIM_PAGE_SIZE;
 }
@@ -362,17 +369,20 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	/* The scheme's policy: who serialises the tree's writers. */
 	vma_tree_set_external_lock(&mm->tree, cfg->lock->serialises_writers);
 	mm->tree.keep_spares = cfg->tree_spares;
+	mm->host = cfg->lock->host;
 	ret = sim_mm_vmas_init(mm);
 	if (!ret)
-		ret = sim_mm_map_arena(mm);
+		ret = mm->host ? sim_native_init(mm) : sim_mm_map_arena(mm);
 	if (!ret)
 		ret = sim_mm_frames_init(mm);
 	if (ret)
 		goto err;
 	/* The heap starts at the bottom; mmap places top-down (a replay
-	 * moves it: sim_mm_set_brk_base). */
-	mm->start_brk = mm->base;
-	atomic_init(&mm->brk, mm->base);
+	 * moves it: sim_mm_set_brk_base). The host's: where it is. */
+	if (!mm->host) {
+		mm->start_brk = mm->base;
+		atomic_init(&mm->brk, mm->base);
+	}
 	env = (struct lock_env){
 		.space_start = mm->base, .space_end = mm->end,
 		.mprotect_range = cfg->mprotect_range,
@@ -384,8 +394,10 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	ret = cfg->lock->create(&env, &mm->lock);
 	if (ret)
 		goto err;
-	sim_mm_place(mm);
-	ret = cfg->source->create(mm, cfg->source_opts, &mm->src);
+	if (!mm->host)
+		sim_mm_place(mm);
+	ret = mm->host ? kernel_fault_source.create(mm, NULL, &mm->src) :
+	      cfg->source->create(mm, cfg->source_opts, &mm->src);
 	if (ret)
 		goto err;
 	probe_process_madvise(mm);
@@ -423,7 +435,9 @@ void sim_mm_destroy(struct sim_mm *mm)
 	slot_array_destroy(&mm->faults);
 	if (mm->lock)
 		mm->lock->ops->destroy(mm->lock);
-	if (mm->base)
+	if (mm->host)
+		sim_native_fini(mm);
+	else if (mm->base)
 		host_munmap((void *)mm->base, mm->end - mm->base);
 	free(mm);
 }
@@ -470,4 +484,6 @@ void sim_mm_set_brk_base(struct sim_mm *mm, unsigned long addr)
 {
 	mm->start_brk = addr;
 	atomic_store(&mm->brk, addr);
+	if (mm->host)
+		sim_native_set_brk_base(mm);
 }

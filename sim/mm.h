@@ -133,8 +133,14 @@ struct sim_mm_cfg {
 	enum lock_mprotect_range mprotect_range;
 };
 
+struct sim_native;
+
 struct sim_mm {
 	struct sim_mm_cfg cfg;
+	/* The host kernel does it all (cfg.lock->host): every call and
+	 * touch goes to it (sim/native.h), and the tree stays empty. */
+	bool host;
+	struct sim_native *native;
 	unsigned long base, end;         /* the arena: [base, end) */
 	struct vma_tree tree;
 	struct lock_inst *lock;

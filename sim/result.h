@@ -126,6 +126,11 @@ struct res_point {
 	unsigned char *flag;
 	struct res_noise *noise;         /* per sample */
 	uint64_t touches;                /* pages the workload touched */
+	/* The host's page faults the tasks took over the same passes (each
+	 * task thread's getrusage minflt + majflt): under -l kernel every
+	 * fault of the workload; under a model the harness's own (a uffd
+	 * fault's, the arena's first touches). */
+	uint64_t host_faults;
 	struct lat_hist *lat;            /* their latencies; NULL: none */
 	struct lat_hist *call_lat;       /* replay's calls' latencies, or NULL */
 	uint64_t segv;                   /* simulated SIGSEGVs */

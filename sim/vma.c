@@ -15,6 +15,7 @@
 #include "sim/vma_txn.h"
 #include "locks/sync/rcu.h"
 #include "sim/host.h"
+#include "sim/native.h"
 
 /* --- munmap ---------------------------------------------------------------- */
 
@@ -26,6 +27,9 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 	struct vma_txn x;
 	void *detached;
 	int ret;
+
+	if (mm->host)
+		return sim_native_munmap(mm, start, len);
 
 	if (len > mm->end - mm->base)
 		return -EINVAL;
@@ -118,6 +122,10 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 	struct sim_vma *v;
 	struct vma_txn x;
 	int ret;
+
+	if (mm->host)
+		return sim_native_mmap(mm, addr, len, prot, flags, file, pgoff,
+				       out);
 
 	if (!len)
 		return -EINVAL;
@@ -236,6 +244,9 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 	bool hole;
 	int ret = 0;
 
+	if (mm->host)
+		return sim_native_mprotect(mm, start, len, prot);
+
 	if (start & ~SIM_PAGE_MASK)
 		return -EINVAL;
 	if (!len)
@@ -349,8 +360,11 @@ int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
-	int ret = madvise_check(mm, start, len, advice);
+	int ret;
 
+	if (mm->host)
+		return sim_native_madvise(mm, start, len, advice);
+	ret = madvise_check(mm, start, len, advice);
 	if (ret || !len)
 		return ret;
 	len = txn_page_align(len);
@@ -373,6 +387,10 @@ size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
 	unsigned long lo = ~0UL, hi = 0;
 	size_t done = 0;
 	int i;
+
+	if (mm->host)
+		return sim_native_madvise_batch(mm, iov, n, advice, one_syscall,
+						err);
 
 	*err = 0;
 	if (one_syscall && (advice != MADV_DONTNEED || !mm->process_madvise_ok)) {
@@ -468,6 +486,9 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 	unsigned long oldbrk, lo, hi;
 	struct vma_txn x;
 	int ret = 0;
+
+	if (mm->host)
+		return sim_native_brk(mm, newbrk, out);
 
 	for (;;) {
 		oldbrk = atomic_load(&mm->brk);

@@ -95,6 +95,8 @@ static void task_run(const struct workload *wl, struct task_slot *s)
 	s->cpu_ns = ts_ns(&c1) - ts_ns(&c0);
 	s->user = tv_s(&r1.ru_utime) - tv_s(&r0.ru_utime);
 	s->sys = tv_s(&r1.ru_stime) - tv_s(&r0.ru_stime);
+	s->host_faults = (uint64_t)(r1.ru_minflt - r0.ru_minflt) +
+			 (uint64_t)(r1.ru_majflt - r0.ru_majflt);
 }
 
 /* A task's thread: lives as long as the group, runs one iteration per

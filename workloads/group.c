@@ -305,6 +305,7 @@ int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 			if (s->t.phase[m] > it->phase[m])
 				it->phase[m] = s->t.phase[m];
 		it->touches += s->t.touches;
+		it->host_faults += s->host_faults;
 		it->segv += s->t.segv;
 		if (p && s->t.lat.count && !p->lat)
 			p->lat = calloc(1, sizeof(*p->lat));

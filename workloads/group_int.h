@@ -39,6 +39,8 @@ struct task_slot {
 	uint64_t t_start, t_end;         /* ns, CLOCK_MONOTONIC */
 	uint64_t cpu_ns;                 /* CLOCK_THREAD_CPUTIME_ID delta */
 	double user, sys;                /* s, RUSAGE_THREAD delta */
+	uint64_t host_faults;            /* the host's faults it took (its
+					  * RUSAGE_THREAD minflt + majflt) */
 } __attribute__((aligned(64)));
 
 struct group_shm {

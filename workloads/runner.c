@@ -346,6 +346,7 @@ static void pass_add(struct wl_iter *sum, const struct wl_iter *one)
 	sum->ivcsw += one->ivcsw;
 	sum->ops += one->ops;
 	sum->touches += one->touches;
+	sum->host_faults += one->host_faults;
 	sum->segv += one->segv;
 	sum->bg_ops += one->bg_ops;
 	sum->bg_cpu += one->bg_cpu;
@@ -406,6 +407,7 @@ static int run_pass(const struct run_cfg *c, struct group *g,
 	/* The point's totals count every pass, whatever a sample makes of
 	 * them (a mean of several). */
 	p->touches += it->touches;
+	p->host_faults += it->host_faults;
 	p->segv += it->segv;
 	/* The kernel would have OOM-killed: the iteration is not a
 	 * measurement, the run ends (exit 3). */
@@ -516,6 +518,7 @@ static int run_warmup(const struct run_cfg *c, struct group **g,
 			pts[k]->runs++;
 			pts[k]->pass_s += it->elapsed;
 			pts[k]->touches += it->touches;
+			pts[k]->host_faults += it->host_faults;
 			pts[k]->segv += it->segv;
 			if (!ret && c->min_sample_ms > 0)
 				last[k] = passes_for(c, it, wall);

@@ -81,6 +81,8 @@ struct wl_iter {
 	double noise_wall;               /* s, the window noise is taken over */
 	struct res_noise noise;          /* the machine meanwhile */
 	uint64_t ops, touches, segv;     /* summed over foreground tasks */
+	uint64_t host_faults;            /* the host's page faults they took
+					  * (-l kernel: every fault) */
 	uint64_t bg_ops;                 /* summed over background tasks */
 	double bg_cpu;                   /* s, their CPU */
 	double phase[RES_MAX_METRICS];   /* slowest task's time per phase */

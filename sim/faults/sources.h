@@ -12,6 +12,9 @@
 
 extern const struct fault_source_ops uffd_fault_source;
 extern const struct fault_source_ops synthetic_fault_source;
+/* The host's own faults, for an mm whose scheme is the host kernel
+ * (sim/faults/kernel.c): chosen by the mm, never by --faults. */
+extern const struct fault_source_ops kernel_fault_source;
 
 /* "uffd" or "synthetic"; NULL if neither. */
 const struct fault_source_ops *fault_source_find(const char *name);
