@@ -238,6 +238,45 @@ static int run_host_opt(struct run_args *a, enum run_opt_id opt, const char *arg
 
 /* Every option given applies where it was given (the table's needs):
  * one that would change nothing is refused, never ignored. */
+/* The host kernel as a target: a workload it can run, and a word on the
+ * models' own options, which it does not take (one line). */
+static int run_check_host(const struct run_args *a)
+{
+	const char *sep = "";
+	bool host = false;
+
+	for (int k = 0; k < runner_ntargets(&a->c); k++)
+		host |= runner_target_lock(&a->c, k)->host;
+	if (!host)
+		return 0;
+	if (a->c.replay_log) {
+		fprintf(stderr, "%s: --replay-log checks each event against the "
+			"model's VMAs and faults, which the host kernel (-l "
+			"kernel) does not show: leave one out", prog);
+		cli_see_help();
+		return EXIT_USAGE;
+	}
+	if (a->c.wl->no_host) {
+		fprintf(stderr, "%s: workload '%s' cannot run on the host kernel "
+			"(-l kernel): %s", prog, a->c.wl->name, a->c.wl->no_host);
+		cli_see_help();
+		return EXIT_USAGE;
+	}
+	for (int i = 0; i < RUN_NOPTS; i++) {
+		if (!a->opt_given[i] || !run_optlist[i].model)
+			continue;
+		if (!*sep && !a->quiet)
+			fprintf(stderr, "%s: note: ", prog);
+		if (!a->quiet)
+			fprintf(stderr, "%s--%s", sep, run_optlist[i].name);
+		sep = ", ";
+	}
+	if (*sep && !a->quiet)
+		fprintf(stderr, ": the models' own, not the kernel column's "
+			"(it runs the host's fault path, allocators and locks)\n");
+	return 0;
+}
+
 static int run_check_applies(const struct run_args *a)
 {
 	for (int i = 0; i < RUN_NOPTS; i++) {
@@ -253,7 +292,7 @@ static int run_check_applies(const struct run_args *a)
 		cli_see_help();
 		return EXIT_USAGE;
 	}
-	return 0;
+	return run_check_host(a);
 }
 
 /* After the options: what follows from the workload, and the limits. */

@@ -58,6 +58,11 @@ struct run_opt {
 				  * (a limit, a watchdog, a check before the
 				  * run): recorded and put back, never a
 				  * mismatch */
+	bool model;              /* a part of the models (their fault source,
+				  * allocators, lock options): the host
+				  * kernel's target (-l kernel) runs the
+				  * host's own, so it is said not to apply
+				  * there */
 	bool background;         /* put back only where the workload has
 				  * background writers */
 	bool has_before;         /* a result without the key (written before

@@ -485,5 +485,5 @@ void sim_mm_set_brk_base(struct sim_mm *mm, unsigned long addr)
 	mm->start_brk = addr;
 	atomic_store(&mm->brk, addr);
 	if (mm->host)
-		sim_native_set_brk_base(mm);
+		sim_native_place_heap(mm);
 }

@@ -27,6 +27,9 @@
 
 struct sim_native {
 	unsigned long brk0;              /* the host's break at the base */
+	/* The workload placed its heap (a replay's, at its recorded place
+	 * in the window): not the process's break, which cannot move. */
+	bool placed_heap;
 	pthread_mutex_t files_lock;      /* the table, at first use of a file */
 	_Atomic int fd[NATIVE_MAX_FILES];   /* file id's memfd + 1; 0: none */
 };
@@ -96,9 +99,50 @@ void sim_native_fini(struct sim_mm *mm)
 	mm->native = NULL;
 }
 
+static bool in_window(const struct sim_mm *mm, unsigned long a, size_t len)
+{
+	return a >= mm->base && a <= mm->end && len <= mm->end - a;
+}
+
 void sim_native_set_brk_base(struct sim_mm *mm)
 {
 	mm->native->brk0 = host_brk(0);
+}
+
+void sim_native_place_heap(struct sim_mm *mm)
+{
+	mm->native->placed_heap = in_window(mm, mm->start_brk, 0);
+}
+
+static unsigned long page_up(unsigned long a)
+{
+	return (a + SIM_PAGE_SIZE - 1) & SIM_PAGE_MASK;
+}
+
+/* A heap in the window: brk(2)'s growth is an anonymous mapping at the
+ * fixed address next to the heap (merged with it, as brk's expansion
+ * of the heap VMA), its shrinking an unmapping, each under the write
+ * side of the host's mmap_lock as brk(2) is. */
+static int placed_brk(struct sim_mm *mm, unsigned long newbrk,
+		      unsigned long *out)
+{
+	unsigned long old = atomic_load(&mm->brk), o = page_up(old),
+		      n = page_up(newbrk);
+
+	*out = old;
+	if (!newbrk)
+		return 0;
+	if (newbrk < mm->start_brk || !in_window(mm, n, 0))
+		return -ENOMEM;
+	if (n > o && mmap((void *)o, n - o, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			  -1, 0) == MAP_FAILED)
+		return -ENOMEM;
+	if (n < o)
+		munmap((void *)n, o - n);
+	atomic_store(&mm->brk, newbrk);
+	*out = newbrk;
+	return 0;
 }
 
 /* File id's memfd, made at its first use; -errno. */
@@ -129,10 +173,6 @@ static int native_file(struct sim_mm *mm, int file)
 	return fd < 0 ? fd : fd - 1;
 }
 
-static bool in_window(const struct sim_mm *mm, unsigned long a, size_t len)
-{
-	return a >= mm->base && a <= mm->end && len <= mm->end - a;
-}
 
 int sim_native_mmap(struct sim_mm *mm, unsigned long addr, size_t len,
 		    int prot, int flags, int file, unsigned long pgoff,
@@ -216,6 +256,8 @@ int sim_native_brk(struct sim_mm *mm, unsigned long newbrk,
 {
 	unsigned long b0 = mm->native->brk0, want, got;
 
+	if (mm->native->placed_heap)
+		return placed_brk(mm, newbrk, out);
 	if (!newbrk) {
 		got = host_brk(0);
 		*out = mm->start_brk + (got - b0);

@@ -18,8 +18,10 @@
  * fixed address outside it is refused (-ENOMEM, as the models refuse
  * one outside their arena). The break is the process's real one,
  * relocated: the workload's break mm->start_brk is the host's break as
- * it was when the mm was made (or sim_mm_set_brk_base was last called),
- * so a workload never moves it below where it found it.
+ * it was when the mm was made, so a workload never moves it below where
+ * it found it (brk1 as will-it-scale runs it) — unless the workload
+ * placed its heap (a replay's), whose brk then maps and unmaps at fixed
+ * addresses in the window (sim_native_place_heap).
  *
  * Simulated files are memfds, one per file id, made at first use and
  * sized far past any offset a workload maps, so that no touch of a file
@@ -39,8 +41,12 @@ struct iovec;
 int sim_native_init(struct sim_mm *mm);
 /* Unmap what is left in the window, close the files. */
 void sim_native_fini(struct sim_mm *mm);
-/* The workload's break is now addr: the host's is where it is now. */
+/* The workload's break base (mm->start_brk) is the host's break now. */
 void sim_native_set_brk_base(struct sim_mm *mm);
+/* The workload placed its heap at mm->start_brk (sim_mm_set_brk_base):
+ * where that is in the window, its brk maps and unmaps there, at fixed
+ * addresses (the process's own break cannot move into the window). */
+void sim_native_place_heap(struct sim_mm *mm);
 
 /* sim/vma.h's calls, for real: the same arguments, 0 or -errno. */
 int sim_native_mmap(struct sim_mm *mm, unsigned long addr, size_t len,

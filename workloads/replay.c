@@ -347,16 +347,18 @@ static void rp_teardown(struct sim_mm *mm, const struct wl_opts *o,
 	struct rp_shared *s = shared;
 	struct lockstat_totals t0[2], t1[2];
 	unsigned long out;
+	/* The host kernel's target has no lock class of vmsim's. */
+	bool counted = mm->lock->nclasses > 0;
 
 	if (s->val)
 		rp_check_write_log(s);
 	/* Counted apart (sim_mm's untimed_lock): the program never made
 	 * these two calls. */
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 2 && counted; k++)
 		lockstat_sum(mm->lock->classes[0], k, &t0[k]);
 	sim_do_brk(mm, mm->start_brk, &out);
 	sim_do_munmap(mm, mm->base, mm->end - mm->base);
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 2 && counted; k++) {
 		lockstat_sum(mm->lock->classes[0], k, &t1[k]);
 		atomic_fetch_add_explicit(&mm->untimed_lock[k],
 					  t1[k].acquisitions - t0[k].acquisitions,

@@ -20,6 +20,9 @@
 #include "workloads/workload.h"
 
 #define TRUNC_FILES 8
+#define TRUNC_NO_HOST "its page cache is a model of its own (sim/mem/" \
+	"pagecache.c) that the host's truncate(2) does not run"
+
 
 struct trunc_shared {
 	int ntasks;
@@ -98,6 +101,7 @@ const struct workload trunc_workload = {
 	.default_mem = 256UL << 20,
 	.min_mem = TRUNC_FILES * SIM_PAGE_SIZE,
 	.needs_frames = true,
+	.no_host = TRUNC_NO_HOST,
 	.nmetrics = 2,
 	.metrics = {
 		{ "elapsed", "ms", false, true },

@@ -147,6 +147,9 @@ struct workload {
 	 * it (its tasks change the address space in the timed phase). */
 	const char *test_args;
 	bool test_isolation;
+	/* Why it cannot run on the host kernel (-l kernel), one clause;
+	 * NULL: it can. */
+	const char *no_host;
 };
 
 /* Touch one byte through the simulated mm, counting touches and SIGSEGVs
