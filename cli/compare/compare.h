@@ -177,6 +177,29 @@ int cmp_flag_notes(const struct cmp_file *f, char *out, size_t len);
 void cmp_say_flags(FILE *err, const struct cmp_file *f, bool invalid);
 /* Samples of metric at tasks in f, those the run flagged left out
  * (malloc'ed into *out; NULL if none). */
+/*
+ * The host kernel's column (-l kernel): its index among files, or -1; and
+ * file i's distance from it at tasks, for the first primary metric
+ * (compare_host.c): level, i's mean over the kernel's (a time's
+ * inverted: above 1 is faster); scaling, i's at tasks over its own at
+ * base_tasks (the kernel's fewest), kscaling the kernel's, shape_pct
+ * how far the first is from the second (%), spread_pct the spread of the
+ * four means behind that (CoeffVars in quadrature; NaN: too few
+ * samples). The scaling fields are NaN at base_tasks. false: no kernel
+ * column, or no valid point at tasks.
+ */
+#define CMP_HOST_SHAPE_WARN 15.0
+struct cmp_host_dist {
+	const struct cmp_metric *metric;
+	int base_tasks;
+	double level, scaling, kscaling, shape_pct, spread_pct;
+};
+int cmp_host_column(const struct cmp_file *files, int n);
+bool cmp_host_distance(const struct cmp_file *files, int n, int i, int tasks,
+		       struct cmp_host_dist *out);
+/* Text: the distance table, where there is a kernel column. */
+void cmp_print_host_distance(FILE *out, const struct cmp_file *files, int n);
+
 size_t cmp_samples_of(const struct cmp_file *f, const char *metric, int tasks,
 		      double **out);
 
