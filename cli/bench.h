@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "sim/result.h"
 #include "uffd/pool.h"
 
 /*
@@ -65,7 +66,11 @@ struct host_probe {
 	double wake_us;                  /* cross-CPU futex wake-up, one way */
 	double uffd_block_us;            /* bare uffd fault, blocking handler */
 	double uffd_busy_us;             /* bare uffd fault, busy handler */
+	struct res_host_kernel kernel;   /* the host kernel, and its first touch */
 };
 void probe_host(struct host_probe *h);
+/* The host kernel alone (no uffd): release, CONFIG_PER_VMA_LOCK, a VM,
+ * free page reporting, DAMON, and a page's first-touch cost. */
+void probe_host_kernel(struct res_host_kernel *k);
 
 #endif

@@ -51,6 +51,30 @@ static void check_uffd(void)
 	       "no (needs Linux 5.7; use --fault-source synthetic)");
 }
 
+/* The host kernel as -l kernel runs it, and what may spread identical
+ * runs on it. */
+static void check_host_kernel(const struct res_host_kernel *k)
+{
+	printf("per-VMA locks: %s (CONFIG_PER_VMA_LOCK, %s): -l kernel's "
+	       "faults take %s\n", k->per_vma_lock < 0 ? "not known" :
+	       k->per_vma_lock ? "yes" : "no", k->per_vma_from,
+	       k->per_vma_lock == 0 ? "mmap_lock (compare with rwsem)" :
+	       "a VMA's lock (compare with pervma)");
+	printf("first touch:   %.2f us a page (fresh anonymous memory), %.2f us "
+	       "again after MADV_DONTNEED%s\n", k->first_touch_us,
+	       k->retouch_us, k->vm ? "; a virtual machine: a page the host "
+	       "has not backed yet costs the host a fault too" : "");
+	if (k->page_reporting_order >= 0)
+		printf("page reporting: on (order %d): free pages of that size go "
+		       "back to the host, so whether a run's fresh pages cost a "
+		       "host fault depends on what ran before it (a spread of "
+		       "identical runs)\n", k->page_reporting_order);
+	if (k->damon)
+		printf("DAMON:         running (kdamond): it samples and may "
+		       "reclaim or split pages under a run (a spread of identical "
+		       "runs)\n");
+}
+
 /* What vmsim record needs, each with its fix. */
 static void check_record(void)
 {
@@ -107,5 +131,6 @@ int cmd_check(void)
 		printf("uffd fault:    %.1f us with a blocking handler, %.1f us with "
 		       "a busy one (bare loop, one thread)\n", hp.uffd_block_us,
 		       hp.uffd_busy_us);
+	check_host_kernel(&hp.kernel);
 	return 0;
 }

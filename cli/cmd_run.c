@@ -804,6 +804,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		/* What the host charges, for the result's meta (untimed). */
 		probe_host(&hp);
 		run_print_banner(&a.c);
+		run_print_host_kernel(&a.c, &hp.kernel);
 		if (a.c.wo.replay)
 			run_replay_print(&a.c);
 		run_warn_oversubscribed(&a.c);
@@ -814,6 +815,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 			r[i].host_wake_us = hp.wake_us;
 			r[i].host_uffd_block_us = hp.uffd_block_us;
 			r[i].host_uffd_busy_us = hp.uffd_busy_us;
+			r[i].host_kernel = hp.kernel;
 		}
 		stopped = ret == -EINTR || ret == -ETIMEDOUT || ret == -ECHILD ||
 			  ret == -ENOSPC;

@@ -362,6 +362,26 @@ static void cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
+
+/* The host kernel: what a kernel column ran on, what may spread runs. */
+static json_object *host_kernel_json(const struct res_host_kernel *k)
+{
+	json_object *o = json_object_new_object();
+
+	JADD(o, "release", json_object_new_string(k->release));
+	JADD(o, "per_vma_lock", k->per_vma_lock < 0 ? NULL :
+	     json_object_new_boolean(k->per_vma_lock));
+	JADD(o, "per_vma_lock_from", json_object_new_string(k->per_vma_from));
+	JADD(o, "virtual_machine", json_object_new_boolean(k->vm));
+	JADD(o, "page_reporting_order", k->page_reporting_order < 0 ? NULL :
+	     json_object_new_int(k->page_reporting_order));
+	JADD(o, "damon_running", json_object_new_boolean(k->damon));
+	if (k->first_touch_us > 0)
+		JADD(o, "first_touch_us", json_object_new_double(k->first_touch_us));
+	if (k->retouch_us > 0)
+		JADD(o, "retouch_us", json_object_new_double(k->retouch_us));
+	return o;
+}
 static json_object *meta_json(const struct res_file *r)
 {
 	json_object *o = json_object_new_object();
@@ -389,6 +409,8 @@ static json_object *meta_json(const struct res_file *r)
 		JADD(o, "uffd_block_us", json_object_new_double(r->host_uffd_block_us));
 	if (r->host_uffd_busy_us > 0)
 		JADD(o, "uffd_busy_us", json_object_new_double(r->host_uffd_busy_us));
+	if (r->host_kernel.have)
+		JADD(o, "host_kernel", host_kernel_json(&r->host_kernel));
 	return o;
 }
 

@@ -98,6 +98,10 @@ int run_ceiling_warn(FILE *f, const struct run_ceiling *h, const int *tasks,
 int run_status(int ret);
 
 void run_print_banner(const struct run_cfg *c);
+/* With a kernel column (-l kernel): one line on the host kernel it runs
+ * (release, per-VMA locks, a VM's first-touch cost). */
+void run_print_host_kernel(const struct run_cfg *c,
+			   const struct res_host_kernel *k);
 void run_print_summary(const struct res_file *r, const struct run_cfg *c,
 		   bool brief);
 /* Several schemes in one run: the comparison table. */

@@ -454,6 +454,23 @@ static void print_components(const struct run_cfg *c)
 		printf(", one RCU callback thread");
 }
 
+void run_print_host_kernel(const struct run_cfg *c,
+			   const struct res_host_kernel *k)
+{
+	bool host = false;
+
+	for (int i = 0; i < c->ntargets; i++)
+		host |= c->targets[i].lock->host;
+	if (!host || !k->have)
+		return;
+	printf("kernel column: the host, Linux %s, %s; %s %.1f us a page\n",
+	       k->release, k->per_vma_lock > 0 ? "per-VMA locks (its faults: "
+	       "pervma's design)" : k->per_vma_lock == 0 ? "no per-VMA locks "
+	       "(its faults: rwsem's design)" : "per-VMA locks not known",
+	       k->vm ? "a virtual machine whose first touch costs" :
+	       "a first touch costs", k->first_touch_us);
+}
+
 void run_print_banner(const struct run_cfg *c)
 {
 	printf("vmsim %s: workload %s, lock ", VMSIM_VERSION, c->wl->name);

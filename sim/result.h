@@ -173,6 +173,21 @@ struct res_host_lock {
 	uint64_t cause[RES_HOST_CAUSES][LS_NSIDES];
 };
 
+/* The host kernel the run ran on (vmsim check; a result's meta): what
+ * a kernel column (-l kernel) is, and what may spread identical runs. */
+struct res_host_kernel {
+	bool have;
+	char release[65];
+	int per_vma_lock;                /* CONFIG_PER_VMA_LOCK: 1, 0, -1
+					  * not known */
+	const char *per_vma_from;        /* where that was read (a constant) */
+	bool vm;                         /* a guest (the CPU's hypervisor flag) */
+	int page_reporting_order;        /* free page reporting's, -1: off */
+	bool damon;                      /* a kdamond thread is running */
+	double first_touch_us;           /* a fresh anonymous page's write */
+	double retouch_us;               /* the same after MADV_DONTNEED */
+};
+
 struct res_file {
 	const char *scheme;
 	const char *label;               /* what it is compared as, if not
@@ -188,6 +203,7 @@ struct res_file {
 	/* What the host charged, measured before the run (µs; 0: not
 	 * measured): cross-CPU wake-up, bare uffd fault block / busy. */
 	double host_wake_us, host_uffd_block_us, host_uffd_busy_us;
+	struct res_host_kernel host_kernel;
 	struct res_host_lock host_lock;  /* replay with a recorded side file */
 };
 
