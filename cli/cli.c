@@ -40,6 +40,8 @@ static const struct cli_command commands[] = {
 	  cmd_report },
 	{ "gate", "the CI gate: base and candidate run alternately, judged by\n"
 	  "round; the last line is PASS, REGRESSION or CANNOT JUDGE", cmd_gate },
+	{ "calibrate", "the models against the host kernel (-l kernel): each\n"
+	  "one's rate and scaling beside the kernel's, one table", cmd_calibrate },
 	{ "rerun", "run what a result file records again (its every option)",
 	  cmd_rerun },
 	{ "record", "run a program under perf and write what it did to its\n"

@@ -80,6 +80,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx);
+int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_report(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx);
 /* vmsim bench scale: run's options, the harness's ceiling (cli/cmd_run.c). */

@@ -180,7 +180,7 @@ void cmp_say_flags(FILE *err, const struct cmp_file *f, bool invalid);
 /*
  * The host kernel's column (-l kernel): its index among files, or -1; and
  * file i's distance from it at tasks, for the first primary metric
- * (compare_host.c): level, i's mean over the kernel's (a time's
+ * (compare_host.c): the two means (Hmean, or Amean of a time); level, i's mean over the kernel's (a time's
  * inverted: above 1 is faster); scaling, i's at tasks over its own at
  * base_tasks (the kernel's fewest), kscaling the kernel's, shape_pct
  * how far the first is from the second (%), spread_pct the spread of the
@@ -192,6 +192,7 @@ void cmp_say_flags(FILE *err, const struct cmp_file *f, bool invalid);
 struct cmp_host_dist {
 	const struct cmp_metric *metric;
 	int base_tasks;
+	double mean, kmean;              /* i's and the kernel's at tasks */
 	double level, scaling, kscaling, shape_pct, spread_pct;
 };
 int cmp_host_column(const struct cmp_file *files, int n);

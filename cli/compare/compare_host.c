@@ -67,6 +67,8 @@ bool cmp_host_distance(const struct cmp_file *files, int n, int i, int tasks,
 		return false;
 	/* Higher is better: the rate's ratio; lower: the time's, turned
 	 * so that above 1 is faster than the kernel either way. */
+	out->mean = v;
+	out->kmean = kv;
 	out->level = m->higher ? v / kv : kv / v;
 	out->scaling = out->kscaling = NAN;
 	out->shape_pct = out->spread_pct = NAN;

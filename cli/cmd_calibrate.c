@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vmsim calibrate: how far the models are from the host kernel on this
+ * machine. Each workload runs with -l kernel,SCHEME (SCHEME the design
+ * the host's faults follow: pervma with per-VMA locks, rwsem without) at
+ * 1 to CPUs tasks under each fault source, as `vmsim run` children
+ * (gate_run_one: their own process group, a timeout, the interrupt
+ * forwarded); one table then sets each model's rate against the
+ * kernel's and its scaling against the kernel's (cmp_host_distance),
+ * with a warning where the shapes differ by more than
+ * CMP_HOST_SHAPE_WARN per cent beyond the spread of the runs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/bench.h"
+#include "cli/cmd.h"
+#include "cli/compare/compare.h"
+#include "cli/gate.h"
+#include "cli/parse.h"
+#include "cli/safefile.h"
+
+#define CAL_DEFAULT_WORKLOADS "pft,page_fault1,mmap1,brk1,fault_vs_mmap,malloc_arena"
+#define CAL_RUN_TIMEOUT_S 1800
+
+struct cal_args {
+	const char *workloads, *sources, *tasks, *dir;
+	int duration, iterations;
+	bool quiet;
+};
+
+static const struct option cal_opts[] = {
+	{ "workload", required_argument, NULL, 'w' },
+	{ "tasks", required_argument, NULL, 't' },
+	{ "fault-source", required_argument, NULL, 'f' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "iterations", required_argument, NULL, 'i' },
+	{ "keep", required_argument, NULL, 'k' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+static void cal_usage(void)
+{
+	printf("usage: vmsim calibrate [options]\n\n"
+	       "How far the models are from the host kernel on this machine: each\n"
+	       "workload runs with -l kernel,SCHEME (SCHEME: the design the host's\n"
+	       "faults follow, pervma with per-VMA locks, rwsem without) at each\n"
+	       "task count, under each fault source; one table sets the model's\n"
+	       "rate against the kernel's and its scaling (rate at N tasks over its\n"
+	       "own at the fewest) against the kernel's, and warns where the shapes\n"
+	       "differ by more than %.0f%% beyond the spread of the runs.\n\n"
+	       "  -w, --workload LIST      workloads (default %s)\n"
+	       "  -t, --tasks LIST         task counts (default 1-CPUs)\n"
+	       "      --fault-source LIST  synthetic,uffd (default both)\n"
+	       "      --duration N         loop workloads' samples (default 5)\n"
+	       "  -i, --iterations N       other workloads' samples (default 5)\n"
+	       "      --keep DIR           keep the runs' results and logs in DIR\n"
+	       "                           (new; default: a temporary one, removed)\n"
+	       "  -q, --quiet              no progress lines on stderr\n"
+	       "\nexit status: 0 done (warnings or not); 1 a run failed (stderr\n"
+	       "  says which, and where its log is); 2 bad input.\n",
+	       CMP_HOST_SHAPE_WARN, CAL_DEFAULT_WORKLOADS);
+}
+
+static int cal_int(const char *arg, const char *what, int *out)
+{
+	long v;
+
+	if (parse_long(arg, 1, 3600, &v))
+		return cli_bad(what, arg);
+	*out = (int)v;
+	return 0;
+}
+
+static int cal_opt(struct cal_args *a, int opt, char **argv)
+{
+	switch (opt) {
+	case 'w': a->workloads = optarg; return 0;
+	case 't': a->tasks = optarg; return 0;
+	case 'f': a->sources = optarg; return 0;
+	case 'd': return cal_int(optarg, "calibrate: bad --duration '%s': want "
+				 "N from 1 to 3600", &a->duration);
+	case 'i': return cal_int(optarg, "calibrate: bad --iterations '%s': "
+				 "want N from 1 to 3600", &a->iterations);
+	case 'k': a->dir = optarg; return 0;
+	case 'q': a->quiet = true; return 0;
+	default: return cli_bad_option(argv, opt, cal_opts);
+	}
+}
+
+/* The recipe of one run: the workload's own samples option. */
+static int cal_recipe(const struct cal_args *a, const char *wl,
+		      const char *scheme, const char *src,
+		      struct run_args_vec *v)
+{
+	char locks[64], n[16];
+	bool loop = strcmp(wl, "pft") && strcmp(wl, "fault_vs_mmap");
+
+	snprintf(locks, sizeof(locks), "kernel,%s", scheme);
+	snprintf(n, sizeof(n), "%d", loop ? a->duration : a->iterations);
+	return run_args_add(v, "-w") ?: run_args_add(v, wl) ?:
+	       run_args_add(v, "-l") ?: run_args_add(v, locks) ?:
+	       run_args_add(v, "--fault-source") ?: run_args_add(v, src) ?:
+	       run_args_add(v, "-t") ?: run_args_add(v, a->tasks) ?:
+	       run_args_add(v, loop ? "--duration" : "-i") ?:
+	       run_args_add(v, n);
+}
+
+/* One table row a task count: the kernel's mean and scaling, the
+ * model's level and scaling, and the shape's distance (! beyond the
+ * warning and the spread, ~ within the spread); warnings into *warn. */
+static void cal_rows(const char *wl, const char *src, const struct cmp_file f[2],
+		     int *warn)
+{
+	for (int t = 0; t < f[0].ntasks; t++) {
+		struct cmp_host_dist d;
+		int tasks = f[0].tasks[t];
+		char ks[16] = "-", ms[16] = "-", sh[24] = "-";
+		bool within, far;
+
+		if (!cmp_host_distance(f, 2, 1, tasks, &d)) {
+			printf("%-14s %-10s %5d %14s\n", wl, src, tasks,
+			       "invalid");
+			continue;
+		}
+		within = isfinite(d.spread_pct) && fabs(d.shape_pct) < d.spread_pct;
+		far = !within && fabs(d.shape_pct) > CMP_HOST_SHAPE_WARN;
+		if (isfinite(d.scaling)) {
+			snprintf(ks, sizeof(ks), "%.2fx", d.kscaling);
+			snprintf(ms, sizeof(ms), "%.2fx", d.scaling);
+			snprintf(sh, sizeof(sh), "%+.0f%%%s", d.shape_pct,
+				 within ? " ~" : far ? " !" : "");
+		}
+		printf("%-14s %-10s %5d %14.0f %9s %9.2fx %9s %9s\n", wl, src,
+		       tasks, d.kmean, ks, d.level, ms, sh);
+		*warn += far;
+	}
+}
+
+/* Load DIR/W-S-kernel.json and DIR/W-S-SCHEME.json into f. */
+static int cal_load(const char *out, const char *scheme, struct cmp_file f[2],
+		    char *err, size_t len)
+{
+	const char *names[2] = { "kernel", scheme };
+
+	for (int i = 0; i < 2; i++) {
+		char path[PATH_MAX], why[512];
+
+		if (run_result_path(path, sizeof(path), out, names[i]) ||
+		    cmp_load(path, &f[i], why, sizeof(why))) {
+			snprintf(err, len, "%.500s: %.400s", path, why);
+			return -EINVAL;
+		}
+		snprintf(f[i].label, sizeof(f[i].label), "%s", names[i]);
+	}
+	return 0;
+}
+
+/* One workload under one source: run, load, print its rows. 0 or -errno
+ * with err. */
+static int cal_one(const struct cal_args *a, const char *self, const char *dir,
+		   const char *wl, const char *src, const char *scheme,
+		   int *warn, char *err, size_t len)
+{
+	struct run_args_vec v = { 0 };
+	struct cmp_file f[2] = { 0 };
+	char out[PATH_MAX], log[PATH_MAX];
+	int ret;
+
+	snprintf(out, sizeof(out), "%.3000s/%.200s-%.20s", dir, wl, src);
+	snprintf(log, sizeof(log), "%.3300s.log", out);
+	if (!a->quiet)
+		fprintf(stderr, "vmsim: calibrate: %s, %s faults, kernel and %s\n",
+			wl, src, scheme);
+	ret = cal_recipe(a, wl, scheme, src, &v);
+	if (!ret)
+		ret = gate_run_one(&v, self, NULL, out, log, CAL_RUN_TIMEOUT_S,
+				   err, len);
+	run_args_free(&v);
+	if (!ret)
+		ret = cal_load(out, scheme, f, err, len);
+	if (!ret)
+		cal_rows(wl, src, f, warn);
+	cmp_file_free(&f[0]);
+	cmp_file_free(&f[1]);
+	return ret;
+}
+
+static int cal_all(const struct cal_args *a, const char *self, const char *dir,
+		   const struct res_host_kernel *k)
+{
+	const char *scheme = k->per_vma_lock == 0 ? "rwsem" : "pervma";
+	char *wls = strdup(a->workloads), *srcs = strdup(a->sources);
+	char err[1024] = "", *s1 = NULL, *wl;
+	int warn = 0, ret = 0;
+
+	if (!wls || !srcs) {
+		free(wls);
+		free(srcs);
+		fprintf(stderr, "%s: calibrate: out of memory\n", prog);
+		return 1;
+	}
+	printf("vmsim calibrate: %s against the host kernel, Linux %s (%s)%s\n",
+	       scheme, k->release, k->per_vma_lock == 0 ? "no per-VMA locks" :
+	       "per-VMA locks", k->vm ? ", a virtual machine" : "");
+	printf("%-14s %-10s %5s %14s %9s %10s %9s %9s\n", "workload", "source",
+	       "tasks", "kernel rate", "k-scale", "model/k", "m-scale", "shape");
+	for (wl = strtok_r(wls, ",", &s1); wl && !ret; wl = strtok_r(NULL, ",", &s1)) {
+		char *s2 = NULL, *src, *list = strdup(srcs);
+
+		for (src = list ? strtok_r(list, ",", &s2) : NULL; src && !ret;
+		     src = strtok_r(NULL, ",", &s2))
+			ret = cal_one(a, self, dir, wl, src, scheme, &warn, err,
+				      sizeof(err));
+		free(list);
+		ret = ret ? ret : list ? 0 : -ENOMEM;
+	}
+	free(wls);
+	free(srcs);
+	if (ret) {
+		fprintf(stderr, "%s: calibrate: %s\n", prog, ret == -ENOMEM ?
+			"out of memory" : err);
+		return gate_signal() ? 128 + gate_signal() : 1;
+	}
+	printf("\nkernel rate: the kernel's mean (Hmean of a rate); k-scale and "
+	       "m-scale: the kernel's and the model's rate at N tasks over their "
+	       "own at the fewest; model/k: the model's rate over the kernel's; "
+	       "shape: how far m-scale is from k-scale (! over %.0f%% beyond the "
+	       "spread, ~ within the spread of the four means: not a finding)\n",
+	       CMP_HOST_SHAPE_WARN);
+	if (warn)
+		printf("warning: %d shape%s differ%s from the kernel's by more than "
+		       "%.0f%% (marked !): see docs/fidelity.md for what each "
+		       "model leaves out\n", warn, warn == 1 ? "" : "s",
+		       warn == 1 ? "s" : "", CMP_HOST_SHAPE_WARN);
+	return 0;
+}
+
+static int cal_check(const struct cal_args *a)
+{
+	static const char *const known[] = { "synthetic", "uffd" };
+	char *list = strdup(a->sources), *s = NULL, *tok;
+	int ret = 0;
+
+	if (!list)
+		return cli_bad("calibrate: out of memory at '%s'", a->sources);
+	for (tok = strtok_r(list, ",", &s); tok && !ret; tok = strtok_r(NULL, ",", &s))
+		if (strcmp(tok, known[0]) && strcmp(tok, known[1]))
+			ret = cli_bad("calibrate: unknown fault source '%s': want "
+				      "synthetic, uffd or both", tok);
+	free(list);
+	if (!ret && parse_list_check(a->workloads))
+		ret = cli_bad("calibrate: bad workload list '%s'", a->workloads);
+	if (!ret && parse_list_check(a->sources))
+		ret = cli_bad("calibrate: bad fault source list '%s'", a->sources);
+	return ret;
+}
+
+int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	struct cal_args a = { .workloads = CAL_DEFAULT_WORKLOADS,
+			      .sources = "synthetic,uffd", .duration = 5,
+			      .iterations = 5 };
+	struct res_host_kernel k;
+	struct sigaction old[3];
+	char self[PATH_MAX] = "", dir[PATH_MAX], tasks[32];
+	int opt, ret;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+:w:t:i:qh", cal_opts, NULL)) != -1) {
+		if (opt == 'h') {
+			cal_usage();
+			return 0;
+		}
+		if ((ret = cal_opt(&a, opt, argv)))
+			return ret;
+	}
+	if (optind < argc)
+		return cli_bad("calibrate: unexpected argument '%s'", argv[optind]);
+	snprintf(tasks, sizeof(tasks), "1-%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	if (!a.tasks)
+		a.tasks = tasks;
+	if ((ret = cal_check(&a)) || ctx->dry_run)
+		return ret;
+	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0)
+		snprintf(self, sizeof(self), "%s", argv[0]);
+	if (a.dir ? (ret = sf_mkdir_new(a.dir, 0700)) :
+	    (ret = sf_mkdtemp(dir, sizeof(dir), "vmsim-calibrate"))) {
+		fprintf(stderr, "%s: calibrate: cannot make the directory '%s': "
+			"%s\n", prog, a.dir ? a.dir : sf_tmpdir(), strerror(-ret));
+		return a.dir ? EXIT_USAGE : 1;
+	}
+	if (a.dir)
+		snprintf(dir, sizeof(dir), "%s", a.dir);
+	setenv("VMSIM_NO_CEILING", "1", 1);
+	probe_host_kernel(&k);
+	gate_signals_install(old);
+	ret = cal_all(&a, self, dir, &k);
+	gate_signals_restore(old);
+	if (!a.dir)
+		sf_remove_tree(dir);
+	else if (!a.quiet)
+		fprintf(stderr, "vmsim: calibrate: the runs' results and logs are "
+			"in %s\n", dir);
+	return ret;
+}
