@@ -2,6 +2,7 @@
 /* vmsim list: the lock schemes, the mm's components and the workloads. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "cli/cmd.h"
 #include "cli/run_opts.h"
@@ -15,6 +16,8 @@ static int list_tsv(void)
 	for (int i = 0; i < lock_nschemes; i++)
 		printf("scheme\t%s\t%s\n", lock_schemes[i]->name,
 		       lock_schemes[i]->excludes ? "excludes" : "no-exclusion");
+	/* Not a model: the host itself (tests/suites/kernel_column.sh). */
+	printf("host\t%s\n", kernel_lock_ops.name);
 	for (int i = 0; i < wl_nworkloads; i++) {
 		const struct workload *w = wl_workloads[i];
 		const char *primary = w->metrics[0].name;
@@ -22,11 +25,13 @@ static int list_tsv(void)
 		for (int m = 0; m < w->nmetrics; m++)
 			if (w->metrics[m].primary)
 				primary = w->metrics[m].name;
-		printf("workload\t%s\t%s\t%s\t%s\t%s\t%s\n", w->name, primary,
+		printf("workload\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", w->name,
+		       primary,
 		       w->options & WL_OPT_TRACE ? "threads" : "threads,processes",
 		       w->concurrent_writes ? "concurrent-writes" : "-",
 		       w->test_isolation ? "isolation" : "-",
-		       w->test_args ? w->test_args : "");
+		       w->test_args ? w->test_args : "",
+		       w->no_host ? "no-host" : "host");
 	}
 	return 0;
 }
@@ -40,6 +45,7 @@ void cmd_list_names(FILE *f)
 	fputs("\nlock schemes (-l):", f);
 	for (int i = 0; i < lock_nschemes; i++)
 		fprintf(f, " %s", lock_schemes[i]->name);
+	fprintf(f, " %s (the host itself)", kernel_lock_ops.name);
 	fputs("\nworkloads (-w):", f);
 	col = 17;
 	for (int i = 0; i < wl_nworkloads; i++) {
@@ -57,6 +63,8 @@ void cmd_list_names(FILE *f)
 
 int cmd_list(int argc, char **argv)
 {
+	struct utsname u;
+
 	if (argc > 1 && !strcmp(argv[1], "--tsv") && argc == 2)
 		return list_tsv();
 	if (argc > 1 && cli_is_help(argv[1]))
@@ -66,6 +74,9 @@ int cmd_list(int argc, char **argv)
 	printf("lock schemes:\n");
 	for (int i = 0; i < lock_nschemes; i++)
 		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);
+	uname(&u);
+	printf("  %-12s %s; here Linux %s\n", kernel_lock_ops.name,
+	       kernel_lock_ops.desc, u.release);
 	printf("\ncomponents:\n");
 	for (int i = 0; i < RUN_NOPTS; i++)
 		if (run_optlist[i].list)

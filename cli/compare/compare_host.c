@@ -152,12 +152,15 @@ void cmp_print_host_distance(FILE *out, const struct cmp_file *files, int n)
 		print_rows(out, files, n, k, true);
 	}
 	fprintf(out, "level: the model's %s over the kernel's at the same task "
-		"count (above 1: faster than the host). scaling: each one's "
-		"%s at N tasks over its own at %d (the shape a bigger machine "
-		"extends), and in brackets how far the model's is from the "
-		"kernel's: ! over %.0f%% and over the spread of the four means "
-		"behind it, ~ within that spread (not a finding).\n",
-		m->higher ? "rate" : "time, inverted",
-		m->higher ? "rate" : "speed", files[k].tasks[0],
-		CMP_HOST_SHAPE_WARN);
+		"count (above 1: faster than the host).", m->higher ? "rate" :
+		"time, inverted");
+	if (files[k].ntasks > 1)
+		fprintf(out, " scaling: each one's %s at N tasks over its own "
+			"at %d (the shape a bigger machine extends), and in "
+			"brackets how far the model's is from the kernel's: ! "
+			"over %.0f%% and over the spread of the four means behind "
+			"it, ~ within that spread (not a finding).",
+			m->higher ? "rate" : "speed", files[k].tasks[0],
+			CMP_HOST_SHAPE_WARN);
+	fprintf(out, "\n");
 }
