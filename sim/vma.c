@@ -112,8 +112,9 @@ int sim_mmap_guess(void *arg, unsigned long addr, unsigned long len,
 	return ret;
 }
 
-int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
-		int flags, int file, unsigned long pgoff, unsigned long *out)
+static int mmap_model(struct sim_mm *mm, unsigned long addr, size_t len,
+		      int prot, int flags, int file, unsigned long pgoff,
+		      unsigned long *out)
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
@@ -122,10 +123,6 @@ int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
 	struct sim_vma *v;
 	struct vma_txn x;
 	int ret;
-
-	if (mm->host)
-		return sim_native_mmap(mm, addr, len, prot, flags, file, pgoff,
-				       out);
 
 	if (!len)
 		return -EINVAL;
@@ -198,6 +195,15 @@ out:
 		ops->read_range_end(mm->lock, &h);
 	}
 	return ret;
+}
+
+int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
+		int flags, int file, unsigned long pgoff, unsigned long *out)
+{
+	if (mm->host)
+		return sim_native_mmap(mm, addr, len, prot, flags, file, pgoff,
+				       out);
+	return mmap_model(mm, addr, len, prot, flags, file, pgoff, out);
 }
 
 /* --- mprotect -------------------------------------------------------------- */

@@ -147,7 +147,7 @@ grep -q '^warning: other processes kept [0-9.]* CPUs busy on average during the 
 
 # The fault benchmark: every case, each uffd and synthetic one with its
 # ratio to its floor, the uffd ones again with folios.
-nschemes=$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f' | wc -l)
+nschemes=$("$VMSIM" list --tsv | awk -F'\t' '$1 == "scheme"' | wc -l)
 "$VMSIM" bench fault --mem 1M --rounds 1 --wait block --folio 64K >"$tmp/bf" 2>&1 &&
 	grep -q '^native  *[0-9]*  *1.00x$' "$tmp/bf" &&
 	grep -q '^bare-block  *[0-9]*  *[0-9.]*x$' "$tmp/bf" &&

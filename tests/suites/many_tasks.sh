@@ -8,7 +8,7 @@ set -u
 VMSIM=${1:?usage: many_tasks.sh path/to/vmsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-all=$("$VMSIM" list | awk '/^lock schemes:/{f=1;next} /^$/{f=0} f{print $1}')
+all=$("$VMSIM" list --tsv | awk -F'\t' '$1 == "scheme" { print $2 }')
 fails=0
 # Four schemes a run: every target's 256 tasks, handlers and uffd stripes
 # are set up at once, and seven targets' mappings reach the host's
