@@ -6,9 +6,13 @@
 #     and zapping its own VMAs while one writer maps, populates,
 #     mprotects and unmaps others;
 #  2. pft (mmtests' page fault test) at 1 and 2 tasks with no writers
-#     (none is the simulator's own overhead);
+#     (none is the simulator's own overhead), beside the host kernel
+#     itself (kernel: the same workload natively, its own locks);
 #  3. a real program: the recorded `sort --parallel=2` trace shipped in
-#     tests/data/traces, replayed under four schemes.
+#     tests/data/traces, replayed under four schemes and the host kernel.
+# Where the host kernel is a column, a table after the verdicts says how
+# far each model is from it: its rate over the kernel's, and its scaling
+# from 1 to 2 tasks against the kernel's.
 # In each run the schemes are interleaved iteration by iteration. Each
 # run prints its header, its warnings and one verdict line per scheme
 # (--verdicts: the difference of each rate from rwsem and what the
@@ -25,12 +29,12 @@ mkdir -p results/demo
 	--tasks 1 --writers 1 --iterations 5 --mem 16M \
 	--json results/demo/fault_vs_mmap/ --force --quiet --verdicts
 echo
-./build/vmsim run --workload pft --lock rwsem,range,range-full,pervma,spf,none \
+./build/vmsim run --workload pft --lock rwsem,range,range-full,pervma,spf,none,kernel \
 	--tasks 1,2 --iterations 3 --mem 16M --json results/demo/pft/ \
 	--force --quiet --verdicts
 echo
 ./build/vmsim run --workload replay --trace tests/data/traces/sort.trace \
-	--lock rwsem,range,pervma,spf --iterations 3 --json results/demo/replay/ \
+	--lock rwsem,range,pervma,spf,kernel --iterations 3 --json results/demo/replay/ \
 	--force --quiet --verdicts
 echo
 for w in fault_vs_mmap pft replay; do

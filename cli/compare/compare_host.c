@@ -104,7 +104,7 @@ static void print_rows(FILE *out, const struct cmp_file *files, int n, int k,
 		       bool shape)
 {
 	const struct cmp_file *kf = &files[k];
-	int w = 24;
+	int w = 14;
 
 	for (int t = shape; t < kf->ntasks; t++) {
 		int tasks = kf->tasks[t];
@@ -133,7 +133,7 @@ static void print_rows(FILE *out, const struct cmp_file *files, int n, int k,
 
 void cmp_print_host_distance(FILE *out, const struct cmp_file *files, int n)
 {
-	int k = cmp_host_column(files, n), w = 24;
+	int k = cmp_host_column(files, n), w = 14;
 	const struct cmp_metric *m;
 
 	if (k < 0 || n < 2 || !(m = host_metric(&files[k])))
