@@ -29,7 +29,7 @@ for want in "scripts/demo.sh" "scripts/test.sh" "### Compare the lock schemes" \
 done
 
 # Every option of every command's --help is in the reference.
-for c in run compare report record trace bench list check gate rerun; do
+for c in run compare report record trace bench list check gate rerun calibrate; do
 	for opt in $("$VMSIM" "$c" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 		[ "$opt" = --help ] && continue
 		grep -qF -- "$opt" "$root/docs/usage.md" && ok ||
