@@ -18,7 +18,7 @@
 /* A replay beside its recording: the mm lock's acquisitions an
  * iteration against the host kernel's own in the recorded run. */
 static void print_host_lock(const struct res_point *p,
-			    const struct res_host_lock *h)
+			    const struct res_host_lock *h, const char *scheme)
 {
 	struct res_host_cmp hc;
 
@@ -38,6 +38,8 @@ static void print_host_lock(const struct res_point *p,
 		} else if (isfinite(hc.ratio[s])) {
 			printf(", %.2fx the host's", hc.ratio[s]);
 		}
+		if (isfinite(h->have_causes ? hc.ratio_rep[s] : hc.ratio[s]))
+			printf(" (%s)", cmp_host_lock_meaning(scheme, s == LS_WRITE));
 		printf("\n");
 	}
 	if (h->have_causes) {
@@ -146,7 +148,8 @@ static void print_host_point(const struct res_point *p)
 		       k + 1 < p->vmstat.n ? ", " : "\n");
 }
 
-static void print_point(const struct res_point *p, const struct run_cfg *c)
+static void print_point(const struct res_point *p, const struct run_cfg *c,
+			const char *scheme)
 {
 	struct res_fault_split split;
 
@@ -207,7 +210,7 @@ static void print_point(const struct res_point *p, const struct run_cfg *c)
 		       (unsigned long long)p->c.counters[k],
 		       k + 1 < p->c.ncounters ? ", " : "\n");
 	print_lockstat(p);
-	print_host_lock(p, &c->host_lock);
+	print_host_lock(p, &c->host_lock, scheme);
 }
 
 /* "noise tasks 1: steal 0.0% (max 0.1%), others 0.02 CPUs (max 0.05),
@@ -315,7 +318,7 @@ void run_print_summary(const struct res_file *r, const struct run_cfg *c,
 		if (!strcmp(r->scheme, kernel_lock_ops.name))
 			print_host_point(&r->points[i]);
 		else
-			print_point(&r->points[i], c);
+			print_point(&r->points[i], c, r->scheme);
 }
 
 void run_print_source_errors(const struct res_file *r, const char *label)

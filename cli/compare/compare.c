@@ -576,6 +576,7 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 				metric_rows(&pr, &files[0].metrics[m], tasks[t]);
 		print_verdicts(&pr);
 		cmp_print_host_distance(out, files, n);
+		cmp_print_host_lock(out, files, n);
 		return;
 	}
 	print_head(&pr);
@@ -602,8 +603,10 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 			o->format == CMP_MARKDOWN ? "**x.xx%** / " : "",
 			rule[o->test], level);
 	print_verdicts(&pr);
-	if (o->format == CMP_TEXT || o->format == CMP_MARKDOWN)
+	if (o->format == CMP_TEXT || o->format == CMP_MARKDOWN) {
 		cmp_print_host_distance(out, files, n);
+		cmp_print_host_lock(out, files, n);
+	}
 	if (o->format == CMP_JSON)
 		print_json(&pr);
 	else if (o->format == CMP_HTML)

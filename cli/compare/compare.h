@@ -200,6 +200,12 @@ bool cmp_host_distance(const struct cmp_file *files, int n, int i, int tasks,
 		       struct cmp_host_dist *out);
 /* Text: the distance table, where there is a kernel column. */
 void cmp_print_host_distance(FILE *out, const struct cmp_file *files, int n);
+/* What a replay's ratio to the host's mmap_lock means for scheme (the
+ * host with per-VMA locks), for the read or the write side: a clause. */
+const char *cmp_host_lock_meaning(const char *scheme, bool write);
+/* Text: each replay file's ratios to the recording's mmap_lock, each
+ * with what it means (nothing where none has a recording's lock). */
+void cmp_print_host_lock(FILE *out, const struct cmp_file *files, int n);
 
 size_t cmp_samples_of(const struct cmp_file *f, const char *metric, int tasks,
 		      double **out);

@@ -164,3 +164,71 @@ void cmp_print_host_distance(FILE *out, const struct cmp_file *files, int n)
 			CMP_HOST_SHAPE_WARN);
 	fprintf(out, "\n");
 }
+
+const char *cmp_host_lock_meaning(const char *scheme, bool write)
+{
+	if (write)
+		return "every scheme takes the mm lock's write side where the "
+		       "host does: near 1x is faithful";
+	if (!strcmp(scheme, "pervma"))
+		return "the host's own design (per-VMA locks, 6.4+): this is "
+		       "the comparison, near 1x is faithful";
+	if (!strcmp(scheme, "spf"))
+		return "faults speculate without the mm lock and take it only "
+		       "to retry: near or below the host's";
+	if (!strcmp(scheme, "none"))
+		return "no lock: counted, never contended";
+	if (!strncmp(scheme, "range", 5))
+		return "its range lock stands in for the mm lock and every fault "
+		       "takes it: far above the host's by design, not a fault "
+		       "of the replay";
+	return "every fault takes the mm lock's read side, which the host "
+	       "(per-VMA locks) takes for few: far above by design, not a "
+	       "fault of the replay";
+}
+
+/* One side's ratio of a replay's host_mmap_lock, NaN where none. */
+static double host_lock_ratio(json_object *side, bool *replayable)
+{
+	json_object *v;
+
+	*replayable = json_object_object_get_ex(side, "ratio_replayable", &v);
+	if (!*replayable && !json_object_object_get_ex(side, "ratio", &v))
+		return NAN;
+	return v && (json_object_is_type(v, json_type_double) ||
+		     json_object_is_type(v, json_type_int)) ?
+	       json_object_get_double(v) : NAN;
+}
+
+void cmp_print_host_lock(FILE *out, const struct cmp_file *files, int n)
+{
+	bool head = false;
+
+	for (int i = 0; i < n; i++) {
+		const struct cmp_file *f = &files[i];
+		json_object *p = f->ntasks ? cmp_point_of(f, f->tasks[0]) : NULL,
+			    *h, *side;
+
+		if (!p || !json_object_object_get_ex(p, "host_mmap_lock", &h))
+			continue;
+		for (int s = 0; s < 2; s++) {
+			bool rep;
+			double r = json_object_object_get_ex(h, s ? "write" : "read",
+							     &side) ?
+				   host_lock_ratio(side, &rep) : NAN;
+
+			if (!isfinite(r))
+				continue;
+			if (!head)
+				fprintf(out, "\nThe host kernel's mmap_lock in the "
+					"recording, against each scheme's mm lock "
+					"an iteration:\n");
+			head = true;
+			fprintf(out, "%s %s: %.2fx the host's%s (%s)\n", f->label,
+				s ? "writes" : "reads", r, rep ? " replayable" :
+				" whole count (exec and exit in it: a version 1 "
+				"recording; record again for the part a replay "
+				"can make)", cmp_host_lock_meaning(f->scheme, s));
+		}
+	}
+}
