@@ -541,6 +541,27 @@ static void print_verdicts(struct printer *pr)
 	}
 }
 
+/* HTML: the distance from the host kernel and a replay's ratios to the
+ * recording's mmap_lock, as the text shows them, where there are some. */
+static void html_host(struct printer *pr)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	cmp_print_host_distance(m, pr->files, pr->n);
+	cmp_print_host_lock(m, pr->files, pr->n);
+	fclose(m);
+	if (len) {
+		fputs("<h2>The host kernel</h2>\n<pre>", pr->out);
+		cmp_html_text(pr->out, buf + (buf[0] == '\n'));
+		fputs("</pre>\n", pr->out);
+	}
+	free(buf);
+}
+
 void cmp_print(FILE *out, const struct cmp_file *files, int n,
 	       const struct cmp_opts *o)
 {
@@ -610,5 +631,7 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 	if (o->format == CMP_JSON)
 		print_json(&pr);
 	else if (o->format == CMP_HTML)
+		html_host(&pr);
+	if (o->format == CMP_HTML)
 		cmp_html_end(&pr);
 }

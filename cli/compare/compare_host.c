@@ -222,13 +222,15 @@ void cmp_print_host_lock(FILE *out, const struct cmp_file *files, int n)
 			if (!head)
 				fprintf(out, "\nThe host kernel's mmap_lock in the "
 					"recording, against each scheme's mm lock "
-					"an iteration:\n");
+					"an iteration%s:\n", rep ? " (the part of "
+					"the host's a replay can make)" : " (the "
+					"host's whole count, exec and exit in it: "
+					"a version 1 recording; record again for "
+					"the part a replay can make)");
 			head = true;
-			fprintf(out, "%s %s: %.2fx the host's%s (%s)\n", f->label,
-				s ? "writes" : "reads", r, rep ? " replayable" :
-				" whole count (exec and exit in it: a version 1 "
-				"recording; record again for the part a replay "
-				"can make)", cmp_host_lock_meaning(f->scheme, s));
+			fprintf(out, "%s %s: %.2fx (%s)\n", f->label,
+				s ? "writes" : "reads", r,
+				cmp_host_lock_meaning(f->scheme, s));
 		}
 	}
 }

@@ -120,6 +120,33 @@ static void metric_point(const struct cmp_file *f, const struct cmp_metric *mt,
 	free(s);
 }
 
+/* The primary metric's shape: each series' mean over its own at the
+ * fewest tasks, so that series whose levels lie far apart (the uffd
+ * source's models against the host kernel) compare by how they scale;
+ * the dashed line is linear scaling. y: n series of nx means. */
+static void shape_graph(FILE *out, const struct cmp_metric *mt, int n, int nx,
+			const double *x, const double *y, const char *const *names,
+			const char *const *colours)
+{
+	double *s = calloc((size_t)(n * nx), sizeof(double)), ref[MAX_X];
+	char title[160];
+
+	if (!s)
+		return;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < nx; k++)
+			s[i * nx + k] = y[i * nx + k] / y[i * nx];
+	for (int k = 0; k < nx; k++)
+		ref[k] = x[k] / x[0];
+	snprintf(title, sizeof(title), "%s, each over its own at %g task%s "
+		 "(the shape)", mt->name, x[0], x[0] == 1 ? "" : "s");
+	cmp_svg_lines(out, &(struct cmp_chart){
+		.title = title, .xlabel = "tasks", .ylabel = "scaling (x)",
+		.nseries = n, .nx = nx, .names = names, .colours = colours,
+		.x = x, .y = s, .ref = ref, .ref_name = "linear scaling" });
+	free(s);
+}
+
 /* One graph a metric. At several task counts: its mean at each, a line
  * a result; for a higher-is-better metric, the base's first point
  * scaled linearly with the task count (will-it-scale's reference). At
@@ -185,6 +212,8 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 			.ref = mt->higher && isfinite(y[0]) && !per_unit(mt->name) ?
 			       ref : NULL,
 			.ref_name = "linear scaling (base)" });
+		if (mt->primary && mt->higher && !per_unit(mt->name))
+			shape_graph(out, mt, n, nx, x, y, names, colours);
 	}
 	free(y);
 }

@@ -36,6 +36,7 @@ static const char *const scheme_order[] = {
 #define LOCK_SCHEME(id, name) name,
 #include "locks/schemes.def"
 #undef LOCK_SCHEME
+	"kernel",                        /* the host itself (-l kernel) */
 };
 #define NSCHEMES ((int)(sizeof(scheme_order) / sizeof(scheme_order[0])))
 
