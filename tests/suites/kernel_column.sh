@@ -120,7 +120,8 @@ if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/rl.log")" -eq 1 ]; then pass; else
 "$VMSIM" run -w pft -l kernel,pervma -t 1 -i 1 -m 1M --hold-extra 10 \
 	--ceiling off -o "$tmp/note.json" >"$tmp/note.out" 2>"$tmp/note.err"
 rc=$?
-if [ $rc -eq 0 ] && [ "$(wc -l <"$tmp/note.err")" -eq 1 ] &&
+# (one note; a busy machine may add warnings of its own)
+if [ $rc -eq 0 ] && [ "$(grep -c '^vmsim: note:' "$tmp/note.err")" -eq 1 ] &&
    grep -q "hold-extra: the models' own" "$tmp/note.err"; then pass; else
 	fail "model option note: exit $rc: $(cat "$tmp/note.err")"; fi
 grep -q "^kernel column: the host, Linux $(uname -r)" "$tmp/note.out" ||
