@@ -148,7 +148,7 @@ void cmp_print_host_distance(FILE *out, const struct cmp_file *files, int n)
 	fprintf(out, "\n");
 	print_rows(out, files, n, k, false);
 	if (files[k].ntasks > 1) {
-		fprintf(out, "%-8s\n", "scaling");
+		fprintf(out, "scaling\n");
 		print_rows(out, files, n, k, true);
 	}
 	fprintf(out, "level: the model's %s over the kernel's at the same task "
