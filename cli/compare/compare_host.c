@@ -228,9 +228,10 @@ void cmp_print_host_lock(FILE *out, const struct cmp_file *files, int n)
 					"a version 1 recording; record again for "
 					"the part a replay can make)");
 			head = true;
-			fprintf(out, "%s %s: %.2fx (%s)\n", f->label,
-				s ? "writes" : "reads", r,
-				cmp_host_lock_meaning(f->scheme, s));
+			fprintf(out, "%s %s: %.2fx (%s%s)\n", f->label,
+				s ? "writes" : "reads", r, rep ? "" : "against the "
+				"whole count, which holds what no replay "
+				"makes; ", cmp_host_lock_meaning(f->scheme, s));
 		}
 	}
 }
