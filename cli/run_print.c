@@ -117,9 +117,9 @@ static void print_latency(const char *what, const struct lat_hist *h,
 }
 
 
-/* A point of the host kernel's: what the host counted, not a model's
- * counters (it has none). */
-static void print_host_point(const struct res_point *p)
+/* "tasks N: S samples of P passes (+W warm-up); over the R passes": a
+ * point's first words (the counters after them cover every pass). */
+static void print_point_head(const struct res_point *p)
 {
 	printf("\ntasks %d: %d sample%s", p->tasks, p->nsamples,
 	       PLURAL(p->nsamples));
@@ -127,10 +127,11 @@ static void print_host_point(const struct res_point *p)
 		printf(" of %d pass%s (+%d warm-up); over the %d pass%s",
 		       p->passes, p->passes == 1 ? "" : "es", p->warmup,
 		       p->runs, p->runs == 1 ? "" : "es");
-	printf(", %llu page%s touched, %llu host fault%s taken by the tasks, "
-	       "%llu SIGSEGV\n", (unsigned long long)p->touches,
-	       PLURAL(p->touches), (unsigned long long)p->host_faults,
-	       PLURAL(p->host_faults), (unsigned long long)p->segv);
+}
+
+/* Every touch's latency, and a replay's calls'. */
+static void print_latencies(const struct res_point *p)
+{
 	if (p->lat)
 		print_latency("touch", p->lat, "\n");
 	if (p->call_lat) {
@@ -140,6 +141,18 @@ static void print_host_point(const struct res_point *p)
 			 (unsigned long long)p->call_lat->count);
 		print_latency("call", p->call_lat, n);
 	}
+}
+
+/* A point of the host kernel's: what the host counted, not a model's
+ * counters (it has none). */
+static void print_host_point(const struct res_point *p)
+{
+	print_point_head(p);
+	printf(", %llu page%s touched, %llu host fault%s taken by the tasks, "
+	       "%llu SIGSEGV\n", (unsigned long long)p->touches,
+	       PLURAL(p->touches), (unsigned long long)p->host_faults,
+	       PLURAL(p->host_faults), (unsigned long long)p->segv);
+	print_latencies(p);
 	/* System-wide, over the timed passes (set-up and teardown in). */
 	for (int k = 0; k < p->vmstat.n; k++)
 		printf("%s%s %llu%s", k ? "" : "  /proc/vmstat (timed passes, "
@@ -153,14 +166,7 @@ static void print_point(const struct res_point *p, const struct run_cfg *c,
 {
 	struct res_fault_split split;
 
-
-	printf("\ntasks %d: %d sample%s", p->tasks, p->nsamples,
-	       PLURAL(p->nsamples));
-	/* Completion workloads: the counters below cover every pass. */
-	if (p->passes > 0)
-		printf(" of %d pass%s (+%d warm-up); over the %d pass%s",
-		       p->passes, p->passes == 1 ? "" : "es", p->warmup,
-		       p->runs, p->runs == 1 ? "" : "es");
+	print_point_head(p);
 	printf(", %llu page%s touched, %llu fault%s placed %llu page%s, "
 	       "%llu SIGSEGV\n",
 	       (unsigned long long)p->touches, PLURAL(p->touches),
@@ -175,15 +181,7 @@ static void print_point(const struct res_point *p, const struct run_cfg *c,
 			       (unsigned long long)p->c.src_values[k]);
 		printf("\n");
 	}
-	if (p->lat)
-		print_latency("touch", p->lat, "\n");
-	if (p->call_lat) {
-		char n[48];
-
-		snprintf(n, sizeof(n), " (%llu calls)\n",
-			 (unsigned long long)p->call_lat->count);
-		print_latency("call", p->call_lat, n);
-	}
+	print_latencies(p);
 	if (res_fault_split(p, &split))
 		printf("  mean fault %.2f us = lock wait %.2f + lock hold "
 		       "%.2f + the rest %.2f (the lock's share %.0f%%)\n",

@@ -79,7 +79,7 @@ int sim_native_init(struct sim_mm *mm)
 		return ret;
 	mm->start_brk = mm->base;
 	atomic_init(&mm->brk, mm->base);
-	sim_native_set_brk_base(mm);
+	n->brk0 = host_brk(0);
 	return 0;
 }
 
@@ -102,11 +102,6 @@ void sim_native_fini(struct sim_mm *mm)
 static bool in_window(const struct sim_mm *mm, unsigned long a, size_t len)
 {
 	return a >= mm->base && a <= mm->end && len <= mm->end - a;
-}
-
-void sim_native_set_brk_base(struct sim_mm *mm)
-{
-	mm->native->brk0 = host_brk(0);
 }
 
 void sim_native_place_heap(struct sim_mm *mm)
@@ -270,6 +265,5 @@ int sim_native_brk(struct sim_mm *mm, unsigned long newbrk,
 	want = b0 + (newbrk - mm->start_brk);
 	got = host_brk(want);
 	*out = mm->start_brk + (got - b0);
-	atomic_store_explicit(&mm->brk, *out, memory_order_relaxed);
 	return got == want ? 0 : -ENOMEM;
 }

@@ -41,8 +41,6 @@ struct iovec;
 int sim_native_init(struct sim_mm *mm);
 /* Unmap what is left in the window, close the files. */
 void sim_native_fini(struct sim_mm *mm);
-/* The workload's break base (mm->start_brk) is the host's break now. */
-void sim_native_set_brk_base(struct sim_mm *mm);
 /* The workload placed its heap at mm->start_brk (sim_mm_set_brk_base):
  * where that is in the window, its brk maps and unmaps there, at fixed
  * addresses (the process's own break cannot move into the window). */
