@@ -10,6 +10,9 @@ set -u
 VMSIM=${1:?usage: kernel_column.sh path/to/vmsim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# calibrate's scratch folder (and anything else vmsim puts under
+# $TMPDIR) stays inside this suite's own
+export TMPDIR=$tmp
 traces=$(cd "$(dirname "$0")/.." && pwd)/data/traces
 list=$("$VMSIM" list --tsv)
 fails=0 passes=0
