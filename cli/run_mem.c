@@ -26,6 +26,31 @@ static int fault_size(const char *arg, bool folio, size_t *out)
 	return 0;
 }
 
+static const char *const vma_tree_kind_choices[] = { "maple", "vmsim" };
+
+static int variants(enum run_opt_id which, const char *arg,
+		    const char *const *names, int nnames, int *out, int *n);
+
+/* --tree: one tree, or several to compare. */
+static int tree_opt(struct run_cfg *c, const char *arg)
+{
+	struct run_target v[RUNNER_MAX_SCHEMES];
+	int n, vals[RUNNER_MAX_SCHEMES];
+
+	if (variants(RUN_O_TREE, arg, vma_tree_kind_choices, 2, vals, &n))
+		return EXIT_USAGE;
+	for (int i = 0; i < n; i++) {
+		v[i].tree = (enum vma_tree_kind)(vals[i] + VMA_TREE_MAPLE);
+		if (v[i].tree == VMA_TREE_MAPLE && !vma_tree_maple_built())
+			return cli_bad("--tree %s: this vmsim was built without a "
+				       "kernel source (install linux-source-6.12 "
+				       "and build again, or -DVMSIM_KERNEL_SRC=DIR)",
+				       "maple");
+	}
+	runner_targets_set(c, RUN_VARY_TREE, v, n);
+	return 0;
+}
+
 /* A component's value, or several to compare (names separated by
  * commas, each once): out[0..*n-1]. */
 static int variants(enum run_opt_id which, const char *arg,
@@ -152,6 +177,8 @@ int run_mem_opt(struct run_cfg *c, enum run_opt_id which, const char *arg)
 		runner_targets_set(c, RUN_VARY_MPROTECT, v, n);
 		c->mprotect_given = true;
 		return 0;
+	case RUN_O_TREE:
+		return tree_opt(c, arg);
 	case RUN_O_VMA_FREE:       /* "scheme" is not given: the absence */
 		if ((k = run_opt_pick(which, arg, sim_vma_free_names + 1,
 				      SIM_VMA_FREE_N - 1)) < 0)

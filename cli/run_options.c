@@ -55,6 +55,8 @@ static void run_options_mem_json(json_object *o, const struct run_cfg *c,
 	if (runner_target_lock(c, target)->write_begin_mprotect)
 		json_object_object_add(o, "mprotect_range", json_object_new_string(
 			lock_mprotect_range_names[runner_target_mprotect(c, target)]));
+	json_object_object_add(o, "tree", json_object_new_string(
+		vma_tree_kind_name(runner_target_tree(c, target))));
 	json_object_object_add(o, "tree_alloc", json_object_new_string(
 		run_optlist[RUN_O_TREE_ALLOC].choices[c->mm.tree_spares]));
 	json_object_object_add(o, "rcu_cbs", json_object_new_string(
@@ -94,6 +96,8 @@ json_object *run_by_scheme_json(const struct run_cfg *c)
 		json_object_array_add(a, json_object_new_string("slab"));
 	if (runner_varies(c, RUN_VARY_RCU_FREE))
 		json_object_array_add(a, json_object_new_string("rcu_free"));
+	if (runner_varies(c, RUN_VARY_TREE))
+		json_object_array_add(a, json_object_new_string("tree"));
 	/* Varied, or recorded by some schemes (those with a choice) only. */
 	if (runner_varies(c, RUN_VARY_MPROTECT) || mprotect_mixed(c))
 		json_object_array_add(a, json_object_new_string("mprotect_range"));

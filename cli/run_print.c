@@ -446,6 +446,12 @@ static void print_components(const struct run_cfg *c)
 		       c->mm.rcu_lazy_max ? c->mm.rcu_lazy_max : RCU_LAZY_MAX,
 		       (unsigned long long)(c->mm.rcu_lazy_flush_ms ?
 			c->mm.rcu_lazy_flush_ms : RCU_LAZY_FLUSH_NS / 1000000));
+	for (int i = 0; runner_varies(c, RUN_VARY_TREE) && i < c->ntargets; i++)
+		printf("%s%s", i ? "," : ", VMA trees ",
+		       vma_tree_kind_name(c->targets[i].tree));
+	if (!runner_varies(c, RUN_VARY_TREE))
+		printf(", %s VMA tree",
+		       vma_tree_kind_name(c->targets[0].tree));
 	if (c->mm.tree_spares)
 		printf(", tree nodes from kept spares");
 	if ((c->targets[0].slab != SLAB_MALLOC || runner_varies(c, RUN_VARY_SLAB)) &&

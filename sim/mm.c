@@ -260,7 +260,7 @@ int sim_mm_slabs_create(const struct sim_mm_cfg *cfg, enum slab_kind kind,
 		va.use_freeptr_offset = true;
 		va.freeptr_offset = offsetof(struct sim_vma, txn_added);
 	}
-	vma_tree_slab_args(&na);
+	vma_tree_slab_args(cfg->tree, &na);
 	/* Lazy RCU's limits (one lazy list a CPU for every lazy callback,
 	 * locks/sync/rcu_lazy.c), before the caches are sized for them. */
 	sim_rcu_lazy_set(cfg->rcu_lazy_max ? cfg->rcu_lazy_max : RCU_LAZY_MAX,
@@ -299,7 +299,7 @@ size_t sim_mm_reserve_bytes(const struct sim_mm_cfg *cfg)
 		      SIM_DEFAULT_MAX_MAP_COUNT;
 
 	return cfg->arena_size + (cfg->arena_size >> SIM_PAGE_SHIFT) +
-	       vma_tree_reserve_bytes(max_nodes(maps, node_headroom(cfg,
+	       vma_tree_reserve_bytes(cfg->tree, max_nodes(maps, node_headroom(cfg,
 			(int)sysconf(_SC_NPROCESSORS_CONF)))) +
 	       objpool_reserve_bytes(sizeof(struct sim_vma),
 				     _Alignof(struct sim_vma), max_vmas(maps));
@@ -325,6 +325,18 @@ static int sim_mm_vmas_init(struct sim_mm *mm)
 	mm->vma_typesafe = sim_vma_free_typesafe(cfg->vma_free, cfg->lock);
 	mm->vmas.typesafe = mm->vma_typesafe;
 	return ret;
+}
+
+/* The VMA tree (--tree), its nodes from the node cache or a pool. */
+static int sim_mm_tree_init(struct sim_mm *mm)
+{
+	size_t n = max_nodes(mm->cfg.max_map_count, 0);
+
+	mm->cfg.tree = vma_tree_kind_resolve(mm->cfg.tree);
+	if (mm->cfg.tree == VMA_TREE_MAPLE)
+		return vma_tree_init_maple(&mm->tree, n, mm->cfg.slab_node,
+					   &mm->sstat);
+	return vma_tree_init_slab(&mm->tree, n, mm->cfg.slab_node, &mm->sstat);
 }
 
 static _Atomic uint32_t sim_mm_count = 1;
@@ -358,8 +370,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	}
 	ret = sim_mm_slab_stat_init(mm);
 	if (!ret)
-		ret = vma_tree_init_slab(&mm->tree, max_nodes(mm->cfg.max_map_count, 0),
-					 cfg->slab_node, &mm->sstat);
+		ret = sim_mm_tree_init(mm);
 	if (ret) {
 		sim_mm_slab_stat_fini(mm);
 		slot_array_destroy(&mm->faults);

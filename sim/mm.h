@@ -125,6 +125,9 @@ struct sim_mm_cfg {
 	 * transactions, no detached tree on munmap (vma_tree.keep_spares);
 	 * false: per store, as the maple tree allocates. */
 	bool tree_spares;
+	/* --tree: the kernel's maple tree (the default where it was built)
+	 * or vmsim's own B-tree. */
+	enum vma_tree_kind tree;
 	/* --slab-fastpath lock: the slab fast paths under the CPU's lock,
 	 * not in restartable sequences (slab_rseq.h) where those can run. */
 	bool slab_fast_locked;

@@ -307,6 +307,8 @@ static struct sim_vma *vt_prev(const struct vt_node *n, unsigned long addr)
 
 struct sim_vma *vma_tree_find(struct vma_tree *t, unsigned long addr)
 {
+	if (t->maple)
+		return vt_maple_find(t, addr);
 	/* Acquire: pairs with the release store in vma_tree_commit(); every
 	 * node reachable from this root was written before that store. */
 	return vt_find(atomic_load_explicit(&t->root, memory_order_acquire), addr);
@@ -319,6 +321,8 @@ struct sim_vma *vma_tree_find_range(struct vma_tree *t, unsigned long addr,
 	const struct vt_node *n;
 	int i;
 
+	if (t->maple)
+		return vt_maple_find_range(t, addr, start, end);
 	n = vt_find_slot(atomic_load_explicit(&t->root, memory_order_acquire),
 			 addr, &i);
 	if (!n || n->start[i] > addr)
@@ -334,11 +338,15 @@ struct sim_vma *vma_tree_find_intersection(struct vma_tree *t,
 {
 	struct sim_vma *v = vma_tree_find(t, start);
 
+	if (t->maple)
+		return vt_maple_find_intersection(t, start, end);
 	return v && v->vm_start < end ? v : NULL;
 }
 
 struct sim_vma *vma_tree_txn_find(struct vma_tree *t, unsigned long addr)
 {
+	if (t->maple)
+		return vt_maple_find(t, addr);
 	return vt_find(t->wroot, addr);
 }
 
@@ -348,11 +356,15 @@ struct sim_vma *vma_tree_txn_find_intersection(struct vma_tree *t,
 {
 	struct sim_vma *v = vt_find(t->wroot, start);
 
+	if (t->maple)
+		return vt_maple_find_intersection(t, start, end);
 	return v && v->vm_start < end ? v : NULL;
 }
 
 struct sim_vma *vma_tree_txn_prev(struct vma_tree *t, unsigned long addr)
 {
+	if (t->maple)
+		return vt_maple_prev(t, addr);
 	return vt_prev(t->wroot, addr);
 }
 
@@ -374,6 +386,8 @@ int vma_tree_for_each(struct vma_tree *t, unsigned long start,
 		      unsigned long end,
 		      int (*fn)(struct sim_vma *v, void *arg), void *arg)
 {
+	if (t->maple)
+		return vt_maple_for_each(t, start, end, fn, arg);
 	/* Acquire: as in vma_tree_find(). */
 	const struct vt_node *r = atomic_load_explicit(&t->root,
 						       memory_order_acquire);
@@ -385,6 +399,8 @@ int vma_tree_height(struct vma_tree *t)
 {
 	int h = 0;
 
+	if (t->maple)
+		return vt_maple_height(t);
 	for (struct vt_node *n = atomic_load_explicit(&t->root,
 			memory_order_acquire); n; n = n->leaf ? NULL : n->slot[0])
 		h++;

@@ -29,10 +29,30 @@
 #include <stddef.h>
 
 #include "locks/sync/rcu.h"
+#include "sim/kmaple/kmaple.h"
 #include "sim/mem/objpool.h"
 #include "sim/vma.h"
 
 struct vt_node;
+
+/* Which tree (--tree): the kernel's maple tree, compiled from a kernel
+ * source at build time (sim/vma_tree_maple.c), or vmsim's own B-tree;
+ * DEFAULT (0) is the maple tree where it was built, else vmsim's. */
+enum vma_tree_kind { VMA_TREE_DEFAULT, VMA_TREE_MAPLE, VMA_TREE_VMSIM,
+		     VMA_TREE_NKINDS };
+/* "maple", "vmsim" (DEFAULT: the one it stands for). */
+const char *vma_tree_kind_name(enum vma_tree_kind k);
+enum vma_tree_kind vma_tree_kind_resolve(enum vma_tree_kind k);
+/* Was the maple tree built in, and from which kernel (release, source)? */
+bool vma_tree_maple_built(void);
+const char *vma_tree_maple_release(void);
+const char *vma_tree_maple_origin(void);
+
+/* One change of a maple transaction, undone if it aborts. */
+struct vt_undo {
+	struct sim_vma *v;
+	bool in;                         /* stored (else: taken out) */
+};
 
 struct vma_tree {
 	_Atomic(struct vt_node *) root;  /* published: what readers see */
@@ -59,6 +79,22 @@ struct vma_tree {
 	bool keep_spares;
 	struct sim_rcu_head *pending;    /* retire when the transaction ends */
 	struct objpool nodes;            /* where nodes come from */
+	/* --tree maple: the kernel's tree (the rest of the writer state
+	 * above is the B-tree's), this transaction's changes for abort, and
+	 * its stores and the nodes they preallocated and gave back unused. */
+	bool maple;
+	struct kmaple *mt;
+	struct vma_tree *maple_next;     /* the live maple trees' list */
+	struct vt_undo *undo;
+	size_t nundo, undo_cap;
+	unsigned long node_stores, node_prealloc, node_unused;
+};
+
+/* munmap's detached tree, on the caller's stack. */
+struct vma_detached {
+	void *chain;                     /* vmsim's tree: its nodes */
+	struct kmaple *maple;            /* the maple tree's, in buf */
+	struct kmaple_buf buf;
 };
 
 /* Returns 0 or -errno. The default reserves room for 262,144 nodes
@@ -68,12 +104,16 @@ int vma_tree_init_cap(struct vma_tree *t, size_t max_nodes);
 /* The same, with nodes from slab cache s (NULL: the pool of max_nodes). */
 int vma_tree_init_slab(struct vma_tree *t, size_t max_nodes,
 		       struct slab_cache *s, const struct slab_stat *st);
-/* What a slab cache of the tree's nodes is made with (its size; no
- * reader of a freed node: the free pointer in its middle, as for
+/* The same with the kernel's maple tree (-ENOSYS where it was not
+ * built). */
+int vma_tree_init_maple(struct vma_tree *t, size_t max_nodes,
+			struct slab_cache *s, const struct slab_stat *st);
+/* What a slab cache of kind's nodes is made with (its size; no reader
+ * of a freed node: the free pointer in its middle, as for
  * maple_node_cache). */
-void vma_tree_slab_args(struct slab_args *a);
+void vma_tree_slab_args(enum vma_tree_kind kind, struct slab_args *a);
 /* The address space vma_tree_init_cap() reserves for max_nodes. */
-size_t vma_tree_reserve_bytes(size_t max_nodes);
+size_t vma_tree_reserve_bytes(enum vma_tree_kind kind, size_t max_nodes);
 /* Waits for queued RCU callbacks, then frees every node, and every VMA
  * through free_vma (may be NULL). No reader or writer may be active. */
 void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *));
@@ -101,7 +141,9 @@ int vma_tree_for_each(struct vma_tree *t, unsigned long start,
 		      int (*fn)(struct sim_vma *v, void *arg), void *arg);
 /* The layout's version (acquire: pairs with the release bump in
  * vma_tree_publish(), after the root's store: a reader that loads a
- * version and then walks sees that version's tree or a later one). */
+ * version and then walks sees that version's tree or a later one).
+ * Even, but odd while a maple transaction stores (its operation is not
+ * one store): a speculation that read an odd version must validate. */
 static inline unsigned long vma_tree_seq(struct vma_tree *t)
 {
 	return atomic_load_explicit(&t->seq, memory_order_acquire);
@@ -137,6 +179,15 @@ static inline size_t vma_tree_txn_count(const struct vma_tree *t)
 int vma_tree_insert(struct vma_tree *t, struct sim_vma *v);
 /* Remove v (by identity); -ENOENT if it is not in the tree, -ENOMEM. */
 int vma_tree_erase(struct vma_tree *t, struct sim_vma *v);
+/* Replace the nold VMAs olds[] (in the tree) by the nnew VMAs news[]
+ * (over where olds were, and room nothing else holds): a split, a merge,
+ * a protection change. On the maple tree, whose stores a reader sees one
+ * by one, the new VMAs are stored over the old ones and only what is
+ * left of an old one is cleared after: a reader finds an old or a new
+ * VMA at every address olds covered, never a hole. -ENOENT, -EEXIST,
+ * -ENOMEM (then the transaction must abort). */
+int vma_tree_replace(struct vma_tree *t, struct sim_vma *const *olds, int nold,
+		     struct sim_vma *const *news, int nnew);
 /*
  * The detached tree munmap gathers the VMAs it removes into (mt_detach,
  * vms_gather_munmap_vmas) and destroys once they are freed (__mt_destroy,
@@ -144,8 +195,9 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v);
  * VMAs, a leaf per VT_SLOTS and their parents, from the tree's node
  * cache, chained; NULL if none could be had (no effect on the munmap).
  */
-void *vma_tree_detached_build(struct vma_tree *t, size_t nvmas);
-void vma_tree_detached_destroy(struct vma_tree *t, void *chain);
+void vma_tree_detached_build(struct vma_tree *t, size_t nvmas,
+			     struct vma_detached *d);
+void vma_tree_detached_destroy(struct vma_tree *t, struct vma_detached *d);
 /* Free h's object from pool (NULL: not from a pool) after the
  * transaction ends and a grace period passes — kfree_rcu(): fn(h) then,
  * or into an rcu_free sheaf (dropped on abort: the caller still owns
@@ -178,9 +230,6 @@ int vma_tree_height(struct vma_tree *t);
 
 /* Writers are serialised by a lock of the caller's (the scheme's write
  * side): the tree takes no mutex of its own. Set before any writer. */
-static inline void vma_tree_set_external_lock(struct vma_tree *t, bool on)
-{
-	t->external_lock = on;
-}
+void vma_tree_set_external_lock(struct vma_tree *t, bool on);
 
 #endif

@@ -64,6 +64,8 @@ int vma_tree_insert(struct vma_tree *t, struct sim_vma *v)
 	struct vt_node *a, *b;
 	int ret;
 
+	if (t->maple)
+		return vt_maple_insert(t, v);
 	/* A write of the tree under the writer's lock (the maple tree's
 	 * mmap_assert_write_locked in vma_iter_store): inside begin..end. */
 	SIM_WARN_ON(!t->in_txn);
@@ -174,6 +176,8 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 	struct vt_node *r;
 	int ret;
 
+	if (t->maple)
+		return vt_maple_erase(t, v);
 	SIM_WARN_ON(!t->in_txn);
 	if (!vt_contains(t->wroot, v))
 		return -ENOENT;
@@ -196,15 +200,37 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 	return 0;
 }
 
+int vma_tree_replace(struct vma_tree *t, struct sim_vma *const *olds, int nold,
+		     struct sim_vma *const *news, int nnew)
+{
+	int ret = 0;
+
+	if (t->maple)
+		return vt_maple_replace(t, olds, nold, news, nnew);
+	/* One version is published at the end: the order is the reader's
+	 * concern on the maple tree only. */
+	for (int i = 0; !ret && i < nold; i++)
+		ret = vma_tree_erase(t, olds[i]);
+	for (int i = 0; !ret && i < nnew; i++)
+		ret = vma_tree_insert(t, news[i]);
+	return ret;
+}
+
 /* --- munmap's detached tree ---------------------------------------------- */
 
-void *vma_tree_detached_build(struct vma_tree *t, size_t nvmas)
+void vma_tree_detached_build(struct vma_tree *t, size_t nvmas,
+			     struct vma_detached *d)
 {
 	size_t leaves = (nvmas + VT_SLOTS - 1) / VT_SLOTS, nodes = leaves;
-	void *chain = NULL;
 
+	d->chain = NULL;
+	d->maple = NULL;
+	if (t->maple) {
+		vt_maple_detached_build(t, nvmas, d);
+		return;
+	}
 	if (t->keep_spares)
-		return NULL;
+		return;
 
 	for (size_t up = leaves; up > 1; nodes += up)
 		up = (up + VT_SLOTS - 1) / VT_SLOTS;
@@ -213,14 +239,19 @@ void *vma_tree_detached_build(struct vma_tree *t, size_t nvmas)
 
 		if (!n)
 			break;
-		*n = chain;              /* the chain's link, in a free node */
-		chain = n;
+		*n = d->chain;           /* the chain's link, in a free node */
+		d->chain = n;
 	}
-	return chain;
 }
 
-void vma_tree_detached_destroy(struct vma_tree *t, void *chain)
+void vma_tree_detached_destroy(struct vma_tree *t, struct vma_detached *d)
 {
+	void *chain = d->chain;
+
+	if (t->maple) {
+		vt_maple_detached_destroy(t, d);
+		return;
+	}
 	while (chain) {
 		void *next = *(void **)chain;
 
@@ -237,16 +268,53 @@ void vma_tree_retire(struct vma_tree *t, struct objpool *pool,
 	vt_pending_add(t, pool, h, fn);
 }
 
-size_t vma_tree_reserve_bytes(size_t max_nodes)
+enum vma_tree_kind vma_tree_kind_resolve(enum vma_tree_kind k)
 {
+	if (k == VMA_TREE_DEFAULT)
+		return vma_tree_maple_built() ? VMA_TREE_MAPLE : VMA_TREE_VMSIM;
+	return k;
+}
+
+const char *vma_tree_kind_name(enum vma_tree_kind k)
+{
+	return vma_tree_kind_resolve(k) == VMA_TREE_MAPLE ? "maple" : "vmsim";
+}
+
+size_t vma_tree_reserve_bytes(enum vma_tree_kind kind, size_t max_nodes)
+{
+	/* Unresolved (default): the larger, vmsim's, as a bound. */
+	if (kind == VMA_TREE_MAPLE)
+		return objpool_reserve_bytes(vt_maple_node_size(),
+					     vt_maple_node_size(), max_nodes);
 	return objpool_reserve_bytes(sizeof(struct vt_node),
 				     _Alignof(struct vt_node), max_nodes);
 }
 
-void vma_tree_slab_args(struct slab_args *a)
+void vma_tree_slab_args(enum vma_tree_kind kind, struct slab_args *a)
 {
-	*a = (struct slab_args){ .size = sizeof(struct vt_node),
-				 .align = _Alignof(struct vt_node) };
+	/* maple_node_cache: 256 bytes, aligned to 256 */
+	if (vma_tree_kind_resolve(kind) == VMA_TREE_MAPLE)
+		*a = (struct slab_args){ .size = vt_maple_node_size(),
+					 .align = vt_maple_node_size() };
+	else
+		*a = (struct slab_args){ .size = sizeof(struct vt_node),
+					 .align = _Alignof(struct vt_node) };
+}
+
+int vma_tree_init_maple(struct vma_tree *t, size_t max_nodes,
+			struct slab_cache *s, const struct slab_stat *st)
+{
+	memset(t, 0, sizeof(*t));
+	atomic_init(&t->root, NULL);
+	atomic_init(&t->count, 0);
+	return vt_maple_init(t, max_nodes, s, st);
+}
+
+void vma_tree_set_external_lock(struct vma_tree *t, bool on)
+{
+	t->external_lock = on;
+	if (t->maple)
+		vt_maple_set_external_lock(t, on);
 }
 
 int vma_tree_init_slab(struct vma_tree *t, size_t max_nodes,
@@ -296,6 +364,10 @@ static void vt_pre_end(struct vma_tree *t)
 
 void vma_tree_begin(struct vma_tree *t)
 {
+	if (t->maple) {
+		vt_maple_begin(t);
+		return;
+	}
 	if (!t->external_lock)
 		pthread_mutex_lock(&t->lock);
 	SIM_WARN_ON(t->in_txn);          /* one writer at a time */
@@ -307,6 +379,10 @@ void vma_tree_begin(struct vma_tree *t)
 
 void vma_tree_publish(struct vma_tree *t)
 {
+	if (t->maple) {
+		vt_maple_publish(t);
+		return;
+	}
 	bool changed = t->wroot != atomic_load_explicit(&t->root,
 						       memory_order_relaxed);
 
@@ -315,8 +391,8 @@ void vma_tree_publish(struct vma_tree *t)
 	atomic_store_explicit(&t->root, t->wroot, memory_order_release);
 	atomic_store_explicit(&t->count, t->wcount, memory_order_relaxed);
 	/* Release, after the root: pairs with vma_tree_seq()'s acquire. */
-	if (changed)
-		atomic_fetch_add_explicit(&t->seq, 1, memory_order_release);
+	if (changed)             /* by 2: even (a maple store makes it odd) */
+		atomic_fetch_add_explicit(&t->seq, 2, memory_order_release);
 	t->gen++;                        /* this version is published now */
 }
 
@@ -324,6 +400,10 @@ void vma_tree_end(struct vma_tree *t)
 {
 	struct sim_rcu_head *h = t->pending;
 
+	if (t->maple) {
+		vt_maple_end(t);
+		return;
+	}
 	/* The nodes preallocated and not used go back (mas_destroy). Then
 	 * everything this transaction replaced is freed once the readers
 	 * that may still see it are done; the caller had until now to act
@@ -360,6 +440,10 @@ static void vt_free_fresh(struct vma_tree *t, struct vt_node *n)
 
 void vma_tree_abort(struct vma_tree *t)
 {
+	if (t->maple) {
+		vt_maple_abort(t);
+		return;
+	}
 	vt_free_fresh(t, t->wroot);
 	t->wroot = atomic_load_explicit(&t->root, memory_order_relaxed);
 	t->wcount = atomic_load_explicit(&t->count, memory_order_relaxed);
@@ -390,6 +474,11 @@ static void vt_free_all(struct vma_tree *t, struct vt_node *n,
 
 void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *))
 {
+	if (t->maple) {
+		vt_maple_destroy(t, free_vma);
+		memset(t, 0, sizeof(*t));
+		return;
+	}
 	/* Callbacks still queued free into our pool: let them run first. */
 	objpool_rcu_barrier(&t->nodes);
 	vt_free_all(t, atomic_load_explicit(&t->root, memory_order_relaxed),
@@ -486,6 +575,8 @@ int vma_tree_gap_bottomup(struct vma_tree *t, unsigned long lo,
 	struct gap_req q = { lo, hi, len, align, 0 };
 	const struct vt_node *r = t->wroot;
 
+	if (t->maple)
+		return vt_maple_gap_bottomup(t, lo, hi, len, align, out);
 	if (!len || hi <= lo)
 		return -ENOMEM;
 	if (r ? gap_bu(r, lo, &q) || gap_fit(&q, r->end[r->n - 1], hi, false)
@@ -500,6 +591,8 @@ int vma_tree_gap_topdown(struct vma_tree *t, unsigned long lo,
 			 unsigned long hi, size_t len, size_t align,
 			 unsigned long *out)
 {
+	if (t->maple)
+		return vt_maple_gap_topdown(t, lo, hi, len, align, out);
 	return gap_topdown(t->wroot, lo, hi, len, align, out);
 }
 
@@ -507,6 +600,8 @@ int vma_tree_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
 			     unsigned long hi, size_t len, size_t align,
 			     unsigned long *out)
 {
+	if (t->maple)
+		return vt_maple_rcu_gap_topdown(t, lo, hi, len, align, out);
 	/* Acquire: as in vma_tree_find(). */
 	return gap_topdown(atomic_load_explicit(&t->root, memory_order_acquire),
 			   lo, hi, len, align, out);

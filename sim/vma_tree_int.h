@@ -47,4 +47,42 @@ int vt_reserve_insert(struct vma_tree *t, unsigned long addr);
 int vt_reserve_erase(struct vma_tree *t, unsigned long addr);
 struct vt_node *vt_cow(struct vma_tree *t, struct vt_node *n);
 
+/* The maple tree's side of each call (sim/vma_tree_maple.c). */
+size_t vt_maple_node_size(void);
+int vt_maple_init(struct vma_tree *t, size_t max_nodes, struct slab_cache *s,
+		  const struct slab_stat *st);
+void vt_maple_set_external_lock(struct vma_tree *t, bool on);
+void vt_maple_destroy(struct vma_tree *t, void (*free_vma)(void *));
+struct sim_vma *vt_maple_find(struct vma_tree *t, unsigned long addr);
+struct sim_vma *vt_maple_find_range(struct vma_tree *t, unsigned long addr,
+				    unsigned long *start, unsigned long *end);
+struct sim_vma *vt_maple_find_intersection(struct vma_tree *t,
+					   unsigned long start,
+					   unsigned long end);
+struct sim_vma *vt_maple_prev(struct vma_tree *t, unsigned long addr);
+int vt_maple_for_each(struct vma_tree *t, unsigned long start,
+		      unsigned long end,
+		      int (*fn)(struct sim_vma *v, void *arg), void *arg);
+int vt_maple_height(struct vma_tree *t);
+void vt_maple_begin(struct vma_tree *t);
+int vt_maple_insert(struct vma_tree *t, struct sim_vma *v);
+int vt_maple_erase(struct vma_tree *t, struct sim_vma *v);
+int vt_maple_replace(struct vma_tree *t, struct sim_vma *const *olds, int nold,
+		     struct sim_vma *const *news, int nnew);
+void vt_maple_publish(struct vma_tree *t);
+void vt_maple_end(struct vma_tree *t);
+void vt_maple_abort(struct vma_tree *t);
+void vt_maple_detached_build(struct vma_tree *t, size_t nvmas,
+			     struct vma_detached *d);
+void vt_maple_detached_destroy(struct vma_tree *t, struct vma_detached *d);
+int vt_maple_gap_topdown(struct vma_tree *t, unsigned long lo,
+			 unsigned long hi, size_t len, size_t align,
+			 unsigned long *out);
+int vt_maple_gap_bottomup(struct vma_tree *t, unsigned long lo,
+			  unsigned long hi, size_t len, size_t align,
+			  unsigned long *out);
+int vt_maple_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
+			     unsigned long hi, size_t len, size_t align,
+			     unsigned long *out);
+
 #endif

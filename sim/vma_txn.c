@@ -163,8 +163,19 @@ struct sim_vma *txn_new(struct vma_txn *x, unsigned long start,
 	return v;
 }
 
-/* Take v out of the tree: write-lock it first (its readers drain), and
- * free it after commit (typesafe) or after commit and a grace period. */
+/* v is out of the tree: free it after commit (typesafe) or after commit
+ * and a grace period. */
+static void txn_removed(struct vma_txn *x, struct sim_vma *v)
+{
+	v->txn_removed = x->removed;
+	x->removed = v;
+	/* vm_area_free(): after a grace period (call_rcu, 6.4-6.14), or,
+	 * typesafe, at txn_end() once detached. */
+	if (!x->mm->vma_typesafe)     /* call_rcu, not kfree_rcu: no pool */
+		vma_tree_retire(&x->mm->tree, NULL, &v->rcu, vma_free_rcu);
+}
+
+/* Take v out of the tree: write-lock it first (its readers drain). */
 int txn_remove(struct vma_txn *x, struct sim_vma *v)
 {
 	struct lock_inst *l = x->mm->lock;
@@ -173,15 +184,25 @@ int txn_remove(struct vma_txn *x, struct sim_vma *v)
 	if (l->ops->vma_start_write)
 		l->ops->vma_start_write(l, &v->vm_lock);
 	ret = vma_tree_erase(&x->mm->tree, v);
-	if (ret)
-		return ret;
-	v->txn_removed = x->removed;
-	x->removed = v;
-	/* vm_area_free(): after a grace period (call_rcu, 6.4-6.14), or,
-	 * typesafe, at txn_end() once detached. */
-	if (!x->mm->vma_typesafe)     /* call_rcu, not kfree_rcu: no pool */
-		vma_tree_retire(&x->mm->tree, NULL, &v->rcu, vma_free_rcu);
-	return 0;
+	if (!ret)
+		txn_removed(x, v);
+	return ret;
+}
+
+/* Replace olds[] by news[] (vma_tree_replace: no hole a lock-free reader
+ * of the maple tree could see), the old ones write-locked first. */
+int txn_replace(struct vma_txn *x, struct sim_vma *const *olds, int nold,
+		struct sim_vma *const *news, int nnew)
+{
+	struct lock_inst *l = x->mm->lock;
+	int ret;
+
+	for (int i = 0; l->ops->vma_start_write && i < nold; i++)
+		l->ops->vma_start_write(l, &olds[i]->vm_lock);
+	ret = vma_tree_replace(&x->mm->tree, olds, nold, news, nnew);
+	for (int i = 0; !ret && i < nold; i++)
+		txn_removed(x, olds[i]);
+	return ret;
 }
 
 /* A copy of v covering only [start, end) (inside v). */
@@ -198,7 +219,6 @@ struct sim_vma *txn_piece(struct vma_txn *x, const struct sim_vma *v,
 int txn_split_at(struct vma_txn *x, unsigned long addr)
 {
 	struct sim_vma *v = vma_tree_txn_find(&x->mm->tree, addr), *lo, *hi;
-	int ret;
 
 	if (!v || v->vm_start >= addr)
 		return 0;
@@ -206,12 +226,7 @@ int txn_split_at(struct vma_txn *x, unsigned long addr)
 	hi = lo ? txn_piece(x, v, addr, v->vm_end, v->vm_flags) : NULL;
 	if (!hi)
 		return -ENOMEM;
-	ret = txn_remove(x, v);
-	if (!ret)
-		ret = vma_tree_insert(&x->mm->tree, lo);
-	if (!ret)
-		ret = vma_tree_insert(&x->mm->tree, hi);
-	return ret;
+	return txn_replace(x, &v, 1, (struct sim_vma *[]){ lo, hi }, 2);
 }
 
 /* Merge every adjacent compatible pair that touches [lo, hi]. */
@@ -237,11 +252,7 @@ int txn_merge_around(struct vma_txn *x, unsigned long lo,
 			    v->vm_pgoff, vma_anon(v) || vma_anon(n));
 		if (!m)
 			return -ENOMEM;
-		ret = txn_remove(x, v);
-		if (!ret)
-			ret = txn_remove(x, n);
-		if (!ret)
-			ret = vma_tree_insert(t, m);
+		ret = txn_replace(x, (struct sim_vma *[]){ v, n }, 2, &m, 1);
 		if (ret)
 			return ret;
 		v = m;

@@ -25,6 +25,8 @@ struct sim_vma *txn_new(struct vma_txn *x, unsigned long start,
 			       unsigned long end, unsigned long flags, int file,
 			       unsigned long pgoff, bool anon);
 int txn_remove(struct vma_txn *x, struct sim_vma *v);
+int txn_replace(struct vma_txn *x, struct sim_vma *const *olds, int nold,
+		struct sim_vma *const *news, int nnew);
 struct sim_vma *txn_piece(struct vma_txn *x, const struct sim_vma *v,
 				 unsigned long start, unsigned long end,
 				 unsigned long flags);

@@ -90,6 +90,22 @@ static void group_init_slots(struct group *g, int n)
 	}
 }
 
+/* The target's slab caches, shared by its mms (and task processes). */
+static int group_slabs(struct group *g, int k, enum slab_kind slab,
+		       char *err, size_t errlen)
+{
+	struct sim_mm_cfg mc = g->c->mm;
+	int ret;
+
+	mc.tree = g->tree;               /* its nodes' size */
+	ret = sim_mm_slabs_create(&mc, slab, runner_target_rcu_free(g->c, k),
+				  agent_ncpus(), &g->slab_vma, &g->slab_node);
+	if (ret)
+		snprintf(err, errlen, "cannot set up the %s slab caches: %s",
+			 slab_kind_name(slab), strerror(-ret));
+	return ret;
+}
+
 int group_create(const struct run_cfg *c, int k, int n,
 		 _Atomic int *interrupt, struct group **out, char *err,
 		 size_t errlen)
@@ -106,6 +122,7 @@ int group_create(const struct run_cfg *c, int k, int n,
 	}
 	*g = (struct group){ .c = c, .lock = lock,
 			     .mprotect = runner_target_mprotect(c, k),
+			     .tree = runner_target_tree(c, k),
 			     .nfg = n, .ntotal = n + nbg,
 			     .nagents = c->processes ? n : 1, .interrupt = interrupt };
 	g->len = sizeof(struct group_shm) +
@@ -134,13 +151,8 @@ int group_create(const struct run_cfg *c, int k, int n,
 			snprintf(err, errlen, "cannot set up %zu MiB of simulated "
 				 "page frames: %s", c->phys >> 20, strerror(-ret));
 	}
-	if (!ret && slab != SLAB_MALLOC) {
-		ret = sim_mm_slabs_create(&c->mm, slab, runner_target_rcu_free(c, k),
-					  agent_ncpus(), &g->slab_vma, &g->slab_node);
-		if (ret)
-			snprintf(err, errlen, "cannot set up the %s slab caches: %s",
-				 slab_kind_name(slab), strerror(-ret));
-	}
+	if (!ret && slab != SLAB_MALLOC)
+		ret = group_slabs(g, k, slab, err, errlen);
 	if (ret) {
 	} else if (c->processes) {
 		g->pids = calloc((size_t)g->nagents, sizeof(*g->pids));

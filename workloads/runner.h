@@ -32,11 +32,12 @@ struct run_target {
 	enum slab_kind slab;
 	enum slab_rcu_free rcu_free;
 	enum lock_mprotect_range mprotect;   /* range schemes' */
+	enum vma_tree_kind tree;             /* the VMA tree (--tree) */
 };
-/* Which of the four differs between a run's targets. */
+/* Which of the five differs between a run's targets. */
 enum run_vary { RUN_VARY_SCHEME, RUN_VARY_SLAB, RUN_VARY_RCU_FREE,
-		RUN_VARY_MPROTECT };
-#define RUN_VARY_N (RUN_VARY_MPROTECT + 1)
+		RUN_VARY_MPROTECT, RUN_VARY_TREE };
+#define RUN_VARY_N (RUN_VARY_TREE + 1)
 
 struct run_cfg {
 	const struct workload *wl;
@@ -126,6 +127,8 @@ void runner_targets_set(struct run_cfg *c, enum run_vary what,
 bool runner_varies(const struct run_cfg *c, enum run_vary what);
 const struct lock_ops *runner_target_lock(const struct run_cfg *c, int k);
 enum slab_kind runner_target_slab(const struct run_cfg *c, int k);
+/* The target's VMA tree, resolved ("maple" or "vmsim", never default). */
+enum vma_tree_kind runner_target_tree(const struct run_cfg *c, int k);
 enum slab_rcu_free runner_target_rcu_free(const struct run_cfg *c, int k);
 enum lock_mprotect_range runner_target_mprotect(const struct run_cfg *c, int k);
 const char *runner_target_label(const struct run_cfg *c, int k);

@@ -2,7 +2,8 @@
 /*
  * What a run compares: its lock schemes, or, under one scheme, the
  * variants of one component (--slab slub,sheaves; --rcu-free
- * call_rcu,hurry,barrier; --mprotect-range exact,refined,full). Either way each is a target of its own: its
+ * call_rcu,hurry,barrier; --mprotect-range exact,refined,full; --tree
+ * maple,vmsim). Either way each is a target of its own: its
  * own group, its iterations interleaved with the others', its own
  * result.
  */
@@ -16,6 +17,7 @@ static void set_member(struct run_target *t, enum run_vary what,
 	case RUN_VARY_SLAB: t->slab = v->slab; break;
 	case RUN_VARY_RCU_FREE: t->rcu_free = v->rcu_free; break;
 	case RUN_VARY_MPROTECT: t->mprotect = v->mprotect; break;
+	case RUN_VARY_TREE: t->tree = v->tree; break;
 	}
 }
 
@@ -60,6 +62,11 @@ enum slab_kind runner_target_slab(const struct run_cfg *c, int k)
 	return c->targets[k].slab;
 }
 
+enum vma_tree_kind runner_target_tree(const struct run_cfg *c, int k)
+{
+	return vma_tree_kind_resolve(c->targets[k].tree);
+}
+
 enum slab_rcu_free runner_target_rcu_free(const struct run_cfg *c, int k)
 {
 	return c->targets[k].rcu_free;
@@ -76,6 +83,7 @@ const char *runner_vary_name(enum run_vary w)
 		[RUN_VARY_SCHEME] = "schemes", [RUN_VARY_SLAB] = "slabs",
 		[RUN_VARY_RCU_FREE] = "rcu-free variants",
 		[RUN_VARY_MPROTECT] = "mprotect ranges",
+		[RUN_VARY_TREE] = "VMA trees",
 	};
 
 	return names[w];
@@ -88,6 +96,8 @@ const char *runner_target_label(const struct run_cfg *c, int k)
 	case RUN_VARY_RCU_FREE: return slab_rcu_free_name(c->targets[k].rcu_free);
 	case RUN_VARY_MPROTECT:
 		return lock_mprotect_range_names[c->targets[k].mprotect];
+	case RUN_VARY_TREE:
+		return vma_tree_kind_name(c->targets[k].tree);
 	case RUN_VARY_SCHEME: break;
 	}
 	return c->targets[k].lock->name;

@@ -197,6 +197,82 @@ void objpool_free(struct objpool *p, void *obj)
 	atomic_fetch_sub_explicit(&p->live, 1, memory_order_relaxed);
 }
 
+bool objpool_owns(const struct objpool *p, const void *obj)
+{
+	const char *o = obj;
+
+	if (p->slab)
+		return o >= p->slab->objs &&
+		       o < p->slab->objs + p->slab->objsize * p->slab->nobjs;
+	return o >= p->base && o < p->base + p->objsize * p->cap;
+}
+
+/* kmem_cache_alloc_bulk(): n objects (zeroed) or none. With a slab
+ * cache one bulk call (SLUB: the CPU's freelist under one lock; sheaves:
+ * the main sheaf, alloc_from_pcs_bulk); after what RCU holds once. */
+static size_t alloc_bulk_once(struct objpool *p, size_t n, void **out)
+{
+	uint32_t idx[OBJPOOL_PRE_MAX];
+	size_t k = 0;
+
+	if (!p->slab) {
+		while (k < n && (out[k] = objpool_alloc(p)))
+			k++;
+		return k;
+	}
+	while (k < n) {
+		uint32_t want = (uint32_t)(n - k < OBJPOOL_PRE_MAX ? n - k :
+					   OBJPOOL_PRE_MAX);
+		uint32_t got = slab_alloc_bulk(p->slab, p->st, want, idx);
+
+		for (uint32_t j = 0; j < got; j++) {
+			out[k] = slab_object(p->slab, idx[j]);
+			if (!p->typesafe)
+				memset(out[k], 0, p->objsize);
+			k++;
+		}
+		atomic_fetch_add_explicit(&p->live, got, memory_order_relaxed);
+		if (got < want)
+			break;
+	}
+	return k;
+}
+
+size_t objpool_alloc_bulk(struct objpool *p, size_t n, void **out)
+{
+	size_t k = alloc_bulk_once(p, n, out);
+
+	if (k < n) {
+		objpool_free_bulk(p, k, out);
+		objpool_rcu_barrier(p);
+		k = alloc_bulk_once(p, n, out);
+	}
+	if (k < n) {
+		objpool_free_bulk(p, k, out);
+		return 0;
+	}
+	return n;
+}
+
+void objpool_free_bulk(struct objpool *p, size_t n, void **objs)
+{
+	uint32_t idx[OBJPOOL_PRE_MAX];
+
+	if (!p->slab) {
+		for (size_t k = 0; k < n; k++)
+			objpool_free(p, objs[k]);
+		return;
+	}
+	for (size_t k = 0; k < n;) {
+		uint32_t m = 0;
+
+		while (k < n && m < OBJPOOL_PRE_MAX)
+			idx[m++] = slab_index(p->slab, objs[k++]);
+		slab_free_bulk(p->slab, p->st, idx, m);
+		atomic_fetch_sub_explicit(&p->live, m, memory_order_relaxed);
+	}
+}
+
 /* --- preallocation for a store ------------------------------------------- */
 
 int objpool_pre_count(const struct objpool *p, const struct objpool_pre *pa)

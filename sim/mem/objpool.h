@@ -29,6 +29,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "sim/mem/slab.h"
@@ -126,6 +127,11 @@ void *objpool_alloc(struct objpool *p);
  * reclaim) before giving up. Not inside an RCU read-side section. */
 void *objpool_alloc_reclaim(struct objpool *p);
 void objpool_free(struct objpool *p, void *obj);
+/* kmem_cache_alloc_bulk() / kmem_cache_free_bulk(): n objects into out,
+ * all or none (after waiting once for what RCU holds: not in a read-side
+ * section); the count had. */
+size_t objpool_alloc_bulk(struct objpool *p, size_t n, void **out);
+void objpool_free_bulk(struct objpool *p, size_t n, void **objs);
 /* kfree_rcu() of the object whose head h is: fn(h) after a grace period
  * (fn then calls objpool_free()), or, with sheaves, the object goes into
  * an rcu_free sheaf and fn is not called. p NULL: fn by call_rcu. */
@@ -134,6 +140,9 @@ void objpool_free_rcu(struct objpool *p, struct sim_rcu_head *h,
 /* Every object freed by RCU so far is free once this returns (lazy
  * sheaves handed to RCU, then rcu_barrier). Not in a read-side section. */
 void objpool_rcu_barrier(struct objpool *p);
+/* Does obj lie in the pool's memory (its region, or its slab cache's)?
+ * As the kernel finds an object's cache from its address. */
+bool objpool_owns(const struct objpool *p, const void *obj);
 /* Objects allocated and not freed. */
 size_t objpool_live(struct objpool *p);
 

@@ -32,6 +32,7 @@
 #include "sim/mm.h"
 #include "workloads/runner.h"
 #include <signal.h>
+#include "tests/unit/test_tree.h"
 
 #define P       SIM_PAGE_SIZE
 #define NPAGES  32
@@ -107,7 +108,7 @@ static void *protector(void *arg)
 static void race_scheme(const struct lock_ops *ops, const struct fault_source_ops *src)
 {
 	static const struct uffd_source_opts two = { .nhandlers = 2 };
-	struct sim_mm_cfg cfg = {
+	struct sim_mm_cfg cfg = { .tree = test_tree(),
 		.lock = ops, .arena_size = 1024 * P, .source = src,
 		.source_opts = src == &uffd_fault_source ? &two : NULL,
 	};
@@ -197,7 +198,7 @@ END_TEST
  * pages come back zeroed. */
 static void zap_only_present(const struct fault_source_ops *src)
 {
-	struct sim_mm_cfg cfg = {
+	struct sim_mm_cfg cfg = { .tree = test_tree(),
 		.lock = lock_schemes[0], .arena_size = 64UL << 20, .source = src,
 	};
 	const unsigned long len = 32UL << 20, far = 5000 * P;

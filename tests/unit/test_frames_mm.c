@@ -24,6 +24,7 @@
 
 #include "sim/fault.h"
 #include "sim/mm.h"
+#include "tests/unit/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 #define NFR 4096                         /* 16 MiB of frames */
@@ -90,7 +91,7 @@ static void one_run(const struct lock_ops *ops, const struct fault_source_ops *s
 		    enum frames_mode mode, size_t folio, int slab)
 {
 	struct frames *fr;
-	struct sim_mm_cfg cfg = { .lock = ops, .arena_size = 64UL << 20,
+	struct sim_mm_cfg cfg = { .tree = test_tree(), .lock = ops, .arena_size = 64UL << 20,
 				  .source = src,
 				  .folio_size = folio };
 	struct sim_mm *mm;

@@ -16,6 +16,7 @@
 
 #include "sim/fault.h"
 #include "sim/mm.h"
+#include "tests/unit/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 #define NPG 64
@@ -23,7 +24,7 @@
 static struct sim_mm *mk_mm(const struct lock_ops *ops,
 			    const struct fault_source_ops *src)
 {
-	struct sim_mm_cfg cfg = { .lock = ops, .arena_size = 4096 * P,
+	struct sim_mm_cfg cfg = { .tree = test_tree(), .lock = ops, .arena_size = 4096 * P,
 				  .source = src };
 	struct sim_mm *mm;
 

@@ -20,12 +20,13 @@
 #include "sim/mm.h"
 #include "sim/result.h"
 #include "sim/host.h"
+#include "tests/unit/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 
 static struct sim_mm *mk_mm(const struct lock_ops *ops, const struct fault_source_ops *src)
 {
-	struct sim_mm_cfg cfg = { .lock = ops, .arena_size = 4096 * P,
+	struct sim_mm_cfg cfg = { .tree = test_tree(), .lock = ops, .arena_size = 4096 * P,
 				  .source = src };
 	struct sim_mm *mm;
 

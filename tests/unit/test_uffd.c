@@ -22,6 +22,7 @@
 #include "sim/faults/uffd_source_int.h"
 #include "sim/fault.h"
 #include "sim/mm.h"
+#include "tests/unit/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 #define NPAGES 512
@@ -47,7 +48,7 @@ static struct sim_mm *mk(enum uffd_wait_mode wait, int handlers)
 	/* Read only while the mm is made. */
 	const struct uffd_source_opts opts = { .nhandlers = handlers,
 					       .wait = wait, .batch = 8 };
-	struct sim_mm_cfg cfg = {
+	struct sim_mm_cfg cfg = { .tree = test_tree(),
 		.lock = &rwsem_lock_ops, .arena_size = 4096 * P,
 		.source = &uffd_fault_source, .source_opts = &opts,
 	};
@@ -211,7 +212,7 @@ START_TEST(test_per_task_uffds)
 {
 	static const struct uffd_source_opts four = { .nhandlers = 1,
 						      .nuffds = 4 };
-	struct sim_mm_cfg cfg = { .lock = &rwsem_lock_ops, .arena_size = 64UL << 20,
+	struct sim_mm_cfg cfg = { .tree = test_tree(), .lock = &rwsem_lock_ops, .arena_size = 64UL << 20,
 				  .source = &uffd_fault_source,
 				  .source_opts = &four };
 	struct sim_mm *mm;

@@ -22,6 +22,7 @@
 #include "tests/unit/recording_scheme.h"
 #include "sim/mm.h"
 #include "locks/sync/rcu.h"
+#include "tests/unit/test_tree.h"
 
 #define NP     1024                      /* pages in the arena */
 #define P      SIM_PAGE_SIZE
@@ -498,7 +499,7 @@ static int run(const struct lock_ops *ops, enum lock_mprotect_range mp,
 	       long nops, unsigned long seed)
 {
 	static struct model m;
-	struct sim_mm_cfg cfg = {
+	struct sim_mm_cfg cfg = { .tree = test_tree(),
 		.lock = ops, .arena_size = NP * P,
 		.source = &synthetic_fault_source, .mprotect_range = mp,
 	};

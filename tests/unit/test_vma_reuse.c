@@ -26,6 +26,7 @@
 
 #include "sim/faults/sources.h"
 #include "sim/mm.h"
+#include "tests/unit/test_tree.h"
 
 #define P       SIM_PAGE_SIZE
 #define NVMAS   32
@@ -107,7 +108,7 @@ static int prot_of(int k)
 
 static void reuse_run(enum sim_vma_free how)
 {
-	struct sim_mm_cfg cfg = {
+	struct sim_mm_cfg cfg = { .tree = test_tree(),
 		.lock = &pervma_lock_ops, .arena_size = 4096 * P,
 		.source = &synthetic_fault_source, .vma_free = how,
 	};
@@ -195,7 +196,7 @@ END_TEST
  * both processes' mm structures lie at the same address. */
 START_TEST(test_other_process_reuse)
 {
-	struct sim_mm_cfg cfg = {
+	struct sim_mm_cfg cfg = { .tree = test_tree(),
 		.lock = &pervma_lock_ops, .arena_size = 64 * P,
 		.source = &synthetic_fault_source,
 	};

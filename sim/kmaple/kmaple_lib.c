@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's maple tree, compiled here from the kernel source the build
+ * was given (lib/maple_tree.c, the headers of its user-space test harness
+ * in tools/), with vmsim underneath: this file is vmsim's; the file it
+ * includes is the kernel's (GPL-2.0+), so a binary built with it is
+ * GPL-2.0 (README, LICENSE).
+ *
+ * The shim, as the kernel's own tools/testing/shared/linux.c is for its
+ * tests, but onto vmsim: kmem_cache_* are the caller's node allocator
+ * (sim/vma_maple.c: the mm's node pool, --slab), call_rcu is vmsim's
+ * (include/linux/rcupdate.h), WARN_ON/BUG_ON are sim_warn(). The
+ * allocator has no tree argument (the kernel's maple_node_cache is one
+ * global cache), so each entry point below names the tree's allocator
+ * for the calls it makes (kmaple_ctx, per thread), and an RCU callback
+ * names the one its node came from.
+ */
+/* Before any header: without it maple_tree.h takes its 32-bit layout
+ * (63 slots of 8 bytes, 512-byte nodes) with no word said. */
+#define CONFIG_64BIT 1
+
+#include "shared.h"
+#include "linux/init.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#undef BUG_ON
+#undef BUG
+#define BUG_ON(cond) do {						\
+	if (__builtin_expect(!!(cond), 0)) {				\
+		sim_warn(__FILE__, __LINE__, #cond);			\
+		abort();						\
+	}								\
+} while (0)
+#define BUG() BUG_ON(1)
+
+#include "lib/maple_tree.c"
+
+#include "sim/kmaple/kmaple.h"
+
+#ifndef KMAPLE_RELEASE
+#define KMAPLE_RELEASE "unknown"
+#endif
+#ifndef KMAPLE_ORIGIN
+#define KMAPLE_ORIGIN "unknown"
+#endif
+
+/* The tools headers' externs the tree's inlines refer to. */
+int preempt_count;
+int kmalloc_verbose;
+int test_verbose;
+
+struct kmem_cache {
+	unsigned size;
+};
+
+static struct kmem_cache node_cache;
+static __thread void *kmaple_ctx;
+
+struct kmaple {
+	struct maple_tree mt;
+	void *ctx;
+};
+
+int lockdep_is_held(const void *lock)
+{
+	(void)lock;
+	return 1;
+}
+
+struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
+				     unsigned int align, unsigned int flags,
+				     void (*ctor)(void *))
+{
+	(void)name; (void)align; (void)flags; (void)ctor;
+	node_cache.size = size;
+	return &node_cache;
+}
+
+void *kmem_cache_alloc_lru(struct kmem_cache *c, struct list_lru *lru,
+			   int gfp)
+{
+	(void)c; (void)lru; (void)gfp;
+	return kmaple_node_alloc(kmaple_ctx);
+}
+
+void kmem_cache_free(struct kmem_cache *c, void *p)
+{
+	(void)c;
+	kmaple_node_free(kmaple_ctx, p);  /* ctx NULL: from an RCU callback */
+}
+
+int kmem_cache_alloc_bulk(struct kmem_cache *c, gfp_t gfp, size_t n,
+			  void **p)
+{
+	(void)c; (void)gfp;
+	return (int)kmaple_node_alloc_bulk(kmaple_ctx, n, p);
+}
+
+void kmem_cache_free_bulk(struct kmem_cache *c, size_t n, void **p)
+{
+	(void)c;
+	kmaple_node_free_bulk(kmaple_ctx, n, p);  /* (the same) */
+}
+
+bool kmaple_built(void)
+{
+	return true;
+}
+
+size_t kmaple_node_size(void)
+{
+	return sizeof(struct maple_node);
+}
+
+const char *kmaple_release(void)
+{
+	return KMAPLE_RELEASE;
+}
+
+const char *kmaple_origin(void)
+{
+	return KMAPLE_ORIGIN;
+}
+
+size_t kmaple_node_rcu_offset(void)
+{
+	return offsetof(struct maple_node, rcu);
+}
+
+_Static_assert(sizeof(struct kmaple) <= KMAPLE_TREE_BYTES,
+	       "struct kmaple does not fit a kmaple_buf");
+_Static_assert(sizeof(struct rcu_head) == 16,
+	       "the maple node's rcu_head is not the kernel's two words");
+_Static_assert(sizeof(struct maple_node) == 256,
+	       "the maple node is not the kernel's 64-bit 256 bytes");
+
+/* Names t's allocator for the calls of one entry point. */
+#define KMAPLE_CTX(t) void *kmaple_saved = kmaple_ctx; kmaple_ctx = (t)->ctx
+#define KMAPLE_CTX_END() kmaple_ctx = kmaple_saved
+
+static pthread_once_t kmaple_once = PTHREAD_ONCE_INIT;
+
+struct kmaple *kmaple_init_in(struct kmaple_buf *buf, unsigned flags,
+			      void *ctx)
+{
+	struct kmaple *t = (struct kmaple *)buf->b;
+	unsigned mf = 0;
+
+	memset(t, 0, sizeof(*t));
+	pthread_once(&kmaple_once, maple_tree_init);
+	if (flags & KMAPLE_RCU)
+		mf |= MT_FLAGS_USE_RCU;
+	if (flags & KMAPLE_GAPS)
+		mf |= MT_FLAGS_ALLOC_RANGE;
+	if (flags & KMAPLE_EXTERN_LOCK)
+		mf |= MT_FLAGS_LOCK_EXTERN;
+	mt_init_flags(&t->mt, mf);
+	t->ctx = ctx;
+	return t;
+}
+
+struct kmaple *kmaple_new(unsigned flags, void *ctx)
+{
+	struct kmaple_buf *buf = aligned_alloc(16, sizeof(*buf));
+
+	return buf ? kmaple_init_in(buf, flags, ctx) : NULL;
+}
+
+void kmaple_clear(struct kmaple *t)
+{
+	KMAPLE_CTX(t);
+	if (!mt_external_lock(&t->mt))
+		mtree_lock(&t->mt);
+	__mt_destroy(&t->mt);
+	if (!mt_external_lock(&t->mt))
+		mtree_unlock(&t->mt);
+	KMAPLE_CTX_END();
+}
+
+void kmaple_delete(struct kmaple *t)
+{
+	if (!t)
+		return;
+	/* Not in RCU mode at the end: the nodes go back now, not after a
+	 * grace period (no reader is left). */
+	t->mt.ma_flags &= ~MT_FLAGS_USE_RCU;
+	kmaple_clear(t);
+	free(t);
+}
+
+void kmaple_lock(struct kmaple *t)
+{
+	if (!mt_external_lock(&t->mt))
+		mtree_lock(&t->mt);
+}
+
+void kmaple_unlock(struct kmaple *t)
+{
+	if (!mt_external_lock(&t->mt))
+		mtree_unlock(&t->mt);
+}
+
+static void *kmaple_out(struct ma_state *mas, void *e, unsigned long *first,
+			unsigned long *last)
+{
+	if (e) {
+		*first = mas->index;
+		*last = mas->last;
+	}
+	return e;
+}
+
+void *kmaple_walk(struct kmaple *t, unsigned long addr,
+		  unsigned long *first, unsigned long *last)
+{
+	MA_STATE(mas, &t->mt, addr, addr);
+	void *e;
+
+	do {
+		e = mas_walk(&mas);
+	} while (mas_is_start(&mas));    /* a dead node met: walked again */
+	return kmaple_out(&mas, e, first, last);
+}
+
+void *kmaple_find(struct kmaple *t, unsigned long from, unsigned long max,
+		  unsigned long *first, unsigned long *last)
+{
+	MA_STATE(mas, &t->mt, from, from);
+
+	if (from > max)
+		return NULL;
+	return kmaple_out(&mas, mas_find(&mas, max), first, last);
+}
+
+void *kmaple_find_rev(struct kmaple *t, unsigned long from, unsigned long min,
+		      unsigned long *first, unsigned long *last)
+{
+	MA_STATE(mas, &t->mt, from, from);
+
+	if (from < min)
+		return NULL;
+	return kmaple_out(&mas, mas_find_rev(&mas, min), first, last);
+}
+
+int kmaple_store(struct kmaple *t, unsigned long first, unsigned long last,
+		 void *entry)
+{
+	MA_STATE(mas, &t->mt, first, last);
+	int ret;
+
+	KMAPLE_CTX(t);
+	ret = mas_preallocate(&mas, entry, GFP_KERNEL);
+	if (!ret)
+		mas_store_prealloc(&mas, entry);   /* mas_destroy()s the rest */
+	KMAPLE_CTX_END();
+	return ret;
+}
+
+int kmaple_store_gfp(struct kmaple *t, unsigned long first,
+		     unsigned long last, void *entry)
+{
+	MA_STATE(mas, &t->mt, first, last);
+	int ret;
+
+	KMAPLE_CTX(t);
+	ret = mas_store_gfp(&mas, entry, GFP_KERNEL);
+	KMAPLE_CTX_END();
+	return ret;
+}
+
+int kmaple_empty_area(struct kmaple *t, unsigned long min, unsigned long max,
+		      unsigned long size, unsigned long *first)
+{
+	MA_STATE(mas, &t->mt, 0, 0);
+	int ret = mas_empty_area(&mas, min, max, size);
+
+	if (!ret)
+		*first = mas.index;
+	return ret;
+}
+
+int kmaple_empty_area_rev(struct kmaple *t, unsigned long min,
+			  unsigned long max, unsigned long size,
+			  unsigned long *first)
+{
+	MA_STATE(mas, &t->mt, 0, 0);
+	int ret = mas_empty_area_rev(&mas, min, max, size);
+
+	if (!ret)
+		*first = mas.index;      /* mas.last + 1 - size */
+	return ret;
+}
+
+int kmaple_rcu_gap_rev(struct kmaple *t, unsigned long lo, unsigned long hi,
+		       unsigned long len, unsigned long align,
+		       unsigned long *out)
+{
+	MA_STATE(mas, &t->mt, hi - 1, hi - 1);
+	unsigned long top = hi;          /* the free range's end, exclusive */
+
+	if (hi <= lo || hi - lo < len)
+		return -ENOMEM;
+	for (;;) {
+		void *e = mas_find_rev(&mas, lo);
+		unsigned long bottom = e ? mas.last + 1 : lo, at;
+
+		if (top >= len && top - len >= bottom) {
+			at = (top - len) & ~(align - 1);
+			if (at >= bottom && at >= lo) {
+				*out = at;
+				return 0;
+			}
+		}
+		if (!e || mas.index <= lo)
+			return -ENOMEM;
+		top = mas.index;
+	}
+}
+
+int kmaple_height(struct kmaple *t)
+{
+	return (int)mt_height(&t->mt);
+}
