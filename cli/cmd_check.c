@@ -142,5 +142,6 @@ int cmd_check(void)
 		       "a busy one (bare loop, one thread)\n", hp.uffd_block_us,
 		       hp.uffd_busy_us);
 	check_host_kernel(&hp.kernel);
+	cli_print_tree_source(stdout);
 	return 0;
 }

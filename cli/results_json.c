@@ -15,6 +15,7 @@
 #include "workloads/trace/perf_conv.h"
 #include "cli/compare/compare.h"
 #include "cli/compare/stats.h"
+#include "sim/vma_tree.h"
 
 /* The slab caches' counters, per cache. */
 static json_object *res_slab_json(const struct res_point *p)
@@ -400,6 +401,9 @@ static json_object *meta_json(const struct res_file *r)
 		numa_available() < 0 ? 1 : numa_num_configured_nodes()));
 	JADD(o, "vmsim_version", json_object_new_string(VMSIM_VERSION));
 	JADD(o, "git_revision", json_object_new_string(VMSIM_GIT_REV));
+	if (vma_tree_maple_built())      /* the kernel the maple tree is */
+		JADD(o, "maple_tree", json_object_new_string(
+			vma_tree_maple_release()));
 	gmtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	JADD(o, "date", json_object_new_string(buf));

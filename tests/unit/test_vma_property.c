@@ -11,7 +11,19 @@
  *
  * VMSIM_PROPERTY_OPS (default 1000000) and VMSIM_PROPERTY_SEED (default
  * 1) reproduce a run; a failure prints the seed and the step.
+ *
+ * Beside the operations, a reader thread races every one of them as the
+ * schemes' lock-free readers do: it faults pages in (pervma's
+ * lock_vma_under_rcu, spf's speculation: the fault path of the scheme)
+ * and looks VMAs up under RCU alone; a lookup must find a VMA that holds
+ * the address (and, where VMAs are not reused at once, a VMA whose own
+ * range holds the range the tree keeps for it), whatever half of a
+ * split, merge or protection change it meets — on the maple tree, whose
+ * stores it sees one by one, as on vmsim's.
  */
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +32,7 @@
 
 #include "sim/faults/sources.h"
 #include "tests/unit/recording_scheme.h"
+#include "sim/fault.h"
 #include "sim/mm.h"
 #include "locks/sync/rcu.h"
 #include "tests/unit/test_tree.h"
@@ -493,6 +506,39 @@ static int recording_verdict(struct sim_mm *mm)
 	return !sections || breaches;
 }
 
+struct racer {
+	struct sim_mm *mm;
+	_Atomic int stop;
+	_Atomic long reads, bad;
+};
+
+static void *racer(void *arg)
+{
+	struct racer *r = arg;
+	struct sim_mm *mm = r->mm;
+	unsigned seed = 12345;
+
+	while (!atomic_load(&r->stop)) {
+		unsigned long a = mm->base + (rand_r(&seed) % NP) * P + 8, s, e;
+		unsigned char v;
+		struct sim_vma *vma;
+
+		if (atomic_load(&r->reads) % 8 == 0)   /* 0 or -EFAULT */
+			(void)sim_touch(mm, a, false, &v);
+		sim_rcu_read_lock();
+		vma = vma_tree_find_range(&mm->tree, a, &s, &e);
+		if (vma && (s > a || e <= a || (s | e) & ~SIM_PAGE_MASK ||
+			    (!mm->vma_typesafe &&
+			     (vma->vm_start > s || vma->vm_end < e))))
+			atomic_fetch_add(&r->bad, 1);
+		sim_rcu_read_unlock();
+		/* A pause now and then: it races, without halving the run. */
+		if (atomic_fetch_add(&r->reads, 1) % 16 == 15)
+			nanosleep(&(struct timespec){ 0, 50000 }, NULL);
+	}
+	return NULL;
+}
+
 /* nops random operations on vmsim under ops (mprotect locked as mp
  * says, where the scheme has the choice) and on the model. */
 static int run(const struct lock_ops *ops, enum lock_mprotect_range mp,
@@ -504,6 +550,8 @@ static int run(const struct lock_ops *ops, enum lock_mprotect_range mp,
 		.source = &synthetic_fault_source, .mprotect_range = mp,
 	};
 	long counts[6] = { 0 }, errs = 0;
+	struct racer rc = { 0 };
+	pthread_t rt;
 	struct sim_mm *mm;
 	char why[256];
 
@@ -517,6 +565,12 @@ static int run(const struct lock_ops *ops, enum lock_mprotect_range mp,
 		recording_attach(mm->lock, mm);
 	m.base = mm->base;
 	m.start_brk = m.brk = mm->brk;
+	rc.mm = mm;
+	if (pthread_create(&rt, NULL, racer, &rc)) {
+		fprintf(stderr, "cannot start the reader\n");
+		sim_mm_destroy(mm);
+		return 1;
+	}
 	for (long step = 0; step < nops; step++) {
 		/* Alternate a tight and a loose VMA limit to exercise ENOMEM. */
 		size_t limit = (step / 50000) % 2 ? 24 : 100000;
@@ -535,16 +589,31 @@ static int run(const struct lock_ops *ops, enum lock_mprotect_range mp,
 					 "model %d (out %#lx)", op, r1, o1 - m.base,
 					 r2, o2 - m.base);
 			printf("FAIL: seed %lu step %ld: %s\n", seed, step, why);
+			atomic_store(&rc.stop, 1);
+			pthread_join(rt, NULL);
 			sim_mm_destroy(mm);
 			return 1;
 		}
 	}
+	while (!atomic_load(&rc.reads))          /* it has raced at least once */
+		sched_yield();
+	atomic_store(&rc.stop, 1);
+	pthread_join(rt, NULL);
+	if (atomic_load(&rc.bad)) {
+		printf("FAIL: seed %lu: a lock-free lookup found a VMA that does "
+		       "not hold its address %ld times\n", seed,
+		       atomic_load(&rc.bad));
+		sim_mm_destroy(mm);
+		return 1;
+	}
 	printf("property %-10s %ld ops (mmap %ld, munmap %ld, mprotect %ld, "
-	       "madvise %ld, brk %ld; %ld errors), seed %lu%s%s: model and "
-	       "vmsim agree\n", ops->name, nops, counts[0] + counts[1], counts[2],
+	       "madvise %ld, brk %ld; %ld errors), seed %lu%s%s, %s tree, "
+	       "%ld racing reads: model and vmsim agree\n", ops->name, nops,
+	       counts[0] + counts[1], counts[2],
 	       counts[3], counts[4], counts[5], errs, seed,
 	       ops->write_begin_mprotect ? ", mprotect range " : "",
-	       ops->write_begin_mprotect ? lock_mprotect_range_names[mp] : "");
+	       ops->write_begin_mprotect ? lock_mprotect_range_names[mp] : "",
+	       vma_tree_kind_name(mm->cfg.tree), atomic_load(&rc.reads));
 	errs = ops == &recording_lock_ops ? recording_verdict(mm) : 0;
 	sim_mm_destroy(mm);
 	return errs ? 1 : 0;
