@@ -17,6 +17,8 @@ struct bench_row {
 	size_t n;
 	int height;
 	double lookup_ns, array_ns, update_ns;
+	double nodes;                    /* nodes used an erase + insert */
+	size_t node_bytes;
 };
 
 static uint64_t xs(uint64_t *s)
@@ -49,116 +51,162 @@ static size_t array_find(const unsigned long *ends, size_t n, unsigned long addr
 	return lo;
 }
 
-static int bench_one(size_t n, long lookups, struct bench_row *row)
-{
-	struct sim_vma *v = malloc(n * sizeof(*v));
-	unsigned long *ends = malloc(n * sizeof(*ends));
-	unsigned long *addrs = malloc((size_t)lookups * sizeof(*addrs));
-	struct vma_tree t;
-	uint64_t seed = 0x1234567 + n;
-	volatile uintptr_t sink = 0;
-	int ret = -ENOMEM;
+/* The two trees (maple where it was built) and the array. */
+struct bench_set {
+	size_t n;
+	long lookups;
+	int ntrees;
+	enum vma_tree_kind kind[2];
+	struct vma_tree t[2];
+	struct sim_vma *v[2];
+	unsigned long *ends, *addrs;
+};
 
-	if (!v || !ends || !addrs || vma_tree_init(&t))
-		goto out;
-	vma_tree_begin(&t);
-	for (size_t i = 0; i < n; i++) {
-		v[i] = (struct sim_vma){ .vm_start = vstart(i),
+static int bench_fill(struct bench_set *b, int k)
+{
+	struct vma_tree *t = &b->t[k];
+	int ret = b->kind[k] == VMA_TREE_MAPLE ?
+		  vma_tree_init_maple(t, 1UL << 22, NULL, NULL) :
+		  vma_tree_init_cap(t, 1UL << 22);
+
+	if (ret)
+		return ret;
+	vma_tree_begin(t);
+	for (size_t i = 0; i < b->n; i++) {
+		b->v[k][i] = (struct sim_vma){ .vm_start = vstart(i),
 			.vm_end = vstart(i) + SIM_PAGE_SIZE, .vm_flags = VM_READ,
 			.vm_file = SIM_FILE_NONE };
-		ends[i] = v[i].vm_end;
-		if (vma_tree_insert(&t, &v[i])) {
-			vma_tree_abort(&t);
-			goto out_tree;
+		if ((ret = vma_tree_insert(t, &b->v[k][i]))) {
+			vma_tree_abort(t);
+			return ret;
 		}
 	}
-	vma_tree_commit(&t);
-	for (long i = 0; i < lookups; i++)
-		addrs[i] = vstart(xs(&seed) % n) + (xs(&seed) % (2 * SIM_PAGE_SIZE));
+	vma_tree_commit(t);
+	return 0;
+}
 
-	row->n = n;
-	row->height = vma_tree_height(&t);
-	row->lookup_ns = row->array_ns = row->update_ns = 1e18;
-	for (int rep = 0; rep < BENCH_REPS; rep++) {
-		double t0 = mono_s(), dt;
+/* One round of tree k: lookups, then erase + insert pairs. */
+static void bench_round(struct bench_set *b, int k, uint64_t *seed,
+			struct bench_row *row)
+{
+	struct vma_tree *t = &b->t[k];
+	volatile uintptr_t sink = 0;
+	long updates = b->lookups / 20;
+	unsigned long used0 = t->node_prealloc - t->node_unused;
+	double t0 = mono_s(), dt;
 
-		sim_rcu_read_lock();
-		for (long i = 0; i < lookups; i++)
-			sink += (uintptr_t)vma_tree_find(&t, addrs[i]);
-		sim_rcu_read_unlock();
-		dt = (mono_s() - t0) * 1e9 / (double)lookups;
-		if (dt < row->lookup_ns)
-			row->lookup_ns = dt;
+	sim_rcu_read_lock();
+	for (long i = 0; i < b->lookups; i++)
+		sink += (uintptr_t)vma_tree_find(t, b->addrs[i]);
+	sim_rcu_read_unlock();
+	dt = (mono_s() - t0) * 1e9 / (double)b->lookups;
+	row->lookup_ns = dt < row->lookup_ns ? dt : row->lookup_ns;
+	t0 = mono_s();
+	for (long i = 0; i < updates; i++) {
+		struct sim_vma *x = &b->v[k][xs(seed) % b->n];
 
-		t0 = mono_s();
-		for (long i = 0; i < lookups; i++)
-			sink += array_find(ends, n, addrs[i]);
-		dt = (mono_s() - t0) * 1e9 / (double)lookups;
-		if (dt < row->array_ns)
-			row->array_ns = dt;
-
-		t0 = mono_s();
-		for (long i = 0; i < lookups / 20; i++) {
-			struct sim_vma *x = &v[xs(&seed) % n];
-
-			vma_tree_begin(&t);
-			vma_tree_erase(&t, x);
-			vma_tree_commit(&t);
-			vma_tree_begin(&t);
-			vma_tree_insert(&t, x);
-			vma_tree_commit(&t);
-		}
-		dt = (mono_s() - t0) * 1e9 / (double)(lookups / 20);
-		if (dt < row->update_ns)
-			row->update_ns = dt;
+		vma_tree_begin(t);
+		vma_tree_erase(t, x);
+		vma_tree_commit(t);
+		vma_tree_begin(t);
+		vma_tree_insert(t, x);
+		vma_tree_commit(t);
 	}
+	dt = (mono_s() - t0) * 1e9 / (double)updates;
+	row->update_ns = dt < row->update_ns ? dt : row->update_ns;
+	row->nodes = (double)(t->node_prealloc - t->node_unused - used0) /
+		     (double)updates;
 	(void)sink;
+}
+
+static void bench_array_round(struct bench_set *b, struct bench_row *row)
+{
+	volatile uintptr_t sink = 0;
+	double t0 = mono_s(), dt;
+
+	for (long i = 0; i < b->lookups; i++)
+		sink += array_find(b->ends, b->n, b->addrs[i]);
+	dt = (mono_s() - t0) * 1e9 / (double)b->lookups;
+	for (int k = 0; k < b->ntrees; k++)
+		row[k].array_ns = dt < row[k].array_ns ? dt : row[k].array_ns;
+	(void)sink;
+}
+
+/* Every tree of b at one size, the rounds interleaved (tree order
+ * rotated each round); rows[k] for tree k. */
+static int bench_one(struct bench_set *b, struct bench_row *rows)
+{
+	uint64_t seed = 0x1234567 + b->n;
+	int ret = -ENOMEM, made = 0;
+
+	b->ends = malloc(b->n * sizeof(*b->ends));
+	b->addrs = malloc((size_t)b->lookups * sizeof(*b->addrs));
+	for (int k = 0; k < b->ntrees; k++)
+		b->v[k] = malloc(b->n * sizeof(*b->v[k]));
+	if (!b->ends || !b->addrs || !b->v[0] || (b->ntrees > 1 && !b->v[1]))
+		goto out;
+	for (; made < b->ntrees; made++)
+		if ((ret = bench_fill(b, made)))
+			goto out;
+	for (size_t i = 0; i < b->n; i++)
+		b->ends[i] = vstart(i) + SIM_PAGE_SIZE;
+	for (long i = 0; i < b->lookups; i++)
+		b->addrs[i] = vstart(xs(&seed) % b->n) + (xs(&seed) % (2 * SIM_PAGE_SIZE));
+	for (int k = 0; k < b->ntrees; k++)
+		rows[k] = (struct bench_row){ .n = b->n,
+			.height = vma_tree_height(&b->t[k]),
+			.lookup_ns = 1e18, .array_ns = 1e18, .update_ns = 1e18,
+			.node_bytes = b->t[k].nodes.objsize };
+	for (int rep = 0; rep < BENCH_REPS; rep++) {
+		for (int j = 0; j < b->ntrees; j++)
+			bench_round(b, (j + rep) % b->ntrees, &seed,
+				    &rows[(j + rep) % b->ntrees]);
+		bench_array_round(b, rows);
+	}
 	ret = 0;
-out_tree:
-	vma_tree_destroy(&t, NULL);
 out:
-	free(v);
-	free(ends);
-	free(addrs);
+	while (made--)
+		vma_tree_destroy(&b->t[made], NULL);
+	for (int k = 0; k < b->ntrees; k++)
+		free(b->v[k]);
+	free(b->ends);
+	free(b->addrs);
 	return ret;
 }
 
 int bench_tree_run(FILE *out, const size_t *sizes, int nsizes, long lookups)
 {
-	struct bench_row *rows = calloc((size_t)nsizes, sizeof(*rows));
-	int i1000 = -1, i65530 = -1;
+	struct bench_set b = { .lookups = lookups };
+	struct bench_row rows[2];
 
-	if (!rows)
-		return -ENOMEM;
-	fprintf(out, "vmsim bench tree: RCU B+tree (15 slots/node) vs binary search "
-		"over a sorted array of the same ranges;\n"
-		"%ld random lookups per size, best of %d; one-page VMAs with "
-		"one-page gaps\n\n", lookups, BENCH_REPS);
-	fprintf(out, "%10s %7s %14s %14s %18s\n", "VMAs", "height", "lookup ns/op",
-		"array ns/op", "erase+insert ns");
+	b.kind[b.ntrees++] = VMA_TREE_VMSIM;
+	if (vma_tree_maple_built())
+		b.kind[b.ntrees++] = VMA_TREE_MAPLE;
+	fprintf(out, "vmsim bench tree: vmsim's RCU B+tree (15 slots/node)%s "
+		"against binary search over a sorted array of the same ranges;\n"
+		"%ld random lookups per size, best of %d rounds (the trees "
+		"interleaved); one-page VMAs with one-page gaps;\n"
+		"nodes: those an erase + insert used (allocated, less those "
+		"given back unused)\n\n",
+		b.ntrees > 1 ? " and the kernel's maple tree" : "", lookups,
+		BENCH_REPS);
+	fprintf(out, "%10s %6s %7s %13s %12s %16s %6s %7s\n", "VMAs", "tree",
+		"height", "lookup ns/op", "array ns/op", "erase+insert ns",
+		"nodes", "bytes");
 	for (int i = 0; i < nsizes; i++) {
-		int ret = bench_one(sizes[i], lookups, &rows[i]);
+		int ret;
 
-		if (ret) {
-			free(rows);
+		b.n = sizes[i];
+		ret = bench_one(&b, rows);
+		if (ret)
 			return ret;
-		}
-		fprintf(out, "%10zu %7d %14.1f %14.1f %18.1f\n", rows[i].n,
-			rows[i].height, rows[i].lookup_ns, rows[i].array_ns,
-			rows[i].update_ns);
-		if (sizes[i] == 1000)
-			i1000 = i;
-		if (sizes[i] == 65530)
-			i65530 = i;
+		for (int k = 0; k < b.ntrees; k++)
+			fprintf(out, "%10zu %6s %7d %13.1f %12.1f %16.1f %6.2f %7.0f\n",
+				rows[k].n, vma_tree_kind_name(b.kind[k]),
+				rows[k].height, rows[k].lookup_ns, rows[k].array_ns,
+				rows[k].update_ns, rows[k].nodes,
+				rows[k].nodes * (double)rows[k].node_bytes);
 	}
-	fprintf(out, "\n");
-	if (i1000 >= 0 && i65530 >= 0)
-		fprintf(out, "lookup ratio 65530/1000 VMAs: %.2f\n",
-			rows[i65530].lookup_ns / rows[i1000].lookup_ns);
-	if (i65530 >= 0)
-		fprintf(out, "lookup ratio tree/sorted-array at 65530 VMAs: %.2f\n",
-			rows[i65530].lookup_ns / rows[i65530].array_ns);
-	free(rows);
 	return 0;
 }
 

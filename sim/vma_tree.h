@@ -80,8 +80,10 @@ struct vma_tree {
 	struct sim_rcu_head *pending;    /* retire when the transaction ends */
 	struct objpool nodes;            /* where nodes come from */
 	/* --tree maple: the kernel's tree (the rest of the writer state
-	 * above is the B-tree's), this transaction's changes for abort, and
-	 * its stores and the nodes they preallocated and gave back unused. */
+	 * above is the B-tree's) and this transaction's changes for abort.
+	 * Either tree: its stores (inserts and erases; the maple tree's
+	 * stores), the nodes they preallocated and gave back unused (for
+	 * vmsim bench tree; under the writers' lock). */
 	bool maple;
 	struct kmaple *mt;
 	struct vma_tree *maple_next;     /* the live maple trees' list */

@@ -66,6 +66,7 @@ int vma_tree_insert(struct vma_tree *t, struct sim_vma *v)
 
 	if (t->maple)
 		return vt_maple_insert(t, v);
+	t->node_stores++;
 	/* A write of the tree under the writer's lock (the maple tree's
 	 * mmap_assert_write_locked in vma_iter_store): inside begin..end. */
 	SIM_WARN_ON(!t->in_txn);
@@ -178,6 +179,7 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 
 	if (t->maple)
 		return vt_maple_erase(t, v);
+	t->node_stores++;
 	SIM_WARN_ON(!t->in_txn);
 	if (!vt_contains(t->wroot, v))
 		return -ENOENT;
@@ -356,6 +358,9 @@ int vma_tree_init(struct vma_tree *t)
  * --tree-alloc spare). */
 static void vt_pre_end(struct vma_tree *t)
 {
+	t->node_prealloc += (unsigned long)t->pre.asked;
+	if (t->pre.asked > t->pre.used)
+		t->node_unused += (unsigned long)(t->pre.asked - t->pre.used);
 	if (t->keep_spares)
 		objpool_pre_keep(&t->pre);
 	else
