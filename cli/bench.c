@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "locks/sync/rcu.h"
+#include "sim/faults/sources.h"
+#include "sim/mm.h"
 #include "sim/vma_tree.h"
 #include "locks/sync/clock.h"
 
@@ -174,6 +176,89 @@ out:
 	return ret;
 }
 
+/* Nodes allocated from the node cache, less those given back unused;
+ * of those, the ones the stores preallocated. */
+static double stress_nodes(struct slab_cache *s)
+{
+	return (double)(slab_counter(s, SLAB_ALLOC_FASTPATH) +
+			slab_counter(s, SLAB_ALLOC_SLOWPATH) -
+			slab_counter(s, SLAB_PREALLOC_UNUSED));
+}
+
+static double stress_store_nodes(struct slab_cache *s)
+{
+	return (double)(slab_counter(s, SLAB_PREALLOC) -
+			slab_counter(s, SLAB_PREALLOC_UNUSED));
+}
+
+/* The mmap stress loop's calls (-w mmap_stress: 50 one-page mmaps of
+ * alternating protection, then their munmaps) on an mm of tree kind,
+ * rwsem, synthetic faults, SLUB: the nodes an mmap and a munmap used
+ * (munmap's detached tree included). 0, or -errno. */
+static int stress_one(enum vma_tree_kind kind, int cycles, double *mm_nodes,
+		      double *mu_nodes, double *mu_store)
+{
+	struct sim_mm_cfg cfg = { .lock = lock_scheme_find("rwsem"), .tree = kind,
+				  .arena_size = 64UL << 20,
+				  .source = &synthetic_fault_source };
+	struct slab_cache *sv, *sn;
+	double n0, n1, s1, mmn = 0, mun = 0, mus = 0;
+	unsigned long a[50];
+	struct sim_mm *mm;
+	int ret = sim_mm_slabs_create(&cfg, SLAB_SLUB, RCU_FREE_CALL_RCU, 1,
+				      &sv, &sn);
+
+	if (ret)
+		return ret;
+	cfg.slab_vma = sv;
+	cfg.slab_node = sn;
+	if ((ret = sim_mm_create(&cfg, &mm))) {
+		slab_cache_destroy(sv);
+		slab_cache_destroy(sn);
+		return ret;
+	}
+	for (int c = 0; !ret && c < cycles; c++) {
+		n0 = stress_nodes(sn);
+		for (int i = 0; !ret && i < 50; i++)
+			ret = sim_do_mmap(mm, 0, SIM_PAGE_SIZE, PROT_READ | PROT_WRITE |
+					  (i & 1 ? PROT_EXEC : 0),
+					  MAP_PRIVATE | MAP_ANONYMOUS,
+					  SIM_FILE_NONE, 0, &a[i]);
+		n1 = stress_nodes(sn);
+		s1 = stress_store_nodes(sn);
+		for (int i = 0; !ret && i < 50; i++)
+			ret = sim_do_munmap(mm, a[i], SIM_PAGE_SIZE);
+		mmn += n1 - n0;
+		mun += stress_nodes(sn) - n1;
+		mus += stress_store_nodes(sn) - s1;
+	}
+	*mm_nodes = mmn / (50.0 * cycles);
+	*mu_nodes = mun / (50.0 * cycles);
+	*mu_store = mus / (50.0 * cycles);
+	sim_mm_destroy(mm);
+	slab_cache_destroy(sv);
+	slab_cache_destroy(sn);
+	return ret;
+}
+
+static int bench_tree_stress(FILE *out, const struct bench_set *b)
+{
+	fprintf(out, "\nthe mmap stress loop (50 one-page mmaps, then their "
+		"munmaps; rwsem, synthetic, SLUB; 2000 cycles): nodes used\n");
+	fprintf(out, "%6s %10s %10s %12s %15s\n", "tree", "an mmap",
+		"a munmap", "its store", "detached tree");
+	for (int k = 0; k < b->ntrees; k++) {
+		double mmn, mun, mus;
+		int ret = stress_one(b->kind[k], 2000, &mmn, &mun, &mus);
+
+		if (ret)
+			return ret;
+		fprintf(out, "%6s %10.2f %10.2f %12.2f %15.2f\n",
+			vma_tree_kind_name(b->kind[k]), mmn, mun, mus, mun - mus);
+	}
+	return 0;
+}
+
 int bench_tree_run(FILE *out, const size_t *sizes, int nsizes, long lookups)
 {
 	struct bench_set b = { .lookups = lookups };
@@ -207,7 +292,7 @@ int bench_tree_run(FILE *out, const size_t *sizes, int nsizes, long lookups)
 				rows[k].update_ns, rows[k].nodes,
 				rows[k].nodes * (double)rows[k].node_bytes);
 	}
-	return 0;
+	return bench_tree_stress(out, &b);
 }
 
 bool bench_pin_cpu0(cpu_set_t *old)
