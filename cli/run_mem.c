@@ -230,11 +230,18 @@ static int vary_settle(const struct run_cfg *c)
 	/* The targets hold one list only (the last given). */
 	if (lists > 1)
 		return cli_bad("%s", "compare one component at a time: one of "
-			   "--slab, --rcu-free and --mprotect-range with several "
-			   "values");
+			   "--slab, --rcu-free, --mprotect-range and --tree with "
+			   "several values");
 	if (lists && n[RUN_VARY_SCHEME] > 1)
 		return cli_bad("compare %s under one scheme: give --lock one scheme",
 			   runner_vary_name(which));
+	/* The kept reserve is vmsim's tree's; the maple tree allocates as
+	 * the kernel's code does. */
+	for (int i = 0; c->mm.tree_spares && i < c->ntargets; i++)
+		if (runner_target_tree(c, i) == VMA_TREE_MAPLE)
+			return cli_bad("--tree-alloc %s: vmsim's tree only (the "
+				       "maple tree allocates as the kernel's "
+				       "code does): add --tree vmsim", "spare");
 	return 0;
 }
 

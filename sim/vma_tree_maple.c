@@ -102,6 +102,25 @@ void kmaple_node_free(void *ctx, void *node)
 		objpool_free(&t->nodes, node);
 }
 
+static void vt_maple_node_rcu_cb(struct sim_rcu_head *h)
+{
+	void *node = (char *)h - kmaple_node_rcu_offset();
+	struct vma_tree *t = vt_maple_owner(NULL, node);
+
+	if (t)
+		objpool_free(&t->nodes, node);
+}
+
+void kmaple_node_free_rcu(void *ctx, void *node)
+{
+	struct vma_tree *t = vt_maple_owner(ctx, node);
+
+	if (t)
+		objpool_free_rcu(&t->nodes, (struct sim_rcu_head *)
+				 ((char *)node + kmaple_node_rcu_offset()),
+				 vt_maple_node_rcu_cb);
+}
+
 void kmaple_node_free_bulk(void *ctx, size_t n, void **p)
 {
 	struct vma_tree *t;

@@ -113,6 +113,9 @@ void *kmaple_node_alloc(void *ctx);
 /* n nodes into p; the count had (all or none, as kmem_cache_alloc_bulk). */
 size_t kmaple_node_alloc_bulk(void *ctx, size_t n, void **p);
 void kmaple_node_free(void *ctx, void *node);
+/* kfree_rcu of a node the tree replaced (its rcu_head and what follows
+ * are free to use: the node is dead). */
+void kmaple_node_free_rcu(void *ctx, void *node);
 void kmaple_node_free_bulk(void *ctx, size_t n, void **p);
 
 #endif

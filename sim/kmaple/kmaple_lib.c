@@ -110,6 +110,11 @@ bool kmaple_built(void)
 	return true;
 }
 
+void kmaple_free_rcu(void *node)
+{
+	kmaple_node_free_rcu(kmaple_ctx, node);
+}
+
 size_t kmaple_node_size(void)
 {
 	return sizeof(struct maple_node);

@@ -52,7 +52,7 @@ done <<'EOF'
 -w pft -t 2 --min-sample 0 -i 2 -m 8M --mode processes --wait poll --batch 8 --handlers 1 --handler-cpu any --pin
 -w pft -t 2 --min-sample 0 -i 2 -m 8M --uffd shared --handlers 2
 -w fault_vs_mmap -t 1 --min-sample 0 -i 2 --writers 2 -l pervma --hold-extra 100 --max-map-count 5000 --arena 1G
--w fault_vs_mmap -t 1 --min-sample 0 -i 2 -l range --mprotect-range full --slab slub --kfree-rcu batch --tree-alloc spare --rcu-cbs one --vma-free rcu --numa local
+-w fault_vs_mmap -t 1 --min-sample 0 -i 2 -l range --mprotect-range full --slab slub --kfree-rcu batch --tree vmsim --tree-alloc spare --rcu-cbs one --vma-free rcu --numa local
 -w mmap_stress -t 1 --min-sample 0 -i 2 --cycles 50 --frames zone --phys 1G --bulk-free onepass
 -w madvise_batch -t 1 --min-sample 0 -i 2 -m 8M --zap madvise
 -w brk1 -t 1 --duration 1 --warmup 0 --interval 100 --fault-around 16K

@@ -22,9 +22,20 @@ struct rcu_head {
 	void (*func)(struct rcu_head *head);
 };
 
+/* A node freed whole after a grace period (ma_free_rcu's mt_free_rcu)
+ * is freed as vmsim frees tree nodes: kfree_rcu into its pool (an
+ * rcu_free sheaf under sheaves; --kfree-rcu's way under SLUB; call_rcu
+ * otherwise) — the sheaves series' "maple_tree: use kfree_rcu in
+ * ma_free_rcu", and the same path vmsim's tree takes, so that --tree
+ * compares trees, not frees. Any other callback (a tree destroyed in
+ * RCU mode: mt_free_walk, which needs the fields after the head) is
+ * call_rcu with the kernel's two-word head. */
+void kmaple_free_rcu(void *node);
 #define kmaple_call_rcu(head, fn)					\
-	sim_call_rcu_raw((struct sim_rcu_raw *)(head),			\
-			 (void (*)(struct sim_rcu_raw *))(fn))
+	((fn) == mt_free_rcu ? kmaple_free_rcu(container_of(head,	\
+				struct maple_node, rcu)) :		\
+	 sim_call_rcu_raw((struct sim_rcu_raw *)(head),			\
+			  (void (*)(struct sim_rcu_raw *))(fn)))
 
 #define rcu_read_lock()               sim_rcu_read_lock()
 #define rcu_read_unlock()             sim_rcu_read_unlock()
