@@ -196,13 +196,14 @@ static double stress_store_nodes(struct slab_cache *s)
  * rwsem, synthetic faults, SLUB: the nodes an mmap and a munmap used
  * (munmap's detached tree included). 0, or -errno. */
 static int stress_one(enum vma_tree_kind kind, int cycles, double *mm_nodes,
-		      double *mu_nodes, double *mu_store)
+		      double *mu_nodes, double *mu_store, double *mm_ns,
+		      double *mu_ns)
 {
 	struct sim_mm_cfg cfg = { .lock = lock_scheme_find("rwsem"), .tree = kind,
 				  .arena_size = 64UL << 20,
 				  .source = &synthetic_fault_source };
 	struct slab_cache *sv, *sn;
-	double n0, n1, s1, mmn = 0, mun = 0, mus = 0;
+	double n0, n1, s1, mmn = 0, mun = 0, mus = 0, t0, t1, mmt = 0, mut = 0;
 	unsigned long a[50];
 	struct sim_mm *mm;
 	int ret = sim_mm_slabs_create(&cfg, SLAB_SLUB, RCU_FREE_CALL_RCU, 1,
@@ -219,15 +220,19 @@ static int stress_one(enum vma_tree_kind kind, int cycles, double *mm_nodes,
 	}
 	for (int c = 0; !ret && c < cycles; c++) {
 		n0 = stress_nodes(sn);
+		t0 = mono_s();
 		for (int i = 0; !ret && i < 50; i++)
 			ret = sim_do_mmap(mm, 0, SIM_PAGE_SIZE, PROT_READ | PROT_WRITE |
 					  (i & 1 ? PROT_EXEC : 0),
 					  MAP_PRIVATE | MAP_ANONYMOUS,
 					  SIM_FILE_NONE, 0, &a[i]);
+		t1 = mono_s();
 		n1 = stress_nodes(sn);
 		s1 = stress_store_nodes(sn);
 		for (int i = 0; !ret && i < 50; i++)
 			ret = sim_do_munmap(mm, a[i], SIM_PAGE_SIZE);
+		mut += mono_s() - t1;
+		mmt += t1 - t0;
 		mmn += n1 - n0;
 		mun += stress_nodes(sn) - n1;
 		mus += stress_store_nodes(sn) - s1;
@@ -235,6 +240,8 @@ static int stress_one(enum vma_tree_kind kind, int cycles, double *mm_nodes,
 	*mm_nodes = mmn / (50.0 * cycles);
 	*mu_nodes = mun / (50.0 * cycles);
 	*mu_store = mus / (50.0 * cycles);
+	*mm_ns = mmt * 1e9 / (50.0 * cycles);
+	*mu_ns = mut * 1e9 / (50.0 * cycles);
 	sim_mm_destroy(mm);
 	slab_cache_destroy(sv);
 	slab_cache_destroy(sn);
@@ -245,16 +252,19 @@ static int bench_tree_stress(FILE *out, const struct bench_set *b)
 {
 	fprintf(out, "\nthe mmap stress loop (50 one-page mmaps, then their "
 		"munmaps; rwsem, synthetic, SLUB; 2000 cycles): nodes used\n");
-	fprintf(out, "%6s %10s %10s %12s %15s\n", "tree", "an mmap",
-		"a munmap", "its store", "detached tree");
+	fprintf(out, "%6s %10s %10s %12s %15s %10s %12s\n", "tree", "an mmap",
+		"a munmap", "its store", "detached tree", "mmap ns",
+		"munmap ns");
 	for (int k = 0; k < b->ntrees; k++) {
-		double mmn, mun, mus;
-		int ret = stress_one(b->kind[k], 2000, &mmn, &mun, &mus);
+		double mmn, mun, mus, mmt, mut;
+		int ret = stress_one(b->kind[k], 2000, &mmn, &mun, &mus, &mmt,
+				     &mut);
 
 		if (ret)
 			return ret;
-		fprintf(out, "%6s %10.2f %10.2f %12.2f %15.2f\n",
-			vma_tree_kind_name(b->kind[k]), mmn, mun, mus, mun - mus);
+		fprintf(out, "%6s %10.2f %10.2f %12.2f %15.2f %10.0f %12.0f\n",
+			vma_tree_kind_name(b->kind[k]), mmn, mun, mus, mun - mus,
+			mmt, mut);
 	}
 	return 0;
 }

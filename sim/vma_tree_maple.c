@@ -60,6 +60,28 @@ static __thread unsigned long vt_maple_allocs, vt_maple_frees;
 static pthread_mutex_t vt_maple_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vma_tree *vt_maple_trees;
 
+/* A fork while an RCU callback thread holds the list's lock would leave
+ * the child's copy locked forever. */
+static void vt_maple_fork_lock(void)
+{
+	pthread_mutex_lock(&vt_maple_lock);
+}
+
+static void vt_maple_fork_unlock(void)
+{
+	pthread_mutex_unlock(&vt_maple_lock);
+}
+
+static pthread_once_t vt_maple_once = PTHREAD_ONCE_INIT;
+
+static void vt_maple_atfork(void)
+{
+	pthread_atfork(vt_maple_fork_lock, vt_maple_fork_unlock,
+		       vt_maple_fork_unlock);
+}
+
+/* The newest first: a forked process's own trees before the copies of
+ * its parent's (which may share a slab cache's memory with them). */
 static struct vma_tree *vt_maple_owner(void *ctx, const void *node)
 {
 	struct vma_tree *t = ctx;
@@ -102,23 +124,25 @@ void kmaple_node_free(void *ctx, void *node)
 		objpool_free(&t->nodes, node);
 }
 
+/* The head's owner says whose node it is (set below; no RCU path uses
+ * the field once a head is queued): no lookup in the callback. */
 static void vt_maple_node_rcu_cb(struct sim_rcu_head *h)
 {
-	void *node = (char *)h - kmaple_node_rcu_offset();
-	struct vma_tree *t = vt_maple_owner(NULL, node);
+	struct vma_tree *t = h->owner;
 
-	if (t)
-		objpool_free(&t->nodes, node);
+	objpool_free(&t->nodes, (char *)h - kmaple_node_rcu_offset());
 }
 
 void kmaple_node_free_rcu(void *ctx, void *node)
 {
 	struct vma_tree *t = vt_maple_owner(ctx, node);
+	struct sim_rcu_head *h = (struct sim_rcu_head *)
+				 ((char *)node + kmaple_node_rcu_offset());
 
-	if (t)
-		objpool_free_rcu(&t->nodes, (struct sim_rcu_head *)
-				 ((char *)node + kmaple_node_rcu_offset()),
-				 vt_maple_node_rcu_cb);
+	if (!t)
+		return;
+	h->owner = t;
+	objpool_free_rcu(&t->nodes, h, vt_maple_node_rcu_cb);
 }
 
 void kmaple_node_free_bulk(void *ctx, size_t n, void **p)
@@ -180,6 +204,7 @@ int vt_maple_init(struct vma_tree *t, size_t max_nodes, struct slab_cache *s,
 		return -ENOMEM;
 	}
 	t->maple = true;
+	pthread_once(&vt_maple_once, vt_maple_atfork);
 	pthread_mutex_lock(&vt_maple_lock);
 	t->maple_next = vt_maple_trees;
 	vt_maple_trees = t;

@@ -91,7 +91,8 @@ static void one_run(const struct lock_ops *ops, const struct fault_source_ops *s
 		    enum frames_mode mode, size_t folio, int slab)
 {
 	struct frames *fr;
-	struct sim_mm_cfg cfg = { .tree = test_tree(), .lock = ops, .arena_size = 64UL << 20,
+	struct sim_mm_cfg cfg = { .tree = test_tree(),
+		.lock = ops, .arena_size = 64UL << 20,
 				  .source = src,
 				  .folio_size = folio };
 	struct sim_mm *mm;

@@ -24,7 +24,8 @@
 static struct sim_mm *mk_mm(const struct lock_ops *ops,
 			    const struct fault_source_ops *src)
 {
-	struct sim_mm_cfg cfg = { .tree = test_tree(), .lock = ops, .arena_size = 4096 * P,
+	struct sim_mm_cfg cfg = { .tree = test_tree(),
+		.lock = ops, .arena_size = 4096 * P,
 				  .source = src };
 	struct sim_mm *mm;
 

@@ -177,7 +177,8 @@ END_TEST
 
 static struct sim_mm *mk_mm(const struct lock_ops *ops)
 {
-	struct sim_mm_cfg cfg = { .tree = test_tree(), .lock = ops, .arena_size = 4096 * P,
+	struct sim_mm_cfg cfg = { .tree = test_tree(),
+		.lock = ops, .arena_size = 4096 * P,
 				  .source = &synthetic_fault_source,
 				  .mprotect_range = LOCK_MPROTECT_REFINED };
 	struct sim_mm *mm;

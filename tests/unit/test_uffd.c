@@ -212,7 +212,8 @@ START_TEST(test_per_task_uffds)
 {
 	static const struct uffd_source_opts four = { .nhandlers = 1,
 						      .nuffds = 4 };
-	struct sim_mm_cfg cfg = { .tree = test_tree(), .lock = &rwsem_lock_ops, .arena_size = 64UL << 20,
+	struct sim_mm_cfg cfg = { .tree = test_tree(),
+		.lock = &rwsem_lock_ops, .arena_size = 64UL << 20,
 				  .source = &uffd_fault_source,
 				  .source_opts = &four };
 	struct sim_mm *mm;
