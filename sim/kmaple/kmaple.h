@@ -95,9 +95,9 @@ int kmaple_empty_area_rev(struct kmaple *t, unsigned long min,
 			  unsigned long *first);
 /* For a reader without the lock (inside sim_rcu_read_lock): the highest
  * start below hi, a multiple of align, of a free range of len inside
- * [lo, hi), found by walking the entries down from hi (mas_find_rev,
- * which walks again where it meets a node a writer replaced): a guess
- * the caller revalidates. 0 and *out, or -ENOMEM. */
+ * [lo, hi), found by walking the ranges down from hi, each with a
+ * fresh mas_walk (which walks again where it meets a node a writer
+ * replaced): a guess the caller revalidates. 0 and *out, or -ENOMEM. */
 int kmaple_rcu_gap_rev(struct kmaple *t, unsigned long lo, unsigned long hi,
 		       unsigned long len, unsigned long align,
 		       unsigned long *out);

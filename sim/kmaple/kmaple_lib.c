@@ -303,25 +303,35 @@ int kmaple_rcu_gap_rev(struct kmaple *t, unsigned long lo, unsigned long hi,
 		       unsigned long len, unsigned long align,
 		       unsigned long *out)
 {
-	MA_STATE(mas, &t->mt, hi - 1, hi - 1);
-	unsigned long top = hi;          /* the free range's end, exclusive */
+	unsigned long top = hi, at = hi - 1;     /* top: exclusive */
 
 	if (hi <= lo || hi - lo < len)
 		return -ENOMEM;
+	/* Down from hi one range at a time, each a fresh mas_walk() — the
+	 * walk lock_vma_under_rcu() makes, safe beside a writer in RCU mode
+	 * (a reverse iteration kept across steps is not, here). */
 	for (;;) {
-		void *e = mas_find_rev(&mas, lo);
-		unsigned long bottom = e ? mas.last + 1 : lo, at;
+		MA_STATE(mas, &t->mt, at, at);
+		unsigned long bottom, start;
+		void *e;
 
-		if (top >= len && top - len >= bottom) {
-			at = (top - len) & ~(align - 1);
-			if (at >= bottom && at >= lo) {
-				*out = at;
+		do {
+			e = mas_walk(&mas);
+		} while (mas_is_start(&mas));
+		if (mas.index > at || mas.last < at)
+			return -ENOMEM;  /* a range it could not tell */
+		bottom = mas.index < lo ? lo : mas.index;
+		if (!e && top - bottom >= len) {
+			start = (top - len) & ~(align - 1);
+			if (start >= bottom) {
+				*out = start;
 				return 0;
 			}
 		}
-		if (!e || mas.index <= lo)
+		if (mas.index <= lo)
 			return -ENOMEM;
 		top = mas.index;
+		at = mas.index - 1;
 	}
 }
 

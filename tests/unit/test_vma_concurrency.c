@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "locks/sync/rcu.h"
+#include "sim/faults/sources.h"
+#include "sim/mm.h"
 #include "sim/vma_tree.h"
 #include "tests/unit/test_tree.h"
 
@@ -160,6 +162,57 @@ START_TEST(test_readers_vs_writer)
 }
 END_TEST
 
+/* Writers of disjoint ranges at once (range, range-list): each mmap
+ * guesses its place without a lock (a gap search racing the other
+ * writer's stores: on the maple tree, stores seen one by one), locks
+ * it, revalidates; each munmap's detached tree beside the other's. */
+struct wr { struct sim_mm *mm; int bad; };
+
+static void *map_unmap(void *arg)
+{
+	struct wr *w = arg;
+
+	for (int i = 0; i < 20000 && !w->bad; i++) {
+		unsigned long a;
+		size_t len = (size_t)(1 + i % 7) * 16 * P;
+
+		if (sim_do_mmap(w->mm, 0, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, SIM_FILE_NONE, 0,
+				&a) || sim_do_munmap(w->mm, a, len))
+			w->bad = 1;
+	}
+	return NULL;
+}
+
+START_TEST(test_writers_race)
+{
+	static const char *const names[] = { "range", "range-list", "rwsem",
+					     "pervma" };
+
+	for (int k = 0; k < 4; k++) {
+		struct sim_mm_cfg cfg = { .tree = test_tree(),
+			.lock = lock_scheme_find(names[k]),
+			.arena_size = 256UL << 20,
+			.source = &synthetic_fault_source };
+		struct wr w[2] = { 0 };
+		pthread_t th[2];
+		struct sim_mm *mm;
+
+		ck_assert_int_eq(sim_mm_create(&cfg, &mm), 0);
+		for (int i = 0; i < 2; i++) {
+			w[i].mm = mm;
+			pthread_create(&th[i], NULL, map_unmap, &w[i]);
+		}
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		ck_assert_msg(!w[0].bad && !w[1].bad, "%s: an mmap or munmap "
+			      "failed", names[k]);
+		ck_assert_uint_eq(vma_tree_count(&mm->tree), 0);
+		sim_mm_destroy(mm);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vma_concurrency");
@@ -167,6 +220,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, test_readers_vs_writer);
+	tcase_add_test(tc, test_writers_race);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }
