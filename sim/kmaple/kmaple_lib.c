@@ -8,7 +8,7 @@
  *
  * The shim, as the kernel's own tools/testing/shared/linux.c is for its
  * tests, but onto vmsim: kmem_cache_* are the caller's node allocator
- * (sim/vma_maple.c: the mm's node pool, --slab), call_rcu is vmsim's
+ * (sim/vma_tree_maple.c: the mm's node pool, --slab), call_rcu is vmsim's
  * (include/linux/rcupdate.h), WARN_ON/BUG_ON are sim_warn(). The
  * allocator has no tree argument (the kernel's maple_node_cache is one
  * global cache), so each entry point below names the tree's allocator
