@@ -273,6 +273,7 @@ int bench_tree_run(FILE *out, const size_t *sizes, int nsizes, long lookups)
 {
 	struct bench_set b = { .lookups = lookups };
 	struct bench_row rows[2];
+	double first[2] = { 0 }, at64k[2] = { 0 }, arr64k[2] = { 0 };
 
 	b.kind[b.ntrees++] = VMA_TREE_VMSIM;
 	if (vma_tree_maple_built())
@@ -301,6 +302,25 @@ int bench_tree_run(FILE *out, const size_t *sizes, int nsizes, long lookups)
 				rows[k].height, rows[k].lookup_ns, rows[k].array_ns,
 				rows[k].update_ns, rows[k].nodes,
 				rows[k].nodes * (double)rows[k].node_bytes);
+		for (int k = 0; k < b.ntrees; k++) {
+			if (sizes[i] == 1000)
+				first[k] = rows[k].lookup_ns;
+			if (sizes[i] == 65530) {
+				at64k[k] = rows[k].lookup_ns;
+				arr64k[k] = rows[k].array_ns;
+			}
+		}
+	}
+	fprintf(out, "\n");
+	for (int k = 0; k < b.ntrees; k++) {
+		const char *name = vma_tree_kind_name(b.kind[k]);
+
+		if (first[k] > 0 && at64k[k] > 0)
+			fprintf(out, "lookup ratio 65530/1000 VMAs (%s): %.2f\n",
+				name, at64k[k] / first[k]);
+		if (at64k[k] > 0)
+			fprintf(out, "lookup ratio tree/sorted-array at 65530 VMAs "
+				"(%s): %.2f\n", name, at64k[k] / arr64k[k]);
 	}
 	return bench_tree_stress(out, &b);
 }
