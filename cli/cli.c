@@ -15,7 +15,6 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
-#include "sim/vma_tree.h"
 
 static int list_main(int argc, char **argv, const struct cli_ctx *ctx)
 {
@@ -68,19 +67,6 @@ static int no_command(void)
 	return EXIT_USAGE;
 }
 
-void cli_print_tree_source(FILE *f)
-{
-	if (vma_tree_maple_built())
-		fprintf(f, "VMA tree: the kernel's maple tree, compiled from Linux "
-			"%s (%s); a binary with it is GPL-2.0 (--tree vmsim: "
-			"vmsim's own B-tree beside it)\n",
-			vma_tree_maple_release(), vma_tree_maple_origin());
-	else
-		fprintf(f, "VMA tree: vmsim's own B-tree only: built without a "
-			"kernel source (install linux-source-6.12 and build "
-			"again, or -DVMSIM_KERNEL_SRC=DIR)\n");
-}
-
 int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	const char *cmd;
@@ -104,7 +90,7 @@ int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 		return cli_help(argv[2]);
 	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
 		printf("vmsim %s (%s)\n", VMSIM_VERSION, VMSIM_GIT_REV);
-		cli_print_tree_source(stdout);
+		cmd_check_tree_source(stdout);
 		return 0;
 	}
 	for (int i = 0; i < NCOMMANDS; i++)

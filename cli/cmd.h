@@ -51,7 +51,7 @@ int cli_help(const char *cmd);
 int cli_bad(const char *fmt, const char *val);
 /* Which VMA trees this vmsim has, and the kernel source of the maple
  * tree (vmsim --version, vmsim check). */
-void cli_print_tree_source(FILE *f);
+void cmd_check_tree_source(FILE *f);
 /* Complaints from now on point at 'vmsim CMD --help' (NULL: 'vmsim --help'). */
 void cli_set_help_command(const char *cmd);
 /* Complaints from now on are about these words, not the command's own

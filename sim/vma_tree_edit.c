@@ -403,8 +403,6 @@ void vma_tree_publish(struct vma_tree *t)
 
 void vma_tree_end(struct vma_tree *t)
 {
-	struct sim_rcu_head *h = t->pending;
-
 	if (t->maple) {
 		vt_maple_end(t);
 		return;
@@ -414,13 +412,7 @@ void vma_tree_end(struct vma_tree *t)
 	 * that may still see it are done; the caller had until now to act
 	 * on it (mark removed VMAs detached). */
 	vt_pre_end(t);
-	t->pending = NULL;
-	while (h) {
-		struct sim_rcu_head *next = h->next;
-
-		objpool_free_rcu(h->owner, h, h->fn);
-		h = next;
-	}
+	vt_pending_flush(t);
 	t->in_txn = false;
 	if (!t->external_lock)
 		pthread_mutex_unlock(&t->lock);

@@ -43,6 +43,20 @@ void vt_pending_add(struct vma_tree *t, struct objpool *pool,
 		    struct sim_rcu_head *h,
 			   void (*fn)(struct sim_rcu_head *));
 void vt_drop(struct vma_tree *t, struct vt_node *n);
+/* Everything the transaction retired to RCU, now that it has ended
+ * (kfree_rcu into its pool, or its own callback); either tree's end. */
+static inline void vt_pending_flush(struct vma_tree *t)
+{
+	struct sim_rcu_head *h = t->pending;
+
+	t->pending = NULL;
+	while (h) {
+		struct sim_rcu_head *next = h->next;
+
+		objpool_free_rcu(h->owner, h, h->fn);
+		h = next;
+	}
+}
 int vt_reserve_insert(struct vma_tree *t, unsigned long addr);
 int vt_reserve_erase(struct vma_tree *t, unsigned long addr);
 struct vt_node *vt_cow(struct vma_tree *t, struct vt_node *n);

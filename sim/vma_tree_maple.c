@@ -495,15 +495,7 @@ void vt_maple_publish(struct vma_tree *t)
 
 void vt_maple_end(struct vma_tree *t)
 {
-	struct sim_rcu_head *h = t->pending;
-
-	t->pending = NULL;
-	while (h) {
-		struct sim_rcu_head *next = h->next;
-
-		objpool_free_rcu(h->owner, h, h->fn);
-		h = next;
-	}
+	vt_pending_flush(t);
 	t->in_txn = false;
 	kmaple_unlock(t->mt);
 }
@@ -552,36 +544,37 @@ void vt_maple_detached_destroy(struct vma_tree *t, struct vma_detached *d)
 
 /* Gap searches (the writer's): unmapped_area_topdown() / unmapped_area(),
  * the length widened by the alignment and the start aligned after. */
-int vt_maple_gap_topdown(struct vma_tree *t, unsigned long lo,
-			 unsigned long hi, size_t len, size_t align,
-			 unsigned long *out)
+static int vt_maple_gap(struct vma_tree *t, unsigned long lo,
+			unsigned long hi, size_t len, size_t align, bool down,
+			unsigned long *out)
 {
 	unsigned long size = len + align - SIM_PAGE_SIZE, first, at;
 
 	if (hi <= lo || size < len || hi - lo < size ||
-	    kmaple_empty_area_rev(t->mt, lo, hi - 1, size, &first))
+	    (down ? kmaple_empty_area_rev : kmaple_empty_area)(t->mt, lo,
+							       hi - 1, size,
+							       &first))
 		return -ENOMEM;
-	at = (first + size - len) & ~(align - 1);
-	if (at < lo)
-		return -ENOMEM;
+	/* The free range is [first, first + size): aligned down from its
+	 * top, or up from its bottom; len fits either way. */
+	at = down ? (first + size - len) & ~(align - 1) :
+		    (first + align - 1) & ~(align - 1);
 	*out = at;
 	return 0;
+}
+
+int vt_maple_gap_topdown(struct vma_tree *t, unsigned long lo,
+			 unsigned long hi, size_t len, size_t align,
+			 unsigned long *out)
+{
+	return vt_maple_gap(t, lo, hi, len, align, true, out);
 }
 
 int vt_maple_gap_bottomup(struct vma_tree *t, unsigned long lo,
 			  unsigned long hi, size_t len, size_t align,
 			  unsigned long *out)
 {
-	unsigned long size = len + align - SIM_PAGE_SIZE, first, at;
-
-	if (hi <= lo || size < len || hi - lo < size ||
-	    kmaple_empty_area(t->mt, lo, hi - 1, size, &first))
-		return -ENOMEM;
-	at = (first + align - 1) & ~(align - 1);
-	if (at + len > hi)
-		return -ENOMEM;
-	*out = at;
-	return 0;
+	return vt_maple_gap(t, lo, hi, len, align, false, out);
 }
 
 int vt_maple_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
