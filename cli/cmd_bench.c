@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/bench.h"
+#include "bench/bench.h"
 #include "cli/cmd.h"
-#include "cli/parse.h"
+#include "base/parse.h"
 
 static int cmd_bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 {

@@ -19,12 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/bench.h"
+#include "bench/bench.h"
 #include "cli/cmd.h"
-#include "cli/compare/compare.h"
+#include "analysis/compare.h"
 #include "cli/gate.h"
-#include "cli/parse.h"
-#include "cli/safefile.h"
+#include "base/parse.h"
+#include "base/safefile.h"
 
 #define CAL_DEFAULT_WORKLOADS "pft,page_fault1,mmap1,brk1,fault_vs_mmap,malloc_arena"
 #define CAL_RUN_TIMEOUT_S 1800

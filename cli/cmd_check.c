@@ -7,7 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cli/bench.h"
+#include "bench/bench.h"
 #include "cli/cmd.h"
 #include "cli/record.h"
 #include "sim/faults/sources.h"

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "cli/compare/compare.h"
-#include "cli/parse.h"
+#include "analysis/compare.h"
+#include "base/parse.h"
 
 enum { OPT_FORMAT = 300, OPT_LABEL, OPT_TEST, OPT_ALPHA, OPT_FAIL, OPT_METRIC,
        OPT_SIGNIFICANCE, OPT_ALLOW_MISMATCH, OPT_BASELINE };

@@ -36,11 +36,11 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "cli/compare/compare.h"
+#include "analysis/compare.h"
 #include "cli/gate.h"
-#include "cli/compare/stats.h"
-#include "cli/parse.h"
-#include "cli/safefile.h"
+#include "base/stats.h"
+#include "base/parse.h"
+#include "base/safefile.h"
 
 #define GATE_MAX_ROUNDS 100
 /* Identical runs here differ by about 6% a pair (one process to the

@@ -5,7 +5,7 @@
 #include <sys/utsname.h>
 
 #include "cli/cmd.h"
-#include "cli/run_opts.h"
+#include "resfile/run_opts.h"
 #include "locks/lock_ops.h"
 #include "workloads/workload.h"
 

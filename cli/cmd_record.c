@@ -33,10 +33,10 @@
 
 #include "cli/cmd.h"
 #include "cli/record.h"
-#include "cli/safefile.h"
+#include "base/safefile.h"
 #include "workloads/trace/perf_conv.h"
-#include "locks/sync/clock.h"
-#include "cli/parse.h"
+#include "base/clock.h"
+#include "base/parse.h"
 
 struct rec_args {
 	const char *out;

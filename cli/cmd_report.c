@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "cli/compare/compare.h"
-#include "cli/compare/report.h"
-#include "cli/parse.h"
-#include "cli/safefile.h"
+#include "analysis/compare.h"
+#include "analysis/report.h"
+#include "base/parse.h"
+#include "base/safefile.h"
 
 enum { OPT_BASELINE = 300, OPT_SIGNIFICANCE };
 

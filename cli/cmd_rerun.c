@@ -3,7 +3,7 @@
  * vmsim rerun RESULT.json [RUN OPTIONS...]
  *
  * Runs the run that made RESULT.json again: its scheme, workload, fault
- * source and every option it records (cli/run_options.c), then the
+ * source and every option it records (resfile/run_options.c), then the
  * options given here (later ones win: -o, -f, -q, --brief, or a changed
  * value such as -i 10 or --hold-extra 500). A result made by a newer
  * vmsim, with an option this one does not know, is refused in one line.
@@ -13,7 +13,7 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "cli/compare/compare.h"
+#include "analysis/compare.h"
 
 int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx)
 {

@@ -12,13 +12,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/bench.h"
+#include "bench/bench.h"
 #include "cli/cmd.h"
 #include "cli/run.h"
 #include "sim/faults/sources.h"
-#include "cli/outstream.h"
-#include "cli/resfile.h"
-#include "cli/parse.h"
+#include "base/outstream.h"
+#include "resfile/resfile.h"
+#include "base/parse.h"
 
 static const char *scheme_name(int i)
 {
@@ -360,7 +360,7 @@ static const size_t run_fields[RUN_NOPTS] = {
 #define FIELD(f) offsetof(struct run_args, f)
 #define NOFIELD SIZE_MAX
 #define RUN_OPT(id, field, ...) [RUN_O_##id] = field,
-#include "cli/run_opts.def"
+#include "resfile/run_opts.def"
 #undef RUN_OPT
 #undef NOFIELD
 #undef FIELD

@@ -17,7 +17,7 @@
 #include "cli/run.h"
 #include "workloads/trace/perf_conv.h"
 #include "workloads/trace/trace.h"
-#include "cli/parse.h"
+#include "base/parse.h"
 
 static int trace_bad(const char *path, const char *err)
 {

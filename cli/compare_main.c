@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* vmsim-compare: `vmsim compare` alone, linked with nothing of the
- * simulator (cli/compare/ and the value parsers only). */
+ * simulator (analysis/ and the value parsers only). */
 #include <getopt.h>
 
 #include "cli/cmd.h"
-#include "cli/outstream.h"
+#include "base/outstream.h"
 
 int main(int argc, char **argv)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli/gate.h"
-#include "cli/safefile.h"
+#include "base/safefile.h"
 
 /* The gate's own interrupt: forwarded to the run under way, to its
  * whole process group (a candidate may be a script with children). */

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
-#include "cli/outstream.h"
+#include "base/outstream.h"
 #include "sim/host.h"
 
 int main(int argc, char **argv)

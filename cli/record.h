@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "workloads/trace/perf_conv.h"
-#include "cli/safefile.h"
+#include "base/safefile.h"
 
 /* What record needs from the host (cli/record_env.c). */
 struct record_env {

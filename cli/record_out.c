@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vmsim record's output: perf's data converted into the trace file
- * through the safe-write layer (cli/safefile.h: claimed before the
+ * through the safe-write layer (base/safefile.h: claimed before the
  * recording, written unnamed, published when whole; under $TMPDIR when
  * its directory cannot take it, converted again there), then read back —
  * the check that it is whole — and summarized.
@@ -20,7 +20,7 @@
 
 #include "cli/cmd.h"
 #include "cli/record.h"
-#include "cli/parse.h"
+#include "base/parse.h"
 
 void record_comment(char **cmd, long pid, long duration, char *out,
 		    size_t len)

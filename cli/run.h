@@ -9,7 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/run_opts.h"
+#include "resfile/run_options.h"
+#include "resfile/run_opts.h"
 #include "sim/result.h"
 #include "workloads/runner.h"
 
@@ -40,12 +41,9 @@ void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0,
 void run_warn_oversubscribed(const struct run_cfg *c);
 
 /* The simulated memory's options (cli/run_mem.c: those of
- * cli/run_opts.def parsed RUN_PARSE_MEM): 0, or EXIT_USAGE after one
+ * resfile/run_opts.def parsed RUN_PARSE_MEM): 0, or EXIT_USAGE after one
  * line. */
 int run_mem_opt(struct run_cfg *c, enum run_opt_id which, const char *arg);
-/* Whether the run's slab caches take their fast paths in restartable
- * sequences (not --slab-fastpath lock, and usable here). */
-bool run_slab_fast_rseq(const struct run_cfg *c);
 /* After the options: --phys's default (what the run populates, and
  * room), or a refusal where it is too small. 0 or EXIT_USAGE. */
 int run_mem_settle(struct run_cfg *c);
@@ -111,36 +109,6 @@ void run_print_comparison(struct res_file *r, int n, bool brief,
  * during the run, and for failed reads of the uffd. label: the target's
  * name with several, or NULL. */
 void run_print_source_errors(const struct res_file *r, const char *label);
-/* What a result records of the run that made it (cli/run_options.c):
- * every option that changes what is measured, and those that let it
- * run again (struct run_harness_opts). */
-/* The keys of run_options_json whose value each target's scheme (or the
- * variant the run compares) chose, not the user: vma_free when not
- * given, slab and rcu_free when the run compares several. */
-json_object *run_by_scheme_json(const struct run_cfg *c);
-/* What the command line says of how vmsim ran that run_cfg does not
- * hold: recorded beside the options that change what is measured. */
-struct run_harness_opts {
-	int nhandlers;                   /* --handlers as given (0: default) */
-	int max_tasks;
-	bool ceiling;
-};
-json_object *run_options_json(const struct run_cfg *c, int target,
-			  const struct run_harness_opts *h);
-
-/* The other way: the arguments of `vmsim run` (argv[0] "run") that make
- * the run of result root again — its scheme, workload, fault source and
- * every recorded option. 0, or -EINVAL (an option this vmsim does not
- * know, say) / -ENOMEM with one clause in err. Free with run_args_free. */
-struct run_args_vec {
-	int n, cap;
-	char **argv;                     /* n words, then NULL */
-};
-int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
-		   size_t len);
-/* One word more (copied): 0 or -ENOMEM. A vector grows as it needs. */
-int run_args_add(struct run_args_vec *v, const char *s);
-void run_args_free(struct run_args_vec *v);
 /* FILE for one scheme, FILE-<scheme>.json (FILE without .json) for many. */
 /* 0, or -ENAMETOOLONG when it does not fit in len (nothing is cut). */
 int run_result_path(char *out, size_t len, const char *json, const char *scheme);

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "cli/compare/stats.h"
+#include "base/stats.h"
 #include "cli/run.h"
 #include "locks/lock_ops.h"
 

@@ -14,12 +14,12 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
-#include "cli/parse.h"
+#include "base/parse.h"
 #include "cli/run.h"
 #include "sim/faults/sources.h"
-#include "cli/compare/stats.h"
+#include "base/stats.h"
 #include "uffd/uffd.h"
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 
 /*
  * Interrupts. The first SIGINT, SIGTERM or SIGHUP (a terminal or an

@@ -10,7 +10,7 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "cli/parse.h"
+#include "base/parse.h"
 
 #define PHYS_MAX (64UL << 30)
 
@@ -208,11 +208,6 @@ size_t run_mem_need(const struct run_cfg *c)
 			    most : 1);
 }
 
-bool run_slab_fast_rseq(const struct run_cfg *c)
-{
-	return !c->mm.slab_fast_locked &&
-	       slab_fast_rseq_usable((int)sysconf(_SC_NPROCESSORS_ONLN));
-}
 
 /* One list at a time: several values of one of --slab, --rcu-free and
  * --mprotect-range, under one scheme. */
@@ -290,7 +285,7 @@ static int slab_settle(const struct run_cfg *c)
 		return cli_bad("%s applies only with --slab slub or sheaves",
 			   "--slab-fastpath");
 	if (c->slab_fastpath_given && !c->mm.slab_fast_locked &&
-	    !run_slab_fast_rseq(c))
+	    !runner_slab_fast_rseq(c))
 		return cli_bad("--slab-fastpath rseq: restartable sequences are not "
 			   "usable here (%s); use --slab-fastpath lock",
 			   slab_fast_rseq_built() ? "glibc registered no rseq area, "

@@ -8,12 +8,12 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "cli/results_json.h"
+#include "resfile/results_json.h"
 #include "cli/run.h"
-#include "cli/parse.h"
+#include "base/parse.h"
 #include "sim/faults/sources.h"
-#include "cli/compare/compare.h"
-#include "cli/compare/stats.h"
+#include "analysis/compare.h"
+#include "base/stats.h"
 
 /* A replay beside its recording: the mm lock's acquisitions an
  * iteration against the host kernel's own in the recorded run. */
@@ -455,7 +455,7 @@ static void print_components(const struct run_cfg *c)
 	if (c->mm.tree_spares)
 		printf(", tree nodes from kept spares");
 	if ((c->targets[0].slab != SLAB_MALLOC || runner_varies(c, RUN_VARY_SLAB)) &&
-	    !run_slab_fast_rseq(c))
+	    !runner_slab_fast_rseq(c))
 		printf(", slab fast paths locked");
 	if (c->mm.rcu_cbs == SIM_RCU_CBS_ONE)
 		printf(", one RCU callback thread");

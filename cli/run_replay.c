@@ -19,8 +19,8 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "cli/safefile.h"
-#include "cli/parse.h"
+#include "base/safefile.h"
+#include "base/parse.h"
 #include "workloads/replay.h"
 #include "workloads/trace/perf_conv.h"
 

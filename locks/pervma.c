@@ -48,11 +48,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "locks/sync/debug.h"
+#include "base/debug.h"
 #include "locks/sync/futex.h"
 #include "locks/lock_ops.h"
 #include "locks/sync/rcu.h"
 #include "locks/sync/rw_semaphore.h"
+
+/* This file's scheme (defined at its end; locks/schemes.def names it). */
+extern const struct lock_ops pervma_lock_ops;
 
 #define VMA_LOCK_OFFSET 0x40000000
 #define VMA_REF_LIMIT   (VMA_LOCK_OFFSET - 1)

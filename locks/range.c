@@ -60,6 +60,10 @@
 #include "locks/lock_ops.h"
 #include "locks/sync/spinlock.h"
 
+/* This file's scheme (defined at its end; locks/schemes.def names it). */
+extern const struct lock_ops range_lock_ops;
+extern const struct lock_ops range_full_lock_ops;
+
 struct rl_node {
 	struct rl_node *left, *right;
 	unsigned long start, last;       /* [start, last] inclusive */

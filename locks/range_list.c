@@ -21,6 +21,9 @@
 #include "locks/lock_ops.h"
 #include "locks/sync/range_list.h"
 
+/* This file's scheme (defined at its end; locks/schemes.def names it). */
+extern const struct lock_ops range_list_lock_ops;
+
 struct rlist_lock {
 	struct lock_inst base;
 	struct sim_range_list list;

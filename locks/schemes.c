@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "locks/lock_ops.h"
+#include "locks/schemes.h"
 
 #include <errno.h>
 #include <string.h>

@@ -51,6 +51,9 @@
 #include "locks/sync/rw_semaphore.h"
 #include "locks/sync/spinlock.h"
 
+/* This file's scheme (defined at its end; locks/schemes.def names it). */
+extern const struct lock_ops spf_lock_ops;
+
 #define SPF_NPTL     64                  /* page-table locks (hashed) */
 #define SPF_PMD_SHIFT 21                 /* one PTL per 2 MiB */
 

@@ -5,9 +5,9 @@
     workloads, cli; a file includes only headers of its own layer and of
     the layers below it (a subfolder belongs to its folder's layer:
     sim/mem is sim);
-  - cli/compare reads result files and links no simulator code: it
-    includes only cli/compare, cli/parse.h, cli/cmd.h, run's option
-    table cli/run_opts.h (result keys and what their absence meant) and
+  - analysis reads result files and links no simulator code: it
+    includes only analysis, base/parse.h, cli/cmd.h, run's option
+    table resfile/run_opts.h (result keys and what their absence meant) and
     the schemes' list locks/schemes.def (names only: a scheme keeps its
     colour);
   - no include loop between files;
@@ -24,12 +24,16 @@ import re
 import subprocess
 import sys
 
-LAYERS = ["locks/sync", "locks", "uffd", "sim", "workloads", "cli"]
-# Held to the function-size rule too (they may include any layer).
-COMPARE_MAY_INCLUDE = ("cli/compare/", "cli/parse.h", "cli/cmd.h",
-                       "cli/outstream.h",
-                       "cli/run_opts.h", "cli/run_opts.def",
-                       "locks/schemes.def")
+LAYERS = ["base", "locks/sync", "locks", "uffd", "sim", "workloads",
+          "resfile", "analysis", "bench", "cli"]
+# analysis/ reads result files and links no simulator code.
+ANALYSIS_MAY_INCLUDE = ("analysis/", "base/", "resfile/schema.h",
+                        "resfile/run_opts.h", "resfile/run_opts.def",
+                        "locks/schemes.def")
+# What cli/ may include of the layers under workloads/: their interfaces.
+CLI_INTERFACES = ("locks/lock_ops.h", "uffd/uffd.h", "sim/result.h",
+                  "sim/faults/sources.h", "sim/vma_tree.h", "sim/host.h")
+BELOW_WORKLOADS = ("locks/", "uffd/", "sim/")
 MAX_FUNC = 80
 
 # Module prefixes: a source file (glob, from the source root) and the
@@ -44,9 +48,9 @@ PREFIXES = [
     ("locks/sync/lockstat.c", ["lockstat_"]),
     ("locks/sync/mutex.c", ["sim_mutex_"]),
     ("locks/sync/range_list.c", ["sim_range_list_"]),
-    ("locks/sync/slots.c", ["slots_", "slot_"]),
-    ("locks/sync/clock.c", ["clock_"]),
-    ("locks/sync/debug.c", ["sim_warn"]),
+    ("base/slots.c", ["slots_", "slot_"]),
+    ("base/clock.c", ["clock_"]),
+    ("base/debug.c", ["sim_warn"]),
     ("locks/schemes.c", ["lock_"]),
     ("locks/*.c", ["lock_", "*_lock_ops"]),
     ("uffd/*.c", ["uffd_"]),
@@ -83,25 +87,30 @@ PREFIXES = [
     ("workloads/registry.c", ["wl_"]),
     ("workloads/common.c", ["wl_"]),
     ("workloads/*.c", ["*_workload"]),
-    ("cli/compare/stats.c", ["stats_"]),
-    ("cli/compare/*.c", ["cmp_"]),
-    ("cli/parse.c", ["parse_"]),
-    ("cli/safefile.c", ["sf_"]),
-    ("cli/resfile.c", ["resfile_"]),
-    ("cli/results_json.c", ["res_json_"]),
+    ("base/stats.c", ["stats_"]),
+    ("analysis/*.c", ["cmp_"]),
+    ("base/parse.c", ["parse_"]),
+    ("base/safefile.c", ["sf_"]),
+    ("resfile/resfile.c", ["resfile_"]),
+    ("resfile/results_json.c", ["res_json_"]),
     ("cli/common.c", ["cli_"]),
-    ("cli/outstream.c", ["cli_"]),
+    ("base/outstream.c", ["cli_"]),
+    ("base/complain.c", ["cli_"]),
+    ("resfile/run_opt*.c", ["run_"]),
     ("cli/cli.c", ["cli_"]),
     ("cli/cmd_*.c", ["cmd_"]),
     ("cli/record*.c", ["record_"]),
-    ("cli/bench*.c", ["bench_"]),
-    ("cli/host_probe.c", ["probe_"]),
+    ("bench/bench*.c", ["bench_"]),
+    ("bench/host_probe.c", ["probe_"]),
     ("cli/gate_run.c", ["gate_"]),
     ("cli/run_*.c", ["run_"]),
     ("cli/main.c", ["main"]),
     ("cli/compare_main.c", ["main"]),
 ]
-SIM_FOLDERS = ("locks/", "uffd/", "sim/", "workloads/")
+SIM_FOLDERS = ("locks/", "uffd/", "sim/", "workloads/", "bench/")
+# The libraries vmsim-compare links (cli/CMakeLists.txt).
+COMPARE_LIBS = ("vmsim_cli_core", "vmsim_analysis", "vmsim_schema",
+                "vmsim_base", "vmsim_stats")
 # Files that include the kernel's own sources and headers (from the
 # kernel tree the build was given, never from this repository).
 KERNEL_INCLUDERS = ("sim/kmaple/kmaple_lib.c",)
@@ -117,7 +126,8 @@ def layer_of(path):
 def check_sources(root, bad):
     inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
     graph = {}
-    for top in ("locks", "uffd", "sim", "workloads", "cli", "tests"):
+    for top in ("base", "locks", "uffd", "sim", "workloads", "resfile",
+                "analysis", "bench", "cli", "tests"):
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for f in sorted(files):
                 if not f.endswith((".c", ".h", ".def")):
@@ -136,10 +146,16 @@ def check_sources(root, bad):
                     if top == "tests":
                         continue
                     tl = layer_of(tgt)
-                    if path.startswith("cli/compare/") and \
-                       not tgt.startswith(COMPARE_MAY_INCLUDE):
-                        bad.append(f"{path}: includes {tgt}: compare links "
+                    if path.startswith("analysis/") and \
+                       not tgt.startswith(ANALYSIS_MAY_INCLUDE):
+                        bad.append(f"{path}: includes {tgt}: analysis links "
                                    "no simulator code")
+                    if path.startswith("cli/") and \
+                       tgt.startswith(BELOW_WORKLOADS) and \
+                       tgt not in CLI_INTERFACES:
+                        bad.append(f"{path}: includes {tgt}: cli/ reaches "
+                                   "below workloads/ only through "
+                                   + ", ".join(CLI_INTERFACES))
                     if tl is None and path in KERNEL_INCLUDERS and \
                        not os.path.exists(os.path.join(root, tgt)):
                         continue
@@ -218,7 +234,8 @@ def allowed(sym, pre):
 
 def check_symbols(root, build, bad):
     objs = []
-    for top in ("locks", "uffd", "sim", "workloads", "cli"):
+    for top in ("base", "locks", "uffd", "sim", "workloads", "resfile",
+                "analysis", "bench", "cli"):
         for dirpath, _, files in os.walk(os.path.join(build, top)):
             objs += [os.path.join(dirpath, f) for f in files if f.endswith(".c.o")]
     for o in sorted(objs):
@@ -233,8 +250,9 @@ def check_symbols(root, build, bad):
         if not os.path.exists(full) or \
            os.path.getmtime(o) < os.path.getmtime(full):
             continue  # a stale object: its file moved, or changed since
-        if target == "vmsim_compare" and src.startswith(SIM_FOLDERS):
-            bad.append(f"{src}: in vmsim-compare's library, a simulator file")
+        if target in COMPARE_LIBS and src.startswith(SIM_FOLDERS):
+            bad.append(f"{src}: in vmsim-compare's libraries, a simulator "
+                       "file")
         pre = prefixes_for(src)
         if pre is None:
             bad.append(f"{src}: no module prefix defined for it "

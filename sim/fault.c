@@ -2,7 +2,7 @@
 #include "sim/fault.h"
 
 #include "locks/sync/rcu.h"
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <pthread.h>

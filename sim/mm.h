@@ -29,7 +29,7 @@
 #include "sim/mem/objpool.h"
 #include "sim/vma.h"
 #include "sim/vma_tree.h"
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 
 /* --numa: where the arena's memory and the handlers go (libnuma). */
 enum sim_numa {

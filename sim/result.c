@@ -2,7 +2,7 @@
 /*
  * The result model: what one run measured, in memory — samples per
  * metric and task count, their flags and noise, and the counters of the
- * mms that measured them. No JSON here (cli/results_json.c writes it).
+ * mms that measured them. No JSON here (resfile/results_json.c writes it).
  */
 #include "sim/result.h"
 

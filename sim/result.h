@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * result — what one `vmsim run` measured: the result model, plain data
- * that the runner fills and cli/results_json.c writes as the result file
+ * that the runner fills and resfile/results_json.c writes as the result file
  * (docs/results.md). No JSON here: what links the simulator links no
  * json-c.
  */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "locks/sync/debug.h"
+#include "base/debug.h"
 #include "sim/vma_tree_int.h"
 
 /* --- insert --------------------------------------------------------------- */

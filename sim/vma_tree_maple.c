@@ -43,7 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "locks/sync/debug.h"
+#include "base/debug.h"
 #include "sim/vma_tree_int.h"
 
 #include "sim/kmaple/kmaple.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "uffd/pool.h"
-#include "locks/sync/slots.h"
-#include "locks/sync/clock.h"
-#include "locks/sync/cpu.h"
+#include "base/slots.h"
+#include "base/clock.h"
+#include "base/cpu.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +32,7 @@ struct uffd_handler {
 	bool started;
 	clockid_t cpu_clock;
 	int cpu;                         /* -1: not pinned */
-	int slot;                        /* its counter slot (locks/sync/slots.h) */
+	int slot;                        /* its counter slot (base/slots.h) */
 };
 
 struct uffd_pool {

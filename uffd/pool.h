@@ -55,7 +55,7 @@ struct uffd_pool_cfg {
 	/* Test hook: the handler of fault number stall_at (counted from 1
 	 * over the pool) stalls forever, for the watchdog's tests. 0: no. */
 	long stall_at;
-	/* Handler i counts in slot slot_base + i (locks/sync/slots.h). */
+	/* Handler i counts in slot slot_base + i (base/slots.h). */
 	int slot_base;
 };
 

@@ -36,13 +36,13 @@
 
 #include "locks/sync/futex.h"
 #include "locks/sync/rcu.h"
-#include "locks/sync/slots.h"
+#include "base/slots.h"
 #include "sim/host.h"
 #include "workloads/watchdog.h"
 #include "sim/faults/sources.h"
 #include "workloads/group_int.h"
-#include "locks/sync/clock.h"
-#include "locks/sync/cpu.h"
+#include "base/clock.h"
+#include "base/cpu.h"
 
 static double tv_s(const struct timeval *tv)
 {

@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "workloads/workload.h"
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 
 #define MB_SIZES 11                      /* vlen 1 .. 1024 */
 

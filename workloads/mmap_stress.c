@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "workloads/workload.h"
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 
 #define MS_VMAS 50
 

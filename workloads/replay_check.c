@@ -13,7 +13,7 @@
 
 #include "locks/sync/futex.h"
 #include "locks/sync/rcu.h"
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 #include "workloads/replay_int.h"
 
 int rp_check_turn(struct rp_shared *s, struct wl_task *t, uint32_t seq)

@@ -20,10 +20,10 @@
 #include <time.h>
 
 #include "sim/faults/sources.h"
-#include "locks/sync/slots.h"
+#include "base/slots.h"
 #include "sim/host.h"
 #include "workloads/group.h"
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 
 const char *const runner_handler_cpu_names[HANDLER_CPU_N] = {
 	[HANDLER_CPU_ANY] = "any", [HANDLER_CPU_SAME] = "same",

@@ -132,6 +132,9 @@ enum vma_tree_kind runner_target_tree(const struct run_cfg *c, int k);
 enum slab_rcu_free runner_target_rcu_free(const struct run_cfg *c, int k);
 enum lock_mprotect_range runner_target_mprotect(const struct run_cfg *c, int k);
 const char *runner_target_label(const struct run_cfg *c, int k);
+/* Whether the run's slab caches take their fast paths in restartable
+ * sequences (not --slab-fastpath lock, and usable here). */
+bool runner_slab_fast_rseq(const struct run_cfg *c);
 /* What a run varying w compares, in the plural ("schemes", "slabs"...). */
 const char *runner_vary_name(enum run_vary w);
 

@@ -7,6 +7,9 @@
  * own group, its iterations interleaved with the others', its own
  * result.
  */
+#include <unistd.h>
+
+#include "sim/mem/slab.h"
 #include "workloads/runner.h"
 
 static void set_member(struct run_target *t, enum run_vary what,
@@ -101,4 +104,10 @@ const char *runner_target_label(const struct run_cfg *c, int k)
 	case RUN_VARY_SCHEME: break;
 	}
 	return c->targets[k].lock->name;
+}
+
+bool runner_slab_fast_rseq(const struct run_cfg *c)
+{
+	return !c->mm.slab_fast_locked &&
+	       slab_fast_rseq_usable((int)sysconf(_SC_NPROCESSORS_ONLN));
 }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "sim/mem/pagecache.h"
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 #include "workloads/workload.h"
 
 #define TRUNC_FILES 8

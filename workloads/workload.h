@@ -28,7 +28,7 @@
 #include "sim/fault.h"
 #include "sim/mm.h"
 #include "sim/result.h"
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 #include "sim/hist.h"
 
 /* Options a workload may read (from the command line). */

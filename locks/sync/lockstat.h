@@ -23,8 +23,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "locks/sync/slots.h"
-#include "locks/sync/clock.h"
+#include "base/slots.h"
+#include "base/clock.h"
 
 #define LOCKSTAT_HIST  48            /* bucket b: [2^(b-1), 2^b) ns; b=0: 0 ns */
 /* A hold of a spinning lock longer than this could not happen in the

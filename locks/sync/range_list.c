@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "locks/sync/debug.h"
+#include "base/debug.h"
 #include "locks/sync/futex.h"
 
 /* A node's word. */

@@ -38,7 +38,7 @@
 
 #include "locks/sync/lockstat.h"
 #include "locks/sync/rcu.h"
-#include "locks/sync/slots.h"
+#include "base/slots.h"
 
 /* One range, held or being acquired. */
 struct srl_node {

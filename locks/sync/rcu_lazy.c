@@ -35,7 +35,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 #include "locks/sync/spinlock.h"
 
 #define RCU_LAZY_CPUS 256                /* lists; CPU numbers past wrap */

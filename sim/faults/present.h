@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "sim/mm.h"
-#include "locks/sync/slots.h"
+#include "base/slots.h"
 
 #define PRESENT_STATE 3                  /* the state bits of a byte: */
 #define PRESENT_NONE  0                  /*   not present */

@@ -10,7 +10,7 @@
  * asks the host for memory once, at set-up.
  *
  * Each thread allocates from and frees to its own cache of up to 32
- * objects (one per counter slot, locks/sync/slots.h), which trades 16 at a
+ * objects (one per counter slot, base/slots.h), which trades 16 at a
  * time with the shared free list under its mutex — as the kernel's slab
  * allocators serve most calls from a per-CPU cache and take a shared lock
  * on the slow path. A single lock on every allocation would serialise
@@ -34,7 +34,7 @@
 
 #include "sim/mem/slab.h"
 #include "locks/sync/rcu.h"
-#include "locks/sync/slots.h"
+#include "base/slots.h"
 #include "locks/sync/spinlock.h"
 
 #define OBJPOOL_CACHE 32                 /* objects a thread's cache holds */

@@ -4,7 +4,7 @@
  * slab's freelist, ___slab_alloc's refills from the remote frees, the
  * partial list or a new slab, and __slab_free). See sim/mem/slab.h.
  */
-#include "locks/sync/debug.h"
+#include "base/debug.h"
 #include "sim/mem/slab.h"
 
 #include <errno.h>

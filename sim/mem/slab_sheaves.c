@@ -11,7 +11,7 @@
 
 #include "sim/mem/slab_int.h"
 #include "sim/mem/slab_rseq.h"
-#include "locks/sync/clock.h"
+#include "base/clock.h"
 
 /* --- sheaves from and back to the unused ones (alloc_empty_sheaf) ------- */
 

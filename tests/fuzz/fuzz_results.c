@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/compare/compare.h"
+#include "analysis/compare.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

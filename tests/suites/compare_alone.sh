@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # vmsim compare reads JSON and links no simulator code: the vmsim-compare
 # target, built alone in a fresh build directory, builds none of the
-# simulator's libraries (locks, uffd, sim, workloads), holds none of
+# simulator's libraries (locks, uffd, sim, workloads, bench), holds none of
 # their symbols, and compares the test data as vmsim compare does.
 #   compare_alone.sh SOURCE_DIR VMSIM
 set -u
@@ -16,7 +16,8 @@ cmake -S "$src" -B "$d" -DVMSIM_SANITIZER_SUITES=OFF >/dev/null 2>"$d/err" ||
 cmake --build "$d" --target vmsim-compare -j"$(nproc)" >"$d/log" 2>&1 ||
 	{ tail -20 "$d/log"; exit 1; }
 built=$(find "$d" -name 'libvmsim_*.a' -printf '%f\n' | sort | tr '\n' ' ')
-[ "$built" = "libvmsim_compare.a " ] || fail "built more than the compare library: $built"
+[ "$built" = "libvmsim_analysis.a libvmsim_base.a libvmsim_cli_core.a libvmsim_schema.a libvmsim_stats.a " ] ||
+	fail "built more than the compare libraries: $built"
 syms=$(nm "$d/vmsim-compare" | awk '$2 ~ /[TDBR]/ {print $3}' |
        grep -E '^(sim_|lock_|uffd_|rwsem_|vma_|frames_|slab_|wl_|rp_|runner_|group_|present_|trace_)' | head -5)
 [ -z "$syms" ] || fail "simulator symbols in vmsim-compare: $syms"

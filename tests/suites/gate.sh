@@ -58,13 +58,13 @@ done <<'EOF'
 -w brk1 -t 1 --duration 1 --warmup 0 --interval 100 --fault-around 16K
 -w replay --trace tests/data/traces/sort.trace --min-sample 0 -i 1 --speed 4 --fault-source synthetic
 EOF
-# Every key of the option table (cli/run_opts.def) is set by some mix
+# Every key of the option table (resfile/run_opts.def) is set by some mix
 # above and recorded by it, with a value other than a plain run's where
 # the plain run records the key (issue 48: --max-tasks, --fault-timeout
 # and --ceiling were not recorded, so a --max-tasks 400 run could not be
 # run again).
 "$VMSIM" run -w pft -t 1 -i 1 -m 4M -q -o "$tmp/plain.json" >/dev/null 2>&1
-python3 - "$root/cli/run_opts.def" "$tmp/plain.json" "$tmp" $n <<'PY' && ok || fail "option table coverage"
+python3 - "$root/resfile/run_opts.def" "$tmp/plain.json" "$tmp" $n <<'PY' && ok || fail "option table coverage"
 import json, re, sys
 table, plain, tmp, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 flags = {}

@@ -9,9 +9,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "cli/compare/compare.h"
+#include "analysis/compare.h"
 #include "sim/result.h"
-#include "cli/compare/stats.h"
+#include "base/stats.h"
 
 #ifndef DATA_DIR
 #define DATA_DIR "."

@@ -11,6 +11,7 @@
  */
 #include "sim/faults/sources.h"
 #include "tests/unit/check_util.h"
+#include "locks/schemes.h"
 #include <errno.h>
 #include <pthread.h>
 

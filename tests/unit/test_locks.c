@@ -17,6 +17,7 @@
  * stealing, HANDOFF, downgrade — are tests/unit/test_rwsem.c.)
  */
 #include "tests/unit/check_util.h"
+#include "locks/schemes.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,7 +28,7 @@
 #include <unistd.h>
 
 #include "locks/lock_ops.h"
-#include "locks/sync/debug.h"
+#include "base/debug.h"
 #include "locks/sync/rw_semaphore.h"
 
 #define NPAGES   64

@@ -21,6 +21,7 @@
  */
 #include "sim/faults/sources.h"
 #include "tests/unit/check_util.h"
+#include "locks/schemes.h"
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>

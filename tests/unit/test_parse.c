@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "cli/parse.h"
+#include "base/parse.h"
 #include "workloads/runner.h"
 
 /* The runner's order of targets over rounds is a Williams design: every

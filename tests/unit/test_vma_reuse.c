@@ -15,6 +15,7 @@
  * With --vma-free rcu the freed VMA is never the next one handed out.
  */
 #include "tests/unit/check_util.h"
+#include "locks/schemes.h"
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>

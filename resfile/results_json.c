@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: MIT */
+/* A result as its JSON file (docs/results.md). */
+#include "resfile/results_json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <numa.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "workloads/trace/perf_conv.h"
+#include "resfile/schema.h"
+#include "base/stats.h"
+#include "sim/vma_tree.h"
+
+/* The slab caches' counters, per cache. */
+static json_object *res_slab_json(const struct res_point *p)
+{
+	json_object *o = json_object_new_object();
+
+	for (int i = 0; i < SIM_NSLABS; i++) {
+		json_object *c = json_object_new_object();
+
+		for (int k = 0; k < SLAB_NCOUNTERS; k++)
+			json_object_object_add(c, slab_counter_name(k),
+				json_object_new_int64((int64_t)p->slab[i][k]));
+		json_object_object_add(o, sim_mm_slab_name(i), c);
+	}
+	return o;
+}
+
+static json_object *hist_json(const uint64_t *h)
+{
+	json_object *a = json_object_new_array();
+	int last = LOCKSTAT_HIST - 1;
+
+	while (last >= 0 && !h[last])
+		last--;
+	for (int i = 0; i <= last; i++)
+		json_object_array_add(a, json_object_new_int64((int64_t)h[i]));
+	return a;
+}
+
+#define JADD(o, k, v) json_object_object_add((o), (k), (v))
+#define JU64(v) json_object_new_int64((int64_t)(v))
+
+static json_object *lockside_json(const struct lockstat_totals *t)
+{
+	json_object *o = json_object_new_object();
+
+	JADD(o, "acquisitions", JU64(t->acquisitions));
+	JADD(o, "contentions", JU64(t->contentions));
+	JADD(o, "wait_ns_total", JU64(t->wait_total));
+	JADD(o, "wait_ns_max", JU64(t->wait_max));
+	JADD(o, "hold_ns_total", JU64(t->hold_total));
+	JADD(o, "hold_ns_max", JU64(t->hold_max));
+	JADD(o, "wait_hist_log2ns", hist_json(t->wait_hist));
+	JADD(o, "hold_hist_log2ns", hist_json(t->hold_hist));
+	if (t->spins) {                  /* holds a kernel spinlock never has */
+		JADD(o, "long_holds", JU64(t->long_holds));
+		JADD(o, "long_hold_ns", JU64(t->long_hold_ns));
+	}
+	return o;
+}
+
+/* Every touch's latency: percentiles (log-linear histogram, < 1% off). */
+static json_object *latency_json(const struct lat_hist *h)
+{
+	static const struct { const char *key; double q; } pct[] = {
+		{ "p50", 0.50 }, { "p90", 0.90 }, { "p99", 0.99 },
+		{ "p99_9", 0.999 },
+	};
+	json_object *o = json_object_new_object();
+
+	JADD(o, "count", JU64(h->count));
+	JADD(o, "mean", json_object_new_double(hist_mean(h)));
+	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		JADD(o, pct[i].key, json_object_new_double(hist_quantile(h, pct[i].q)));
+	JADD(o, "max", JU64(h->max_ns));
+	return o;
+}
+
+static json_object *split_json(const struct res_fault_split *s)
+{
+	json_object *o = json_object_new_object();
+
+	JADD(o, "mean", json_object_new_double(s->mean));
+	JADD(o, "lock_wait", json_object_new_double(s->lock_wait));
+	JADD(o, "lock_hold", json_object_new_double(s->lock_hold));
+	JADD(o, "rest", json_object_new_double(s->rest));
+	JADD(o, "lock_share", json_object_new_double(s->lock_share));
+	return o;
+}
+
+/* The fault source's own counters, under its name ("uffd": uffds,
+ * handlers, messages, reads, copy, … docs/results.md). */
+static json_object *source_json(const struct res_counters *rc)
+{
+	json_object *o = json_object_new_object();
+
+	for (int i = 0; i < rc->nsrc; i++)
+		JADD(o, rc->src_names[i], JU64(rc->src_values[i]));
+	return o;
+}
+
+/* {"zap": {"failed": N, "first_error": "EINVAL"}, ...}: what the host
+ * refused of the fault source's work. */
+static json_object *source_errors_json(const struct res_counters *c)
+{
+	json_object *o = json_object_new_object();
+
+	for (int k = 0; k < SIM_SRC_NOPS; k++) {
+		json_object *e = json_object_new_object();
+		const char *n = c->src_errno[k] ?
+				strerrorname_np(c->src_errno[k]) : NULL;
+
+		JADD(e, "failed", JU64(c->src_err[k]));
+		JADD(e, "first_error", n ? json_object_new_string(n) : NULL);
+		JADD(o, sim_src_op_name((enum sim_src_op)k), e);
+	}
+	return o;
+}
+
+/* The host kernel during the timed phases. */
+static json_object *host_json(const struct res_point *p)
+{
+	json_object *o = json_object_new_object(), *calls, *vm;
+
+	calls = json_object_new_object();
+	for (int i = 0; i < HOST_NCALLS; i++)
+		JADD(calls, host_call_name(i), JU64(p->host_calls[i]));
+	JADD(o, "timed_phase_calls", calls);
+	vm = json_object_new_object();
+	for (int i = 0; i < p->vmstat.n; i++)
+		JADD(vm, p->vmstat.name[i], JU64(p->vmstat.v[i]));
+	JADD(o, "vmstat_delta", vm);
+	return o;
+}
+
+/* The samples that are not measurements: which, why, and their times. */
+static json_object *flagged_json(const struct res_point *p)
+{
+	json_object *fl = json_object_new_array();
+
+	for (int i = 0; i < p->nsamples; i++) {
+		json_object *e;
+
+		if (p->flag[i] == RES_FLAG_NONE)
+			continue;
+		e = json_object_new_object();
+		JADD(e, "sample", json_object_new_int(i + 1));
+		JADD(e, "reason", json_object_new_string(
+			res_flag_reason(p->flag[i])));
+		JADD(e, "wall_s", json_object_new_double(p->wall[i]));
+		if (isfinite(p->cpu[i]))
+			JADD(e, "cpu_s", json_object_new_double(p->cpu[i]));
+		json_object_array_add(fl, e);
+	}
+	return fl;
+}
+
+/* The machine per sample, and the shape of the primary metric's samples. */
+static json_object *noise_json(const struct res_file *r,
+			       const struct res_point *p)
+{
+	json_object *o = json_object_new_object(), *a[3], *out;
+	struct stats_shape sh;
+	int m = 0;
+
+	for (int k = 0; k < 3; k++)
+		a[k] = json_object_new_array();
+	for (int i = 0; i < p->nsamples; i++) {
+		const double v[3] = { p->noise[i].steal, p->noise[i].others,
+				      p->noise[i].ivcsw };
+
+		for (int k = 0; k < 3; k++)
+			json_object_array_add(a[k], isfinite(v[k]) ?
+					      json_object_new_double(v[k]) : NULL);
+	}
+	JADD(o, "steal", a[0]);
+	JADD(o, "others_cpus", a[1]);
+	JADD(o, "ivcsw_per_s", a[2]);
+	while (m < r->nmetrics - 1 && !r->metrics[m].primary)
+		m++;
+	stats_shape(p->samples[m], p->nsamples, &sh);
+	JADD(o, "metric", json_object_new_string(r->metrics[m].name));
+	out = json_object_new_array();
+	for (int i = 0; i < p->nsamples && i < 64; i++)
+		if (sh.outlier[i])
+			json_object_array_add(out, json_object_new_int(i + 1));
+	JADD(o, "outliers", out);
+	JADD(o, "bimodal", json_object_new_boolean(sh.bimodal));
+	return o;
+}
+
+void res_json_host_causes(const struct res_host_lock *h, bool replayable,
+			  char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < PC_NCAUSES && n < len; k++) {
+		if ((!h->cause[k][0] && !h->cause[k][1]) ||
+		    perf_conv_replayable((enum perf_cause)k) != replayable)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %llu/%llu",
+				      n ? ", " : "", perf_conv_cause_names[k],
+				      (unsigned long long)h->cause[k][0],
+				      (unsigned long long)h->cause[k][1]);
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* A replay beside its recording: the mm lock an iteration against the
+ * host kernel's own mmap_lock in the recorded run, and their ratio. */
+static json_object *host_lock_json(const struct res_host_lock *h,
+				   const struct res_host_cmp *hc,
+				   const struct res_point *p)
+{
+	static const char *const side[LS_NSIDES] = { "read", "write" };
+	json_object *o = json_object_new_object();
+
+	JADD(o, "class", json_object_new_string(hc->cls));
+	for (int s = 0; s < LS_NSIDES; s++) {
+		json_object *j = json_object_new_object();
+
+		JADD(j, "host_acquired", JU64(h->acquired[s]));
+		JADD(j, "host_trylock_failed", JU64(h->failed[s]));
+		JADD(j, "host_wait_ns", JU64(h->wait_ns[s]));
+		JADD(j, "host_hold_ns", JU64(h->hold_ns[s]));
+		JADD(j, "vmsim_acquired", json_object_new_double(hc->acquired[s]));
+		JADD(j, "vmsim_contended", json_object_new_double(hc->contended[s]));
+		/* The replay's teardown between passes, in all: lockstat's
+		 * count less this, over counted_passes, is vmsim_acquired. */
+		JADD(j, "vmsim_teardown", JU64(p->c.untimed_lock[s]));
+		JADD(j, "ratio", isfinite(hc->ratio[s]) ?
+		     json_object_new_double(hc->ratio[s]) : NULL);
+		if (h->have_causes) {
+			JADD(j, "host_replayable", JU64(h->replayable[s]));
+			JADD(j, "ratio_replayable", isfinite(hc->ratio_rep[s]) ?
+			     json_object_new_double(hc->ratio_rep[s]) : NULL);
+		}
+		JADD(o, side[s], j);
+	}
+	if (h->have_causes) {
+		char in[512], out[512];
+
+		res_json_host_causes(h, true, in, sizeof(in));
+		res_json_host_causes(h, false, out, sizeof(out));
+		JADD(o, "host_causes", json_object_new_string(in));
+		JADD(o, "host_left_out", json_object_new_string(out));
+	}
+	return o;
+}
+
+static json_object *point_json(const struct res_file *r,
+			       const struct res_point *p)
+{
+	json_object *o = json_object_new_object(), *s, *f, *l;
+	struct res_fault_split split;
+	struct res_host_cmp hc;
+
+	JADD(o, "tasks", json_object_new_int(p->tasks));
+	s = json_object_new_object();
+	for (int m = 0; m < r->nmetrics; m++) {
+		json_object *a = json_object_new_array();
+
+		for (int i = 0; i < p->nsamples; i++)
+			json_object_array_add(a,
+				json_object_new_double(p->samples[m][i]));
+		JADD(s, r->metrics[m].name, a);
+	}
+	JADD(o, "samples", s);
+	JADD(o, "timed_s", json_object_new_double(p->pass_s));
+	if (p->passes > 0) {             /* completion workloads */
+		JADD(o, "passes", json_object_new_int(p->passes));
+		JADD(o, "warmup_passes", json_object_new_int(p->warmup));
+		JADD(o, "counted_passes", json_object_new_int(p->runs));
+	}
+	if (p->has_ceiling)
+		JADD(o, "harness_efficiency", json_object_new_double(p->ceiling_eff));
+	if (res_point_nflagged(p))
+		JADD(o, "flagged", flagged_json(p));
+	if (p->nsamples)
+		JADD(o, "noise", noise_json(r, p));
+	JADD(o, "touches", JU64(p->touches));
+	JADD(o, "host_faults", JU64(p->host_faults));
+	JADD(o, "segv", JU64(p->segv));
+	if (p->lat)
+		JADD(o, "latency_ns", latency_json(p->lat));
+	if (p->call_lat)
+		JADD(o, "call_latency_ns", latency_json(p->call_lat));
+	if (res_fault_split(p, &split))
+		JADD(o, "fault_split_ns", split_json(&split));
+	f = json_object_new_object();
+	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
+		JADD(f, sim_fault_kind_name(k), JU64(p->c.faults[k]));
+	JADD(o, "faults", f);
+	JADD(o, "fault_pages", JU64(p->c.fault_pages));
+	f = json_object_new_object();
+	JADD(f, "vmas", JU64(p->c.vmas));
+	JADD(f, "mapped_pages", JU64(p->c.mapped_pages));
+	JADD(f, "resident_pages", JU64(p->c.resident_pages));
+	JADD(f, "populated_pages", JU64(p->c.populated));
+	JADD(o, "mm", f);
+	if (p->c.nsrc)
+		JADD(o, r->fault_source, source_json(&p->c));
+	JADD(o, "source_errors", source_errors_json(&p->c));
+	JADD(o, "counter_slots", JU64(p->c.slots));
+	if (p->has_frames) {
+		f = json_object_new_object();
+		for (int k = 0; k < FRAMES_NCOUNTERS; k++)
+			JADD(f, frames_counter_name(k), JU64(p->frames[k]));
+		JADD(o, "frames", f);
+	}
+	if (p->has_slab)
+		JADD(o, "slab", res_slab_json(p));
+	l = json_object_new_object();
+	for (int i = 0; i < p->c.nclasses; i++) {
+		json_object *c = json_object_new_object();
+
+		JADD(c, "read", lockside_json(&p->c.classes[i].side[LS_READ]));
+		JADD(c, "write", lockside_json(&p->c.classes[i].side[LS_WRITE]));
+		JADD(l, p->c.classes[i].name, c);
+	}
+	JADD(o, "lockstat", l);
+	if (res_host_compare(p, &r->host_lock, &hc))
+		JADD(o, "host_mmap_lock", host_lock_json(&r->host_lock, &hc, p));
+	if (p->c.ncounters) {
+		json_object *c = json_object_new_object();
+
+		for (int i = 0; i < p->c.ncounters; i++)
+			JADD(c, p->c.counter_names[i], JU64(p->c.counters[i]));
+		JADD(o, "scheme_counters", c);
+	}
+	JADD(o, "host", host_json(p));
+	return o;
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (c && !strncmp(line, "model name", 10)) {
+			c += 2;
+			c[strcspn(c, "\n")] = 0;
+			snprintf(buf, len, "%s", c);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+
+/* The host kernel: what a kernel column ran on, what may spread runs. */
+static json_object *host_kernel_json(const struct res_host_kernel *k)
+{
+	json_object *o = json_object_new_object();
+
+	JADD(o, "release", json_object_new_string(k->release));
+	JADD(o, "per_vma_lock", k->per_vma_lock < 0 ? NULL :
+	     json_object_new_boolean(k->per_vma_lock));
+	JADD(o, "per_vma_lock_from", json_object_new_string(k->per_vma_from));
+	JADD(o, "virtual_machine", json_object_new_boolean(k->vm));
+	JADD(o, "page_reporting_order", k->page_reporting_order < 0 ? NULL :
+	     json_object_new_int(k->page_reporting_order));
+	JADD(o, "damon_running", json_object_new_boolean(k->damon));
+	if (k->first_touch_us > 0)
+		JADD(o, "first_touch_us", json_object_new_double(k->first_touch_us));
+	if (k->retouch_us > 0)
+		JADD(o, "retouch_us", json_object_new_double(k->retouch_us));
+	return o;
+}
+static json_object *meta_json(const struct res_file *r)
+{
+	json_object *o = json_object_new_object();
+	struct utsname u;
+	char buf[256];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	uname(&u);
+	JADD(o, "kernel", json_object_new_string(u.release));
+	JADD(o, "machine", json_object_new_string(u.machine));
+	cpu_model(buf, sizeof(buf));
+	JADD(o, "cpu_model", json_object_new_string(buf));
+	JADD(o, "cpus", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	JADD(o, "numa_nodes", json_object_new_int(
+		numa_available() < 0 ? 1 : numa_num_configured_nodes()));
+	JADD(o, "vmsim_version", json_object_new_string(VMSIM_VERSION));
+	JADD(o, "git_revision", json_object_new_string(VMSIM_GIT_REV));
+	if (vma_tree_maple_built())      /* the kernel the maple tree is */
+		JADD(o, "maple_tree", json_object_new_string(
+			vma_tree_maple_release()));
+	gmtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	JADD(o, "date", json_object_new_string(buf));
+	if (r->host_wake_us > 0)
+		JADD(o, "wake_us", json_object_new_double(r->host_wake_us));
+	if (r->host_uffd_block_us > 0)
+		JADD(o, "uffd_block_us", json_object_new_double(r->host_uffd_block_us));
+	if (r->host_uffd_busy_us > 0)
+		JADD(o, "uffd_busy_us", json_object_new_double(r->host_uffd_busy_us));
+	if (r->host_kernel.have)
+		JADD(o, "host_kernel", host_kernel_json(&r->host_kernel));
+	return o;
+}
+
+json_object *res_json_of(const struct res_file *r, json_object *options,
+			 json_object *command, json_object *by_scheme)
+{
+	json_object *o = json_object_new_object(), *ms, *ps;
+
+	JADD(o, "vmsim_result", json_object_new_int(RES_FORMAT_VERSION));
+	JADD(o, "complete", json_object_new_boolean(r->complete));
+	if (!r->complete && r->stopped[0])
+		JADD(o, "stopped", json_object_new_string(r->stopped));
+	JADD(o, "scheme", json_object_new_string(r->scheme));
+	if (r->label && strcmp(r->label, r->scheme))
+		JADD(o, "label", json_object_new_string(r->label));
+	JADD(o, "workload", json_object_new_string(r->workload));
+	JADD(o, "fault_source", json_object_new_string(r->fault_source));
+	JADD(o, "meta", meta_json(r));
+	if (command)
+		JADD(o, "command", json_object_get(command));
+	JADD(o, "options", options ? json_object_get(options)
+				   : json_object_new_object());
+	if (by_scheme && json_object_array_length(by_scheme))
+		JADD(o, "by_scheme", json_object_get(by_scheme));
+	ms = json_object_new_object();
+	for (int m = 0; m < r->nmetrics; m++) {
+		json_object *d = json_object_new_object();
+
+		JADD(d, "unit", json_object_new_string(r->metrics[m].unit));
+		JADD(d, "better", json_object_new_string(
+			r->metrics[m].higher_better ? "higher" : "lower"));
+		JADD(d, "primary", json_object_new_boolean(r->metrics[m].primary));
+		JADD(ms, r->metrics[m].name, d);
+	}
+	JADD(o, "metrics", ms);
+	ps = json_object_new_array();
+	for (int i = 0; i < r->npoints; i++)
+		json_object_array_add(ps, point_json(r, &r->points[i]));
+	JADD(o, "results", ps);
+	return o;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* vmsim run's option table, from resfile/run_opts.def; its --help lines. */
+#include <string.h>
+
+#include "base/complain.h"
+#include "resfile/run_opts.h"
+
+const struct run_opt run_optlist[RUN_NOPTS] = {
+#define RUN_OPT(id, field, ...) [RUN_O_##id] = { __VA_ARGS__ },
+#include "resfile/run_opts.def"
+#undef RUN_OPT
+};
+
+const struct run_opt *run_opt_by_key(const char *key)
+{
+	for (int i = 0; i < RUN_NOPTS; i++)
+		if (run_optlist[i].key && !strcmp(run_optlist[i].key, key))
+			return &run_optlist[i];
+	return NULL;
+}
+
+int run_opt_pick(enum run_opt_id id, const char *arg, const char *const *names,
+		 int n)
+{
+	const struct run_opt *o = &run_optlist[id];
+
+	return names ? cli_pick(o->what, arg, names, n) :
+		       cli_pick(o->what, arg, o->choices, o->nchoices);
+}
+
+bool run_opt_applies(const struct run_opt *o, const char *source,
+		     bool processes)
+{
+	if ((o->needs & RUN_NEEDS_UFFD) && strcmp(source, "uffd"))
+		return false;
+	return !((o->needs & RUN_NEEDS_THREADS) && processes);
+}
+
+const char *run_opt_needs_text(const struct run_opt *o)
+{
+	if ((o->needs & RUN_NEEDS_UFFD) && (o->needs & RUN_NEEDS_THREADS))
+		return "with the uffd fault source in --mode threads";
+	return o->needs & RUN_NEEDS_UFFD ? "with the uffd fault source" :
+	       "in --mode threads";
+}
+
+/* "  -l, --lock NAME[,NAME]   text", later lines of text under its start. */
+#define HELP_COL 27
+
+void run_opts_help(FILE *f)
+{
+	for (int i = 0; i < RUN_NOPTS; i++) {
+		const struct run_opt *o = &run_optlist[i];
+		const char *s = o->help, *nl;
+		int w;
+
+		if (!s)
+			continue;
+		w = o->shrt ? fprintf(f, "  -%c, --%s", o->shrt, o->name) :
+			      fprintf(f, "      --%s", o->name);
+		if (o->metavar)
+			w += fprintf(f, " %s", o->metavar);
+		fprintf(f, "%*s", w < HELP_COL ? HELP_COL - w : 1, "");
+		for (; (nl = strchr(s, '\n')); s = nl + 1)
+			fprintf(f, "%.*s\n%*s", (int)(nl - s), s, HELP_COL, "");
+		fprintf(f, "%s\n", s);
+		/* The bounds the parser holds it to, from the same fields. */
+		if (o->parse == RUN_PARSE_INT)
+			fprintf(f, "%*s%s from %ld to %ld\n", HELP_COL, "",
+				o->metavar, o->lo, o->hi);
+	}
+}
