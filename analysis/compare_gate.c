@@ -449,7 +449,7 @@ static int runs_row(const struct cmp_file *files, const int *side, int n,
 			 "spread between runs (separate runs of one build differ "
 			 "by several percent) cannot be measured from so few, "
 			 "and one sample's spread is not it; give a folder of 3 "
-			 "or more runs a side (vmsim run -o base/run1.json ...), "
+			 "or more runs a side (vmsim run -o baseline/run1.json ...), "
 			 "or gate with vmsim gate, which runs both sides in "
 			 "rounds", nb, PLURAL(nb), nc, files[cfile].shown);
 		goto out;

@@ -108,7 +108,7 @@ static void gate_usage(void)
 	       "                         (e.g. \"--hold-extra 500\")\n"
 	       "  --recipe RESULT        run what RESULT records (its options)\n"
 	       "  --baseline RESULT      RESULT is the base; only the candidate runs\n"
-	       "  --rounds N             base/candidate rounds (default %d; by\n"
+	       "  --rounds N             base and candidate rounds (default %d; by\n"
 	       "                         round at least %d)\n"
 	       "  --run-timeout SECS     end a run (its whole process group) that\n"
 	       "                         has not ended in SECS (default %d)\n"

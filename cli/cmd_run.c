@@ -189,11 +189,6 @@ static int run_host_opt(struct run_args *a, enum run_opt_id opt, const char *arg
 			return EXIT_USAGE;
 		c->mm.source = fault_source_find(arg);
 		return 0;
-	case RUN_O_MODE:
-		if ((k = run_opt_pick(RUN_O_MODE, arg, NULL, 0)) < 0)
-			return EXIT_USAGE;
-		c->processes = k == 1;
-		return 0;
 	case RUN_O_NUMA:             /* "default" is not given: the absence */
 		if ((k = run_opt_pick(RUN_O_NUMA, arg, sim_numa_names + 1,
 				      SIM_NUMA_N - 1)) < 0)
@@ -206,7 +201,6 @@ static int run_host_opt(struct run_args *a, enum run_opt_id opt, const char *arg
 			return cli_bad("bad fault timeout '%s': want 0 (off) to "
 				   "3600 seconds", arg);
 		return 0;
-	case RUN_O_PIN: c->pin = true; return 0;
 	case RUN_O_HANDLER_CPU:
 		if ((k = run_opt_pick(RUN_O_HANDLER_CPU, arg,
 				      runner_handler_cpu_names, HANDLER_CPU_N)) < 0)
@@ -220,16 +214,7 @@ static int run_host_opt(struct run_args *a, enum run_opt_id opt, const char *arg
 			return EXIT_USAGE;
 		c->uffd_split = (enum uffd_split)(k + 1);
 		return 0;
-	case RUN_O_CEILING:
-		if ((k = run_opt_pick(RUN_O_CEILING, arg, NULL, 0)) < 0)
-			return EXIT_USAGE;
-		a->ceiling = k;
-		return 0;
-	case RUN_O_BRIEF: a->brief = true; return 0;
 	case RUN_O_VERDICTS: a->verdicts = a->brief = true; return 0;
-	case RUN_O_JSON: a->json = arg; return 0;
-	case RUN_O_FORCE: a->force = true; return 0;
-	case RUN_O_QUIET: a->quiet = true; return 0;
 	default:
 		break;
 	}
@@ -355,15 +340,32 @@ static int run_settle(struct run_args *a)
 	return 0;
 }
 
-/* Where each RUN_PARSE_INT option's value goes (FIELD in run_opts.def). */
-static const size_t run_fields[RUN_NOPTS] = {
-#define FIELD(f) offsetof(struct run_args, f)
-#define NOFIELD SIZE_MAX
-#define RUN_OPT(id, field, ...) [RUN_O_##id] = field,
+/* Where an option's value goes (BIND in run_opts.def): a member of
+ * struct run_args of the type its kind takes, checked at compile time. */
+enum run_bind_kind { RUN_BIND_NONE, RUN_BIND_INT, RUN_BIND_FLAG,
+		     RUN_BIND_CHOICE, RUN_BIND_STRING };
+struct run_bind {
+	enum run_bind_kind kind;
+	size_t off;                      /* offsetof(struct run_args, ...) */
+};
+#define RUN_BIND_AT(f, T) (offsetof(struct run_args, f) + 0 * sizeof(struct { \
+	_Static_assert(__builtin_types_compatible_p(				\
+		__typeof__(((struct run_args *)0)->f), T),			\
+		"run_opts.def: " #f " is not " #T); int x; }))
+static const struct run_bind run_binds[RUN_NOPTS] = {
+#define NOFIELD { RUN_BIND_NONE, 0 }
+#define INT(f) { RUN_BIND_INT, RUN_BIND_AT(f, int) }
+#define FLAG(f) { RUN_BIND_FLAG, RUN_BIND_AT(f, bool) }
+#define CHOICE(f) { RUN_BIND_CHOICE, RUN_BIND_AT(f, bool) }  /* of two */
+#define STRING(f) { RUN_BIND_STRING, RUN_BIND_AT(f, const char *) }
+#define RUN_OPT(id, bind, rec, ...) [RUN_O_##id] = bind,
 #include "resfile/run_opts.def"
 #undef RUN_OPT
+#undef STRING
+#undef CHOICE
+#undef FLAG
+#undef INT
 #undef NOFIELD
-#undef FIELD
 };
 
 /* getopt's tables, from run_optlist: the long options (each value
@@ -402,20 +404,39 @@ static int run_opt_id(int opt)
 	return -1;
 }
 
-/* A RUN_PARSE_INT option into its field: 0 or EXIT_USAGE. */
-static int run_int_opt(struct run_args *a, enum run_opt_id id, const char *arg)
+/* An option bound to a field (BIND): its value there; 0 or EXIT_USAGE. */
+static int run_bound_opt(struct run_args *a, enum run_opt_id id, const char *arg)
 {
 	const struct run_opt *o = &run_optlist[id];
+	char *p = (char *)a + run_binds[id].off;
 	long v;
+	int k;
 
-	if (parse_long(arg, o->lo, o->hi, &v)) {
-		fprintf(stderr, "%s: bad %s '%s': want %ld to %ld", prog, o->what,
-			arg, o->lo, o->hi);
-		cli_see_help();
-		return EXIT_USAGE;
+	switch (run_binds[id].kind) {
+	case RUN_BIND_INT:
+		if (parse_long(arg, o->lo, o->hi, &v)) {
+			fprintf(stderr, "%s: bad %s '%s': want %ld to %ld", prog,
+				o->what, arg, o->lo, o->hi);
+			cli_see_help();
+			return EXIT_USAGE;
+		}
+		*(int *)p = (int)v;
+		return 0;
+	case RUN_BIND_FLAG:
+		*(bool *)p = true;
+		return 0;
+	case RUN_BIND_CHOICE:
+		if ((k = run_opt_pick(id, arg, NULL, 0)) < 0)
+			return EXIT_USAGE;
+		*(bool *)p = k == 1;
+		return 0;
+	case RUN_BIND_STRING:
+		*(const char **)p = arg;
+		return 0;
+	case RUN_BIND_NONE:
+		break;
 	}
-	*(int *)((char *)a + run_fields[id]) = (int)v;
-	return 0;
+	return -1;
 }
 
 /* One option of the table: 0 or EXIT_USAGE. */
@@ -429,14 +450,15 @@ static int run_one_opt(struct run_args *a, enum run_opt_id id, const char *arg)
 			       "with the harness's options only: --%s is not "
 			       "taken", run_optlist[id].name);
 
+	if (run_binds[id].kind != RUN_BIND_NONE)
+		return run_bound_opt(a, id, arg);
 	switch (run_optlist[id].parse) {
-	case RUN_PARSE_INT:
-		return run_int_opt(a, id, arg);
 	case RUN_PARSE_MEM:
 		return run_mem_opt(&a->c, id, arg);
 	case RUN_PARSE_REPLAY:
 		a->given |= WL_OPT_TRACE;
 		return run_replay_opt(&a->c, id, arg);
+	case RUN_PARSE_INT:              /* bound: INT(...) */
 	case RUN_PARSE_HERE:
 		break;
 	}
@@ -460,11 +482,9 @@ static int run_parse(int argc, char **argv, struct run_args *a)
 		id = run_opt_id(opt);
 		if (id < 0)
 			return cli_bad_option(argv, opt, run_longopts);
-		if (id == RUN_O_HELP) {
-			a->help = true;
-			return 0;
-		}
 		ret = run_one_opt(a, (enum run_opt_id)id, optarg);
+		if (a->help)
+			return 0;
 		if (ret)
 			return ret;
 	}
@@ -731,6 +751,31 @@ static void run_args_init(struct run_args *out)
  * mode and uffd and handler options, -i samples each — as rates and
  * efficiencies against linear.
  */
+json_object *cmd_run_preview(int argc, char **argv)
+{
+	struct run_args a;
+	json_object *root = NULL;
+
+	run_args_init(&a);
+	if (!run_parse(argc, argv, &a) && !a.help) {
+		const struct run_harness_opts h = {
+			.nhandlers = a.c.uffd.nhandlers,
+			.max_tasks = a.max_tasks, .ceiling = a.ceiling };
+
+		root = json_object_new_object();
+		json_object_object_add(root, "scheme", json_object_new_string(
+			runner_target_lock(&a.c, 0)->name));
+		json_object_object_add(root, "workload",
+				       json_object_new_string(a.c.wl->name));
+		json_object_object_add(root, "fault_source",
+				       json_object_new_string(a.c.mm.source->name));
+		json_object_object_add(root, "options",
+				       run_options_json(&a.c, 0, &h));
+	}
+	run_replay_done(&a.c);
+	return root;
+}
+
 int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct run_args a;

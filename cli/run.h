@@ -92,6 +92,12 @@ void run_ceiling_print(FILE *f, const struct run_ceiling *h);
 int run_ceiling_warn(FILE *f, const struct run_ceiling *h, const int *tasks,
 		     int ntasks);
 
+/* vmsim run's arguments (argv[0] "run") parsed and settled as a run
+ * settles them, nothing run: the part of target 0's result that vmsim
+ * rerun reads (scheme, workload, fault source, options); NULL after the
+ * complaint (cli/cmd_run.c; tests/cli/test_options.c). */
+json_object *cmd_run_preview(int argc, char **argv);
+
 /* The exit status of a run that returned ret (cli/run_guard.c). */
 int run_status(int ret);
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A run's options, both ways: what a result file records of the run that
- * made it (run_options_json: every option that changes what is measured),
+ * made it (run_options_json: each option's RECORD in resfile/run_opts.def,
+ * every option that changes what is measured or lets the run run again),
  * and the vmsim run command line that runs it again (run_rerun_args:
- * vmsim rerun and vmsim gate), whose form for each key is resfile/run_opts.def's.
- * A key written here that the table lacks is caught where it is written
- * (SIM_WARN_ON) and by tests/suites/cli.sh, which runs a result again and checks
- * the new result's options are the old ones.
+ * vmsim rerun and vmsim gate), whose form for each key is the table's
+ * too. tests/cli/test_options.c walks the table: every keyed option set
+ * to its .test value is recorded, and the rerun's options are the same.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -20,60 +20,72 @@
 #include "sim/mem/frames.h"
 #include "sim/mem/slab.h"
 
-/* The slab caches, how VMAs and tree nodes are freed, and RCU. */
-static void run_options_mem_json(json_object *o, const struct run_cfg *c,
-				 int target)
+/* The values the table's RECORD expressions compute (run_opts.def). */
+static json_object *run_rec_tasks(const struct run_cfg *c, int target,
+				  const struct run_harness_opts *h)
 {
-	json_object_object_add(o, "slab", json_object_new_string(
-		slab_kind_name(runner_target_slab(c, target))));
-	if (runner_target_slab(c, target) == SLAB_SHEAVES)
-		json_object_object_add(o, "rcu_free", json_object_new_string(
-			slab_rcu_free_name(runner_target_rcu_free(c, target))));
-	/* How VMAs are freed, as settled against the target's scheme. */
-	json_object_object_add(o, "vma_free", json_object_new_string(
-		sim_vma_free_name(sim_vma_free_typesafe(c->mm.vma_free,
-			runner_target_lock(c, target)) ? SIM_VMA_FREE_TYPESAFE :
-			SIM_VMA_FREE_RCU)));
-	if (runner_target_slab(c, target) == SLAB_SLUB)
-		json_object_object_add(o, "kfree_rcu", json_object_new_string(
-			sim_kfree_rcu_name(c->mm.kfree_rcu)));
-	/* Lazy RCU's limits, wherever a callback may wait lazily. */
-	if (runner_target_slab(c, target) == SLAB_SHEAVES ||
-	    (runner_target_slab(c, target) == SLAB_SLUB &&
-	     c->mm.kfree_rcu == SIM_KFREE_RCU_CALL)) {
-		json_object_object_add(o, "rcu_lazy_max", json_object_new_int(
-			(int)(c->mm.rcu_lazy_max ? c->mm.rcu_lazy_max : RCU_LAZY_MAX)));
-		json_object_object_add(o, "rcu_lazy_flush_ms", json_object_new_int64(
-			(int64_t)(c->mm.rcu_lazy_flush_ms ? c->mm.rcu_lazy_flush_ms :
-				  RCU_LAZY_FLUSH_NS / 1000000)));
-	}
-	if (runner_target_slab(c, target) != SLAB_MALLOC)
-		json_object_object_add(o, "slab_fastpath", json_object_new_string(
-			run_optlist[RUN_O_SLAB_FASTPATH].choices[
-				!runner_slab_fast_rseq(c)]));
-	/* What mprotect locks, where the scheme has a choice. */
-	if (runner_target_lock(c, target)->write_begin_mprotect)
-		json_object_object_add(o, "mprotect_range", json_object_new_string(
-			lock_mprotect_range_names[runner_target_mprotect(c, target)]));
-	json_object_object_add(o, "tree", json_object_new_string(
-		vma_tree_kind_name(runner_target_tree(c, target))));
-	json_object_object_add(o, "tree_alloc", json_object_new_string(
-		run_optlist[RUN_O_TREE_ALLOC].choices[c->mm.tree_spares]));
-	json_object_object_add(o, "rcu_cbs", json_object_new_string(
-		sim_rcu_cbs_names[c->mm.rcu_cbs]));
+	json_object *t = json_object_new_array();
+
+	for (int i = 0; i < c->ntasklist; i++)
+		json_object_array_add(t, json_object_new_int(c->tasks[i]));
+	return t;
 }
 
-/* How it ran: put back by rerun so that the run runs again (a
- * --max-tasks 400 run was refused), never a difference. */
-static void run_options_harness_json(json_object *o, const struct run_cfg *c,
+static json_object *run_rec_speed(const struct run_cfg *c, int target,
+				  const struct run_harness_opts *h)
+{
+	return c->speed > 0 ? json_object_new_double(c->speed) :
+			      json_object_new_string("asap");
+}
+
+/* How VMAs are freed, as settled against the target's scheme. */
+static json_object *run_rec_vma_free(const struct run_cfg *c, int target,
 				     const struct run_harness_opts *h)
 {
-	json_object_object_add(o, "handlers", json_object_new_int(h->nhandlers));
-	json_object_object_add(o, "max_tasks", json_object_new_int(h->max_tasks));
-	json_object_object_add(o, "ceiling", json_object_new_string(
-		run_optlist[RUN_O_CEILING].choices[h->ceiling]));
-	json_object_object_add(o, "fault_timeout",
-			       json_object_new_double(c->fault_timeout));
+	return json_object_new_string(sim_vma_free_name(sim_vma_free_typesafe(
+		c->mm.vma_free, runner_target_lock(c, target)) ?
+		SIM_VMA_FREE_TYPESAFE : SIM_VMA_FREE_RCU));
+}
+
+/* Lazy RCU's limits, wherever a callback may wait lazily. */
+static bool run_rec_lazy(const struct run_cfg *c, int target)
+{
+	return runner_target_slab(c, target) == SLAB_SHEAVES ||
+	       (runner_target_slab(c, target) == SLAB_SLUB &&
+		c->mm.kfree_rcu == SIM_KFREE_RCU_CALL);
+}
+
+/* Option id's value in the result of target, or NULL where the run does
+ * not record it (the table's RECORD). */
+static json_object *run_opt_record(enum run_opt_id id, const struct run_cfg *c,
+				   int target, const struct run_harness_opts *h)
+{
+#define NOREC NULL
+#define REC_INT(e) json_object_new_int(e)
+#define REC_I64(e) json_object_new_int64((int64_t)(e))
+#define REC_DBL(e) json_object_new_double(e)
+#define REC_BOOL(e) json_object_new_boolean(e)
+#define REC_STR(e) json_object_new_string(e)
+#define REC_CHOICE(id, e) REC_STR(run_optlist[RUN_O_##id].choices[e])
+#define REC_FN(fn) fn(c, target, h)
+#define REC_IF(cond, rec) ((cond) ? (rec) : NULL)
+	switch (id) {
+#define RUN_OPT(id, bind, rec, ...) case RUN_O_##id: return rec;
+#include "resfile/run_opts.def"
+#undef RUN_OPT
+	case RUN_NOPTS:
+		break;
+	}
+	return NULL;
+#undef REC_IF
+#undef REC_FN
+#undef REC_CHOICE
+#undef REC_STR
+#undef REC_BOOL
+#undef REC_DBL
+#undef REC_I64
+#undef REC_INT
+#undef NOREC
 }
 
 /* Do some of the run's schemes choose an mprotect's range and some not? */
@@ -104,100 +116,27 @@ json_object *run_by_scheme_json(const struct run_cfg *c)
 	return a;
 }
 
-/* Is every key of o in resfile/run_opts.def (so vmsim rerun can put it
- * back, and compare knows what its absence meant)? */
-static bool keys_known(json_object *o)
-{
-	json_object_object_foreach(o, key, val) {
-		(void)val;
-		if (!run_opt_by_key(key))
-			return false;
-	}
-	return true;
-}
-
+/* Every keyed option of the table whose RECORD gives a value, in the
+ * table's order; only where it applies (the table's needs): what a run
+ * of another source or mode does not have, it does not record. */
 json_object *run_options_json(const struct run_cfg *c, int target,
 			  const struct run_harness_opts *h)
 {
-	json_object *o = json_object_new_object(), *t = json_object_new_array();
+	json_object *o = json_object_new_object();
 
-	for (int i = 0; i < c->ntasklist; i++)
-		json_object_array_add(t, json_object_new_int(c->tasks[i]));
-	json_object_object_add(o, "tasks", t);
-	json_object_object_add(o, "iterations", json_object_new_int(c->wo.iterations));
-	if (c->wl->min_mem)              /* only where the workload uses it */
-		json_object_object_add(o, "mem", json_object_new_int64((int64_t)c->wo.mem));
-	json_object_object_add(o, "arena", json_object_new_int64((int64_t)c->mm.arena_size));
-	run_options_harness_json(o, c, h);
-	json_object_object_add(o, "wait", json_object_new_string(
-		uffd_wait_mode_name(c->uffd.wait)));
-	json_object_object_add(o, "batch", json_object_new_int(c->uffd.batch));
-	json_object_object_add(o, "writers", json_object_new_int(c->wo.writers));
-	json_object_object_add(o, "mode", json_object_new_string(
-		run_optlist[RUN_O_MODE].choices[c->processes]));
-	json_object_object_add(o, "pin", json_object_new_boolean(c->pin));
-	json_object_object_add(o, "folio", json_object_new_int64(
-		(int64_t)(c->mm.folio_size ? c->mm.folio_size : SIM_PAGE_SIZE)));
-	json_object_object_add(o, "fault_around", json_object_new_int64(
-		(int64_t)(c->mm.fault_around ? c->mm.fault_around : SIM_PAGE_SIZE)));
-	json_object_object_add(o, "frames", json_object_new_string(
-		frames_mode_name(c->frames)));
-	run_options_mem_json(o, c, target);
-	if (c->frames != FRAMES_NONE) {
-		json_object_object_add(o, "phys", json_object_new_int64(
-			(int64_t)c->phys));
-		json_object_object_add(o, "bulk_free", json_object_new_string(
-			frames_bulk_names[c->bulk_free]));
+	for (int i = 0; i < RUN_NOPTS; i++) {
+		const struct run_opt *opt = &run_optlist[i];
+		json_object *v;
+
+		if (!opt->key || !run_opt_applies(opt, c->mm.source->name,
+						  c->processes))
+			continue;
+		v = run_opt_record((enum run_opt_id)i, c, target, h);
+		if (v)
+			json_object_object_add(o, opt->key, v);
 	}
-	/* The default is per-task (one uffd at one task either way); an
-	 * older file's "auto" meant shared up to 4 tasks: a difference. */
-	json_object_object_add(o, "uffd", json_object_new_string(
-		runner_uffd_split_names[c->uffd_split == UFFD_SPLIT_SHARED ?
-			UFFD_SPLIT_SHARED : UFFD_SPLIT_PER_TASK]));
-	json_object_object_add(o, "handler_cpu", json_object_new_string(
-		runner_handler_cpu_names[c->handler_cpu]));
-	json_object_object_add(o, "max_map_count", json_object_new_int64(
-		(int64_t)(c->mm.max_map_count ? c->mm.max_map_count :
-			  SIM_DEFAULT_MAX_MAP_COUNT)));
-	json_object_object_add(o, "hold_extra_ns", json_object_new_int64(
-		(int64_t)c->mm.hold_extra_ns));
-	json_object_object_add(o, "numa", json_object_new_string(
-		sim_numa_names[c->mm.numa]));
-	json_object_object_add(o, "warmup", json_object_new_int(c->wo.warmup));
-	if (!c->wl->loop) {
-		json_object_object_add(o, "min_sample_ms",
-				       json_object_new_int(c->min_sample_ms));
-		json_object_object_add(o, "passes", json_object_new_int(c->passes));
-	}
-	if (c->wl->loop) {
-		json_object_object_add(o, "duration", json_object_new_int(c->wo.duration));
-		json_object_object_add(o, "interval_ms", json_object_new_int(c->wo.interval_ms));
-	}
-	if (c->wl->options & WL_OPT_CYCLES)
-		json_object_object_add(o, "cycles", json_object_new_int64(c->wo.cycles));
-	if (c->wl->options & WL_OPT_ZAP)
-		json_object_object_add(o, "zap", json_object_new_string(
-			run_optlist[RUN_O_ZAP].choices[c->wo.zap_per_range]));
-	if (c->wl->options & WL_OPT_TRACE) {
-		json_object_object_add(o, "trace", json_object_new_string(
-			c->trace ? c->trace : ""));
-		if (c->speed > 0)
-			json_object_object_add(o, "speed",
-					       json_object_new_double(c->speed));
-		else
-			json_object_object_add(o, "speed",
-					       json_object_new_string("asap"));
-	}
-	/* Only where it applies (the table's needs): what a run of another
-	 * source or mode does not have, it does not record. */
-	for (int i = 0; i < RUN_NOPTS; i++)
-		if (run_optlist[i].key && !run_opt_applies(&run_optlist[i],
-				c->mm.source->name, c->processes))
-			json_object_object_del(o, run_optlist[i].key);
-	SIM_WARN_ON(!keys_known(o));
 	return o;
 }
-
 
 /* --- the other way: a result's options as run arguments --------------- */
 
@@ -289,8 +228,8 @@ static int add_option(struct run_args_vec *v, const struct run_opt *o,
 	    !run_opt_applies(o, src, processes))
 		return 0;
 	switch (o->redo) {
-	case RUN_REDO_NONE:
-		break;
+	case RUN_REDO_NONE:              /* recorded, never put back */
+		return 0;
 	case RUN_REDO_FLAG:
 		return json_object_get_boolean(val) ? run_args_add(v, flag) : 0;
 	case RUN_REDO_LIST:

@@ -6,7 +6,7 @@
 #include "resfile/run_opts.h"
 
 const struct run_opt run_optlist[RUN_NOPTS] = {
-#define RUN_OPT(id, field, ...) [RUN_O_##id] = { __VA_ARGS__ },
+#define RUN_OPT(id, bind, rec, ...) [RUN_O_##id] = { __VA_ARGS__ },
 #include "resfile/run_opts.def"
 #undef RUN_OPT
 };

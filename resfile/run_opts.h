@@ -17,8 +17,8 @@
 
 /* Which code parses an option's value. */
 enum run_opt_parse {
-	RUN_PARSE_HERE,          /* cmd_run.c's switch (lists, names, flags) */
-	RUN_PARSE_INT,           /* an int from lo to hi into FIELD */
+	RUN_PARSE_HERE,          /* bound (BIND), or cmd_run.c's switch */
+	RUN_PARSE_INT,           /* an int from lo to hi into its INT(...) */
 	RUN_PARSE_MEM,           /* run_mem_opt (cli/run_mem.c) */
 	RUN_PARSE_REPLAY,        /* run_replay_opt (cli/run_replay.c) */
 };
@@ -72,6 +72,11 @@ struct run_opt {
 				  * the option existed) meant: */
 	const char *before_str;
 	long long before_num;
+	/* A value other than the default, and the options it needs beside
+	 * ("--slab sheaves"): tests/cli/test_options.c sets it and checks it
+	 * is recorded and that vmsim rerun reproduces it. "" for a flag;
+	 * "@trace" stands for a shipped trace. */
+	const char *test, *test_with;
 };
 #define RUN_NEEDS_UFFD    0x1    /* the uffd fault source */
 #define RUN_NEEDS_THREADS 0x2    /* --mode threads */
@@ -82,7 +87,7 @@ struct run_opt {
 			  sizeof(char *))
 
 enum run_opt_id {
-#define RUN_OPT(id, field, ...) RUN_O_##id,
+#define RUN_OPT(id, bind, rec, ...) RUN_O_##id,
 #include "resfile/run_opts.def"
 #undef RUN_OPT
 	RUN_NOPTS

@@ -13,8 +13,10 @@
   - no include loop between files;
   - no function over 80 lines (a file is as long as its concern needs);
   - with a build directory: every external symbol of every object
-    carries its module's prefix (the table below), and no object of
-    vmsim-compare's library comes from a simulator folder.
+    carries its module's prefix (the table below), no object of
+    vmsim-compare's libraries comes from a simulator folder, and each
+    Check program of tests/<layer>/ links only the libraries of its
+    layer and those below (no json-c or GSL under resfile/).
 
   usage: check-structure.py SOURCE_DIR [BUILD_DIR]
 Prints one line per breach; exits 1 if there is any."""
@@ -272,6 +274,50 @@ def check_symbols(root, build, bad):
                            f"prefix ({', '.join(pre)})")
 
 
+# The libraries each layer's tests may link (tests/<layer>/: the layer's
+# and those below it), and whether json-c and GSL may be among them.
+TEST_LIBS = {
+    "base": {"vmsim_base"},
+    "locks": {"vmsim_base", "vmsim_sync", "vmsim_locks"},
+    "uffd": {"vmsim_base", "vmsim_uffd"},
+}
+TEST_LIBS["sim"] = TEST_LIBS["locks"] | TEST_LIBS["uffd"] | {"vmsim_sim"}
+TEST_LIBS["workloads"] = TEST_LIBS["sim"] | {"vmsim_workloads"}
+TEST_LIBS["analysis"] = {"vmsim_base", "vmsim_stats", "vmsim_schema",
+                         "vmsim_analysis"}
+NO_REPORTING = ("base", "locks", "uffd", "sim", "workloads")
+
+
+def check_test_links(build, bad):
+    """Each Check program of tests/<layer>/ links only its layer's
+    libraries and those below (CMake's link line for it)."""
+    d = os.path.join(build, "tests", "CMakeFiles")
+    if not os.path.isdir(d):
+        return
+    for t in sorted(os.listdir(d)):
+        link = os.path.join(d, t, "link.txt")
+        if not t.endswith(".dir") or not os.path.exists(link):
+            continue
+        words = open(link, encoding="utf-8").read().split()
+        objs = [w for w in words if w.endswith(".c.o")]
+        m = re.match(r"CMakeFiles/[^/]+\.dir/([a-z]+)/", objs[0]) if objs \
+            else None
+        if not m or m.group(1) not in TEST_LIBS:
+            continue
+        lay = m.group(1)
+        libs = {re.sub(r"^lib|\.a$", "", os.path.basename(w))
+                for w in words if re.search(r"libvmsim_\w+\.a$", w)}
+        for lib in sorted(libs - TEST_LIBS[lay]):
+            bad.append(f"tests/{lay}/{t[:-4]}: links {lib}, not of its "
+                       "layer or below")
+        if lay in NO_REPORTING:
+            for w in words:
+                if re.search(r"(json-c|gsl)", w):
+                    bad.append(f"tests/{lay}/{t[:-4]}: links {w}: no "
+                               "json-c or GSL below the result file")
+                    break
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(os.path.dirname(__file__), "..")
@@ -279,6 +325,7 @@ def main():
     check_sources(root, bad)
     if len(sys.argv) > 2:
         check_symbols(root, sys.argv[2], bad)
+        check_test_links(sys.argv[2], bad)
     for b in dict.fromkeys(bad):     # once each, in order
         print(b)
     sys.exit(1 if bad else 0)

@@ -39,16 +39,21 @@ done
 
 # Every path of this repository that docs/, the README or a comment
 # names exists (as the kernel's documentation-file-ref-check does):
-# a word that starts with one of vmsim's folders. mm/, kernel/, include/
-# are the kernel's (vmsim has none of them); the guides' example files
-# are the ones a reader is told to write.
+# a word that starts with one of the repository's top-level folders,
+# found from the root or from the naming file's folder. mm/, kernel/,
+# include/ are the kernel's (vmsim has none of them at the top); the
+# guides' example files are the ones a reader is told to write.
 python3 - "$root" <<'PY' && ok || fail "paths named that do not exist"
 import glob, os, re, subprocess, sys
 root = sys.argv[1]
 files = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True,
                        text=True).stdout.split()
-word = re.compile(r'(?<![\w./-])((?:locks|uffd|sim|workloads|cli|tests|scripts|docs)/'
-                  r'[A-Za-z0-9_*.+/-]*[A-Za-z0-9_*])')
+# Every top-level folder of the repository, as it is now: a new layer
+# is checked the day it is made.
+tops = sorted({f.split("/")[0] for f in files if "/" in f and
+               not f.startswith(".")})
+word = re.compile(r'(?<![\w./-])((?:' + "|".join(map(re.escape, tops)) +
+                  r')/[A-Za-z0-9_*.+/-]*[A-Za-z0-9_*])')
 written_by_reader = {"locks/exclusive.c", "locks/biglock.c",
                      "workloads/pft_read.c"}
 bad = []
@@ -60,7 +65,10 @@ for f in files:
     for n, line in enumerate(open(os.path.join(root, f), errors="replace"), 1):
         for m in word.finditer(line):
             p = m.group(1).rstrip(".")
-            if p in written_by_reader or glob.glob(os.path.join(root, p)):
+            # From the root, or from the naming file's own folder (a
+            # CMakeLists.txt names its folder's files so).
+            if p in written_by_reader or glob.glob(os.path.join(root, p)) \
+                    or glob.glob(os.path.join(root, os.path.dirname(f), p)):
                 continue
             bad.append(f"{f}:{n}: {p}")
 if bad:

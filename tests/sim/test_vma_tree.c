@@ -7,7 +7,7 @@
  * protection, madvise, brk, max_map_count.
  */
 #include "sim/faults/sources.h"
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,7 @@
 #include "sim/mm.h"
 #include "locks/sync/rcu.h"
 #include "sim/vma_tree.h"
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 

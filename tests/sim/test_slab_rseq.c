@@ -17,7 +17,7 @@
  * the sections switched off (--slab-fastpath lock). And no count is
  * ever lost (test_counts): the counters are results.
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>

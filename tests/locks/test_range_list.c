@@ -6,7 +6,7 @@
  * of random ranges with nodes retired and reused while others walk past
  * them — every overlap of a writer with another holder counted.
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -12,12 +12,13 @@
  *  - munmap gives every page back.
  */
 #include "sim/faults/sources.h"
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
+#include "tests/uffd/uffd_util.h"
 #include <errno.h>
 
 #include "sim/fault.h"
 #include "sim/mm.h"
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 #define F (64UL << 10)

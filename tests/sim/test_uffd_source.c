@@ -9,7 +9,8 @@
  * Skips (77) only when userfaultfd is truly unavailable.
  */
 #include "sim/faults/sources.h"
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
+#include "tests/uffd/uffd_util.h"
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -22,7 +23,7 @@
 #include "sim/faults/uffd_source_int.h"
 #include "sim/fault.h"
 #include "sim/mm.h"
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 #define NPAGES 512

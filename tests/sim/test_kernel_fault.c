@@ -10,14 +10,16 @@
  * fault of another thread at the same time is not taken for one.
  */
 #include "sim/faults/sources.h"
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
+#include "tests/uffd/uffd_util.h"
+#include "tests/locks/lock_util.h"
 #include "locks/schemes.h"
 #include <errno.h>
 #include <pthread.h>
 
 #include "sim/fault.h"
 #include "sim/mm.h"
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 #define NPG 64

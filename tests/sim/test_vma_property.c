@@ -31,11 +31,11 @@
 #include <string.h>
 
 #include "sim/faults/sources.h"
-#include "tests/unit/recording_scheme.h"
+#include "tests/sim/recording_scheme.h"
 #include "sim/fault.h"
 #include "sim/mm.h"
 #include "locks/sync/rcu.h"
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define NP     1024                      /* pages in the arena */
 #define P      SIM_PAGE_SIZE

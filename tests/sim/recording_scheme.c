@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "tests/unit/recording_scheme.h"
+#include "tests/sim/recording_scheme.h"
 
 #include <errno.h>
 #include <stdio.h>

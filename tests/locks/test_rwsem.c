@@ -5,7 +5,8 @@
  * writer, HANDOFF stops stealing, downgrade lets queued readers in and not
  * the writer, and grants survive churn.
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
+#include "locks/lock_ops.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>

@@ -18,13 +18,14 @@
  * exactly those in the tree), and once the mm is gone, every object free.
  */
 #include "sim/faults/sources.h"
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
+#include "tests/uffd/uffd_util.h"
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim/fault.h"
 #include "sim/mm.h"
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 #define NFR 4096                         /* 16 MiB of frames */

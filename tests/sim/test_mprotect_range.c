@@ -20,7 +20,7 @@
  * its job every time.
  */
 #include "sim/faults/sources.h"
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include "locks/schemes.h"
 #include <errno.h>
 #include <pthread.h>
@@ -30,7 +30,7 @@
 #include "sim/fault.h"
 #include "sim/mm.h"
 #include "sim/vma_tree.h"
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 

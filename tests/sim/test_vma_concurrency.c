@@ -12,7 +12,7 @@
  * is left of them (vma_tree_replace). Run in the ASan and TSan builds
  * too, and once on each tree.
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,7 +23,7 @@
 #include "sim/faults/sources.h"
 #include "sim/mm.h"
 #include "sim/vma_tree.h"
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define P       SIM_PAGE_SIZE
 #define BASE    (1UL << 32)

@@ -18,7 +18,9 @@
  */
 #include "sim/faults/sources.h"
 #include "sim/faults/uffd_source.h"
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
+#include "tests/uffd/uffd_util.h"
+#include "tests/locks/lock_util.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,7 +34,7 @@
 #include "sim/mm.h"
 #include "workloads/runner.h"
 #include <signal.h>
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define P       SIM_PAGE_SIZE
 #define NPAGES  32

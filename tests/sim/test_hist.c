@@ -5,8 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include "sim/hist.h"
+#include "sim/result.h"
+
+#define EPS 1e-9
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -70,6 +73,34 @@ START_TEST(test_merge_and_edges)
 }
 END_TEST
 
+/* The mean fault is every touch's time over the faults taken, split into
+ * the lock's wait and hold and the rest. */
+START_TEST(test_fault_split)
+{
+	struct lat_hist h = { 0 };
+	struct res_point p = { .lat = &h };
+	struct res_fault_split sp;
+
+	ck_assert(!res_fault_split(&p, &sp));            /* nothing faulted */
+	hist_record(&h, 30000);
+	hist_record(&h, 10000);
+	hist_record(&h, 20);                             /* no fault: a hit */
+	p.c.faults[SIM_FAULT_ANON_WRITE] = 1;
+	p.c.faults[SIM_FAULT_PROT] = 1;
+	p.c.lock_wait_ns = 1000;
+	p.c.lock_hold_ns = 3000;
+	ck_assert(res_fault_split(&p, &sp));
+	ck_assert_double_eq_tol(sp.mean, 40020.0 / 2, EPS);
+	ck_assert_double_eq_tol(sp.lock_wait, 500, EPS);
+	ck_assert_double_eq_tol(sp.lock_hold, 1500, EPS);
+	ck_assert_double_eq_tol(sp.rest, 20010 - 2000, EPS);
+	ck_assert_double_eq_tol(sp.lock_share, 2000 / 20010.0, EPS);
+	p.c.lock_hold_ns = 1e9;                          /* never below 0 */
+	ck_assert(res_fault_split(&p, &sp));
+	ck_assert_double_eq_tol(sp.rest, 0, EPS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hist");
@@ -79,6 +110,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_quantiles_within_1pct);
 	tcase_add_test(tc, test_merge_and_edges);
+	tcase_add_test(tc, test_fault_split);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }

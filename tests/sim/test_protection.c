@@ -13,14 +13,15 @@
  * The counts are exact: the test knows every fault it causes.
  */
 #include "sim/faults/sources.h"
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
+#include "tests/uffd/uffd_util.h"
 #include <errno.h>
 
 #include "sim/fault.h"
 #include "sim/mm.h"
 #include "sim/result.h"
 #include "sim/host.h"
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define P SIM_PAGE_SIZE
 

@@ -14,7 +14,7 @@
  * the new one (the TSan build catches that; it runs this test).
  * With --vma-free rcu the freed VMA is never the next one handed out.
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include "locks/schemes.h"
 #include <pthread.h>
 #include <sched.h>
@@ -27,7 +27,7 @@
 
 #include "sim/faults/sources.h"
 #include "sim/mm.h"
-#include "tests/unit/test_tree.h"
+#include "tests/sim/test_tree.h"
 
 #define P       SIM_PAGE_SIZE
 #define NVMAS   32

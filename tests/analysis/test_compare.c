@@ -4,13 +4,12 @@
  * Welch's t-test, Mann-Whitney U) on hand-computed values and edge cases,
  * and the result-file reader's refusals.
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "analysis/compare.h"
-#include "sim/result.h"
 #include "base/stats.h"
 
 #ifndef DATA_DIR
@@ -31,34 +30,6 @@ START_TEST(test_means)
 	ck_assert_double_eq_tol(stats_min(x, 3), 1, EPS);
 	ck_assert_double_eq_tol(stats_max(x, 3), 4, EPS);
 	ck_assert(isnan(stats_stddev(x, 1)));            /* mmtests: NaN */
-}
-END_TEST
-
-/* The mean fault is every touch's time over the faults taken, split into
- * the lock's wait and hold and the rest. */
-START_TEST(test_fault_split)
-{
-	struct lat_hist h = { 0 };
-	struct res_point p = { .lat = &h };
-	struct res_fault_split sp;
-
-	ck_assert(!res_fault_split(&p, &sp));            /* nothing faulted */
-	hist_record(&h, 30000);
-	hist_record(&h, 10000);
-	hist_record(&h, 20);                             /* no fault: a hit */
-	p.c.faults[SIM_FAULT_ANON_WRITE] = 1;
-	p.c.faults[SIM_FAULT_PROT] = 1;
-	p.c.lock_wait_ns = 1000;
-	p.c.lock_hold_ns = 3000;
-	ck_assert(res_fault_split(&p, &sp));
-	ck_assert_double_eq_tol(sp.mean, 40020.0 / 2, EPS);
-	ck_assert_double_eq_tol(sp.lock_wait, 500, EPS);
-	ck_assert_double_eq_tol(sp.lock_hold, 1500, EPS);
-	ck_assert_double_eq_tol(sp.rest, 20010 - 2000, EPS);
-	ck_assert_double_eq_tol(sp.lock_share, 2000 / 20010.0, EPS);
-	p.c.lock_hold_ns = 1e9;                          /* never below 0 */
-	ck_assert(res_fault_split(&p, &sp));
-	ck_assert_double_eq_tol(sp.rest, 0, EPS);
 }
 END_TEST
 
@@ -245,7 +216,6 @@ int main(void)
 	tcase_add_test(tc, test_means);
 	tcase_add_test(tc, test_edge_cases);
 	tcase_add_test(tc, test_hstddev_mmtests);
-	tcase_add_test(tc, test_fault_split);
 	tcase_add_test(tc, test_best_mean);
 	tcase_add_test(tc, test_welch);
 	tcase_add_test(tc, test_mannwhitney);

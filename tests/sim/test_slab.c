@@ -15,7 +15,7 @@
  * link lies (inside it, SLUB; untouched, the sheaves' fast free) and that
  * forked processes share the objects.
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>

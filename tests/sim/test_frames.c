@@ -9,7 +9,7 @@
  * threads allocating and freeing at once (run under TSan too), and every
  * frame back in the zone at the end of a drain.
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -1,51 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Tests the command-line value parsers: sizes, integers, task lists. */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include <errno.h>
 #include <stdlib.h>
 
 #include "base/parse.h"
-#include "workloads/runner.h"
-
-/* The runner's order of targets over rounds is a Williams design: every
- * round a permutation, every target first equally often, and every
- * ordered pair adjacent equally often (n rounds for even n, 2n for odd). */
-START_TEST(test_round_order)
-{
-	for (int n = 1; n <= 8; n++) {
-		int rows = n == 1 ? 1 : n % 2 ? 2 * n : n;
-		int first[8] = { 0 }, pair[8][8] = { { 0 } };
-
-		for (int i = 0; i < rows; i++) {
-			int seen = 0;
-
-			for (int k = 0; k < n; k++) {
-				int s = runner_round_order(n, i, k);
-
-				ck_assert_int_ge(s, 0);
-				ck_assert_int_lt(s, n);
-				ck_assert(!(seen & (1 << s)));
-				seen |= 1 << s;
-				if (!k)
-					first[s]++;
-				else
-					pair[runner_round_order(n, i, k - 1)][s]++;
-			}
-			/* Round i + rows repeats round i. */
-			for (int k = 0; k < n; k++)
-				ck_assert_int_eq(runner_round_order(n, i, k),
-						 runner_round_order(n, i + rows, k));
-		}
-		for (int s = 0; s < n; s++) {
-			ck_assert_int_eq(first[s], rows / n);
-			for (int t = 0; t < n; t++)
-				if (s != t)
-					ck_assert_int_eq(pair[s][t], (rows * (n - 1) / n) /
-							 (n - 1));
-		}
-	}
-}
-END_TEST
 
 START_TEST(test_size)
 {
@@ -131,7 +90,6 @@ int main(void)
 	/* Generous: a sanitizer build on a busy machine runs many times slower. */
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_size);
-	tcase_add_test(tc, test_round_order);
 	tcase_add_test(tc, test_long);
 	tcase_add_test(tc, test_tasks);
 	tcase_add_test(tc, test_choice);

@@ -14,9 +14,10 @@
  * Then the range lock's own rules: conflicting ranges are served FIFO, a
  * downgrade lets readers of the range in, and range-full behaves as one
  * global lock. (sim_rwsem's kernel rules — writers blocking new readers,
- * stealing, HANDOFF, downgrade — are tests/unit/test_rwsem.c.)
+ * stealing, HANDOFF, downgrade — are tests/locks/test_rwsem.c.)
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
+#include "tests/locks/lock_util.h"
 #include "locks/schemes.h"
 #include <errno.h>
 #include <pthread.h>

@@ -8,7 +8,8 @@
  * per-CPU bypass list holds every process's callbacks. Before, each
  * process counted alone and could hold lazy_max a CPU by itself.
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
+#include <stdatomic.h>
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/wait.h>

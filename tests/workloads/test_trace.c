@@ -5,7 +5,7 @@
  * an event past the cut accepted as whole); perf script lines converted;
  * the plan's clusters, skips and dependencies on a hand-made trace.
  */
-#include "tests/unit/check_util.h"
+#include "tests/check_util.h"
 #include <stdint.h>
 #include <sys/mman.h>
 
