@@ -121,7 +121,7 @@ int cli_unknown(const char *what, const char *arg, const char *(*name)(int i),
 	return EXIT_USAGE;
 }
 
-int cli_fail(char *msg, size_t len, int err, const char *fmt, ...)
+int msg_fail(char *msg, size_t len, int err, const char *fmt, ...)
 {
 	va_list ap;
 	int n;

@@ -37,9 +37,9 @@ int cli_unknown(const char *what, const char *arg, const char *(*name)(int i),
 		int n);
 /* The message below a command: fmt into msg (len bytes, cut with an
  * ellipsis where it must be), and err (a -errno) returned, so that
- * `return cli_fail(why, len, -EINVAL, "...", ...);` says and fails in
+ * `return msg_fail(why, len, -EINVAL, "...", ...);` says and fails in
  * one. */
-int cli_fail(char *msg, size_t len, int err, const char *fmt, ...)
+int msg_fail(char *msg, size_t len, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 #define NAMES(...) (const char *const[]){ __VA_ARGS__ }, \
 	(int)(sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(char *))

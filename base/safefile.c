@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/complain.h"
 #include "base/parse.h"
 
 #ifndef RENAME_EXCHANGE
@@ -26,17 +27,6 @@ const char *sf_kind(mode_t m)
 	       S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
 	       S_ISSOCK(m) ? "a socket" : S_ISLNK(m) ? "a symbolic link" :
 	       S_ISREG(m) ? "a regular file" : "not a regular file";
-}
-
-static int __attribute__((format(printf, 4, 5)))
-fail(char *err, size_t len, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -e;
 }
 
 /* The first component of path that is a symbolic link or no directory,
@@ -151,16 +141,16 @@ static int dir_fail(char *err, size_t len, const char *what, const char *path,
 	if (e == ELOOP || e == ENOTDIR) {
 		find_blocker(path, at, sizeof(at), &st);
 		if (*at && S_ISLNK(st.st_mode))
-			return fail(err, len, ELOOP, "%s '%s': '%s' is a symbolic "
+			return msg_fail(err, len, -ELOOP, "%s '%s': '%s' is a symbolic "
 				    "link, and vmsim follows no link in a path "
 				    "it writes to (give the real path)", what,
 				    shown, at);
 		if (*at)
-			return fail(err, len, ENOTDIR, "%s '%s': '%s' is %s, not "
+			return msg_fail(err, len, -ENOTDIR, "%s '%s': '%s' is %s, not "
 				    "a directory", what, shown, at,
 				    sf_kind(st.st_mode));
 	}
-	return fail(err, len, e, "%s '%s': %s", what, shown, strerror(e));
+	return msg_fail(err, len, -e, "%s '%s': %s", what, shown, strerror(e));
 }
 
 int sf_open_dir(const char *path, char *err, size_t errlen)
@@ -168,7 +158,7 @@ int sf_open_dir(const char *path, char *err, size_t errlen)
 	int fd;
 
 	if (!*path || strlen(path) >= PATH_MAX)
-		return fail(err, errlen, ENAMETOOLONG, "bad directory name");
+		return msg_fail(err, errlen, -ENAMETOOLONG, "bad directory name");
 	fd = open_nolinks(path);
 	if (fd < 0 && err)
 		return dir_fail(err, errlen, "directory", path, -fd);
@@ -183,7 +173,7 @@ int sf_mkdirs(const char *path, bool *made, char *err, size_t errlen)
 
 	parse_printable(shown, sizeof(shown), path);
 	if (!*path || strlen(path) >= PATH_MAX)
-		return fail(err, errlen, ENAMETOOLONG, "%s: bad directory name",
+		return msg_fail(err, errlen, -ENAMETOOLONG, "%s: bad directory name",
 			    shown);
 	fd = walk_dir(path, true, &m);
 	if (fd < 0) {
@@ -194,7 +184,7 @@ int sf_mkdirs(const char *path, bool *made, char *err, size_t errlen)
 		if (fd == -ENOTDIR && *at && !S_ISLNK(st.st_mode) &&
 		    !strncmp(at, shown, strlen(at)) && strspn(shown + strlen(at),
 							       "/") == strlen(shown + strlen(at)))
-			return fail(err, errlen, ENOTDIR, "%s is %s, not a results "
+			return msg_fail(err, errlen, -ENOTDIR, "%s is %s, not a results "
 				    "directory", shown, sf_kind(st.st_mode));
 		return dir_fail(err, errlen, "results directory", path, -fd);
 	}
@@ -257,25 +247,25 @@ static int check_into(struct sf_out *o, const char *path,
 	o->dirfd = o->fd = o->fbdirfd = -1;
 	o->spec = *spec;
 	if (!*path)
-		return fail(err, len, EINVAL, "an empty %s name", spec->what);
+		return msg_fail(err, len, -EINVAL, "an empty %s name", spec->what);
 	if (strlen(path) >= sizeof(o->path))
-		return fail(err, len, ENAMETOOLONG, "%s name too long (%zu bytes)",
+		return msg_fail(err, len, -ENAMETOOLONG, "%s name too long (%zu bytes)",
 			    spec->what, strlen(path));
 	snprintf(o->path, sizeof(o->path), "%s", path);
 	parse_printable(o->shown, sizeof(o->shown), path);
 	ret = split_path(path, dir, sizeof(dir), o->base, sizeof(o->base));
 	if (ret == -EISDIR)
-		return fail(err, len, EISDIR, "'%s' names a directory, not a %s",
+		return msg_fail(err, len, -EISDIR, "'%s' names a directory, not a %s",
 			    o->shown, spec->what);
 	if (ret)
-		return fail(err, len, -ret, "cannot write '%s': %s", o->shown,
+		return msg_fail(err, len, ret, "cannot write '%s': %s", o->shown,
 			    strerror(-ret));
 	o->dirfd = open_nolinks(dir);
 	if (o->dirfd < 0) {
 		char why[PATH_MAX + 128];
 
 		dir_fail(why, sizeof(why), "directory", dir, -o->dirfd);
-		return fail(err, len, -o->dirfd, "cannot write '%s': %s",
+		return msg_fail(err, len, o->dirfd, "cannot write '%s': %s",
 			    o->shown, why);
 	}
 	for (int i = 0; spec->inputs && spec->inputs[i] &&
@@ -286,22 +276,22 @@ static int check_into(struct sf_out *o, const char *path,
 		}
 	if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT)
-			return fail(err, len, errno, "cannot write '%s': %s",
+			return msg_fail(err, len, -errno, "cannot write '%s': %s",
 				    o->shown, strerror(errno));
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode))
-		return fail(err, len, EINVAL, "'%s' is %s, not a place for a %s "
+		return msg_fail(err, len, -EINVAL, "'%s' is %s, not a place for a %s "
 			    "(give a regular file or a new name)", o->shown,
 			    sf_kind(st.st_mode), spec->what);
 	if (is_input(o, &st))
-		return fail(err, len, EINVAL, "'%s' is an input of this run: the "
+		return msg_fail(err, len, -EINVAL, "'%s' is an input of this run: the "
 			    "%s must go elsewhere", o->shown, spec->what);
 	if (!spec->force)
-		return fail(err, len, EEXIST, "%s '%s' exists (use --force to "
+		return msg_fail(err, len, -EEXIST, "%s '%s' exists (use --force to "
 			    "replace it)", spec->what, o->shown);
 	if (!replaceable(o, o->base))
-		return fail(err, len, EINVAL, "'%s' is not a vmsim %s: --force "
+		return msg_fail(err, len, -EINVAL, "'%s' is not a vmsim %s: --force "
 			    "replaces only %ss", o->shown, spec->what, spec->what);
 	return 0;
 }
@@ -313,7 +303,7 @@ int sf_check(const char *path, const struct sf_spec *spec, char *err,
 	int ret = check_into(&o, path, spec, err, errlen);
 
 	if (!ret && faccessat(o.dirfd, ".", W_OK, AT_EACCESS) < 0)
-		ret = fail(err, errlen, errno, "cannot write '%s': %s", o.shown,
+		ret = msg_fail(err, errlen, -errno, "cannot write '%s': %s", o.shown,
 			   strerror(errno));
 	sf_abort(&o);
 	return ret;
@@ -350,7 +340,7 @@ int sf_open(struct sf_out *o, const char *path, const struct sf_spec *spec,
 	}
 	if (o->fd >= 0)
 		return 0;
-	ret = fail(err, errlen, errno, "cannot write '%s': %s", o->shown,
+	ret = msg_fail(err, errlen, -errno, "cannot write '%s': %s", o->shown,
 		   strerror(errno));
 	o->tmpname[0] = 0;
 	sf_abort(o);

@@ -9,7 +9,7 @@
  *    gave against the workload and the machine) says one line — the
  *    cli_bad family — and returns EXIT_USAGE, which its cmd_*() returns;
  *  - what does the work below a cmd_*() returns 0 or -errno with its
- *    message in the caller's buffer (cli_fail), and only the cmd_*()
+ *    message in the caller's buffer (msg_fail), and only the cmd_*()
  *    prints it and chooses the exit status.
  * A function whose work is telling the user (record_convert's account of
  * what it recorded) prints, and says so in its contract.

@@ -395,7 +395,7 @@ static int unlike(const struct cmp_file *ref, const struct cmp_file *f,
 
 	if (f->ntasks != ref->ntasks ||
 	    memcmp(f->tasks, ref->tasks, sizeof(int) * (size_t)f->ntasks))
-		return cli_fail(why, len, -EINVAL, "its task counts are not the "
+		return msg_fail(why, len, -EINVAL, "its task counts are not the "
 				"recipe's");
 	for (int t = 0; t < ref->ntasks; t++) {
 		double *x, *y, mx, my;
@@ -408,7 +408,7 @@ static int unlike(const struct cmp_file *ref, const struct cmp_file *f,
 		free(y);
 		if (!isfinite(mx) || !isfinite(my) || !(my / mx <= GATE_MAX_RATIO) ||
 		    !(mx / my <= GATE_MAX_RATIO))
-			return cli_fail(why, len, -EINVAL, "its %s at %d task%s "
+			return msg_fail(why, len, -EINVAL, "its %s at %d task%s "
 					"(%.4g) is not a measurement of the run "
 					"that gave %.4g", m->name, ref->tasks[t],
 					PLURAL(ref->tasks[t]), my, mx);
@@ -468,7 +468,7 @@ static int run_rounds(const struct gate_args *a, const char *dir,
 			const char *pp = s ? a->cand_prog : a->base_prog;
 
 			if (gate_signal())
-				return cli_fail(line, len, -EINTR, "CANNOT JUDGE: "
+				return msg_fail(line, len, -EINTR, "CANNOT JUDGE: "
 						"interrupted by signal %d",
 						gate_signal());
 			snprintf(out, sizeof(out), "%.3900s/%s-%d.json", dir,
@@ -492,7 +492,7 @@ static int run_rounds(const struct gate_args *a, const char *dir,
 			nruns[s]++;
 			if (ref && unlike(ref, &runs[s][nruns[s] - 1], why,
 					  sizeof(why)))
-				return cli_fail(line, len, -EINVAL, "CANNOT JUDGE: "
+				return msg_fail(line, len, -EINVAL, "CANNOT JUDGE: "
 						"the %s result of round %d is "
 						"unlike the recipe's: %.800s",
 						side[s], r + 1, why);
@@ -545,21 +545,21 @@ static int pool_both(const struct gate_args *a, const char *dir,
 	for (int s = a->baseline != NULL; s < 2; s++)
 		if ((ret = pool_side(dir, side[s], runs[s], nruns[s], &pooled[s],
 				     why, sizeof(why))))
-			return cli_fail(line, len, ret, "CANNOT JUDGE: pooling "
+			return msg_fail(line, len, ret, "CANNOT JUDGE: pooling "
 					"the %s: %.800s", side[s], why);
 	snprintf(pooled[0].label, sizeof(pooled[0].label), "base");
 	snprintf(pooled[1].label, sizeof(pooled[1].label), "candidate");
 	for (int s = 0; s < 2; s++)
 		if (cmp_validate(&pooled[s], s ? &pooled[0] : NULL, why,
 				 sizeof(why)))
-			return cli_fail(line, len, -EINVAL, "CANNOT JUDGE: the %s "
+			return msg_fail(line, len, -EINVAL, "CANNOT JUDGE: the %s "
 					"is not a valid measurement: %.800s",
 					side[s], why);
 	/* A stored base must have been run as the candidate is: the same
 	 * options (it repeats them), but also the same machine and kernel. */
 	if (a->baseline && cmp_mismatch(&pooled[0], &pooled[1], why, sizeof(why))) {
 		if (!a->allow_mismatch)
-			return cli_fail(line, len, -EINVAL, "CANNOT JUDGE: the "
+			return msg_fail(line, len, -EINVAL, "CANNOT JUDGE: the "
 					"candidate was run differently from "
 					"%.200s: %.500s (--allow-mismatch to gate "
 					"anyway)", a->baseline, why);
@@ -678,7 +678,7 @@ static int gate_dir(const struct gate_args *a, char *dir, size_t len,
 	if (a->dir) {
 		snprintf(dir, len, "%s", a->dir);
 		if ((e = sf_mkdir_new(dir, 0700)))
-			return cli_fail(why, wlen, e, "cannot make the directory "
+			return msg_fail(why, wlen, e, "cannot make the directory "
 					"'%s' for --keep: %s%s",
 					parse_printable(shown, sizeof(shown), dir),
 					strerror(-e), e == -ELOOP ? " (no symbolic "
@@ -686,7 +686,7 @@ static int gate_dir(const struct gate_args *a, char *dir, size_t len,
 		return 0;
 	}
 	if ((e = sf_mkdtemp(dir, len, "vmsim-gate")))
-		return cli_fail(why, wlen, e, "cannot make a directory in %s: %s",
+		return msg_fail(why, wlen, e, "cannot make a directory in %s: %s",
 				parse_printable(shown, sizeof(shown), sf_tmpdir()),
 				strerror(-e));
 	return 0;

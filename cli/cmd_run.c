@@ -262,10 +262,28 @@ static int run_check_host(const struct run_args *a)
 	return 0;
 }
 
+/* Does some target's scheme have what o needs of a scheme? */
+static bool run_scheme_has(const struct run_args *a, const struct run_opt *o)
+{
+	for (int k = 0; k < a->c.ntargets; k++)
+		if (!(o->needs & RUN_NEEDS_ANON_SCHEME) ||
+		    a->c.targets[k].lock->anon_prepare)
+			return true;
+	return false;
+}
+
 static int run_check_applies(const struct run_args *a)
 {
 	for (int i = 0; i < RUN_NOPTS; i++) {
 		const struct run_opt *o = &run_optlist[i];
+
+		if (a->opt_given[i] && !run_scheme_has(a, o)) {
+			fprintf(stderr, "%s: --%s applies only to a scheme that "
+				"prepares an anon_vma under a VMA lock (pervma)",
+				prog, o->name);
+			cli_see_help();
+			return EXIT_USAGE;
+		}
 
 		if (!a->opt_given[i] || run_opt_applies(o, a->c.mm.source->name,
 							 a->c.processes))

@@ -100,6 +100,13 @@ extern const char *const lock_mprotect_range_names[LOCK_MPROTECT_N];
 struct lock_env {
 	unsigned long space_start, space_end;   /* the whole address space */
 	enum lock_mprotect_range mprotect_range; /* range schemes' mprotect */
+	/* A first private write fault's anon_vma under a VMA lock
+	 * (lock_ops.anon_prepare): false, __vmf_anon_prepare() as 6.12
+	 * has it tries the mm lock's read side and retries only if it
+	 * cannot have it; true, vmf_anon_prepare() as 6.7 introduced it
+	 * always retries under the mm lock (--anon-prepare trylock |
+	 * retry). */
+	bool anon_retry;
 	/*
 	 * For schemes that look the VMA up themselves (pervma): one walk of
 	 * the published tree for the VMA containing addr; false if none.
@@ -141,7 +148,9 @@ struct lock_env {
 
 /* What a begin call took; passed back to the matching end call. The
  * private area holds a scheme's per-acquisition state (a range lock's
- * tree node) so that the fault path never allocates. */
+ * tree node) so that the fault path need not allocate; range-list does
+ * (its list node, one malloc an acquisition, as the series' list-based
+ * range lock kmallocs one: docs/fidelity.md). */
 struct lock_handle {
 	unsigned int taken;              /* scheme-defined: which lock/side */
 	void *obj;                       /* scheme-defined: e.g. locked VMA */
@@ -172,6 +181,9 @@ struct lock_ops {
 	 * freed after a grace period.
 	 */
 	bool vma_typesafe;
+	/* Does the scheme prepare a VMA's anon_vma under the VMA lock
+	 * alone (lock_env.anon_retry says how: --anon-prepare)? */
+	bool anon_prepare;
 	/*
 	 * Not a model but the host kernel itself (kernel_lock_ops, `-l
 	 * kernel`): the mm hands every address-space call and every touch

@@ -11,12 +11,15 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "base/container.h"
 #include "locks/lock_ops.h"
 
 struct none_lock {
 	struct lock_inst base;
 	struct lockstat_class *cls;
 };
+
+#define to_none(l) container_of(l, struct none_lock, base)
 
 static int none_create(const struct lock_env *env, struct lock_inst **out)
 {
@@ -44,7 +47,7 @@ static void none_destroy(struct lock_inst *l)
 static void *none_fault_begin(struct lock_inst *l, unsigned long addr,
 			      unsigned flags, struct lock_handle *h)
 {
-	lockstat_acquired(((struct none_lock *)l)->cls, LS_READ, false, 0);
+	lockstat_acquired(to_none(l)->cls, LS_READ, false, 0);
 	return NULL;
 }
 
@@ -55,19 +58,19 @@ static void none_end(struct lock_inst *l, struct lock_handle *h)
 static void none_write_begin(struct lock_inst *l, unsigned long start,
 			     unsigned long end, struct lock_handle *h)
 {
-	lockstat_acquired(((struct none_lock *)l)->cls, LS_WRITE, false, 0);
+	lockstat_acquired(to_none(l)->cls, LS_WRITE, false, 0);
 }
 
 static void none_read_range_begin(struct lock_inst *l, unsigned long start,
 				  unsigned long end, unsigned flags,
 				  struct lock_handle *h)
 {
-	lockstat_acquired(((struct none_lock *)l)->cls, LS_READ, false, 0);
+	lockstat_acquired(to_none(l)->cls, LS_READ, false, 0);
 }
 
 static void none_write_downgrade(struct lock_inst *l, struct lock_handle *h)
 {
-	lockstat_acquired(((struct none_lock *)l)->cls, LS_READ, false, 0);
+	lockstat_acquired(to_none(l)->cls, LS_READ, false, 0);
 }
 
 const struct lock_ops none_lock_ops = {

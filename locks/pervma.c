@@ -50,6 +50,7 @@
 
 #include "base/debug.h"
 #include "locks/sync/futex.h"
+#include "base/container.h"
 #include "locks/lock_ops.h"
 #include "locks/sync/rcu.h"
 #include "locks/sync/rw_semaphore.h"
@@ -77,7 +78,7 @@ struct pervma_lock {
 	struct slot_array slots;         /* struct pv_slot */
 } __attribute__((aligned(64)));      /* aligned_alloc: a multiple of 64 */
 
-#define to_pv(l) ((struct pervma_lock *)(l))
+#define to_pv(l) container_of(l, struct pervma_lock, base)
 
 /* Our layout of a VMA's opaque lock state (struct vma_lock). */
 struct pv_vma {
@@ -219,7 +220,9 @@ static void *pv_fault_begin(struct lock_inst *l, unsigned long addr,
 
 /*
  * __vmf_anon_prepare() under the VMA lock: the mm lock's read side is
- * needed, by trylock only; if it cannot be had, VM_FAULT_RETRY.
+ * needed, by trylock only; if it cannot be had, VM_FAULT_RETRY. With
+ * env.anon_retry (--anon-prepare retry), vmf_anon_prepare() as 6.7
+ * introduced it: VM_FAULT_RETRY without trying.
  */
 static int pv_fault_validate(struct lock_inst *l, struct lock_handle *h,
 			     unsigned need)
@@ -229,7 +232,7 @@ static int pv_fault_validate(struct lock_inst *l, struct lock_handle *h,
 
 	if (h->taken != PV_TAKEN_VMA || !(need & LOCK_NEED_MM))
 		return 0;
-	if (sim_down_read_trylock(&pv->mmap_lock, &t)) {
+	if (!l->env.anon_retry && sim_down_read_trylock(&pv->mmap_lock, &t)) {
 		sim_up_read(&pv->mmap_lock, t);
 		return 0;
 	}
@@ -429,6 +432,7 @@ const struct lock_ops pervma_lock_ops = {
 	.excludes = true,
 	.serialises_writers = true,
 	.vma_typesafe = true,            /* lock_vma_under_rcu revalidates */
+	.anon_prepare = true,
 	.create = pv_create,
 	.destroy = pv_destroy,
 	.fault_begin = pv_fault_begin,

@@ -57,6 +57,7 @@
 #include <stdlib.h>
 
 #include "locks/sync/futex.h"
+#include "base/container.h"
 #include "locks/lock_ops.h"
 #include "locks/sync/spinlock.h"
 
@@ -93,7 +94,7 @@ struct range_lock {
 	_Atomic uint64_t queued;
 };
 
-#define to_rl(l) ((struct range_lock *)(l))
+#define to_rl(l) container_of(l, struct range_lock, base)
 
 /* --- the tree spinlock ---------------------------------------------------- */
 

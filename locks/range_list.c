@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/container.h"
 #include "locks/lock_ops.h"
 #include "locks/sync/range_list.h"
 
@@ -30,7 +31,7 @@ struct rlist_lock {
 	struct lock_mprotect mprotect;   /* what mprotect locks */
 };
 
-#define to_rlist(l) ((struct rlist_lock *)(l))
+#define to_rlist(l) container_of(l, struct rlist_lock, base)
 
 /* The node holding the handle's range, kept in its priv. */
 _Static_assert(sizeof(struct srl_node *) <= sizeof(((struct lock_handle *)0)->priv),

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "base/container.h"
 #include "locks/lock_ops.h"
 #include "locks/sync/rw_semaphore.h"
 
@@ -28,7 +29,7 @@ struct rwsem_lock {
 	struct sim_rwsem mmap_lock;
 };
 
-#define to_rwsem(l) ((struct rwsem_lock *)(l))
+#define to_rwsem(l) container_of(l, struct rwsem_lock, base)
 
 static int rwsem_create(const struct lock_env *env, struct lock_inst **out)
 {

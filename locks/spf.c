@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/container.h"
 #include "locks/lock_ops.h"
 #include "locks/sync/futex.h"
 #include "locks/sync/rcu.h"
@@ -83,7 +84,7 @@ struct spf_lock {
 	struct slot_array slots;         /* struct spf_slot */
 } __attribute__((aligned(64)));      /* aligned_alloc: a multiple of 64 */
 
-#define to_spf(l) ((struct spf_lock *)(l))
+#define to_spf(l) container_of(l, struct spf_lock, base)
 
 static void spf_count(struct spf_lock *s, int what)
 {

@@ -88,13 +88,15 @@ static json_object *run_opt_record(enum run_opt_id id, const struct run_cfg *c,
 #undef NOREC
 }
 
-/* Do some of the run's schemes choose an mprotect's range and some not? */
-static bool mprotect_mixed(const struct run_cfg *c)
+/* Do some of the run's schemes choose an mprotect's range (mprotect)
+ * or how to prepare an anon_vma (anon) and some not? */
+static bool schemes_mixed(const struct run_cfg *c, bool anon)
 {
 	int n = 0;
 
 	for (int k = 0; k < runner_ntargets(c); k++)
-		n += runner_target_lock(c, k)->write_begin_mprotect != NULL;
+		n += anon ? runner_target_lock(c, k)->anon_prepare :
+			    runner_target_lock(c, k)->write_begin_mprotect != NULL;
 	return n && n < runner_ntargets(c);
 }
 
@@ -111,8 +113,10 @@ json_object *run_by_scheme_json(const struct run_cfg *c)
 	if (runner_varies(c, RUN_VARY_TREE))
 		json_object_array_add(a, json_object_new_string("tree"));
 	/* Varied, or recorded by some schemes (those with a choice) only. */
-	if (runner_varies(c, RUN_VARY_MPROTECT) || mprotect_mixed(c))
+	if (runner_varies(c, RUN_VARY_MPROTECT) || schemes_mixed(c, false))
 		json_object_array_add(a, json_object_new_string("mprotect_range"));
+	if (schemes_mixed(c, true))
+		json_object_array_add(a, json_object_new_string("anon_prepare"));
 	return a;
 }
 

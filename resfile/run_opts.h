@@ -80,6 +80,9 @@ struct run_opt {
 };
 #define RUN_NEEDS_UFFD    0x1    /* the uffd fault source */
 #define RUN_NEEDS_THREADS 0x2    /* --mode threads */
+/* A scheme that has the choice (lock_ops.anon_prepare): some target's
+ * scheme must; recorded for those targets only. */
+#define RUN_NEEDS_ANON_SCHEME 0x4
 #define BEFORE_STR(s) .has_before = true, .before_str = (s)
 #define BEFORE_NUM(n) .has_before = true, .before_num = (n)
 #define CHOICES(...) .choices = (const char *const[]){ __VA_ARGS__ }, \

@@ -97,7 +97,7 @@ PREFIXES = [
     ("resfile/results_json.c", ["res_json_"]),
     ("cli/common.c", ["cli_"]),
     ("base/outstream.c", ["cli_"]),
-    ("base/complain.c", ["cli_"]),
+    ("base/complain.c", ["cli_", "msg_"]),
     ("resfile/run_opt*.c", ["run_"]),
     ("cli/cli.c", ["cli_"]),
     ("cli/cmd_*.c", ["cmd_"]),

@@ -397,6 +397,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	env = (struct lock_env){
 		.space_start = mm->base, .space_end = mm->end,
 		.mprotect_range = cfg->mprotect_range,
+		.anon_retry = cfg->anon_retry,
 		.vma_lookup = lookup_for_lock, .vma_covers = covers_for_lock,
 		.mmap_guess = sim_mmap_guess,
 		.mprotect_span = sim_mprotect_span, .layout_seq = sim_layout_seq,

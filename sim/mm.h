@@ -134,6 +134,8 @@ struct sim_mm_cfg {
 	/* --mprotect-range: what a range scheme write-locks for mprotect
 	 * (lock_env.mprotect_range); exact (0) by default. */
 	enum lock_mprotect_range mprotect_range;
+	/* lock_env.anon_retry (--anon-prepare retry). */
+	bool anon_retry;
 };
 
 struct sim_native;

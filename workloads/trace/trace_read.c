@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/complain.h"
 #include "workloads/trace/trace.h"
 #include "workloads/trace/trace_int.h"
 
@@ -26,16 +27,6 @@ static const char *const kind_names[TR_NKINDS] = {
 const char *trace_kind_name(enum trace_kind k)
 {
 	return k > 0 && k < TR_NKINDS ? kind_names[k] : "?";
-}
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 static uint32_t get_le32(const unsigned char *p)
@@ -127,11 +118,11 @@ static int get_u(struct trace_reader *r, uint64_t *v, bool *eof)
 static int cut_or_damaged(struct trace_reader *r, char *err, size_t len)
 {
 	if (r->damaged)
-		return fail(err, len, "damaged: block %llu (after event %llu) "
+		return msg_fail(err, len, -1, "damaged: block %llu (after event %llu) "
 			    "does not match its checksum",
 			    (unsigned long long)r->nblocks + 1,
 			    (unsigned long long)r->nevents);
-	return fail(err, len, "truncated in event %llu (no END record)",
+	return msg_fail(err, len, -1, "truncated in event %llu (no END record)",
 		    (unsigned long long)r->nevents);
 }
 
@@ -145,11 +136,11 @@ static int get_fields(struct trace_reader *r, uint64_t *v, int n,
 	for (int i = 0; i < n; i++) {
 		if (get_u(r, &v[i], &eof))
 			return eof ? cut_or_damaged(r, err, len)
-				   : fail(err, len, "garbage in event %llu (a "
+				   : msg_fail(err, len, -1, "garbage in event %llu (a "
 					  "number longer than 64 bits)",
 					  (unsigned long long)r->nevents);
 		if ((addr_mask >> i & 1) && v[i] >= TRACE_ADDR_LIMIT)
-			return fail(err, len, "event %llu: impossible address "
+			return msg_fail(err, len, -1, "event %llu: impossible address "
 				    "or length 0x%llx",
 				    (unsigned long long)r->nevents,
 				    (unsigned long long)v[i]);
@@ -170,18 +161,18 @@ int trace_open_stream(struct trace_reader *r, FILE *f, char *err,
 	r->version = 1;                  /* the header is read byte by byte */
 	if (fread(head, 1, TRACE_MAGIC_LEN, f) != TRACE_MAGIC_LEN ||
 	    memcmp(head, TRACE_MAGIC, TRACE_MAGIC_LEN))
-		return fail(err, errlen, "not a vmsim trace (no VMSIMTRC "
+		return msg_fail(err, errlen, -1, "not a vmsim trace (no VMSIMTRC "
 			    "header)");
 	if (file_u(f, &ver))
-		return fail(err, errlen, "truncated header");
+		return msg_fail(err, errlen, -1, "truncated header");
 	if (ver < 1 || ver > TRACE_VERSION)
-		return fail(err, errlen, "trace version %llu; this vmsim reads "
+		return msg_fail(err, errlen, -1, "trace version %llu; this vmsim reads "
 			    "versions 1 to %d", (unsigned long long)ver,
 			    TRACE_VERSION);
 	if (file_u(f, &n) || n > TRACE_MAX_COMMENT)
-		return fail(err, errlen, "bad header (comment length)");
+		return msg_fail(err, errlen, -1, "bad header (comment length)");
 	if (fread(r->comment, 1, n, f) != n)
-		return fail(err, errlen, "truncated header");
+		return msg_fail(err, errlen, -1, "truncated header");
 	r->comment[n] = 0;
 	if (ver >= 2) {
 		/* The header's checksum covers what was just read. */
@@ -191,13 +182,13 @@ int trace_open_stream(struct trace_reader *r, FILE *f, char *err,
 		memcpy(head + h, r->comment, n);
 		h += n;
 		if (fread(crc, 1, 4, f) != 4)
-			return fail(err, errlen, "truncated header");
+			return msg_fail(err, errlen, -1, "truncated header");
 		if (crc32(0L, head, (uInt)h) != get_le32(crc))
-			return fail(err, errlen, "damaged header (it does not "
+			return msg_fail(err, errlen, -1, "damaged header (it does not "
 				    "match its checksum)");
 	}
 	if (memchr(r->comment, 0, n))
-		return fail(err, errlen, "bad header (a NUL in the comment)");
+		return msg_fail(err, errlen, -1, "bad header (a NUL in the comment)");
 	r->version = (unsigned)ver;
 	return 0;
 }
@@ -211,15 +202,15 @@ int trace_open(struct trace_reader *r, const char *path, char *err,
 	FILE *f;
 
 	if (fd < 0)
-		return fail(err, errlen, "cannot open: %s", strerror(errno));
+		return msg_fail(err, errlen, -1, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st)) {
 		ret = errno;
 		close(fd);
-		return fail(err, errlen, "cannot open: %s", strerror(ret));
+		return msg_fail(err, errlen, -1, "cannot open: %s", strerror(ret));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(err, errlen, "%s, not a trace file",
+		return msg_fail(err, errlen, -1, "%s, not a trace file",
 			    S_ISDIR(st.st_mode) ? "a directory" :
 			    S_ISFIFO(st.st_mode) ? "a FIFO" :
 			    S_ISCHR(st.st_mode) ? "a character device" :
@@ -229,7 +220,7 @@ int trace_open(struct trace_reader *r, const char *path, char *err,
 	if (!f || fcntl(fd, F_SETFL, 0)) {
 		ret = errno;
 		f ? fclose(f) : close(fd);
-		return fail(err, errlen, "cannot open: %s", strerror(ret));
+		return msg_fail(err, errlen, -1, "cannot open: %s", strerror(ret));
 	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	ret = trace_open_stream(r, f, err, errlen);
@@ -261,12 +252,12 @@ static int read_end(struct trace_reader *r, char *err, size_t len)
 	if (get_fields(r, &n, 1, 0, err, len))
 		return -1;
 	if (n != r->nevents)
-		return fail(err, len, "END says %llu events, the trace has %llu",
+		return msg_fail(err, len, -1, "END says %llu events, the trace has %llu",
 			    (unsigned long long)n,
 			    (unsigned long long)r->nevents);
 	if ((r->version >= 2 && r->bpos != r->blen) ||
 	    getc_unlocked(r->f) != EOF)
-		return fail(err, len, "data after the END record");
+		return msg_fail(err, len, -1, "data after the END record");
 	r->done = true;
 	return 0;
 }
@@ -283,7 +274,7 @@ static int read_body(struct trace_reader *r, struct trace_ev *ev, char *err,
 		if (get_fields(r, v, 1, 0, err, len))
 			return -1;
 		if (v[0] > UINT32_MAX)
-			return fail(err, len, "event %llu: bad tid",
+			return msg_fail(err, len, -1, "event %llu: bad tid",
 				    (unsigned long long)r->nevents);
 		ev->tid = (uint32_t)v[0];
 		return 0;
@@ -294,7 +285,7 @@ static int read_body(struct trace_reader *r, struct trace_ev *ev, char *err,
 		page = r->last_page[ev->thread] +
 		       (uint64_t)trace_unzigzag(v[0] >> bits);
 		if (page >= TRACE_ADDR_LIMIT >> TRACE_PAGE_SHIFT)
-			return fail(err, len, "event %llu: fault at an "
+			return msg_fail(err, len, -1, "event %llu: fault at an "
 				    "impossible address",
 				    (unsigned long long)r->nevents);
 		r->last_page[ev->thread] = page;
@@ -336,7 +327,7 @@ static int read_body(struct trace_reader *r, struct trace_ev *ev, char *err,
 		return -1;
 	ev->ret = trace_unzigzag(v[0]);
 	if (ev->ret >= (int64_t)TRACE_ADDR_LIMIT || ev->ret < -4095)
-		return fail(err, len, "event %llu: impossible result %lld",
+		return msg_fail(err, len, -1, "event %llu: impossible result %lld",
 			    (unsigned long long)r->nevents, (long long)ev->ret);
 	return 0;
 }
@@ -354,12 +345,12 @@ int trace_next(struct trace_reader *r, struct trace_ev *ev, char *err,
 	if (k == EOF && r->damaged)
 		return cut_or_damaged(r, err, errlen);
 	if (k == EOF)
-		return fail(err, errlen, "truncated after %llu events (no END "
+		return msg_fail(err, errlen, -1, "truncated after %llu events (no END "
 			    "record)", (unsigned long long)r->nevents);
 	if (k == TR_END)
 		return read_end(r, err, errlen) ? -1 : 0;
 	if (k < TR_THREAD || k >= TR_END)
-		return fail(err, errlen, "garbage at event %llu (record kind "
+		return msg_fail(err, errlen, -1, "garbage at event %llu (record kind "
 			    "%d)", (unsigned long long)r->nevents, k);
 	ev->kind = (enum trace_kind)k;
 	if (get_fields(r, head, 2, 0, err, errlen))
@@ -367,11 +358,11 @@ int trace_next(struct trace_reader *r, struct trace_ev *ev, char *err,
 	if (k == TR_THREAD ? head[0] != r->nthreads ||
 			     r->nthreads == TRACE_MAX_THREADS
 			   : head[0] >= r->nthreads)
-		return fail(err, errlen, "event %llu: thread %llu was never "
+		return msg_fail(err, errlen, -1, "event %llu: thread %llu was never "
 			    "declared", (unsigned long long)r->nevents,
 			    (unsigned long long)head[0]);
 	if (head[1] > UINT64_MAX - r->t)
-		return fail(err, errlen, "event %llu: time runs over",
+		return msg_fail(err, errlen, -1, "event %llu: time runs over",
 			    (unsigned long long)r->nevents);
 	ev->thread = (uint32_t)head[0];
 	r->t += head[1];
