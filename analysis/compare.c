@@ -26,6 +26,7 @@
 
 #include "base/parse.h"
 #include "base/stats.h"
+#include "resfile/schema.h"
 
 double cmp_spread(const double *a, size_t na, const double *b, size_t nb,
 		  bool higher)
@@ -72,12 +73,12 @@ static bool point_disturbed(const struct cmp_file *f, int tasks)
 	double busy = 0, long_ns = 0, span;
 	size_t cnt = 0;
 
-	if (!p || !json_object_object_get_ex(p, "lockstat", &l) ||
+	if (!p || !json_object_object_get_ex(p, RK_LOCKSTAT, &l) ||
 	    !json_object_is_type(l, json_type_object))
 		return false;
-	span = num_at(p, "timed_s", NULL, NULL, NULL);
+	span = num_at(p, RK_TIMED_S, NULL, NULL, NULL);
 	json_object_object_foreach(l, name, cls) {
-		static const char *const sides[] = { "read", "write" };
+		static const char *const sides[] = { RK_READ, RK_WRITE };
 
 		(void)name;
 		for (int s = 0; s < 2; s++) {
@@ -85,20 +86,20 @@ static bool point_disturbed(const struct cmp_file *f, int tasks)
 			double ns;
 
 			if (!json_object_object_get_ex(cls, sides[s], &side) ||
-			    !json_object_object_get_ex(side, "long_holds", &lh))
+			    !json_object_object_get_ex(side, RK_LONG_HOLDS, &lh))
 				continue;
-			ns = num_at(side, "long_hold_ns", NULL, NULL, NULL);
+			ns = num_at(side, RK_LONG_HOLD_NS, NULL, NULL, NULL);
 			if (isfinite(ns))
 				long_ns += ns;
-			if (json_object_object_get_ex(side, "contentions", &ct) &&
+			if (json_object_object_get_ex(side, RK_CONTENTIONS, &ct) &&
 			    json_object_get_int64(ct) > 0)
 				contended = true;
 		}
 	}
 	if (isfinite(span) && span > 0 && long_ns / (span * 1e9) > CMP_LONG_HOLD_SHARE)
 		return true;
-	if (!contended || !json_object_object_get_ex(p, "noise", &n) ||
-	    !json_object_object_get_ex(n, "others_cpus", &o) ||
+	if (!contended || !json_object_object_get_ex(p, RK_NOISE, &n) ||
+	    !json_object_object_get_ex(n, RK_OTHERS_CPUS, &o) ||
 	    !json_object_is_type(o, json_type_array))
 		return false;
 	for (size_t i = 0; i < json_object_array_length(o); i++) {
@@ -262,17 +263,17 @@ static void latency_rows(struct printer *pr, int tasks)
 		const char *stat, *obj, *field, *key;
 		double scale;
 	} rows[] = {
-		{ "Mean", "latency_ns", "mean", "latency", 1e3 },
-		{ "Pct-50", "latency_ns", "p50", "latency", 1e3 },
-		{ "Pct-90", "latency_ns", "p90", "latency", 1e3 },
-		{ "Pct-99", "latency_ns", "p99", "latency", 1e3 },
-		{ "Pct-99.9", "latency_ns", "p99_9", "latency", 1e3 },
-		{ "Max", "latency_ns", "max", "latency", 1e3 },
-		{ "Mean", "fault_split_ns", "mean", "fault", 1e3 },
-		{ "LockWait", "fault_split_ns", "lock_wait", "fault", 1e3 },
-		{ "LockHold", "fault_split_ns", "lock_hold", "fault", 1e3 },
-		{ "Rest", "fault_split_ns", "rest", "fault", 1e3 },
-		{ "LockShr%", "fault_split_ns", "lock_share", "fault", 0.01 },
+		{ "Mean", RK_LATENCY_NS, RK_MEAN, "latency", 1e3 },
+		{ "Pct-50", RK_LATENCY_NS, RK_P50, "latency", 1e3 },
+		{ "Pct-90", RK_LATENCY_NS, RK_P90, "latency", 1e3 },
+		{ "Pct-99", RK_LATENCY_NS, RK_P99, "latency", 1e3 },
+		{ "Pct-99.9", RK_LATENCY_NS, RK_P99_9, "latency", 1e3 },
+		{ "Max", RK_LATENCY_NS, RK_MAX, "latency", 1e3 },
+		{ "Mean", RK_FAULT_SPLIT_NS, RK_MEAN, "fault", 1e3 },
+		{ "LockWait", RK_FAULT_SPLIT_NS, RK_LOCK_WAIT, "fault", 1e3 },
+		{ "LockHold", RK_FAULT_SPLIT_NS, RK_LOCK_HOLD, "fault", 1e3 },
+		{ "Rest", RK_FAULT_SPLIT_NS, RK_REST, "fault", 1e3 },
+		{ "LockShr%", RK_FAULT_SPLIT_NS, RK_LOCK_SHARE, "fault", 0.01 },
 	};
 
 	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
@@ -301,7 +302,7 @@ static double noise_mean(json_object *p, const char *field)
 	double s = 0;
 	size_t n = 0;
 
-	if (!p || !json_object_object_get_ex(p, "noise", &nz) ||
+	if (!p || !json_object_object_get_ex(p, RK_NOISE, &nz) ||
 	    !json_object_object_get_ex(nz, field, &a) ||
 	    !json_object_is_type(a, json_type_array))
 		return NAN;
@@ -324,8 +325,8 @@ static double noise_mean(json_object *p, const char *field)
 static void noise_rows(struct printer *pr, int tasks)
 {
 	static const struct { const char *stat, *field; double scale; } rows[] = {
-		{ "Steal%", "steal", 0.01 }, { "Others", "others_cpus", 1 },
-		{ "Ivcsw/s", "ivcsw_per_s", 1 },
+		{ "Steal%", RK_STEAL, 0.01 }, { "Others", RK_OTHERS_CPUS, 1 },
+		{ "Ivcsw/s", RK_IVCSW_PER_S, 1 },
 	};
 	bool any = false;
 
@@ -355,11 +356,11 @@ static void noise_rows(struct printer *pr, int tasks)
 			r.v[i] = NAN;
 			r.pct[i] = NAN;
 			r.sig[i] = -1;
-			if (!p || !json_object_object_get_ex(p, "noise", &nz))
+			if (!p || !json_object_object_get_ex(p, RK_NOISE, &nz))
 				continue;
-			if (s && json_object_object_get_ex(nz, "bimodal", &v))
+			if (s && json_object_object_get_ex(nz, RK_BIMODAL, &v))
 				r.v[i] = json_object_get_boolean(v);
-			if (!s && json_object_object_get_ex(nz, "outliers", &v))
+			if (!s && json_object_object_get_ex(nz, RK_OUTLIERS, &v))
 				r.v[i] = (double)json_object_array_length(v);
 		}
 		cmp_emit_row(pr, &r);
@@ -372,9 +373,9 @@ static const struct {
 	double scale;
 	bool lower_better;
 } lock_stats[] = {
-	{ "acquired", "acquisitions", 1, false },
-	{ "contended", "contentions", 1, true },
-	{ "wait-ms", "wait_ns_total", 1e6, true },
+	{ "acquired", RK_ACQUISITIONS, 1, false },
+	{ "contended", RK_CONTENTIONS, 1, true },
+	{ "wait-ms", RK_WAIT_NS_TOTAL, 1e6, true },
 };
 
 /* The slab counters that say why slabs differ (--slab, --rcu-free). */
@@ -394,17 +395,17 @@ static const char *slab_short(const char *cache)
 static void lock_rows(struct printer *pr, int tasks)
 {
 	const char *classes[16], *counters[16];
-	int nc = key_union(pr, tasks, "lockstat", classes, 16);
-	int nk = key_union(pr, tasks, "scheme_counters", counters, 16);
+	int nc = key_union(pr, tasks, RK_LOCKSTAT, classes, 16);
+	int nk = key_union(pr, tasks, RK_SCHEME_COUNTERS, counters, 16);
 	const char *caches[16];
-	int ns = key_union(pr, tasks, "slab", caches, 16);
+	int ns = key_union(pr, tasks, RK_SLAB, caches, 16);
 	char key[96];
 
 	for (size_t st = 0; st < sizeof(lock_stats) / sizeof(lock_stats[0]); st++)
 		for (int c = 0; c < nc; c++)
 			for (int side = 0; side < 2; side++) {
-				const char *s = side ? "write" : "read";
-				const char *path[4] = { "lockstat", classes[c], s,
+				const char *s = side ? RK_WRITE : RK_READ;
+				const char *path[4] = { RK_LOCKSTAT, classes[c], s,
 							lock_stats[st].field };
 
 				snprintf(key, sizeof(key), "%s-%s", classes[c], s);
@@ -415,9 +416,9 @@ static void lock_rows(struct printer *pr, int tasks)
 	/* Spinning classes: holds a kernel spinlock could not have. */
 	for (int c = 0; c < nc; c++)
 		for (int side = 0; side < 2; side++) {
-			const char *s = side ? "write" : "read";
-			const char *path[4] = { "lockstat", classes[c], s,
-						"long_holds" };
+			const char *s = side ? RK_WRITE : RK_READ;
+			const char *path[4] = { RK_LOCKSTAT, classes[c], s,
+						RK_LONG_HOLDS };
 			bool any = false;
 
 			for (int i = 0; i < pr->n && !any; i++)
@@ -428,13 +429,13 @@ static void lock_rows(struct printer *pr, int tasks)
 				counter_row(pr, "long-hold", key, tasks, path, 1, true);
 		}
 	for (int k = 0; k < nk; k++) {
-		const char *path[4] = { "scheme_counters", counters[k], NULL, NULL };
+		const char *path[4] = { RK_SCHEME_COUNTERS, counters[k], NULL, NULL };
 
 		counter_row(pr, "counter", counters[k], tasks, path, 1, false);
 	}
 	for (size_t k = 0; k < sizeof(slab_rows) / sizeof(*slab_rows); k++)
 		for (int c = 0; c < ns; c++) {
-			const char *path[4] = { "slab", caches[c], slab_rows[k], NULL };
+			const char *path[4] = { RK_SLAB, caches[c], slab_rows[k], NULL };
 
 			snprintf(key, sizeof(key), "%s-%s", slab_short(caches[c]),
 				 slab_rows[k]);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/compare_int.h"
+#include "resfile/schema.h"
 
 int cmp_host_column(const struct cmp_file *files, int n)
 {
@@ -192,8 +193,8 @@ static double host_lock_ratio(json_object *side, bool *replayable)
 {
 	json_object *v;
 
-	*replayable = json_object_object_get_ex(side, "ratio_replayable", &v);
-	if (!*replayable && !json_object_object_get_ex(side, "ratio", &v))
+	*replayable = json_object_object_get_ex(side, RK_RATIO_REPLAYABLE, &v);
+	if (!*replayable && !json_object_object_get_ex(side, RK_RATIO, &v))
 		return NAN;
 	return v && (json_object_is_type(v, json_type_double) ||
 		     json_object_is_type(v, json_type_int)) ?
@@ -209,11 +210,11 @@ void cmp_print_host_lock(FILE *out, const struct cmp_file *files, int n)
 		json_object *p = f->ntasks ? cmp_point_of(f, f->tasks[0]) : NULL,
 			    *h, *side;
 
-		if (!p || !json_object_object_get_ex(p, "host_mmap_lock", &h))
+		if (!p || !json_object_object_get_ex(p, RK_HOST_MMAP_LOCK, &h))
 			continue;
 		for (int s = 0; s < 2; s++) {
 			bool rep;
-			double r = json_object_object_get_ex(h, s ? "write" : "read",
+			double r = json_object_object_get_ex(h, s ? RK_WRITE : RK_READ,
 							     &side) ?
 				   host_lock_ratio(side, &rep) : NAN;
 

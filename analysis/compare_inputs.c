@@ -13,6 +13,7 @@
 
 #include "analysis/compare.h"
 #include "base/parse.h"
+#include "resfile/schema.h"
 
 static bool ends_with(const char *s, const char *tail)
 {
@@ -246,7 +247,7 @@ static bool first_scheme(json_object *root, char *out, size_t len)
 	const char *v = NULL;
 	size_t n;
 
-	if (!json_object_object_get_ex(root, "command", &cmd) ||
+	if (!json_object_object_get_ex(root, RK_COMMAND, &cmd) ||
 	    !json_object_is_type(cmd, json_type_array))
 		return false;
 	for (size_t i = 0; !v && i < json_object_array_length(cmd); i++) {
@@ -327,7 +328,7 @@ static const char *own_label(const struct cmp_file *f)
 {
 	json_object *v;
 
-	if (json_object_object_get_ex(f->root, "label", &v) &&
+	if (json_object_object_get_ex(f->root, RK_LABEL, &v) &&
 	    json_object_is_type(v, json_type_string))
 		return json_object_get_string(v);
 	return f->scheme ? f->scheme : "";

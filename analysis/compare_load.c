@@ -44,7 +44,7 @@ static int load_metrics(struct cmp_file *f, char *err, size_t errlen)
 {
 	json_object *ms;
 
-	if (!json_object_object_get_ex(f->root, "metrics", &ms) ||
+	if (!json_object_object_get_ex(f->root, RK_METRICS, &ms) ||
 	    !json_object_is_type(ms, json_type_object)) {
 		snprintf(err, errlen, "malformed: no \"metrics\" object");
 		return -EINVAL;
@@ -59,7 +59,7 @@ static int load_metrics(struct cmp_file *f, char *err, size_t errlen)
 			snprintf(err, errlen, "more than %d metrics", CMP_MAX_METRICS);
 			return -EINVAL;
 		}
-		if (!json_object_object_get_ex(d, "better", &better) ||
+		if (!json_object_object_get_ex(d, RK_BETTER, &better) ||
 		    !json_object_is_type(better, json_type_string) ||
 		    (strcmp(json_object_get_string(better), "higher") &&
 		     strcmp(json_object_get_string(better), "lower"))) {
@@ -70,9 +70,9 @@ static int load_metrics(struct cmp_file *f, char *err, size_t errlen)
 		m = &f->metrics[f->nmetrics++];
 		m->name = name;
 		m->higher = !strcmp(json_object_get_string(better), "higher");
-		m->primary = json_object_object_get_ex(d, "primary", &primary) &&
+		m->primary = json_object_object_get_ex(d, RK_PRIMARY, &primary) &&
 			     json_object_get_boolean(primary);
-		m->unit = json_object_object_get_ex(d, "unit", &unit) &&
+		m->unit = json_object_object_get_ex(d, RK_UNIT, &unit) &&
 			  json_object_is_type(unit, json_type_string) &&
 			  *json_object_get_string(unit) ?
 			  json_object_get_string(unit) : NULL;
@@ -110,7 +110,7 @@ static int index_tasks(struct cmp_file *f, char *err, size_t errlen)
 		json_object *t;
 
 		json_object_object_get_ex(json_object_array_get_idx(f->results, i),
-					  "tasks", &t);
+					  RK_TASKS, &t);
 		f->tasks[i] = json_object_get_int(t);
 		f->by_tasks[i] = (int)i;
 	}
@@ -134,7 +134,7 @@ static int check_results(struct cmp_file *f, char *err, size_t errlen)
 {
 	size_t n;
 
-	if (!json_object_object_get_ex(f->root, "results", &f->results) ||
+	if (!json_object_object_get_ex(f->root, RK_RESULTS, &f->results) ||
 	    !json_object_is_type(f->results, json_type_array)) {
 		snprintf(err, errlen, "malformed: no \"results\" array");
 		return -EINVAL;
@@ -143,22 +143,22 @@ static int check_results(struct cmp_file *f, char *err, size_t errlen)
 	for (size_t i = 0; i < n; i++) {
 		json_object *p = json_object_array_get_idx(f->results, i), *t, *s;
 
-		if (!json_object_object_get_ex(p, "tasks", &t) ||
+		if (!json_object_object_get_ex(p, RK_TASKS, &t) ||
 		    !json_object_is_type(t, json_type_int) ||
 		    json_object_get_int(t) < 1) {
 			snprintf(err, errlen, "malformed: results[%zu] has no "
 				 "\"tasks\" count", i);
 			return -EINVAL;
 		}
-		if (!json_object_object_get_ex(p, "samples", &s) ||
+		if (!json_object_object_get_ex(p, RK_SAMPLES, &s) ||
 		    !json_object_is_type(s, json_type_object)) {
 			snprintf(err, errlen, "malformed: results[%zu] has no "
 				 "\"samples\" object", i);
 			return -EINVAL;
 		}
 		for (int k = 0; k < 3; k++) {
-			static const char *const named[] = { "lockstat",
-				"scheme_counters", "slab" };
+			static const char *const named[] = { RK_LOCKSTAT,
+				RK_SCHEME_COUNTERS, RK_SLAB };
 			json_object *o;
 			char where[48];
 
@@ -325,7 +325,7 @@ int cmp_from_json(json_object *root, const char *path, struct cmp_file *f,
 	parse_printable(f->shown, sizeof(f->shown), path);
 	f->root = root;
 	if (!json_object_is_type(f->root, json_type_object) ||
-	    !json_object_object_get_ex(f->root, "vmsim_result", &ver) ||
+	    !json_object_object_get_ex(f->root, RK_VMSIM_RESULT, &ver) ||
 	    !json_object_is_type(ver, json_type_int)) {
 		snprintf(err, errlen, "not a vmsim result (no \"vmsim_result\")");
 		goto err;
@@ -337,8 +337,8 @@ int cmp_from_json(json_object *root, const char *path, struct cmp_file *f,
 			 json_object_get_int(ver), RES_FORMAT_VERSION);
 		goto err;
 	}
-	f->workload = get_str(f->root, "workload");
-	f->scheme = get_str(f->root, "scheme");
+	f->workload = get_str(f->root, RK_WORKLOAD);
+	f->scheme = get_str(f->root, RK_SCHEME);
 	if (!f->workload || !f->scheme) {
 		snprintf(err, errlen, "malformed: no \"workload\" or \"scheme\"");
 		goto err;
@@ -348,15 +348,15 @@ int cmp_from_json(json_object *root, const char *path, struct cmp_file *f,
 		ret = check_results(f, err, errlen);
 	if (ret)
 		goto err;
-	if (json_object_object_get_ex(f->root, "complete", &ver) &&
+	if (json_object_object_get_ex(f->root, RK_COMPLETE, &ver) &&
 	    !json_object_is_type(ver, json_type_boolean)) {
 		snprintf(err, errlen, "malformed: \"complete\" is not true or "
 			 "false");
 		goto err;
 	}
 	/* A component variant's file is compared as the variant. */
-	parse_printable(f->label, sizeof(f->label), get_str(f->root, "label") ?
-		  get_str(f->root, "label") : f->scheme);
+	parse_printable(f->label, sizeof(f->label), get_str(f->root, RK_LABEL) ?
+		  get_str(f->root, RK_LABEL) : f->scheme);
 	parse_printable(f->workload_shown, sizeof(f->workload_shown), f->workload);
 	return 0;
 err:
@@ -399,12 +399,12 @@ static bool sample_flagged(json_object *p, size_t k)
 {
 	json_object *fl, *e, *i;
 
-	if (!json_object_object_get_ex(p, "flagged", &fl) ||
+	if (!json_object_object_get_ex(p, RK_FLAGGED, &fl) ||
 	    !json_object_is_type(fl, json_type_array))
 		return false;
 	for (size_t j = 0; j < json_object_array_length(fl); j++) {
 		e = json_object_array_get_idx(fl, j);
-		if (json_object_object_get_ex(e, "sample", &i) &&
+		if (json_object_object_get_ex(e, RK_SAMPLE, &i) &&
 		    json_object_get_int(i) == (int)k + 1)
 			return true;
 	}
@@ -421,7 +421,7 @@ size_t cmp_samples_of(const struct cmp_file *f, const char *metric,
 	size_t n, kept = 0;
 
 	*out = NULL;
-	if (!p || !json_object_object_get_ex(p, "samples", &s) ||
+	if (!p || !json_object_object_get_ex(p, RK_SAMPLES, &s) ||
 	    !json_object_object_get_ex(s, metric, &arr))
 		return 0;
 	n = json_object_array_length(arr);
@@ -443,7 +443,7 @@ int cmp_point_nflagged(const struct cmp_file *f, int tasks)
 {
 	json_object *p = cmp_point_of(f, tasks), *fl;
 
-	return p && json_object_object_get_ex(p, "flagged", &fl) &&
+	return p && json_object_object_get_ex(p, RK_FLAGGED, &fl) &&
 	       json_object_is_type(fl, json_type_array) ?
 	       (int)json_object_array_length(fl) : 0;
 }
@@ -516,17 +516,17 @@ int cmp_flag_notes(const struct cmp_file *f, char *out, size_t len)
 		free(x);
 		if (!enough_good(good, nfl))
 			continue;               /* cmp_validate says it */
-		json_object_object_get_ex(p, "flagged", &fl);
+		json_object_object_get_ex(p, RK_FLAGGED, &fl);
 		e = json_object_array_get_idx(fl, 0);
 		parse_printable(reason, sizeof(reason),
-			  json_object_object_get_ex(e, "reason", &r) ?
+			  json_object_object_get_ex(e, RK_REASON, &r) ?
 			  json_object_get_string(r) : "");
 		if (used < len)
 			snprintf(out + used, len - used, "%stasks %d: %d sample%s "
 				 "left out (sample %d: %s), %zu of %zu remain",
 				 count ? "; " : "", f->tasks[t], nfl,
 				 nfl == 1 ? "" : "s",
-				 json_object_object_get_ex(e, "sample", &i) ?
+				 json_object_object_get_ex(e, RK_SAMPLE, &i) ?
 				 json_object_get_int(i) : 0, reason, good,
 				 good + (size_t)nfl);
 		count++;
@@ -555,7 +555,7 @@ static int point_tasks(json_object *p)
 {
 	json_object *t;
 
-	return json_object_object_get_ex(p, "tasks", &t) ?
+	return json_object_object_get_ex(p, RK_TASKS, &t) ?
 	       json_object_get_int(t) : 0;
 }
 
@@ -568,7 +568,7 @@ static int validate_point(const struct cmp_file *f, json_object *p,
 
 	/* What the run itself knew was wrong comes first: it says why. A
 	 * flagged sample is left out; too few left is no measurement. */
-	if (json_object_object_get_ex(p, "flagged", &fl) &&
+	if (json_object_object_get_ex(p, RK_FLAGGED, &fl) &&
 	    json_object_is_type(fl, json_type_array) &&
 	    json_object_array_length(fl) && f->nmetrics) {
 		json_object *e = json_object_array_get_idx(fl, 0), *i, *r;
@@ -580,12 +580,12 @@ static int validate_point(const struct cmp_file *f, json_object *p,
 		free(x);
 		if (!enough_good(good, nfl)) {
 			parse_printable(reason, sizeof(reason),
-				  json_object_object_get_ex(e, "reason", &r) ?
+				  json_object_object_get_ex(e, RK_REASON, &r) ?
 				  json_object_get_string(r) : "");
 			snprintf(why, len, "tasks %d: %d flagged sample(s), %zu "
 				 "good left (%d needed); sample %d: %s", tasks,
 				 nfl, good, CMP_MIN_GOOD, json_object_object_get_ex(
-				 e, "sample", &i) ? json_object_get_int(i) : 0,
+				 e, RK_SAMPLE, &i) ? json_object_get_int(i) : 0,
 				 reason);
 			return -EINVAL;
 		}
@@ -627,11 +627,11 @@ int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
 	json_object *cpl, *st;
 	char tmp[256];
 
-	if (!json_object_object_get_ex(f->root, "complete", &cpl) ||
+	if (!json_object_object_get_ex(f->root, RK_COMPLETE, &cpl) ||
 	    !json_object_is_type(cpl, json_type_boolean) ||
 	    !json_object_get_boolean(cpl)) {
 		snprintf(why, len, "an incomplete run (%s)",
-			 json_object_object_get_ex(f->root, "stopped", &st) ?
+			 json_object_object_get_ex(f->root, RK_STOPPED, &st) ?
 			 parse_printable(tmp, sizeof(tmp), json_object_get_string(st)) :
 			 "it was stopped early");
 		return -EINVAL;
@@ -717,8 +717,8 @@ static bool applies_to(const struct cmp_file *f, const char *key)
 
 	if (!o || !o->needs)
 		return true;
-	json_object_object_get_ex(f->root, "fault_source", &src);
-	if (json_object_object_get_ex(f->root, "options", &opts))
+	json_object_object_get_ex(f->root, RK_FAULT_SOURCE, &src);
+	if (json_object_object_get_ex(f->root, RK_OPTIONS, &opts))
 		json_object_object_get_ex(opts, "mode", &mode);
 	return run_opt_applies(o, json_object_is_type(src, json_type_string) ?
 			       json_object_get_string(src) : "uffd",
@@ -731,7 +731,7 @@ static bool chosen_by_scheme(const struct cmp_file *f, const char *key)
 {
 	json_object *a;
 
-	if (!json_object_object_get_ex(f->root, "by_scheme", &a) ||
+	if (!json_object_object_get_ex(f->root, RK_BY_SCHEME, &a) ||
 	    !json_object_is_type(a, json_type_array))
 		return false;
 	for (size_t i = 0; i < json_object_array_length(a); i++)
@@ -762,14 +762,14 @@ static void option_mismatch(char *out, size_t len, int *count, const char *key,
 int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 		 char *out, size_t len)
 {
-	static const char *const machine[] = { "kernel", "machine", "cpu_model",
-					       "cpus", "numa_nodes" };
+	static const char *const machine[] = { RK_KERNEL, RK_MACHINE, RK_CPU_MODEL,
+					       RK_CPUS, RK_NUMA_NODES };
 	json_object *oa = NULL, *ob = NULL, *ma, *mb, *x = NULL, *y = NULL, *y2;
 	int count = 0;
 
 	out[0] = 0;
-	json_object_object_get_ex(a->root, "options", &oa);
-	json_object_object_get_ex(b->root, "options", &ob);
+	json_object_object_get_ex(a->root, RK_OPTIONS, &oa);
+	json_object_object_get_ex(b->root, RK_OPTIONS, &ob);
 	if (!json_object_is_type(oa, json_type_object) ||
 	    !json_object_is_type(ob, json_type_object)) {
 		json_object *sa = json_object_new_string(oa ? "recorded" : "(none)");
@@ -791,11 +791,11 @@ int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 				option_mismatch(out, len, &count, keyb, vb, oa,
 						false);
 	}
-	json_object_object_get_ex(a->root, "fault_source", &x);
-	json_object_object_get_ex(b->root, "fault_source", &y);
+	json_object_object_get_ex(a->root, RK_FAULT_SOURCE, &x);
+	json_object_object_get_ex(b->root, RK_FAULT_SOURCE, &y);
 	mismatch_add(out, len, &count, "fault_source", x, y);
-	if (json_object_object_get_ex(a->root, "meta", &ma) &&
-	    json_object_object_get_ex(b->root, "meta", &mb))
+	if (json_object_object_get_ex(a->root, RK_META, &ma) &&
+	    json_object_object_get_ex(b->root, RK_META, &mb))
 		for (size_t k = 0; k < sizeof(machine) / sizeof(*machine); k++)
 			if (json_object_object_get_ex(ma, machine[k], &x) &&
 			    json_object_object_get_ex(mb, machine[k], &y))

@@ -6,6 +6,7 @@
  * in the spread the gate sees, on both sides alike.
  */
 #include "analysis/compare_int.h"
+#include "resfile/schema.h"
 
 #include <string.h>
 
@@ -36,37 +37,37 @@ static void pool_point(json_object *dst, json_object *src)
 	json_object *ds, *ss, *dn, *sn, *fl, *sfl;
 	int offset = 0;
 
-	if (json_object_object_get_ex(dst, "samples", &ds) &&
-	    json_object_object_get_ex(src, "samples", &ss)) {
+	if (json_object_object_get_ex(dst, RK_SAMPLES, &ds) &&
+	    json_object_object_get_ex(src, RK_SAMPLES, &ss)) {
 		json_object_object_foreach(ds, metric, arr) {
 			if (!offset)
 				offset = (int)json_object_array_length(arr);
 			append_array(ds, ss, metric);
 		}
 	}
-	if (json_object_object_get_ex(dst, "noise", &dn) &&
-	    json_object_object_get_ex(src, "noise", &sn)) {
-		append_array(dn, sn, "steal");
-		append_array(dn, sn, "others_cpus");
-		append_array(dn, sn, "ivcsw_per_s");
+	if (json_object_object_get_ex(dst, RK_NOISE, &dn) &&
+	    json_object_object_get_ex(src, RK_NOISE, &sn)) {
+		append_array(dn, sn, RK_STEAL);
+		append_array(dn, sn, RK_OTHERS_CPUS);
+		append_array(dn, sn, RK_IVCSW_PER_S);
 		/* Outliers and bimodality belong to one run's samples. */
-		json_object_object_del(dn, "outliers");
-		json_object_object_del(dn, "bimodal");
+		json_object_object_del(dn, RK_OUTLIERS);
+		json_object_object_del(dn, RK_BIMODAL);
 	}
 	/* A flagged sample stays flagged, numbered in the pooled order. */
-	if (json_object_object_get_ex(src, "flagged", &sfl) &&
+	if (json_object_object_get_ex(src, RK_FLAGGED, &sfl) &&
 	    json_object_is_type(sfl, json_type_array)) {
-		if (!json_object_object_get_ex(dst, "flagged", &fl)) {
+		if (!json_object_object_get_ex(dst, RK_FLAGGED, &fl)) {
 			fl = json_object_new_array();
-			json_object_object_add(dst, "flagged", fl);
+			json_object_object_add(dst, RK_FLAGGED, fl);
 		}
 		for (size_t i = 0; i < json_object_array_length(sfl); i++) {
 			json_object *e = NULL, *k;
 
 			json_object_deep_copy(json_object_array_get_idx(sfl, i),
 					      &e, NULL);
-			if (json_object_object_get_ex(e, "sample", &k))
-				json_object_object_add(e, "sample",
+			if (json_object_object_get_ex(e, RK_SAMPLE, &k))
+				json_object_object_add(e, RK_SAMPLE,
 					json_object_new_int(json_object_get_int(k) +
 							    offset));
 			json_object_array_add(fl, e);
@@ -80,16 +81,16 @@ json_object *cmp_pool(const struct cmp_file *files, int n)
 
 	if (n < 1 || json_object_deep_copy(files[0].root, &out, NULL))
 		return NULL;
-	json_object_object_get_ex(out, "results", &res);
+	json_object_object_get_ex(out, RK_RESULTS, &res);
 	for (int i = 1; i < n; i++) {
 		if (!json_object_get_boolean(json_object_object_get(
-		    files[i].root, "complete")))
-			json_object_object_add(out, "complete",
+		    files[i].root, RK_COMPLETE)))
+			json_object_object_add(out, RK_COMPLETE,
 					       json_object_new_boolean(false));
 		for (size_t k = 0; k < json_object_array_length(res); k++) {
 			json_object *p = json_object_array_get_idx(res, k), *t, *q;
 
-			json_object_object_get_ex(p, "tasks", &t);
+			json_object_object_get_ex(p, RK_TASKS, &t);
 			q = cmp_point_of(&files[i], json_object_get_int(t));
 			if (q)
 				pool_point(p, q);

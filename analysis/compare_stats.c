@@ -13,6 +13,7 @@
 
 #include "base/parse.h"
 #include "base/stats.h"
+#include "resfile/schema.h"
 
 /* --- statistics per row ------------------------------------------------------ */
 
@@ -137,7 +138,7 @@ void cmp_print_gnuplot(FILE *out, const struct cmp_file *files, int n,
 			size_t nx;
 
 			json_object_object_get_ex(json_object_array_get_idx(
-				files[i].results, k), "tasks", &t);
+				files[i].results, k), RK_TASKS, &t);
 			nx = cmp_samples_of(&files[i], name, json_object_get_int(t), &x);
 			/* An invalid point is no point of the line. */
 			if (nx && !cmp_point_valid(&files[i], m,

@@ -25,6 +25,7 @@
 
 #include "analysis/compare_int.h"
 #include "base/stats.h"
+#include "resfile/schema.h"
 
 #define WIS_COLS 5
 
@@ -100,7 +101,7 @@ static const char *mode_of(const struct cmp_file *f)
 {
 	json_object *o, *m;
 
-	if (json_object_object_get_ex(f->root, "options", &o) &&
+	if (json_object_object_get_ex(f->root, RK_OPTIONS, &o) &&
 	    json_object_object_get_ex(o, "mode", &m) &&
 	    json_object_is_type(m, json_type_string))
 		return json_object_get_string(m);

@@ -10,6 +10,7 @@
 
 #include "analysis/compare_int.h"
 #include "base/parse.h"
+#include "resfile/schema.h"
 
 #define MAX_X 64                         /* task counts, buckets */
 
@@ -59,7 +60,7 @@ static void runs_table(FILE *out, const struct cmp_file *files, int n)
 	      "<th>file</th><th>scheme</th><th>date</th><th>machine</th>"
 	      "<th>command</th></tr></thead><tbody>\n", out);
 	for (int i = 0; i < n; i++) {
-		json_object *cmd = at(files[i].root, (const char *const[]){ "command", NULL }),
+		json_object *cmd = at(files[i].root, (const char *const[]){ RK_COMMAND, NULL }),
 			    *cpus = at(files[i].root, (const char *const[]){ "meta", "cpus", NULL });
 		const char *s;
 
@@ -70,11 +71,11 @@ static void runs_table(FILE *out, const struct cmp_file *files, int n)
 		fputs("</td><td>", out);
 		cmp_html_text(out, files[i].scheme ? files[i].scheme : "");
 		fputs("</td><td>", out);
-		cmp_html_text(out, (s = str_at(files[i].root, "meta", "date")) ? s : "");
+		cmp_html_text(out, (s = str_at(files[i].root, RK_META, RK_DATE)) ? s : "");
 		fputs("</td><td>", out);
-		cmp_html_text(out, (s = str_at(files[i].root, "meta", "cpu_model")) ? s : "?");
+		cmp_html_text(out, (s = str_at(files[i].root, RK_META, RK_CPU_MODEL)) ? s : "?");
 		fprintf(out, ", %d vCPUs, Linux ", cpus ? json_object_get_int(cpus) : 0);
-		cmp_html_text(out, (s = str_at(files[i].root, "meta", "kernel")) ? s : "?");
+		cmp_html_text(out, (s = str_at(files[i].root, RK_META, RK_KERNEL)) ? s : "?");
 		fputs("</td><td><code>", out);
 		for (size_t k = 0; cmd && json_object_is_type(cmd, json_type_array) &&
 				   k < json_object_array_length(cmd); k++) {
@@ -222,7 +223,7 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 static int latency_graphs(FILE *out, const struct cmp_file *files, int n,
 			  const char *const *colours)
 {
-	static const char *const pct[] = { "p50", "p90", "p99", "p99_9", "max" };
+	static const char *const pct[] = { "p50", "p90", "p99", "p99_9", RK_MAX };
 	static const char *const shown[] = { "p50", "p90", "p99", "p99.9", "max" };
 	const struct cmp_file *b = &files[0];
 	const char *names[CMP_MAX_FILES];
@@ -241,7 +242,7 @@ static int latency_graphs(FILE *out, const struct cmp_file *files, int n,
 				json_object *p = cmp_point_of(&files[i], tasks);
 
 				y[i * 5 + q] = num(at(p, (const char *const[]){
-					"latency_ns", pct[q], NULL })) / 1e3;
+					RK_LATENCY_NS, pct[q], NULL })) / 1e3;
 				any |= isfinite(y[i * 5 + q]) && y[i * 5 + q] > 0;
 			}
 		if (!any)
@@ -269,7 +270,7 @@ static int lock_classes(const struct cmp_file *files, int n, int tasks,
 
 	for (int i = 0; i < n; i++) {
 		json_object *ls = at(cmp_point_of(&files[i], tasks),
-				     (const char *const[]){ "lockstat", NULL });
+				     (const char *const[]){ RK_LOCKSTAT, NULL });
 
 		if (!ls || !json_object_is_type(ls, json_type_object))
 			continue;
@@ -316,7 +317,7 @@ static int lock_hist(FILE *out, const struct cmp_file *files, int n, int tasks,
 	for (int i = 0; i < n; i++) {
 		names[i] = files[i].label;
 		h[i] = at(cmp_point_of(&files[i], tasks),
-			  (const char *const[]){ "lockstat", cls, side, field, NULL });
+			  (const char *const[]){ RK_LOCKSTAT, cls, side, field, NULL });
 		for (int b = 0; h[i] && json_object_is_type(h[i], json_type_array) &&
 				b < (int)json_object_array_length(h[i]) && b < MAX_X; b++)
 			if (num(json_object_array_get_idx(h[i], (size_t)b)) > 0) {
@@ -387,7 +388,7 @@ static void lock_graphs(FILE *out, const struct cmp_file *files, int n,
 		for (int s = 0; s < 2; s++)
 			for (int k = 0; k < 2; k++) {
 				int d = lock_hist(out, files, n, tasks, classes[c],
-						  s ? "write" : "read",
+						  s ? RK_WRITE : RK_READ,
 						  k ? "hold" : "wait", colours);
 
 				drawn += d == 1;
@@ -395,7 +396,7 @@ static void lock_graphs(FILE *out, const struct cmp_file *files, int n,
 					used += (size_t)snprintf(nowait + used,
 						sizeof(nowait) - used, "%s%s %s",
 						used ? ", " : "", classes[c],
-						s ? "write" : "read");
+						s ? RK_WRITE : RK_READ);
 			}
 	if (used) {
 		fputs("<p class=\"note\">No acquisition waited (no wait graph): ",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "resfile/resfile.h"
 #include "resfile/results_json.h"
+#include "resfile/schema.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@ static bool is_vmsim_result(int fd)
 		buf[st.st_size] = 0;
 		o = json_tokener_parse(buf);
 		yes = o && json_object_is_type(o, json_type_object) &&
-		      json_object_object_get_ex(o, "vmsim_result", &v);
+		      json_object_object_get_ex(o, RK_VMSIM_RESULT, &v);
 		json_object_put(o);
 	}
 	free(buf);

@@ -52,17 +52,17 @@ static json_object *lockside_json(const struct lockstat_totals *t)
 {
 	json_object *o = json_object_new_object();
 
-	JADD(o, "acquisitions", JU64(t->acquisitions));
-	JADD(o, "contentions", JU64(t->contentions));
-	JADD(o, "wait_ns_total", JU64(t->wait_total));
-	JADD(o, "wait_ns_max", JU64(t->wait_max));
-	JADD(o, "hold_ns_total", JU64(t->hold_total));
-	JADD(o, "hold_ns_max", JU64(t->hold_max));
-	JADD(o, "wait_hist_log2ns", hist_json(t->wait_hist));
-	JADD(o, "hold_hist_log2ns", hist_json(t->hold_hist));
+	JADD(o, RK_ACQUISITIONS, JU64(t->acquisitions));
+	JADD(o, RK_CONTENTIONS, JU64(t->contentions));
+	JADD(o, RK_WAIT_NS_TOTAL, JU64(t->wait_total));
+	JADD(o, RK_WAIT_NS_MAX, JU64(t->wait_max));
+	JADD(o, RK_HOLD_NS_TOTAL, JU64(t->hold_total));
+	JADD(o, RK_HOLD_NS_MAX, JU64(t->hold_max));
+	JADD(o, RK_WAIT_HIST_LOG2NS, hist_json(t->wait_hist));
+	JADD(o, RK_HOLD_HIST_LOG2NS, hist_json(t->hold_hist));
 	if (t->spins) {                  /* holds a kernel spinlock never has */
-		JADD(o, "long_holds", JU64(t->long_holds));
-		JADD(o, "long_hold_ns", JU64(t->long_hold_ns));
+		JADD(o, RK_LONG_HOLDS, JU64(t->long_holds));
+		JADD(o, RK_LONG_HOLD_NS, JU64(t->long_hold_ns));
 	}
 	return o;
 }
@@ -71,16 +71,16 @@ static json_object *lockside_json(const struct lockstat_totals *t)
 static json_object *latency_json(const struct lat_hist *h)
 {
 	static const struct { const char *key; double q; } pct[] = {
-		{ "p50", 0.50 }, { "p90", 0.90 }, { "p99", 0.99 },
-		{ "p99_9", 0.999 },
+		{ RK_P50, 0.50 }, { RK_P90, 0.90 }, { RK_P99, 0.99 },
+		{ RK_P99_9, 0.999 },
 	};
 	json_object *o = json_object_new_object();
 
-	JADD(o, "count", JU64(h->count));
-	JADD(o, "mean", json_object_new_double(hist_mean(h)));
+	JADD(o, RK_COUNT, JU64(h->count));
+	JADD(o, RK_MEAN, json_object_new_double(hist_mean(h)));
 	for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
 		JADD(o, pct[i].key, json_object_new_double(hist_quantile(h, pct[i].q)));
-	JADD(o, "max", JU64(h->max_ns));
+	JADD(o, RK_MAX, JU64(h->max_ns));
 	return o;
 }
 
@@ -88,11 +88,11 @@ static json_object *split_json(const struct res_fault_split *s)
 {
 	json_object *o = json_object_new_object();
 
-	JADD(o, "mean", json_object_new_double(s->mean));
-	JADD(o, "lock_wait", json_object_new_double(s->lock_wait));
-	JADD(o, "lock_hold", json_object_new_double(s->lock_hold));
-	JADD(o, "rest", json_object_new_double(s->rest));
-	JADD(o, "lock_share", json_object_new_double(s->lock_share));
+	JADD(o, RK_MEAN, json_object_new_double(s->mean));
+	JADD(o, RK_LOCK_WAIT, json_object_new_double(s->lock_wait));
+	JADD(o, RK_LOCK_HOLD, json_object_new_double(s->lock_hold));
+	JADD(o, RK_REST, json_object_new_double(s->rest));
+	JADD(o, RK_LOCK_SHARE, json_object_new_double(s->lock_share));
 	return o;
 }
 
@@ -118,8 +118,8 @@ static json_object *source_errors_json(const struct res_counters *c)
 		const char *n = c->src_errno[k] ?
 				strerrorname_np(c->src_errno[k]) : NULL;
 
-		JADD(e, "failed", JU64(c->src_err[k]));
-		JADD(e, "first_error", n ? json_object_new_string(n) : NULL);
+		JADD(e, RK_FAILED, JU64(c->src_err[k]));
+		JADD(e, RK_FIRST_ERROR, n ? json_object_new_string(n) : NULL);
 		JADD(o, sim_src_op_name((enum sim_src_op)k), e);
 	}
 	return o;
@@ -133,11 +133,11 @@ static json_object *host_json(const struct res_point *p)
 	calls = json_object_new_object();
 	for (int i = 0; i < HOST_NCALLS; i++)
 		JADD(calls, host_call_name(i), JU64(p->host_calls[i]));
-	JADD(o, "timed_phase_calls", calls);
+	JADD(o, RK_TIMED_PHASE_CALLS, calls);
 	vm = json_object_new_object();
 	for (int i = 0; i < p->vmstat.n; i++)
 		JADD(vm, p->vmstat.name[i], JU64(p->vmstat.v[i]));
-	JADD(o, "vmstat_delta", vm);
+	JADD(o, RK_VMSTAT_DELTA, vm);
 	return o;
 }
 
@@ -152,12 +152,12 @@ static json_object *flagged_json(const struct res_point *p)
 		if (p->flag[i] == RES_FLAG_NONE)
 			continue;
 		e = json_object_new_object();
-		JADD(e, "sample", json_object_new_int(i + 1));
-		JADD(e, "reason", json_object_new_string(
+		JADD(e, RK_SAMPLE, json_object_new_int(i + 1));
+		JADD(e, RK_REASON, json_object_new_string(
 			res_flag_reason(p->flag[i])));
-		JADD(e, "wall_s", json_object_new_double(p->wall[i]));
+		JADD(e, RK_WALL_S, json_object_new_double(p->wall[i]));
 		if (isfinite(p->cpu[i]))
-			JADD(e, "cpu_s", json_object_new_double(p->cpu[i]));
+			JADD(e, RK_CPU_S, json_object_new_double(p->cpu[i]));
 		json_object_array_add(fl, e);
 	}
 	return fl;
@@ -181,19 +181,19 @@ static json_object *noise_json(const struct res_file *r,
 			json_object_array_add(a[k], isfinite(v[k]) ?
 					      json_object_new_double(v[k]) : NULL);
 	}
-	JADD(o, "steal", a[0]);
-	JADD(o, "others_cpus", a[1]);
-	JADD(o, "ivcsw_per_s", a[2]);
+	JADD(o, RK_STEAL, a[0]);
+	JADD(o, RK_OTHERS_CPUS, a[1]);
+	JADD(o, RK_IVCSW_PER_S, a[2]);
 	while (m < r->nmetrics - 1 && !r->metrics[m].primary)
 		m++;
 	stats_shape(p->samples[m], p->nsamples, &sh);
-	JADD(o, "metric", json_object_new_string(r->metrics[m].name));
+	JADD(o, RK_METRIC, json_object_new_string(r->metrics[m].name));
 	out = json_object_new_array();
 	for (int i = 0; i < p->nsamples && i < 64; i++)
 		if (sh.outlier[i])
 			json_object_array_add(out, json_object_new_int(i + 1));
-	JADD(o, "outliers", out);
-	JADD(o, "bimodal", json_object_new_boolean(sh.bimodal));
+	JADD(o, RK_OUTLIERS, out);
+	JADD(o, RK_BIMODAL, json_object_new_boolean(sh.bimodal));
 	return o;
 }
 
@@ -222,27 +222,27 @@ static json_object *host_lock_json(const struct res_host_lock *h,
 				   const struct res_host_cmp *hc,
 				   const struct res_point *p)
 {
-	static const char *const side[LS_NSIDES] = { "read", "write" };
+	static const char *const side[LS_NSIDES] = { RK_READ, RK_WRITE };
 	json_object *o = json_object_new_object();
 
-	JADD(o, "class", json_object_new_string(hc->cls));
+	JADD(o, RK_CLASS, json_object_new_string(hc->cls));
 	for (int s = 0; s < LS_NSIDES; s++) {
 		json_object *j = json_object_new_object();
 
-		JADD(j, "host_acquired", JU64(h->acquired[s]));
-		JADD(j, "host_trylock_failed", JU64(h->failed[s]));
-		JADD(j, "host_wait_ns", JU64(h->wait_ns[s]));
-		JADD(j, "host_hold_ns", JU64(h->hold_ns[s]));
-		JADD(j, "vmsim_acquired", json_object_new_double(hc->acquired[s]));
-		JADD(j, "vmsim_contended", json_object_new_double(hc->contended[s]));
+		JADD(j, RK_HOST_ACQUIRED, JU64(h->acquired[s]));
+		JADD(j, RK_HOST_TRYLOCK_FAILED, JU64(h->failed[s]));
+		JADD(j, RK_HOST_WAIT_NS, JU64(h->wait_ns[s]));
+		JADD(j, RK_HOST_HOLD_NS, JU64(h->hold_ns[s]));
+		JADD(j, RK_VMSIM_ACQUIRED, json_object_new_double(hc->acquired[s]));
+		JADD(j, RK_VMSIM_CONTENDED, json_object_new_double(hc->contended[s]));
 		/* The replay's teardown between passes, in all: lockstat's
 		 * count less this, over counted_passes, is vmsim_acquired. */
-		JADD(j, "vmsim_teardown", JU64(p->c.untimed_lock[s]));
-		JADD(j, "ratio", isfinite(hc->ratio[s]) ?
+		JADD(j, RK_VMSIM_TEARDOWN, JU64(p->c.untimed_lock[s]));
+		JADD(j, RK_RATIO, isfinite(hc->ratio[s]) ?
 		     json_object_new_double(hc->ratio[s]) : NULL);
 		if (h->have_causes) {
-			JADD(j, "host_replayable", JU64(h->replayable[s]));
-			JADD(j, "ratio_replayable", isfinite(hc->ratio_rep[s]) ?
+			JADD(j, RK_HOST_REPLAYABLE, JU64(h->replayable[s]));
+			JADD(j, RK_RATIO_REPLAYABLE, isfinite(hc->ratio_rep[s]) ?
 			     json_object_new_double(hc->ratio_rep[s]) : NULL);
 		}
 		JADD(o, side[s], j);
@@ -252,8 +252,8 @@ static json_object *host_lock_json(const struct res_host_lock *h,
 
 		res_json_host_causes(h, true, in, sizeof(in));
 		res_json_host_causes(h, false, out, sizeof(out));
-		JADD(o, "host_causes", json_object_new_string(in));
-		JADD(o, "host_left_out", json_object_new_string(out));
+		JADD(o, RK_HOST_CAUSES, json_object_new_string(in));
+		JADD(o, RK_HOST_LEFT_OUT, json_object_new_string(out));
 	}
 	return o;
 }
@@ -265,7 +265,7 @@ static json_object *point_json(const struct res_file *r,
 	struct res_fault_split split;
 	struct res_host_cmp hc;
 
-	JADD(o, "tasks", json_object_new_int(p->tasks));
+	JADD(o, RK_TASKS, json_object_new_int(p->tasks));
 	s = json_object_new_object();
 	for (int m = 0; m < r->nmetrics; m++) {
 		json_object *a = json_object_new_array();
@@ -275,70 +275,70 @@ static json_object *point_json(const struct res_file *r,
 				json_object_new_double(p->samples[m][i]));
 		JADD(s, r->metrics[m].name, a);
 	}
-	JADD(o, "samples", s);
-	JADD(o, "timed_s", json_object_new_double(p->pass_s));
+	JADD(o, RK_SAMPLES, s);
+	JADD(o, RK_TIMED_S, json_object_new_double(p->pass_s));
 	if (p->passes > 0) {             /* completion workloads */
-		JADD(o, "passes", json_object_new_int(p->passes));
-		JADD(o, "warmup_passes", json_object_new_int(p->warmup));
-		JADD(o, "counted_passes", json_object_new_int(p->runs));
+		JADD(o, RK_PASSES, json_object_new_int(p->passes));
+		JADD(o, RK_WARMUP_PASSES, json_object_new_int(p->warmup));
+		JADD(o, RK_COUNTED_PASSES, json_object_new_int(p->runs));
 	}
 	if (p->has_ceiling)
-		JADD(o, "harness_efficiency", json_object_new_double(p->ceiling_eff));
+		JADD(o, RK_HARNESS_EFFICIENCY, json_object_new_double(p->ceiling_eff));
 	if (res_point_nflagged(p))
-		JADD(o, "flagged", flagged_json(p));
+		JADD(o, RK_FLAGGED, flagged_json(p));
 	if (p->nsamples)
-		JADD(o, "noise", noise_json(r, p));
-	JADD(o, "touches", JU64(p->touches));
-	JADD(o, "host_faults", JU64(p->host_faults));
-	JADD(o, "segv", JU64(p->segv));
+		JADD(o, RK_NOISE, noise_json(r, p));
+	JADD(o, RK_TOUCHES, JU64(p->touches));
+	JADD(o, RK_HOST_FAULTS, JU64(p->host_faults));
+	JADD(o, RK_SEGV, JU64(p->segv));
 	if (p->lat)
-		JADD(o, "latency_ns", latency_json(p->lat));
+		JADD(o, RK_LATENCY_NS, latency_json(p->lat));
 	if (p->call_lat)
-		JADD(o, "call_latency_ns", latency_json(p->call_lat));
+		JADD(o, RK_CALL_LATENCY_NS, latency_json(p->call_lat));
 	if (res_fault_split(p, &split))
-		JADD(o, "fault_split_ns", split_json(&split));
+		JADD(o, RK_FAULT_SPLIT_NS, split_json(&split));
 	f = json_object_new_object();
 	for (int k = 0; k < SIM_FAULT_NKINDS; k++)
 		JADD(f, sim_fault_kind_name(k), JU64(p->c.faults[k]));
-	JADD(o, "faults", f);
-	JADD(o, "fault_pages", JU64(p->c.fault_pages));
+	JADD(o, RK_FAULTS, f);
+	JADD(o, RK_FAULT_PAGES, JU64(p->c.fault_pages));
 	f = json_object_new_object();
-	JADD(f, "vmas", JU64(p->c.vmas));
-	JADD(f, "mapped_pages", JU64(p->c.mapped_pages));
-	JADD(f, "resident_pages", JU64(p->c.resident_pages));
-	JADD(f, "populated_pages", JU64(p->c.populated));
-	JADD(o, "mm", f);
+	JADD(f, RK_VMAS, JU64(p->c.vmas));
+	JADD(f, RK_MAPPED_PAGES, JU64(p->c.mapped_pages));
+	JADD(f, RK_RESIDENT_PAGES, JU64(p->c.resident_pages));
+	JADD(f, RK_POPULATED_PAGES, JU64(p->c.populated));
+	JADD(o, RK_MM, f);
 	if (p->c.nsrc)
 		JADD(o, r->fault_source, source_json(&p->c));
-	JADD(o, "source_errors", source_errors_json(&p->c));
-	JADD(o, "counter_slots", JU64(p->c.slots));
+	JADD(o, RK_SOURCE_ERRORS, source_errors_json(&p->c));
+	JADD(o, RK_COUNTER_SLOTS, JU64(p->c.slots));
 	if (p->has_frames) {
 		f = json_object_new_object();
 		for (int k = 0; k < FRAMES_NCOUNTERS; k++)
 			JADD(f, frames_counter_name(k), JU64(p->frames[k]));
-		JADD(o, "frames", f);
+		JADD(o, RK_FRAMES, f);
 	}
 	if (p->has_slab)
-		JADD(o, "slab", res_slab_json(p));
+		JADD(o, RK_SLAB, res_slab_json(p));
 	l = json_object_new_object();
 	for (int i = 0; i < p->c.nclasses; i++) {
 		json_object *c = json_object_new_object();
 
-		JADD(c, "read", lockside_json(&p->c.classes[i].side[LS_READ]));
-		JADD(c, "write", lockside_json(&p->c.classes[i].side[LS_WRITE]));
+		JADD(c, RK_READ, lockside_json(&p->c.classes[i].side[LS_READ]));
+		JADD(c, RK_WRITE, lockside_json(&p->c.classes[i].side[LS_WRITE]));
 		JADD(l, p->c.classes[i].name, c);
 	}
-	JADD(o, "lockstat", l);
+	JADD(o, RK_LOCKSTAT, l);
 	if (res_host_compare(p, &r->host_lock, &hc))
-		JADD(o, "host_mmap_lock", host_lock_json(&r->host_lock, &hc, p));
+		JADD(o, RK_HOST_MMAP_LOCK, host_lock_json(&r->host_lock, &hc, p));
 	if (p->c.ncounters) {
 		json_object *c = json_object_new_object();
 
 		for (int i = 0; i < p->c.ncounters; i++)
 			JADD(c, p->c.counter_names[i], JU64(p->c.counters[i]));
-		JADD(o, "scheme_counters", c);
+		JADD(o, RK_SCHEME_COUNTERS, c);
 	}
-	JADD(o, "host", host_json(p));
+	JADD(o, RK_HOST, host_json(p));
 	return o;
 }
 
@@ -369,18 +369,18 @@ static json_object *host_kernel_json(const struct res_host_kernel *k)
 {
 	json_object *o = json_object_new_object();
 
-	JADD(o, "release", json_object_new_string(k->release));
-	JADD(o, "per_vma_lock", k->per_vma_lock < 0 ? NULL :
+	JADD(o, RK_RELEASE, json_object_new_string(k->release));
+	JADD(o, RK_PER_VMA_LOCK, k->per_vma_lock < 0 ? NULL :
 	     json_object_new_boolean(k->per_vma_lock));
-	JADD(o, "per_vma_lock_from", json_object_new_string(k->per_vma_from));
-	JADD(o, "virtual_machine", json_object_new_boolean(k->vm));
-	JADD(o, "page_reporting_order", k->page_reporting_order < 0 ? NULL :
+	JADD(o, RK_PER_VMA_LOCK_FROM, json_object_new_string(k->per_vma_from));
+	JADD(o, RK_VIRTUAL_MACHINE, json_object_new_boolean(k->vm));
+	JADD(o, RK_PAGE_REPORTING_ORDER, k->page_reporting_order < 0 ? NULL :
 	     json_object_new_int(k->page_reporting_order));
-	JADD(o, "damon_running", json_object_new_boolean(k->damon));
+	JADD(o, RK_DAMON_RUNNING, json_object_new_boolean(k->damon));
 	if (k->first_touch_us > 0)
-		JADD(o, "first_touch_us", json_object_new_double(k->first_touch_us));
+		JADD(o, RK_FIRST_TOUCH_US, json_object_new_double(k->first_touch_us));
 	if (k->retouch_us > 0)
-		JADD(o, "retouch_us", json_object_new_double(k->retouch_us));
+		JADD(o, RK_RETOUCH_US, json_object_new_double(k->retouch_us));
 	return o;
 }
 static json_object *meta_json(const struct res_file *r)
@@ -392,29 +392,29 @@ static json_object *meta_json(const struct res_file *r)
 	struct tm tm;
 
 	uname(&u);
-	JADD(o, "kernel", json_object_new_string(u.release));
-	JADD(o, "machine", json_object_new_string(u.machine));
+	JADD(o, RK_KERNEL, json_object_new_string(u.release));
+	JADD(o, RK_MACHINE, json_object_new_string(u.machine));
 	cpu_model(buf, sizeof(buf));
-	JADD(o, "cpu_model", json_object_new_string(buf));
-	JADD(o, "cpus", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
-	JADD(o, "numa_nodes", json_object_new_int(
+	JADD(o, RK_CPU_MODEL, json_object_new_string(buf));
+	JADD(o, RK_CPUS, json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	JADD(o, RK_NUMA_NODES, json_object_new_int(
 		numa_available() < 0 ? 1 : numa_num_configured_nodes()));
-	JADD(o, "vmsim_version", json_object_new_string(VMSIM_VERSION));
-	JADD(o, "git_revision", json_object_new_string(VMSIM_GIT_REV));
+	JADD(o, RK_VMSIM_VERSION, json_object_new_string(VMSIM_VERSION));
+	JADD(o, RK_GIT_REVISION, json_object_new_string(VMSIM_GIT_REV));
 	if (vma_tree_maple_built())      /* the kernel the maple tree is */
-		JADD(o, "maple_tree", json_object_new_string(
+		JADD(o, RK_MAPLE_TREE, json_object_new_string(
 			vma_tree_maple_release()));
 	gmtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	JADD(o, "date", json_object_new_string(buf));
+	JADD(o, RK_DATE, json_object_new_string(buf));
 	if (r->host_wake_us > 0)
-		JADD(o, "wake_us", json_object_new_double(r->host_wake_us));
+		JADD(o, RK_WAKE_US, json_object_new_double(r->host_wake_us));
 	if (r->host_uffd_block_us > 0)
-		JADD(o, "uffd_block_us", json_object_new_double(r->host_uffd_block_us));
+		JADD(o, RK_UFFD_BLOCK_US, json_object_new_double(r->host_uffd_block_us));
 	if (r->host_uffd_busy_us > 0)
-		JADD(o, "uffd_busy_us", json_object_new_double(r->host_uffd_busy_us));
+		JADD(o, RK_UFFD_BUSY_US, json_object_new_double(r->host_uffd_busy_us));
 	if (r->host_kernel.have)
-		JADD(o, "host_kernel", host_kernel_json(&r->host_kernel));
+		JADD(o, RK_HOST_KERNEL, host_kernel_json(&r->host_kernel));
 	return o;
 }
 
@@ -423,36 +423,36 @@ json_object *res_json_of(const struct res_file *r, json_object *options,
 {
 	json_object *o = json_object_new_object(), *ms, *ps;
 
-	JADD(o, "vmsim_result", json_object_new_int(RES_FORMAT_VERSION));
-	JADD(o, "complete", json_object_new_boolean(r->complete));
+	JADD(o, RK_VMSIM_RESULT, json_object_new_int(RES_FORMAT_VERSION));
+	JADD(o, RK_COMPLETE, json_object_new_boolean(r->complete));
 	if (!r->complete && r->stopped[0])
-		JADD(o, "stopped", json_object_new_string(r->stopped));
-	JADD(o, "scheme", json_object_new_string(r->scheme));
+		JADD(o, RK_STOPPED, json_object_new_string(r->stopped));
+	JADD(o, RK_SCHEME, json_object_new_string(r->scheme));
 	if (r->label && strcmp(r->label, r->scheme))
-		JADD(o, "label", json_object_new_string(r->label));
-	JADD(o, "workload", json_object_new_string(r->workload));
-	JADD(o, "fault_source", json_object_new_string(r->fault_source));
-	JADD(o, "meta", meta_json(r));
+		JADD(o, RK_LABEL, json_object_new_string(r->label));
+	JADD(o, RK_WORKLOAD, json_object_new_string(r->workload));
+	JADD(o, RK_FAULT_SOURCE, json_object_new_string(r->fault_source));
+	JADD(o, RK_META, meta_json(r));
 	if (command)
-		JADD(o, "command", json_object_get(command));
-	JADD(o, "options", options ? json_object_get(options)
+		JADD(o, RK_COMMAND, json_object_get(command));
+	JADD(o, RK_OPTIONS, options ? json_object_get(options)
 				   : json_object_new_object());
 	if (by_scheme && json_object_array_length(by_scheme))
-		JADD(o, "by_scheme", json_object_get(by_scheme));
+		JADD(o, RK_BY_SCHEME, json_object_get(by_scheme));
 	ms = json_object_new_object();
 	for (int m = 0; m < r->nmetrics; m++) {
 		json_object *d = json_object_new_object();
 
-		JADD(d, "unit", json_object_new_string(r->metrics[m].unit));
-		JADD(d, "better", json_object_new_string(
+		JADD(d, RK_UNIT, json_object_new_string(r->metrics[m].unit));
+		JADD(d, RK_BETTER, json_object_new_string(
 			r->metrics[m].higher_better ? "higher" : "lower"));
-		JADD(d, "primary", json_object_new_boolean(r->metrics[m].primary));
+		JADD(d, RK_PRIMARY, json_object_new_boolean(r->metrics[m].primary));
 		JADD(ms, r->metrics[m].name, d);
 	}
-	JADD(o, "metrics", ms);
+	JADD(o, RK_METRICS, ms);
 	ps = json_object_new_array();
 	for (int i = 0; i < r->npoints; i++)
 		json_object_array_add(ps, point_json(r, &r->points[i]));
-	JADD(o, "results", ps);
+	JADD(o, RK_RESULTS, ps);
 	return o;
 }

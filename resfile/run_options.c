@@ -72,6 +72,7 @@ static json_object *run_opt_record(enum run_opt_id id, const struct run_cfg *c,
 	switch (id) {
 #define RUN_OPT(id, bind, rec, ...) case RUN_O_##id: return rec;
 #include "resfile/run_opts.def"
+#include "resfile/schema.h"
 #undef RUN_OPT
 	case RUN_NOPTS:
 		break;
@@ -266,9 +267,9 @@ bad:
 int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 		   size_t len)
 {
-	const char *scheme = get_string(root, "scheme");
-	const char *wname = get_string(root, "workload");
-	const char *src = get_string(root, "fault_source");
+	const char *scheme = get_string(root, RK_SCHEME);
+	const char *wname = get_string(root, RK_WORKLOAD);
+	const char *src = get_string(root, RK_FAULT_SOURCE);
 	const struct workload *wl = wname ? wl_find(wname) : NULL;
 	json_object *opts, *mode;
 	bool processes;
@@ -276,7 +277,7 @@ int run_rerun_args(json_object *root, struct run_args_vec *v, char *err,
 
 	memset(v, 0, sizeof(*v));
 	if (!scheme || !wname || !src ||
-	    !json_object_object_get_ex(root, "options", &opts) ||
+	    !json_object_object_get_ex(root, RK_OPTIONS, &opts) ||
 	    !json_object_is_type(opts, json_type_object)) {
 		snprintf(err, len, "it does not record its scheme, workload, "
 			 "fault source and options");

@@ -3,6 +3,7 @@
 #  - README.md is at most 300 lines, and its two set-up commands and its
 #    three workflows come within its first 120;
 #  - every option that a command's --help prints is in docs/usage.md;
+#  - every key of the result file's schema is in docs/results.md;
 #  - every path of the repository that docs or comments name exists;
 #  - every command the README shows runs, in order, in a scratch folder
 #    (vmsim on PATH; $OLD is this same binary): each exits 0 — the gate
@@ -36,6 +37,16 @@ for c in run compare report record trace bench list check gate rerun calibrate; 
 			fail "vmsim $c --help has $opt, docs/usage.md does not"
 	done
 done
+
+# Every key of the result file's schema (resfile/schema.h, the one table
+# the writer and the readers name keys by) is documented in
+# docs/results.md.
+for key in $(sed -n 's/^#define RK_[A-Z0-9_]* *"\([a-z0-9_]*\)"$/\1/p' "$root/resfile/schema.h"); do
+	grep -qw -- "$key" "$root/docs/results.md" && ok ||
+		fail "result key '$key' (resfile/schema.h) is not in docs/results.md"
+done
+[ "$(grep -c '^#define RK_' "$root/resfile/schema.h")" -gt 100 ] && ok ||
+	fail "resfile/schema.h names fewer keys than the result file has"
 
 # Every path of this repository that docs/, the README or a comment
 # names exists (as the kernel's documentation-file-ref-check does):
