@@ -253,4 +253,30 @@ json_object *cmp_pool(const struct cmp_file *files, int n);
 /* The gate's family-wise alpha under o. */
 double cmp_gate_alpha(const struct cmp_opts *o);
 
+/* vmsim gate's rules on the runs it made (analysis/compare_gate.c; the
+ * runs themselves are cli/cmd_gate.c's). */
+/* No change of code makes a run a million times faster or slower: a
+ * result that far from the base's is not a measurement of the run. */
+#define CMP_GATE_MAX_RATIO 1e6
+/* The primary metric of f (the first metric if it declares none). */
+const struct cmp_metric *cmp_primary_metric(const struct cmp_file *f);
+/* c against b in m at tasks: %, positive better (as compare prints). */
+double cmp_change(const struct cmp_file *b, const struct cmp_file *c,
+		  const struct cmp_metric *m, int tasks);
+/* Is f a result of the run ref is one of (its task counts, each primary
+ * mean finite and within CMP_GATE_MAX_RATIO of ref's)? 0, or -EINVAL
+ * with why. */
+int cmp_gate_unlike(const struct cmp_file *ref, const struct cmp_file *f,
+		    char *why, size_t len);
+/* A stored base (name: as the user gave it): can it be judged at all,
+ * before anything runs? CMP_PASS, or CMP_CANNOT_JUDGE with line. */
+int cmp_gate_check_stored(const struct cmp_file *st, const char *name,
+			  const struct cmp_opts *o, double pct, char *line,
+			  size_t len);
+/* A stored base against the candidate's n runs, by run means
+ * (cmp_gate_runs): enum cmp_verdict, line holding the verdict. */
+int cmp_gate_stored(const struct cmp_file *st, const struct cmp_file *cand,
+		    int n, const struct cmp_opts *o, double pct, char *line,
+		    size_t len);
+
 #endif

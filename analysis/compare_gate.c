@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/complain.h"
 #include "base/stats.h"
 #include "base/parse.h"
 
@@ -551,4 +552,112 @@ int cmp_gate_runs(FILE *out, const struct cmp_file *files, const int *side,
 	free(names);
 	free(r);
 	return ret;
+}
+
+/* --- vmsim gate's rules on its runs (cli/cmd_gate.c runs them) --- */
+
+/* The primary metric of f (the first metric if it declares none). */
+const struct cmp_metric *cmp_primary_metric(const struct cmp_file *f)
+{
+	for (int k = 0; k < f->nmetrics; k++)
+		if (f->metrics[k].primary)
+			return &f->metrics[k];
+	return &f->metrics[0];
+}
+
+/* c against b in m at tasks: %, positive better (as compare prints). */
+double cmp_change(const struct cmp_file *b, const struct cmp_file *c,
+		     const struct cmp_metric *m, int tasks)
+{
+	double *x, *y, d;
+	size_t nx = cmp_samples_of(b, m->name, tasks, &x);
+	size_t ny = cmp_samples_of(c, m->name, tasks, &y);
+
+	d = m->higher ? 100 * stats_hmean(y, ny) / stats_hmean(x, nx) - 100
+		      : 100 - 100 * stats_amean(y, ny) / stats_amean(x, nx);
+	free(x);
+	free(y);
+	return d;
+}
+
+/* Is f a result of the run ref is one of: its task counts, and each
+ * primary mean finite and within CMP_GATE_MAX_RATIO of ref's? 0, or -EINVAL
+ * with why. (A candidate that writes another run's result, or a number no
+ * run measures, is not judged as if it were one.) */
+int cmp_gate_unlike(const struct cmp_file *ref, const struct cmp_file *f,
+		    char *why, size_t len)
+{
+	const struct cmp_metric *m = cmp_primary_metric(ref);
+
+	if (f->ntasks != ref->ntasks ||
+	    memcmp(f->tasks, ref->tasks, sizeof(int) * (size_t)f->ntasks))
+		return msg_fail(why, len, -EINVAL, "its task counts are not the "
+				"recipe's");
+	for (int t = 0; t < ref->ntasks; t++) {
+		double *x, *y, mx, my;
+		size_t nx = cmp_samples_of(ref, m->name, ref->tasks[t], &x);
+		size_t ny = cmp_samples_of(f, m->name, ref->tasks[t], &y);
+
+		mx = nx ? stats_amean(x, nx) : NAN;
+		my = ny ? stats_amean(y, ny) : NAN;
+		free(x);
+		free(y);
+		if (!isfinite(mx) || !isfinite(my) || !(my / mx <= CMP_GATE_MAX_RATIO) ||
+		    !(mx / my <= CMP_GATE_MAX_RATIO))
+			return msg_fail(why, len, -EINVAL, "its %s at %d task%s "
+					"(%.4g) is not a measurement of the run "
+					"that gave %.4g", m->name, ref->tasks[t],
+					PLURAL(ref->tasks[t]), my, mx);
+	}
+	return 0;
+}
+
+/* A stored base: can it be judged at all, before anything runs?
+ * CMP_PASS (yes), or CMP_CANNOT_JUDGE with line. */
+int cmp_gate_check_stored(const struct cmp_file *st, const char *name,
+			  const struct cmp_opts *o, double pct, char *line,
+			  size_t len)
+{
+	struct cmp_file twice[2] = { *st, *st };
+	FILE *null = fopen("/dev/null", "w");
+	char why[1024];
+	int v = cmp_gate(null ? null : stdout, twice, 2, o, pct, line,
+			 len);
+
+	if (null)
+		fclose(null);
+	if (v == CMP_CANNOT_JUDGE)
+		return v;
+	if (cmp_validate(st, NULL, why, sizeof(why))) {
+		snprintf(line, len, "CANNOT JUDGE: %.200s is not a valid "
+			 "measurement: %.600s", name, why);
+		return CMP_CANNOT_JUDGE;
+	}
+	return CMP_PASS;
+}
+
+/* A stored base against the candidate's runs, by run means: the one
+ * stored run against the spread of the candidate's (cmp_gate_runs). */
+int cmp_gate_stored(const struct cmp_file *st, const struct cmp_file *cand,
+		    int n, const struct cmp_opts *o, double pct, char *line,
+		    size_t len)
+{
+	struct cmp_file *f = calloc((size_t)n + 1, sizeof(*f));
+	int *side = calloc((size_t)n + 1, sizeof(int)), v;
+
+	if (!f || !side) {
+		free(f);
+		free(side);
+		snprintf(line, len, "CANNOT JUDGE: out of memory");
+		return CMP_CANNOT_JUDGE;
+	}
+	f[0] = *st;                      /* shallow: freed by the caller */
+	for (int i = 0; i < n; i++) {
+		f[i + 1] = cand[i];
+		side[i + 1] = 1;
+	}
+	v = cmp_gate_runs(stdout, f, side, n + 1, o, pct, line, len);
+	free(f);
+	free(side);
+	return v;
 }

@@ -38,7 +38,6 @@
 #include "cli/run.h"
 #include "analysis/compare.h"
 #include "cli/gate.h"
-#include "base/stats.h"
 #include "base/parse.h"
 #include "base/safefile.h"
 
@@ -51,9 +50,6 @@
 /* A run of the gate is seconds to minutes; one that has not ended in
  * this long is hung, not slow (--run-timeout). */
 #define GATE_DEFAULT_RUN_TIMEOUT 900
-/* No change of code makes a run a million times faster or slower: a
- * result that far from the base's is not a measurement of the run. */
-#define GATE_MAX_RATIO 1e6
 
 struct gate_args {
 	const char *base_prog, *cand_prog;
@@ -360,85 +356,6 @@ static int pool_side(const char *dir, const char *name, struct cmp_file *runs,
 	return cmp_from_json(j, name, out, why, len) ? -EINVAL : 0;
 }
 
-/* The primary metric of f (the first metric if it declares none). */
-static const struct cmp_metric *primary_of(const struct cmp_file *f)
-{
-	for (int k = 0; k < f->nmetrics; k++)
-		if (f->metrics[k].primary)
-			return &f->metrics[k];
-	return &f->metrics[0];
-}
-
-/* c against b in m at tasks: %, positive better (as compare prints). */
-static double change(const struct cmp_file *b, const struct cmp_file *c,
-		     const struct cmp_metric *m, int tasks)
-{
-	double *x, *y, d;
-	size_t nx = cmp_samples_of(b, m->name, tasks, &x);
-	size_t ny = cmp_samples_of(c, m->name, tasks, &y);
-
-	d = m->higher ? 100 * stats_hmean(y, ny) / stats_hmean(x, nx) - 100
-		      : 100 - 100 * stats_amean(y, ny) / stats_amean(x, nx);
-	free(x);
-	free(y);
-	return d;
-}
-
-/* Is f a result of the run ref is one of: its task counts, and each
- * primary mean finite and within GATE_MAX_RATIO of ref's? 0, or -EINVAL
- * with why. (A candidate that writes another run's result, or a number no
- * run measures, is not judged as if it were one.) */
-static int unlike(const struct cmp_file *ref, const struct cmp_file *f,
-		  char *why, size_t len)
-{
-	const struct cmp_metric *m = primary_of(ref);
-
-	if (f->ntasks != ref->ntasks ||
-	    memcmp(f->tasks, ref->tasks, sizeof(int) * (size_t)f->ntasks))
-		return msg_fail(why, len, -EINVAL, "its task counts are not the "
-				"recipe's");
-	for (int t = 0; t < ref->ntasks; t++) {
-		double *x, *y, mx, my;
-		size_t nx = cmp_samples_of(ref, m->name, ref->tasks[t], &x);
-		size_t ny = cmp_samples_of(f, m->name, ref->tasks[t], &y);
-
-		mx = nx ? stats_amean(x, nx) : NAN;
-		my = ny ? stats_amean(y, ny) : NAN;
-		free(x);
-		free(y);
-		if (!isfinite(mx) || !isfinite(my) || !(my / mx <= GATE_MAX_RATIO) ||
-		    !(mx / my <= GATE_MAX_RATIO))
-			return msg_fail(why, len, -EINVAL, "its %s at %d task%s "
-					"(%.4g) is not a measurement of the run "
-					"that gave %.4g", m->name, ref->tasks[t],
-					PLURAL(ref->tasks[t]), my, mx);
-	}
-	return 0;
-}
-
-/* A stored base: can it be judged at all, before anything runs?
- * CMP_PASS (yes), or CMP_CANNOT_JUDGE with line. */
-static int check_stored(const struct gate_args *a, const struct cmp_file *st,
-			char *line, size_t len)
-{
-	struct cmp_file twice[2] = { *st, *st };
-	FILE *null = fopen("/dev/null", "w");
-	char why[1024];
-	int v = cmp_gate(null ? null : stdout, twice, 2, &a->o, a->pct, line,
-			 len);
-
-	if (null)
-		fclose(null);
-	if (v == CMP_CANNOT_JUDGE)
-		return v;
-	if (cmp_validate(st, NULL, why, sizeof(why))) {
-		snprintf(line, len, "CANNOT JUDGE: %.200s is not a valid "
-			 "measurement: %.600s", a->baseline, why);
-		return CMP_CANNOT_JUDGE;
-	}
-	return CMP_PASS;
-}
-
 /* The rounds, ABBA (only the candidate's with a stored base), each
  * run's result loaded into runs[side][]. 0, or -errno with line. */
 static int run_rounds(const struct gate_args *a, const char *dir,
@@ -490,7 +407,7 @@ static int run_rounds(const struct gate_args *a, const char *dir,
 			if (!ref)
 				ref = &runs[s][nruns[s]];
 			nruns[s]++;
-			if (ref && unlike(ref, &runs[s][nruns[s] - 1], why,
+			if (ref && cmp_gate_unlike(ref, &runs[s][nruns[s] - 1], why,
 					  sizeof(why)))
 				return msg_fail(line, len, -EINVAL, "CANNOT JUDGE: "
 						"the %s result of round %d is "
@@ -569,32 +486,6 @@ static int pool_both(const struct gate_args *a, const char *dir,
 	return 0;
 }
 
-/* A stored base against the candidate's runs, by run means: the one
- * stored run against the spread of the candidate's (cmp_gate_runs). */
-static int gate_stored(const struct gate_args *a, const struct cmp_file *st,
-		       const struct cmp_file *cand, int n, char *line,
-		       size_t len)
-{
-	struct cmp_file *f = calloc((size_t)n + 1, sizeof(*f));
-	int *side = calloc((size_t)n + 1, sizeof(int)), v;
-
-	if (!f || !side) {
-		free(f);
-		free(side);
-		snprintf(line, len, "CANNOT JUDGE: out of memory");
-		return CMP_CANNOT_JUDGE;
-	}
-	f[0] = *st;                      /* shallow: freed by the caller */
-	for (int i = 0; i < n; i++) {
-		f[i + 1] = cand[i];
-		side[i + 1] = 1;
-	}
-	v = cmp_gate_runs(stdout, f, side, n + 1, &a->o, a->pct, line, len);
-	free(f);
-	free(side);
-	return v;
-}
-
 /* One gate: rounds, pooling, verdict. *effect gets the first row's
  * change (%, positive better) for calibration. Returns enum cmp_verdict;
  * line holds the verdict. */
@@ -619,7 +510,8 @@ static int gate_once(const struct gate_args *a, const char *dir,
 				 a->baseline, why);
 			goto out;
 		}
-		if (check_stored(a, &pooled[0], line, len) != CMP_PASS)
+		if (cmp_gate_check_stored(&pooled[0], a->baseline, &a->o, a->pct,
+					  line, len) != CMP_PASS)
 			goto out;
 	}
 	if (run_rounds(a, dir, cand_extra, verbose, a->baseline ? &pooled[0] :
@@ -635,27 +527,28 @@ static int gate_once(const struct gate_args *a, const char *dir,
 		goto out;
 	/* A line a round: every row the gate judges (each task count). */
 	for (int r = 0; verbose && r < nruns[1]; r++) {
-		const struct cmp_metric *m = primary_of(&pooled[0]);
+		const struct cmp_metric *m = cmp_primary_metric(&pooled[0]);
 
 		printf("round %d:", no[r]);
 		for (int t = 0; t < pooled[0].ntasks; t++)
 			printf("%s %s-%d %+.2f%%", t ? "," : "", m->name,
-			       pooled[0].tasks[t], change(a->baseline ?
+			       pooled[0].tasks[t], cmp_change(a->baseline ?
 			       &pooled[0] : &runs[0][r], &runs[1][r], m,
 			       pooled[0].tasks[t]));
 		printf(" (the candidate against %s)\n", a->baseline ?
 		       "the stored base" : "this round's base");
 	}
 	if (a->baseline)
-		verdict = gate_stored(a, &pooled[0], runs[1], nruns[1], line, len);
+		verdict = cmp_gate_stored(&pooled[0], runs[1], nruns[1], &a->o,
+					  a->pct, line, len);
 	else if (a->pooled)
 		verdict = cmp_gate(stdout, pooled, 2, &a->o, a->pct, line, len);
 	else
 		verdict = cmp_gate_rounds(stdout, (const struct cmp_file *const[]){
 			runs[0], runs[1] }, nruns[1], pooled, &a->o, a->pct,
 			line, len);
-	*effect = change(&pooled[0], &pooled[1], primary_of(&pooled[0]),
-			 pooled[0].tasks[0]);
+	*effect = cmp_change(&pooled[0], &pooled[1],
+			     cmp_primary_metric(&pooled[0]), pooled[0].tasks[0]);
 out:
 	for (int s = 0; s < 2; s++) {
 		for (int r = 0; runs[s] && r < nruns[s]; r++)
