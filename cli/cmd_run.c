@@ -266,8 +266,7 @@ static int run_check_host(const struct run_args *a)
 static bool run_scheme_has(const struct run_args *a, const struct run_opt *o)
 {
 	for (int k = 0; k < a->c.ntargets; k++)
-		if (!(o->needs & RUN_NEEDS_ANON_SCHEME) ||
-		    a->c.targets[k].lock->anon_prepare)
+		if (run_opt_scheme_has(o, a->c.targets[k].lock))
 			return true;
 	return false;
 }
@@ -278,9 +277,11 @@ static int run_check_applies(const struct run_args *a)
 		const struct run_opt *o = &run_optlist[i];
 
 		if (a->opt_given[i] && !run_scheme_has(a, o)) {
-			fprintf(stderr, "%s: --%s applies only to a scheme that "
-				"prepares an anon_vma under a VMA lock (pervma)",
-				prog, o->name);
+			fprintf(stderr, "%s: --%s applies only to the schemes "
+				"that have the choice:", prog, o->name);
+			for (int k = 0; k < lock_nschemes; k++)
+				if (run_opt_scheme_has(o, lock_schemes[k]))
+					fprintf(stderr, " %s", lock_schemes[k]->name);
 			cli_see_help();
 			return EXIT_USAGE;
 		}

@@ -89,15 +89,28 @@ static json_object *run_opt_record(enum run_opt_id id, const struct run_cfg *c,
 #undef NOREC
 }
 
-/* Do some of the run's schemes choose an mprotect's range (mprotect)
- * or how to prepare an anon_vma (anon) and some not? */
-static bool schemes_mixed(const struct run_cfg *c, bool anon)
+bool run_opt_scheme_has(const struct run_opt *o, const struct lock_ops *l)
+{
+	return !(o->needs & RUN_NEEDS_ANON_SCHEME) || l->anon_prepare;
+}
+
+/* Do some of the run's schemes choose an mprotect's range and some not? */
+static bool mprotect_mixed(const struct run_cfg *c)
 {
 	int n = 0;
 
 	for (int k = 0; k < runner_ntargets(c); k++)
-		n += anon ? runner_target_lock(c, k)->anon_prepare :
-			    runner_target_lock(c, k)->write_begin_mprotect != NULL;
+		n += runner_target_lock(c, k)->write_begin_mprotect != NULL;
+	return n && n < runner_ntargets(c);
+}
+
+/* Does option o apply to some of the run's schemes and not others? */
+static bool opt_mixed(const struct run_cfg *c, const struct run_opt *o)
+{
+	int n = 0;
+
+	for (int k = 0; k < runner_ntargets(c); k++)
+		n += run_opt_scheme_has(o, runner_target_lock(c, k));
 	return n && n < runner_ntargets(c);
 }
 
@@ -114,10 +127,13 @@ json_object *run_by_scheme_json(const struct run_cfg *c)
 	if (runner_varies(c, RUN_VARY_TREE))
 		json_object_array_add(a, json_object_new_string("tree"));
 	/* Varied, or recorded by some schemes (those with a choice) only. */
-	if (runner_varies(c, RUN_VARY_MPROTECT) || schemes_mixed(c, false))
+	if (runner_varies(c, RUN_VARY_MPROTECT) || mprotect_mixed(c))
 		json_object_array_add(a, json_object_new_string("mprotect_range"));
-	if (schemes_mixed(c, true))
-		json_object_array_add(a, json_object_new_string("anon_prepare"));
+	/* The table's options that some schemes have and some not. */
+	for (int i = 0; i < RUN_NOPTS; i++)
+		if (run_optlist[i].key && opt_mixed(c, &run_optlist[i]))
+			json_object_array_add(a, json_object_new_string(
+				run_optlist[i].key));
 	return a;
 }
 

@@ -22,6 +22,9 @@
  * variant the run compares) chose, not the user: vma_free when not
  * given, slab and rcu_free when the run compares several. */
 json_object *run_by_scheme_json(const struct run_cfg *c);
+/* Does scheme l have what o needs of a scheme (o->needs: a choice only
+ * some schemes have, RUN_NEEDS_ANON_SCHEME)? */
+bool run_opt_scheme_has(const struct run_opt *o, const struct lock_ops *l);
 /* What the command line says of how vmsim ran that run_cfg does not
  * hold: recorded beside the options that change what is measured. */
 struct run_harness_opts {
