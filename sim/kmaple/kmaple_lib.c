@@ -62,6 +62,11 @@ static __thread void *kmaple_ctx;
 struct kmaple {
 	struct maple_tree mt;
 	void *ctx;
+	/* MT_FLAGS_LOCK_EXTERN, kept apart: the lock is chosen before it is
+	 * taken, and ma_flags also holds the tree's height, which a store
+	 * under the lock rewrites (mas_set_height) — reading it unlocked was
+	 * a data race (TSan, test_vma_concurrency's writers under range). */
+	bool extern_lock;
 };
 
 int lockdep_is_held(const void *lock)
@@ -164,6 +169,7 @@ struct kmaple *kmaple_init_in(struct kmaple_buf *buf, unsigned flags,
 		mf |= MT_FLAGS_LOCK_EXTERN;
 	mt_init_flags(&t->mt, mf);
 	t->ctx = ctx;
+	t->extern_lock = flags & KMAPLE_EXTERN_LOCK;
 	return t;
 }
 
@@ -177,10 +183,10 @@ struct kmaple *kmaple_new(unsigned flags, void *ctx)
 void kmaple_clear(struct kmaple *t)
 {
 	KMAPLE_CTX(t);
-	if (!mt_external_lock(&t->mt))
+	if (!t->extern_lock)
 		mtree_lock(&t->mt);
 	__mt_destroy(&t->mt);
-	if (!mt_external_lock(&t->mt))
+	if (!t->extern_lock)
 		mtree_unlock(&t->mt);
 	KMAPLE_CTX_END();
 }
@@ -198,13 +204,13 @@ void kmaple_delete(struct kmaple *t)
 
 void kmaple_lock(struct kmaple *t)
 {
-	if (!mt_external_lock(&t->mt))
+	if (!t->extern_lock)
 		mtree_lock(&t->mt);
 }
 
 void kmaple_unlock(struct kmaple *t)
 {
-	if (!mt_external_lock(&t->mt))
+	if (!t->extern_lock)
 		mtree_unlock(&t->mt);
 }
 
