@@ -6,9 +6,10 @@
  * in the spread the gate sees, on both sides alike.
  */
 #include "analysis/compare_int.h"
-#include "resfile/schema.h"
 
 #include <string.h>
+
+#include "resfile/schema.h"
 
 /* dst.<key> (an array) += src.<key>'s elements (deep copies). */
 static void append_array(json_object *dst, json_object *src, const char *key)

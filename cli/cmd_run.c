@@ -18,6 +18,7 @@
 #include "sim/faults/sources.h"
 #include "base/outstream.h"
 #include "resfile/resfile.h"
+#include "resfile/schema.h"
 #include "base/parse.h"
 
 static const char *scheme_name(int i)
@@ -277,11 +278,18 @@ static int run_check_applies(const struct run_args *a)
 		const struct run_opt *o = &run_optlist[i];
 
 		if (a->opt_given[i] && !run_scheme_has(a, o)) {
+			const char *sep = "";
+
 			fprintf(stderr, "%s: --%s applies only to the schemes "
-				"that have the choice:", prog, o->name);
+				"that %s (", prog, o->name,
+				run_opt_scheme_need_text(o));
 			for (int k = 0; k < lock_nschemes; k++)
-				if (run_opt_scheme_has(o, lock_schemes[k]))
-					fprintf(stderr, " %s", lock_schemes[k]->name);
+				if (run_opt_scheme_has(o, lock_schemes[k])) {
+					fprintf(stderr, "%s%s", sep,
+						lock_schemes[k]->name);
+					sep = ", ";
+				}
+			fputc(')', stderr);
 			cli_see_help();
 			return EXIT_USAGE;
 		}
@@ -477,7 +485,6 @@ static int run_one_opt(struct run_args *a, enum run_opt_id id, const char *arg)
 	case RUN_PARSE_REPLAY:
 		a->given |= WL_OPT_TRACE;
 		return run_replay_opt(&a->c, id, arg);
-	case RUN_PARSE_INT:              /* bound: INT(...) */
 	case RUN_PARSE_HERE:
 		break;
 	}
@@ -637,6 +644,14 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 				    runner_target_label(c, i) : NULL);
 }
 
+/* What a result records of how vmsim ran, beside the run's config. */
+static struct run_harness_opts run_harness_of(const struct run_args *a)
+{
+	return (struct run_harness_opts){ .nhandlers = a->c.uffd.nhandlers,
+					  .max_tasks = a->max_tasks,
+					  .ceiling = a->ceiling };
+}
+
 /* Write the claimed files; a failure is said and becomes the status. */
 static int run_publish(const struct run_args *a, struct res_target *tgt,
 		       int ntgt, struct res_file *r, json_object *command,
@@ -650,9 +665,7 @@ static int run_publish(const struct run_args *a, struct res_target *tgt,
 		 * says the run stopped, and why. */
 		if (!r[i].npoints && !stopped)
 			continue;
-		const struct run_harness_opts h = {
-			.nhandlers = a->c.uffd.nhandlers,
-			.max_tasks = a->max_tasks, .ceiling = a->ceiling };
+		const struct run_harness_opts h = run_harness_of(a);
 		json_object *opts = run_options_json(&a->c, i, &h);
 		json_object *bys = run_by_scheme_json(&a->c);
 
@@ -764,12 +777,6 @@ static void run_args_init(struct run_args *out)
 	*out = a;
 }
 
-/*
- * vmsim bench scale [RUN OPTIONS]: the harness's ceiling alone — pft
- * under none at 1 and the given task counts with the given fault source,
- * mode and uffd and handler options, -i samples each — as rates and
- * efficiencies against linear.
- */
 json_object *cmd_run_preview(int argc, char **argv)
 {
 	struct run_args a;
@@ -777,24 +784,28 @@ json_object *cmd_run_preview(int argc, char **argv)
 
 	run_args_init(&a);
 	if (!run_parse(argc, argv, &a) && !a.help) {
-		const struct run_harness_opts h = {
-			.nhandlers = a.c.uffd.nhandlers,
-			.max_tasks = a.max_tasks, .ceiling = a.ceiling };
+		const struct run_harness_opts h = run_harness_of(&a);
 
 		root = json_object_new_object();
-		json_object_object_add(root, "scheme", json_object_new_string(
+		json_object_object_add(root, RK_SCHEME, json_object_new_string(
 			runner_target_lock(&a.c, 0)->name));
-		json_object_object_add(root, "workload",
+		json_object_object_add(root, RK_WORKLOAD,
 				       json_object_new_string(a.c.wl->name));
-		json_object_object_add(root, "fault_source",
+		json_object_object_add(root, RK_FAULT_SOURCE,
 				       json_object_new_string(a.c.mm.source->name));
-		json_object_object_add(root, "options",
+		json_object_object_add(root, RK_OPTIONS,
 				       run_options_json(&a.c, 0, &h));
 	}
 	run_replay_done(&a.c);
 	return root;
 }
 
+/*
+ * vmsim bench scale [RUN OPTIONS]: the harness's ceiling alone — pft
+ * under none at 1 and the given task counts with the given fault source,
+ * mode and uffd and handler options, -i samples each — as rates and
+ * efficiencies against linear.
+ */
 int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct run_args a;

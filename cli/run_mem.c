@@ -240,27 +240,6 @@ static int vary_settle(const struct run_cfg *c)
 	return 0;
 }
 
-/* --mprotect-range where a target's scheme has an mprotect range to
- * choose (lock_ops.write_begin_mprotect). */
-static int mprotect_settle(const struct run_cfg *c)
-{
-	char names[256] = "";
-	size_t used = 0;
-
-	if (!c->mprotect_given)
-		return 0;
-	for (int i = 0; i < c->ntargets; i++)
-		if (c->targets[i].lock->write_begin_mprotect)
-			return 0;
-	for (int i = 0; i < lock_nschemes && used < sizeof(names); i++)
-		if (lock_schemes[i]->write_begin_mprotect)
-			used += (size_t)snprintf(names + used, sizeof(names) - used,
-						 "%s%s", used ? ", " : "",
-						 lock_schemes[i]->name);
-	return cli_bad("--mprotect-range applies only to the schemes that choose "
-		   "an mprotect's range (%s)", names);
-}
-
 /* --rcu-free only where a sheaves slab is, --kfree-rcu where a SLUB one
  * is; --slab-fastpath where either is, rseq only where it can run;
  * --vma-free typesafe only under schemes that allow it. */
@@ -268,7 +247,7 @@ static int slab_settle(const struct run_cfg *c)
 {
 	bool sheaves = false, slub = false;
 
-	if (vary_settle(c) || mprotect_settle(c))
+	if (vary_settle(c))
 		return EXIT_USAGE;
 	for (int i = 0; i < c->ntargets; i++) {
 		sheaves |= c->targets[i].slab == SLAB_SHEAVES;

@@ -14,9 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/complain.h"
 #include "resfile/run_options.h"
-#include "base/debug.h"
+#include "resfile/schema.h"
 #include "sim/mem/frames.h"
 #include "sim/mem/slab.h"
 
@@ -72,7 +71,6 @@ static json_object *run_opt_record(enum run_opt_id id, const struct run_cfg *c,
 	switch (id) {
 #define RUN_OPT(id, bind, rec, ...) case RUN_O_##id: return rec;
 #include "resfile/run_opts.def"
-#include "resfile/schema.h"
 #undef RUN_OPT
 	case RUN_NOPTS:
 		break;
@@ -91,17 +89,16 @@ static json_object *run_opt_record(enum run_opt_id id, const struct run_cfg *c,
 
 bool run_opt_scheme_has(const struct run_opt *o, const struct lock_ops *l)
 {
-	return !(o->needs & RUN_NEEDS_ANON_SCHEME) || l->anon_prepare;
+	return !((o->needs & RUN_NEEDS_ANON_SCHEME) && !l->anon_prepare) &&
+	       !((o->needs & RUN_NEEDS_MPROTECT_SCHEME) &&
+		 !l->write_begin_mprotect);
 }
 
-/* Do some of the run's schemes choose an mprotect's range and some not? */
-static bool mprotect_mixed(const struct run_cfg *c)
+const char *run_opt_scheme_need_text(const struct run_opt *o)
 {
-	int n = 0;
-
-	for (int k = 0; k < runner_ntargets(c); k++)
-		n += runner_target_lock(c, k)->write_begin_mprotect != NULL;
-	return n && n < runner_ntargets(c);
+	return o->needs & RUN_NEEDS_MPROTECT_SCHEME ?
+	       "choose an mprotect's range" :
+	       "prepare an anon_vma under a VMA lock";
 }
 
 /* Does option o apply to some of the run's schemes and not others? */
@@ -126,12 +123,12 @@ json_object *run_by_scheme_json(const struct run_cfg *c)
 		json_object_array_add(a, json_object_new_string("rcu_free"));
 	if (runner_varies(c, RUN_VARY_TREE))
 		json_object_array_add(a, json_object_new_string("tree"));
-	/* Varied, or recorded by some schemes (those with a choice) only. */
-	if (runner_varies(c, RUN_VARY_MPROTECT) || mprotect_mixed(c))
-		json_object_array_add(a, json_object_new_string("mprotect_range"));
-	/* The table's options that some schemes have and some not. */
+	/* Varied (under one scheme), or recorded by some schemes only (the
+	 * table's options that some schemes have and some not). */
 	for (int i = 0; i < RUN_NOPTS; i++)
-		if (run_optlist[i].key && opt_mixed(c, &run_optlist[i]))
+		if (run_optlist[i].key && (opt_mixed(c, &run_optlist[i]) ||
+		    (i == RUN_O_MPROTECT_RANGE &&
+		     runner_varies(c, RUN_VARY_MPROTECT))))
 			json_object_array_add(a, json_object_new_string(
 				run_optlist[i].key));
 	return a;
@@ -139,7 +136,8 @@ json_object *run_by_scheme_json(const struct run_cfg *c)
 
 /* Every keyed option of the table whose RECORD gives a value, in the
  * table's order; only where it applies (the table's needs): what a run
- * of another source or mode does not have, it does not record. */
+ * of another source or mode, or the target's scheme, does not have, it
+ * does not record. */
 json_object *run_options_json(const struct run_cfg *c, int target,
 			  const struct run_harness_opts *h)
 {
@@ -150,7 +148,8 @@ json_object *run_options_json(const struct run_cfg *c, int target,
 		json_object *v;
 
 		if (!opt->key || !run_opt_applies(opt, c->mm.source->name,
-						  c->processes))
+						  c->processes) ||
+		    !run_opt_scheme_has(opt, runner_target_lock(c, target)))
 			continue;
 		v = run_opt_record((enum run_opt_id)i, c, target, h);
 		if (v)

@@ -23,8 +23,10 @@
  * given, slab and rcu_free when the run compares several. */
 json_object *run_by_scheme_json(const struct run_cfg *c);
 /* Does scheme l have what o needs of a scheme (o->needs: a choice only
- * some schemes have, RUN_NEEDS_ANON_SCHEME)? */
+ * some schemes have, RUN_NEEDS_*_SCHEME)? And what such schemes do, for
+ * a refusal ("choose an mprotect's range"). */
 bool run_opt_scheme_has(const struct run_opt *o, const struct lock_ops *l);
+const char *run_opt_scheme_need_text(const struct run_opt *o);
 /* What the command line says of how vmsim ran that run_cfg does not
  * hold: recorded beside the options that change what is measured. */
 struct run_harness_opts {

@@ -65,7 +65,7 @@ void run_opts_help(FILE *f)
 			fprintf(f, "%.*s\n%*s", (int)(nl - s), s, HELP_COL, "");
 		fprintf(f, "%s\n", s);
 		/* The bounds the parser holds it to, from the same fields. */
-		if (o->parse == RUN_PARSE_INT)
+		if (o->hi)
 			fprintf(f, "%*s%s from %ld to %ld\n", HELP_COL, "",
 				o->metavar, o->lo, o->hi);
 	}

@@ -18,7 +18,6 @@
 /* Which code parses an option's value. */
 enum run_opt_parse {
 	RUN_PARSE_HERE,          /* bound (BIND), or cmd_run.c's switch */
-	RUN_PARSE_INT,           /* an int from lo to hi into its INT(...) */
 	RUN_PARSE_MEM,           /* run_mem_opt (cli/run_mem.c) */
 	RUN_PARSE_REPLAY,        /* run_replay_opt (cli/run_replay.c) */
 };
@@ -41,7 +40,7 @@ struct run_opt {
 	const char *list;        /* `vmsim list`'s components line, or NULL */
 	enum run_opt_parse parse;
 	const char *what;        /* what a complaint calls its value */
-	long lo, hi;             /* RUN_PARSE_INT: the range */
+	long lo, hi;             /* an INT(...) option's range (hi > 0) */
 	/* A value that is one of two or three names of its own (an enum
 	 * of a lower layer has its names there: frames_mode_names...). */
 	const char *const *choices;
@@ -80,9 +79,11 @@ struct run_opt {
 };
 #define RUN_NEEDS_UFFD    0x1    /* the uffd fault source */
 #define RUN_NEEDS_THREADS 0x2    /* --mode threads */
-/* A scheme that has the choice (lock_ops.anon_prepare): some target's
- * scheme must; recorded for those targets only. */
-#define RUN_NEEDS_ANON_SCHEME 0x4
+/* A choice only some schemes have: some target's scheme must have it
+ * (else refused), and only their results record it
+ * (run_opt_scheme_has, resfile/run_options.h). */
+#define RUN_NEEDS_ANON_SCHEME     0x4    /* lock_ops.anon_prepare */
+#define RUN_NEEDS_MPROTECT_SCHEME 0x8    /* lock_ops.write_begin_mprotect */
 #define BEFORE_STR(s) .has_before = true, .before_str = (s)
 #define BEFORE_NUM(n) .has_before = true, .before_num = (n)
 #define CHOICES(...) .choices = (const char *const[]){ __VA_ARGS__ }, \

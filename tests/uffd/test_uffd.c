@@ -79,6 +79,23 @@ static unsigned char *map_registered(int fd, uint64_t mode)
 	return m;
 }
 
+/* The next fault: a page fault at page i of m, a write or a read; its
+ * page's address. */
+static unsigned long next_fault(int fd, const unsigned char *m, int i,
+				bool write)
+{
+	struct uffd_msg msg;
+	unsigned long a;
+
+	read_msg(fd, &msg);
+	ck_assert_int_eq(msg.event, UFFD_EVENT_PAGEFAULT);
+	a = (unsigned long)msg.arg.pagefault.address & ~(PAGE - 1);
+	ck_assert_uint_eq(a, (unsigned long)m + (unsigned long)i * PAGE);
+	ck_assert(!(msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE) ==
+		  !write);
+	return a;
+}
+
 /* Every page's first write faults once; the answer is a copy of a page
  * filled with its index, then the write lands on it. */
 START_TEST(test_copy_answers_writes)
@@ -93,14 +110,8 @@ START_TEST(test_copy_answers_writes)
 
 	ck_assert_int_eq(pthread_create(&th, NULL, touch, &t), 0);
 	for (int i = 0; i < NPAGES; i++) {
-		struct uffd_msg msg;
-		unsigned long a;
+		unsigned long a = next_fault(fd, m, i, true);
 
-		read_msg(fd, &msg);
-		ck_assert_int_eq(msg.event, UFFD_EVENT_PAGEFAULT);
-		a = (unsigned long)msg.arg.pagefault.address & ~(PAGE - 1);
-		ck_assert_uint_eq(a, (unsigned long)m + i * PAGE);
-		ck_assert(msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE);
 		memset(src, 0xa0 + i, PAGE);
 		ck_assert_int_eq(uffd_resolve_copy(fd, a, src, PAGE, false, false,
 						   &c), 0);
@@ -132,15 +143,9 @@ START_TEST(test_zeropage_and_eexist)
 	pthread_t th;
 
 	ck_assert_int_eq(pthread_create(&th, NULL, touch, &t), 0);
-	for (int i = 0; i < NPAGES; i++) {
-		struct uffd_msg msg;
-		unsigned long a;
-
-		read_msg(fd, &msg);
-		a = (unsigned long)msg.arg.pagefault.address & ~(PAGE - 1);
-		ck_assert(!(msg.arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE));
-		ck_assert_int_eq(uffd_resolve_zeropage(fd, a, PAGE, false, &c), 0);
-	}
+	for (int i = 0; i < NPAGES; i++)
+		ck_assert_int_eq(uffd_resolve_zeropage(fd, next_fault(fd, m, i,
+			false), PAGE, false, &c), 0);
 	pthread_join(th, NULL);
 	ck_assert_uint_eq(t.sum, 0);
 	ck_assert_uint_eq(c.zeropages, NPAGES);
