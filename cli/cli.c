@@ -33,26 +33,30 @@ static int check_main(int argc, char **argv, const struct cli_ctx *ctx)
 
 static const struct cli_command commands[] = {
 	{ "run", "run a workload under one or more lock schemes, write a result",
-	  cmd_run },
+	  cmd_run, cmd_run_optsets },
 	{ "compare", "compare result files or directories: mmtests-style tables,\n"
-	  "the regression gate", cmd_compare },
+	  "the regression gate", cmd_compare, cmd_compare_optsets },
 	{ "report", "one self-contained HTML page of results (tables, graphs)",
-	  cmd_report },
+	  cmd_report, cmd_report_optsets },
 	{ "gate", "the CI gate: base and candidate run alternately, judged by\n"
-	  "round; the last line is PASS, REGRESSION or CANNOT JUDGE", cmd_gate },
+	  "round; the last line is PASS, REGRESSION or CANNOT JUDGE",
+	  cmd_gate, cmd_gate_optsets },
 	{ "calibrate", "the models against the host kernel (-l kernel): each\n"
-	  "one's rate and scaling beside the kernel's, one table", cmd_calibrate },
+	  "one's rate and scaling beside the kernel's, one table",
+	  cmd_calibrate, cmd_calibrate_optsets },
 	{ "rerun", "run what a result file records again (its every option)",
-	  cmd_rerun },
+	  cmd_rerun, NULL },
 	{ "record", "run a program under perf and write what it did to its\n"
-	  "address space as a trace (replay it with -w replay)", cmd_record },
-	{ "trace", "what a trace holds (info), or its events (show)", cmd_trace },
+	  "address space as a trace (replay it with -w replay)",
+	  cmd_record, cmd_record_optsets },
+	{ "trace", "what a trace holds (info), or its events (show)",
+	  cmd_trace, cmd_trace_optsets },
 	{ "bench", "tree: the VMA tree's costs; fault: what a fault costs;\n"
 	  "slab: the slab fast paths' costs; scale: the harness's scaling",
-	  cmd_bench },
-	{ "list", "the lock schemes, components and workloads", list_main },
+	  cmd_bench, cmd_bench_optsets },
+	{ "list", "the lock schemes, components and workloads", list_main, NULL },
 	{ "check", "what this machine offers (userfaultfd, io_uring, CPUs, perf)",
-	  check_main },
+	  check_main, NULL },
 };
 #define NCOMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
 

@@ -30,11 +30,27 @@ struct cli_ctx {
 				  * (for fuzzing the parser) */
 };
 
+/* One getopt table of a command, the one its parser passes to
+ * getopt_long: the man pages and the bash completion are generated from
+ * these at build time (`vmsim list --options`), so they cannot drift. */
+struct cli_optset {
+	const char *sub;                 /* its sub-command, or NULL */
+	const struct option *longopts;   /* NULL ends a command's sets */
+	const char *shortopts;           /* getopt's letters */
+	/* A long option's one-letter form, or 0; NULL: the letter of its
+	 * val, if shortopts has it. */
+	int (*short_of)(const struct option *o);
+	/* The values an option takes, space-separated on f; NULL: none
+	 * known (a number, a file). */
+	void (*values)(const struct option *o, FILE *f);
+};
+
 /* A command: its name, its line in vmsim --help ("\n" continues it),
- * and what runs it. */
+ * what runs it, and its getopt tables (NULL: it takes no option). */
 struct cli_command {
 	const char *name, *summary;
 	int (*run)(int argc, char **argv, const struct cli_ctx *ctx);
+	const struct cli_optset *(*optsets)(void);
 };
 
 /* vmsim's commands (cli/cli.c sets them; vmsim-compare has none). */
@@ -58,9 +74,22 @@ int cmd_report(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx);
 /* vmsim bench scale: run's options, the harness's ceiling (cli/cmd_run.c). */
 int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx);
+const struct cli_optset *cmd_bench_scale_optset(void);
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx);
 int cmd_list(int argc, char **argv);
+/* The commands' option tables (cmd_*_optsets: the parsers' own). */
+const struct cli_optset *cmd_run_optsets(void);
+const struct cli_optset *cmd_compare_optsets(void);
+const struct cli_optset *cmd_report_optsets(void);
+const struct cli_optset *cmd_gate_optsets(void);
+const struct cli_optset *cmd_calibrate_optsets(void);
+const struct cli_optset *cmd_record_optsets(void);
+const struct cli_optset *cmd_trace_optsets(void);
+const struct cli_optset *cmd_bench_optsets(void);
+/* The names compare's, report's and gate's --format, --test and
+ * --significance take (cli/cmd_compare.c). */
+void cmd_cmp_values(const struct option *o, FILE *f);
 void cmd_list_names(FILE *f);
 /* Prints the scheme and workload names at the end of --help; NULL in
  * vmsim-compare, which links no simulator (set by cli_main_ctx). */

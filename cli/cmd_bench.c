@@ -11,20 +11,41 @@
 #include "cli/cmd.h"
 #include "base/parse.h"
 
+/* The benchmarks' getopt tables (also their man page and completion:
+ * cmd_bench_optsets). */
+static const struct option bench_tree_opts[] = {
+	{ "vmas", required_argument, NULL, 'n' },
+	{ "lookups", required_argument, NULL, 'k' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+#define BENCH_TREE_SHORT ":h"
+static const struct option bench_fault_opts[] = {
+	{ "mem", required_argument, NULL, 'm' },
+	{ "rounds", required_argument, NULL, 'r' },
+	{ "wait", required_argument, NULL, 'W' },
+	{ "folio", required_argument, NULL, 'F' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+#define BENCH_FAULT_SHORT ":m:h"
+/* slab and lock: --rounds only. */
+static const struct option bench_rounds_opts_tbl[] = {
+	{ "rounds", required_argument, NULL, 'r' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+#define BENCH_ROUNDS_SHORT ":h"
+
 static int cmd_bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "vmas", required_argument, NULL, 'n' },
-		{ "lookups", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	size_t sizes[16] = { 1000, 65530, 1000000 };
 	int nsizes = 3, opt, ret;
 	long lookups = 2000000;
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, BENCH_TREE_SHORT, bench_tree_opts,
+				  NULL)) != -1) {
 		char *save = NULL, *tok, buf[256];
 
 		switch (opt) {
@@ -60,7 +81,7 @@ static int cmd_bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 			cli_help("bench");
 			return 0;
 		default:
-			return cli_bad_option(argv, opt, opts);
+			return cli_bad_option(argv, opt, bench_tree_opts);
 		}
 	}
 	if (optind < argc)
@@ -99,14 +120,6 @@ static int bench_waits(const char *arg, enum uffd_wait_mode *w, int *n)
 
 static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	static const struct option opts[] = {
-		{ "mem", required_argument, NULL, 'm' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "wait", required_argument, NULL, 'W' },
-		{ "folio", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	enum uffd_wait_mode waits[4] = { UFFD_WAIT_BLOCK, UFFD_WAIT_BUSY };
 	int nwaits = 2, opt, ret;
 	size_t mem = 64UL << 20, folio = 0;
@@ -115,7 +128,7 @@ static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 	char err[256];
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, ":m:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, BENCH_FAULT_SHORT, bench_fault_opts, NULL)) != -1) {
 		if (opt == 'm')
 			mem_arg = optarg;
 		if (opt == 'm' && (parse_size(optarg, &mem) || mem % 4096 ||
@@ -135,7 +148,7 @@ static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 			return 0;
 		}
 		if (opt != 'm' && opt != 'r' && opt != 'W' && opt != 'F')
-			return cli_bad_option(argv, opt, opts);
+			return cli_bad_option(argv, opt, bench_fault_opts);
 	}
 	if (optind < argc)
 		return cli_bad("unexpected argument '%s'", argv[optind]);
@@ -157,18 +170,13 @@ static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
  * 64): 0 and *rounds, 1 after --help, or EXIT_USAGE after one line. */
 static int bench_rounds_opts(int argc, char **argv, long *rounds)
 {
-	static const struct option opts[] = {
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	int opt;
 
 	_Static_assert(BENCH_SLAB_ROUNDS_MAX == 64 && BENCH_LOCK_ROUNDS_MAX == 64,
 		       "the message says 64");
 	*rounds = 7;
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, BENCH_ROUNDS_SHORT, bench_rounds_opts_tbl, NULL)) != -1) {
 		if (opt == 'r' && parse_long(optarg, 1, 64, rounds))
 			return cli_bad("bad round count '%s': want 1 to 64", optarg);
 		if (opt == 'h') {
@@ -176,7 +184,7 @@ static int bench_rounds_opts(int argc, char **argv, long *rounds)
 			return 1;
 		}
 		if (opt != 'r')
-			return cli_bad_option(argv, opt, opts);
+			return cli_bad_option(argv, opt, bench_rounds_opts_tbl);
 	}
 	if (optind < argc)
 		return cli_bad("unexpected argument '%s'", argv[optind]);
@@ -245,4 +253,30 @@ int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 		if (!strcmp(argv[1], benches[i].name))
 			return benches[i].run(argc - 1, argv + 1, ctx);
 	return cli_unknown("benchmark", argv[1], bench_name, NBENCHES);
+}
+
+static void bench_values(const struct option *o, FILE *f)
+{
+	if (strcmp(o->name, "wait"))
+		return;
+	for (int i = 0; i < UFFD_WAIT_NMODES; i++)
+		fprintf(f, "%s%s", i ? " " : "",
+			uffd_wait_mode_name((enum uffd_wait_mode)i));
+}
+
+const struct cli_optset *cmd_bench_optsets(void)
+{
+	static struct cli_optset sets[NBENCHES + 1];
+
+	_Static_assert(NBENCHES == 5, "a benchmark without its table below");
+	sets[0] = (struct cli_optset){ "tree", bench_tree_opts,
+				       BENCH_TREE_SHORT, NULL, NULL };
+	sets[1] = (struct cli_optset){ "fault", bench_fault_opts,
+				       BENCH_FAULT_SHORT, NULL, bench_values };
+	sets[2] = (struct cli_optset){ "slab", bench_rounds_opts_tbl,
+				       BENCH_ROUNDS_SHORT, NULL, NULL };
+	sets[3] = (struct cli_optset){ "lock", bench_rounds_opts_tbl,
+				       BENCH_ROUNDS_SHORT, NULL, NULL };
+	sets[4] = *cmd_bench_scale_optset();
+	return sets;
 }

@@ -35,6 +35,7 @@ struct cal_args {
 	bool quiet;
 };
 
+#define CAL_SHORT "+:w:t:i:qh"
 static const struct option cal_opts[] = {
 	{ "workload", required_argument, NULL, 'w' },
 	{ "tasks", required_argument, NULL, 't' },
@@ -275,7 +276,7 @@ int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx)
 	int opt, ret;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+:w:t:i:qh", cal_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, CAL_SHORT, cal_opts, NULL)) != -1) {
 		if (opt == 'h') {
 			cal_usage();
 			return 0;
@@ -311,4 +312,14 @@ int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx)
 		fprintf(stderr, "vmsim: calibrate: the runs' results and logs are "
 			"in %s\n", dir);
 	return ret;
+}
+
+const struct cli_optset *cmd_calibrate_optsets(void)
+{
+	static const struct cli_optset sets[] = {
+		{ NULL, cal_opts, CAL_SHORT, NULL, NULL },
+		{ 0 }
+	};
+
+	return sets;
 }

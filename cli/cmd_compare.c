@@ -58,6 +58,7 @@ static int compare_check(const struct cmp_file *files, int n, bool gate,
 	return 0;
 }
 
+#define COMPARE_SHORT ":h"
 static const struct option compare_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "label", required_argument, NULL, OPT_LABEL },
@@ -189,7 +190,7 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 	int opt, n, ret = 0;
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, ":h", compare_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, COMPARE_SHORT, compare_opts, NULL)) != -1) {
 		ret = compare_opt(&a, opt, argv);
 		if (ret)
 			return ret;
@@ -241,4 +242,27 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 	free(files);
 	cmp_inputs_free(&in);
 	return ret;
+}
+
+/* The names --format, --test and --significance take (completion). */
+void cmd_cmp_values(const struct option *o, FILE *f)
+{
+	int n = !strcmp(o->name, "format") ? CMP_NFORMATS :
+		!strcmp(o->name, "test") ? CMP_MANNWHITNEY + 1 :
+		!strcmp(o->name, "significance") ? CMP_NTESTS : 0;
+	const char *const *names = !strcmp(o->name, "format") ?
+				   cmp_format_names : cmp_test_names;
+
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? " " : "", names[i]);
+}
+
+const struct cli_optset *cmd_compare_optsets(void)
+{
+	static const struct cli_optset sets[] = {
+		{ NULL, compare_opts, COMPARE_SHORT, NULL, cmd_cmp_values },
+		{ 0 }
+	};
+
+	return sets;
 }

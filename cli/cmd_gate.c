@@ -67,6 +67,7 @@ struct gate_args {
 	struct run_args_vec runv;        /* the run's options */
 };
 
+#define GATE_SHORT "+:qh"
 static const struct option gate_opts[] = {
 	{ "base", required_argument, NULL, 'B' },
 	{ "candidate", required_argument, NULL, 'C' },
@@ -677,7 +678,7 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 	bool temp;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+:qh", gate_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, GATE_SHORT, gate_opts, NULL)) != -1) {
 		if (opt == 'h') {
 			gate_usage();
 			return 0;
@@ -735,4 +736,14 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 done:
 	run_args_free(&a.runv);
 	return ret;
+}
+
+const struct cli_optset *cmd_gate_optsets(void)
+{
+	static const struct cli_optset sets[] = {
+		{ NULL, gate_opts, GATE_SHORT, NULL, cmd_cmp_values },
+		{ 0 }
+	};
+
+	return sets;
 }

@@ -36,6 +36,53 @@ static int list_tsv(void)
 	return 0;
 }
 
+/* --options: every command's getopt tables, what the man pages and the
+ * bash completion are generated from at build time
+ * (scripts/gen-cli-docs.py), one line each:
+ *   command NAME SUMMARY
+ *   sub NAME SUB
+ *   option NAME SUB|- --LONG -L|- ARG(0 none, 1 required, 2 optional) VALUES
+ * tab-separated; VALUES space-separated, or empty. */
+static void list_optset(const char *cmd, const struct cli_optset *set)
+{
+	const char *sub = set->sub ? set->sub : "-";
+
+	if (set->sub)
+		printf("sub\t%s\t%s\n", cmd, set->sub);
+	for (const struct option *o = set->longopts; o->name; o++) {
+		int c = set->short_of ? set->short_of(o) :
+			o->val > 0 && o->val < 128 && o->val != ':' &&
+			o->val != '+' && strchr(set->shortopts, o->val) ?
+			o->val : 0;
+
+		printf("option\t%s\t%s\t--%s\t", cmd, sub, o->name);
+		if (c)
+			printf("-%c", c);
+		else
+			putchar('-');
+		printf("\t%d\t", o->has_arg);
+		if (set->values)
+			set->values(o, stdout);
+		putchar('\n');
+	}
+}
+
+static int list_options(void)
+{
+	for (int i = 0; i < cli_ncommands; i++) {
+		const struct cli_command *c = &cli_commands[i];
+
+		printf("command\t%s\t", c->name);
+		for (const char *p = c->summary; *p; p++)
+			putchar(*p == '\n' ? ' ' : *p);
+		putchar('\n');
+		for (const struct cli_optset *s = c->optsets ? c->optsets() : NULL;
+		     s && s->longopts; s++)
+			list_optset(c->name, s);
+	}
+	return 0;
+}
+
 /* The end of run's --help and vmsim --help: the names -l and -w take,
  * wrapped at 78 columns (cli_names_hook). */
 void cmd_list_names(FILE *f)
@@ -67,6 +114,8 @@ int cmd_list(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--tsv") && argc == 2)
 		return list_tsv();
+	if (argc > 1 && !strcmp(argv[1], "--options") && argc == 2)
+		return list_options();
 	if (argc > 1 && cli_is_help(argv[1]))
 		return cli_help("list");
 	if (argc > 1)

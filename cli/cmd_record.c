@@ -50,6 +50,7 @@ struct rec_args {
 	char comment[TRACE_MAX_COMMENT];
 };
 
+#define REC_SHORT "+o:p:d:fh"
 static const struct option rec_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "pid", required_argument, NULL, 'p' },
@@ -65,7 +66,7 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 	int opt;
 
 	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, "+o:p:d:fh", rec_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, REC_SHORT, rec_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': a->out = optarg; break;
 		case 'p':
@@ -545,4 +546,14 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	if (rec_timed_out)               /* the trace is what was converted */
 		return 1;
 	return ret < 0 ? 1 : ret > 0 ? 1 : 0;
+}
+
+const struct cli_optset *cmd_record_optsets(void)
+{
+	static const struct cli_optset sets[] = {
+		{ NULL, rec_opts, REC_SHORT, NULL, NULL },
+		{ 0 }
+	};
+
+	return sets;
 }

@@ -17,6 +17,7 @@
 
 enum { OPT_BASELINE = 300, OPT_SIGNIFICANCE };
 
+#define REPORT_SHORT ":o:fh"
 static const struct option report_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "force", no_argument, NULL, 'f' },
@@ -105,7 +106,7 @@ static int report_parse(int argc, char **argv, const char **out, bool *force,
 	int opt, i;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":o:fh", report_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, REPORT_SHORT, report_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'o': *out = optarg; break;
 		case 'f': *force = true; break;
@@ -165,4 +166,14 @@ int cmd_report(int argc, char **argv, const struct cli_ctx *ctx)
 	free(files);
 	cmp_inputs_free(&in);
 	return ret;
+}
+
+const struct cli_optset *cmd_report_optsets(void)
+{
+	static const struct cli_optset sets[] = {
+		{ NULL, report_opts, REPORT_SHORT, NULL, cmd_cmp_values },
+		{ 0 }
+	};
+
+	return sets;
 }

@@ -420,6 +420,104 @@ static void run_getopt_tables(void)
 	}
 }
 
+/* run's table and bench scale's part of it (.scale), for the man pages
+ * and the completion (cmd.h: struct cli_optset). */
+static struct option run_scale_longopts[RUN_NOPTS + 1];
+
+static int run_short_of(const struct option *o)
+{
+	int id = o->val - RUN_OPT_VAL(0);
+
+	return id >= 0 && id < RUN_NOPTS ? run_optlist[id].shrt : 0;
+}
+
+/* A word of the names an option takes: [a-z][a-z0-9_-]* (not a number). */
+static size_t run_word(const char *p)
+{
+	return *p >= 'a' && *p <= 'z' ?
+	       strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_-") : 0;
+}
+
+/* The first "a | b | c" of a line of text (`.list`, then `.help`: the
+ * names of an enum a lower layer parses), printed "a b c"; false if its
+ * first line has none. */
+static bool run_text_words(const char *t, FILE *f)
+{
+	size_t eol = t ? strcspn(t, "\n") : 0;
+
+	for (size_t i = 0; i < eol; i++) {
+		size_t n = (i && run_word(&t[i - 1])) ? 0 : run_word(&t[i]);
+		size_t j = i + n;
+		int words = 1;
+
+		if (!n)
+			continue;
+		while (j + 3 < eol && !strncmp(&t[j], " | ", 3) &&
+		       run_word(&t[j + 3])) {
+			j += 3 + run_word(&t[j + 3]);
+			words++;
+		}
+		if (words < 2)
+			continue;
+		for (size_t k = i; k < j; k++)
+			if (t[k] != ' ' && t[k] != '|')
+				fputc(t[k], f);
+			else if (t[k] == '|')
+				fputc(' ', f);
+		return true;
+	}
+	return false;
+}
+
+static void run_values(const struct option *lo, FILE *f)
+{
+	int id = lo->val - RUN_OPT_VAL(0);
+	const struct run_opt *o;
+
+	if (id < 0 || id >= RUN_NOPTS)
+		return;
+	o = &run_optlist[id];
+	if (id == RUN_O_LOCK) {
+		for (int i = 0; i < lock_nschemes; i++)
+			fprintf(f, "%s ", lock_schemes[i]->name);
+		fputs(kernel_lock_ops.name, f);
+	} else if (id == RUN_O_WORKLOAD) {
+		for (int i = 0; i < wl_nworkloads; i++)
+			fprintf(f, "%s%s", i ? " " : "", wl_workloads[i]->name);
+	} else if (o->nchoices) {
+		for (int i = 0; i < o->nchoices; i++)
+			fprintf(f, "%s%s", i ? " " : "", o->choices[i]);
+	} else if (!run_text_words(o->list, f)) {
+		run_text_words(o->help, f);
+	}
+}
+
+const struct cli_optset *cmd_run_optsets(void)
+{
+	static struct cli_optset sets[2];
+
+	run_getopt_tables();
+	sets[0] = (struct cli_optset){ NULL, run_longopts, run_shortopts,
+				       run_short_of, run_values };
+	return sets;
+}
+
+/* bench scale's options: run's that it takes. */
+const struct cli_optset *cmd_bench_scale_optset(void)
+{
+	static struct cli_optset set;
+	int n = 0;
+
+	run_getopt_tables();
+	for (int i = 0; i < RUN_NOPTS; i++)
+		if (run_optlist[i].scale || !run_optlist[i].help)
+			run_scale_longopts[n++] = run_longopts[i];
+	run_scale_longopts[n] = (struct option){ 0 };
+	set = (struct cli_optset){ "scale", run_scale_longopts, run_shortopts,
+				   run_short_of, run_values };
+	return &set;
+}
+
 /* getopt's value as an option of the table, or -1 (unknown, no value). */
 static int run_opt_id(int opt)
 {

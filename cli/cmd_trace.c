@@ -200,3 +200,19 @@ int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx)
 	return !strcmp(argv[1], "info") ? trace_info(argv[2])
 					: trace_show(argv[2]);
 }
+
+/* info and show take a FILE and no option. */
+const struct cli_optset *cmd_trace_optsets(void)
+{
+	static const struct option none[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static const struct cli_optset sets[] = {
+		{ "info", none, "h", NULL, NULL },
+		{ "show", none, "h", NULL, NULL },
+		{ 0 }
+	};
+
+	return sets;
+}

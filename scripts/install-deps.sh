@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(cmake make gcc pkg-config liburing-dev libnuma-dev check liburcu-dev
       libjson-c-dev libgsl-dev zlib1g-dev gnuplot-nox clang libclang-rt-14-dev strace linux-perf
-      chromium fonts-dejavu-core linux-source-6.12)
+      chromium fonts-dejavu-core linux-source-6.12 man-db)
 command -v python3 >/dev/null 2>&1 || pkgs+=(python3)
 
 missing=()
