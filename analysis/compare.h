@@ -37,6 +37,12 @@ enum cmp_test { CMP_WELCH, CMP_MANNWHITNEY, CMP_MMTESTS_TTEST, CMP_MMTESTS_CI };
  * takes the first two). */
 extern const char *const cmp_test_names[CMP_NTESTS];
 
+/* The longest metric, lock class, counter or cache name a result file
+ * may hold (longer is malformed: a name is never cut short). */
+#define CMP_MAX_NAME 64
+
+struct cmp_gate_rows;
+
 struct cmp_opts {
 	enum cmp_format format;
 	enum cmp_test test;
@@ -50,6 +56,28 @@ struct cmp_opts {
 	/* CMP_HTML: where the findings go (one <li> a primary metric and
 	 * task count: what its marks support), or NULL. */
 	FILE *findings;
+	/* The gates: where each row they judged goes (vmsim gate --junit),
+	 * or NULL. */
+	struct cmp_gate_rows *rows;
+};
+
+/* A row a gate judged: a primary metric at a task count of a
+ * candidate. */
+struct cmp_gate_row {
+	char metric[CMP_MAX_NAME + 1];
+	char workload[CMP_MAX_NAME + 1];
+	char candidate[256];             /* its side's name, printable */
+	int tasks;
+	double effect;                   /* %, positive better */
+	double p, threshold;             /* one-sided p; Holm's threshold */
+	double mde;                      /* smallest detectable worsening,
+					  * %; NaN: not known */
+	bool regression;                 /* > pct worse and significant */
+	bool blind;                      /* mde > pct: cannot be judged */
+};
+struct cmp_gate_rows {
+	struct cmp_gate_row *row;        /* malloc'd; free() it */
+	int n;
 };
 
 /* The rule's name ("welch", ...), and its alpha given o (NaN for
@@ -62,9 +90,6 @@ double cmp_alpha(const struct cmp_opts *o);
 int cmp_significant(const struct cmp_opts *o, const double *a, size_t na,
 		    const double *b, size_t nb, bool higher, double *p);
 
-/* The longest metric, lock class, counter or cache name a result file
- * may hold (longer is malformed: a name is never cut short). */
-#define CMP_MAX_NAME 64
 
 struct cmp_metric {
 	const char *name;

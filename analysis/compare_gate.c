@@ -196,9 +196,42 @@ static void row_lines(FILE *out, const struct gate_row *r, int nr,
  * how says which test made the p-values. A gate finds a regression, or
  * passes only when every row could have seen one of pct: else it cannot
  * judge, and says how large a change it could have seen. */
+/* The rows, judged, into rows (if asked for): what vmsim gate --junit
+ * writes. */
+static void keep_rows(struct cmp_gate_rows *rows, const struct gate_row *r,
+		      int nr, const struct cmp_file *files, double pct)
+{
+	struct cmp_gate_row *k;
+
+	if (!rows || !nr)
+		return;
+	k = realloc(rows->row, sizeof(*k) * (size_t)(rows->n + nr));
+	if (!k)
+		return;
+	rows->row = k;
+	for (int i = 0; i < nr; i++) {
+		struct cmp_gate_row *o = &rows->row[rows->n++];
+
+		memset(o, 0, sizeof(*o));
+		snprintf(o->metric, sizeof(o->metric), "%s", r[i].m->name);
+		snprintf(o->workload, sizeof(o->workload), "%s",
+			 files[0].workload_shown);
+		snprintf(o->candidate, sizeof(o->candidate), "%s",
+			 row_name(&r[i], files));
+		o->tasks = r[i].tasks;
+		o->effect = r[i].effect;
+		o->p = r[i].p;
+		o->threshold = r[i].threshold;
+		o->mde = r[i].mde;
+		o->regression = r[i].rejected && r[i].effect < -pct;
+		o->blind = isfinite(r[i].mde) && r[i].mde > pct;
+	}
+}
+
 static int verdict(FILE *out, struct gate_row *r, int nr,
 		   const struct cmp_file *files, const char *base, double alpha,
-		   double pct, const char *how, char *line, size_t len)
+		   double pct, const char *how, char *line, size_t len,
+		   struct cmp_gate_rows *rows)
 {
 	struct gate_row *worst = NULL, *smallest = NULL, *blind = NULL;
 	int nreg = 0, nsig = 0;
@@ -228,6 +261,7 @@ static int verdict(FILE *out, struct gate_row *r, int nr,
 			files[r[k].file].label, -r[k].effect,
 			base ? base : files[0].shown, how, r[k].p, r[k].threshold);
 	}
+	keep_rows(rows, r, nr, files, pct);
 	if (blind)
 		snprintf(could, sizeof(could), "; it could have detected a "
 			 "worsening of %.2f%% or more", blind->mde);
@@ -289,7 +323,7 @@ int cmp_gate(FILE *out, const struct cmp_file *files, int n,
 	}
 	snprintf(how, sizeof(how), "%s one-sided", cmp_test_name(o->test));
 	ret = verdict(out, r, nr, files, NULL, cmp_gate_alpha(o), pct, how,
-		      line, len);
+		      line, len, o->rows);
 	free(r);
 	return ret;
 }
@@ -394,7 +428,7 @@ int cmp_gate_rounds(FILE *out, const struct cmp_file *const runs[2],
 	snprintf(how, sizeof(how), "paired by round: one-sided t over %d "
 		 "rounds", rounds);
 	ret = verdict(out, r, nr, pooled, NULL, cmp_gate_alpha(o), pct, how,
-		      line, len);
+		      line, len, o->rows);
 	free(r);
 	return ret;
 }
@@ -548,7 +582,7 @@ int cmp_gate_runs(FILE *out, const struct cmp_file *files, const int *side,
 	for (int k = 0; names && k < nr; k++)
 		r[k].name = names[side[r[k].file]];
 	ret = verdict(out, r, nr, files, names ? names[side[0]] : NULL,
-		      cmp_gate_alpha(o), pct, how, line, len);
+		      cmp_gate_alpha(o), pct, how, line, len, o->rows);
 	free(names);
 	free(r);
 	return ret;

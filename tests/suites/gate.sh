@@ -127,10 +127,41 @@ rm -f "$tmp/many.json"
 # 2. The gate: one verdict line last; a 10x slower candidate is caught.
 # Four rounds: a round whose run a loaded machine starved (as under ASan,
 # beside the other suites) is left out, and three still judge.
-"$VMSIM" gate --rounds 4 --keep "$tmp/g" --candidate-opts "--hold-extra 50000" \
-	-- -w pft -t 1 -i 3 -m 4M --fault-source synthetic >"$tmp/out" 2>"$tmp/err"
+"$VMSIM" gate --rounds 4 --keep "$tmp/g" --candidate-opts "--hold-extra 50000" --junit "$tmp/junit.xml" \
+	-- -w pft -t 1,2 -i 3 -m 4M --fault-source synthetic >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc -eq 1 ] && tail -n1 "$tmp/out" | grep -q '^REGRESSION: faults/sec-1 ' &&
+# --junit: what a JUnit reader sees: a testcase per workload and task
+# count, a <failure> on each regressed row, the verdict beside them.
+python3 - "$tmp/junit.xml" "$tmp/out" <<'PY' && ok || fail "--junit: $(head -c 600 "$tmp/junit.xml")"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+last = open(sys.argv[2]).read().strip().split("\n")[-1]
+assert root.tag == "testsuites", root.tag
+suites = root.findall("testsuite")
+assert len(suites) == 1 and suites[0].get("name") == "vmsim gate: pft", suites
+cases = suites[0].findall("testcase")
+assert sorted(c.get("name") for c in cases) == ["faults/sec-1", "faults/sec-2"], [c.get("name") for c in cases]
+assert all(c.get("classname") == "vmsim.gate.pft" for c in cases)
+failed = [c for c in cases if c.find("failure") is not None]
+assert int(root.get("failures")) == len(failed) == int(suites[0].get("failures"))
+assert last.startswith("REGRESSION: faults/sec-") and failed, (last, len(failed))
+for c in failed:
+    f = c.find("failure")
+    assert f.get("type") == "regression" and "worse than the base" in f.get("message"), f.attrib
+    assert f.text == last
+props = {p.get("name"): p.get("value") for p in suites[0].find("properties")}
+assert props["verdict"] == last and props["rounds"] == "4", props
+PY
+# A file that is not the gate's own JUnit is never replaced: refused
+# before anything runs; the gate's own is.
+echo "not junit" >"$tmp/other.xml"
+"$VMSIM" gate --rounds 3 --junit "$tmp/other.xml" -- -w pft -t 1 >"$tmp/j.out" 2>&1
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/j.out")" -eq 1 ] && grep -q "not junit" "$tmp/other.xml" &&
+	grep -q -- "--junit: .*other.xml" "$tmp/j.out" && ok || fail "--junit onto another file: $(cat "$tmp/j.out")"
+"$VMSIM" gate --rounds 3 --calibrate 1 --junit "$tmp/c.xml" -- -w pft -t 1 >"$tmp/j.out" 2>&1
+[ $? -eq 2 ] && grep -q -- "--junit writes one gate's verdict" "$tmp/j.out" &&
+	ok || fail "--junit with --calibrate: $(cat "$tmp/j.out")"
+if [ $rc -eq 1 ] && tail -n1 "$tmp/out" | grep -q '^REGRESSION: faults/sec-[12] ' &&
    [ -f "$tmp/g/base.json" ] && [ -f "$tmp/g/candidate.json" ] &&
    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); n=r["pooled_runs"]; assert n in (3, 4) and len(r["results"][0]["samples"]["faults/sec"]) == 3 * n' "$tmp/g/candidate.json" &&
    grep -q "paired by round: one-sided t over [34] rounds" "$tmp/out"; then
@@ -145,9 +176,12 @@ rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] &&
 	grep -q 'gate: --rounds 2: judging by round needs at least 3 rounds' "$tmp/out" &&
 	ok || fail "gate by 2 rounds: exit $rc: $(cat "$tmp/out")"
-"$VMSIM" gate --rounds 1 --pooled -q -- -w pft -t 1 -i 3 -m 4M --min-sample 0 --fault-source synthetic \
-	>"$tmp/out" 2>&1
+"$VMSIM" gate --rounds 1 --pooled -q --junit "$tmp/junit.xml" -- -w pft -t 1 -i 3 -m 4M --min-sample 0 \
+	--fault-source synthetic >"$tmp/out" 2>&1
 rc=$?
+# Its JUnit file replaced the gate's earlier one, with this verdict.
+python3 -c 'import sys, xml.etree.ElementTree as ET; r = ET.parse(sys.argv[1]).getroot(); last = open(sys.argv[2]).read().strip().split("\n")[-1]; assert r.find("testsuite/properties/property[@name=\"verdict\"]").get("value") == last; assert (r.find(".//failure") is not None) == last.startswith("REGRESSION")' \
+	"$tmp/junit.xml" "$tmp/out" && ok || fail "--junit replaced: $(head -c 400 "$tmp/junit.xml")"
 # (one round: if a loaded machine starved a sample of it — as under ASan
 # beside the other suites — CANNOT JUDGE, saying so, is the right verdict)
 { [ $rc -eq 0 ] && tail -n1 "$tmp/out" | grep -q '^PASS: '; } ||
