@@ -866,6 +866,37 @@ static int junit_write(const struct junit_job *j)
 	return 0;
 }
 
+/* One gate, its verdict printed last (and written to --junit's file):
+ * the exit status. */
+static int gate_verdict(struct gate_args *a, const char *dir)
+{
+	struct cmp_gate_rows rows = { 0 };
+	struct junit_job j = { .a = a, .rows = &rows, .start = time(NULL) };
+	struct timespec t0, t1;
+	char line[1024];
+	double effect;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	a->o.rows = a->junit ? &rows : NULL;
+	ret = gate_once(a, dir, a->cand_opts, !a->quiet, &effect, line,
+			sizeof(line));
+	printf("%s\n", line);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	j.verdict = ret;
+	j.line = line;
+	j.seconds = (double)(t1.tv_sec - t0.tv_sec) +
+		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ret = ret == CMP_PASS ? 0 : ret == CMP_REGRESSION ? 1 :
+	      gate_signal() ? 128 + gate_signal() : EXIT_USAGE;
+	/* A verdict that did not reach its file fails the gate. */
+	if (a->junit && junit_write(&j) && !ret)
+		ret = 1;
+	free(rows.row);
+	a->o.rows = NULL;
+	return ret;
+}
+
 int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	static char self[PATH_MAX];
@@ -875,7 +906,6 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 			       .o = { .test = CMP_WELCH } };
 	struct sigaction old[3];
 	char dir[PATH_MAX], line[1024];
-	double effect;
 	int opt, ret;
 	bool temp;
 
@@ -933,27 +963,7 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 	if (a.calibrate) {
 		ret = gate_calibrate(&a, dir);
 	} else {
-		struct cmp_gate_rows rows = { 0 };
-		struct junit_job j = { .a = &a, .rows = &rows,
-				       .start = time(NULL) };
-		struct timespec t0, t1;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		a.o.rows = a.junit ? &rows : NULL;
-		ret = gate_once(&a, dir, a.cand_opts, !a.quiet, &effect, line,
-				sizeof(line));
-		printf("%s\n", line);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		j.verdict = ret;
-		j.line = line;
-		j.seconds = (double)(t1.tv_sec - t0.tv_sec) +
-			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-		ret = ret == CMP_PASS ? 0 : ret == CMP_REGRESSION ? 1 :
-		      gate_signal() ? 128 + gate_signal() : EXIT_USAGE;
-		/* A verdict that did not reach its file fails the gate. */
-		if (a.junit && junit_write(&j) && !ret)
-			ret = 1;
-		free(rows.row);
+		ret = gate_verdict(&a, dir);
 	}
 	gate_signals_restore(old);
 	if (temp)

@@ -46,6 +46,8 @@ struct rec_args {
 	bool force;                      /* -f: replace a trace of ours */
 	bool lock_events;                /* the kernel has mmap_lock:* */
 	long convert_timeout;            /* s perf script may take */
+	const char *follow_comm;         /* --follow NAME, or NULL */
+	long follow_pid;                 /* --follow PID, or 0 */
 	char **cmd;                      /* NULL-terminated */
 	char comment[TRACE_MAX_COMMENT];
 };
@@ -57,6 +59,7 @@ static const struct option rec_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "convert-timeout", required_argument, NULL, 'T' },
+	{ "follow", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -85,6 +88,22 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 				return cli_bad("record: bad --convert-timeout '%s': "
 					   "want 1 to 86400 seconds", optarg);
 			break;
+		case 'F':
+			if (optarg[strspn(optarg, "0123456789")] == 0) {
+				if (parse_long(optarg, 1, 1L << 30, &a->follow_pid))
+					return cli_bad("record: bad --follow process "
+						   "id '%s'", optarg);
+				break;
+			}
+			if (!optarg[0] || strlen(optarg) >= PERF_COMM_LEN ||
+			    strchr(optarg, '/'))
+				return cli_bad("record: bad --follow '%s': want a "
+					   "process id, or a program's name as "
+					   "the kernel keeps it (at most 15 "
+					   "characters, no '/': cc1, not "
+					   "/usr/lib/gcc/.../cc1)", optarg);
+			a->follow_comm = optarg;
+			break;
 		case 'h': *help = true; return 0;
 		default: return cli_bad_option(argv, opt, rec_opts);
 		}
@@ -96,6 +115,9 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 	if (!a->pid && !a->cmd)
 		return cli_bad("record: %s", "nothing to record: want 'vmsim record "
 			   "[-o FILE] -- CMD [ARGS...]' or '-p PID'");
+	if (a->pid && (a->follow_comm || a->follow_pid))
+		return cli_bad("record: %s", "--follow goes with a command (-p "
+			   "records that process)");
 	if (a->duration_given && !a->pid)
 		return cli_bad("record: %s", "--duration goes with -p PID (a command "
 			   "is recorded until it exits)");
@@ -524,6 +546,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 			.scratch = dir,
 			.script_log = slog,
 			.pid = a.pid, .status = status, .script = run_perf_script,
+			.follow_comm = a.follow_comm, .follow_pid = a.follow_pid,
 			.signal_at_start = rec_sig,
 		};
 

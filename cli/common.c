@@ -68,7 +68,7 @@ static const char report_text[] =
 "      --significance RULE  as for compare (default welch)\n";
 
 static const char record_text[] =
-"usage: vmsim record [-f] [-o FILE] [--] CMD [ARGS...]\n"
+"usage: vmsim record [-f] [-o FILE] [--follow NAME|PID] [--] CMD [ARGS...]\n"
 "       vmsim record [-f] [-o FILE] -p PID [--duration S]\n"
 "Runs CMD under perf (or attaches to PID for S seconds) and writes what\n"
 "it did to its address space (mmap, munmap, mprotect, mremap, madvise,\n"
@@ -81,6 +81,10 @@ static const char record_text[] =
 "  -f, --force              replace FILE if it is a trace\n"
 "  -p, --pid PID            attach to a running process\n"
 "      --duration S         with -p: seconds to record (default 10)\n"
+"      --follow NAME|PID    trace the first process that execs NAME (cc1,\n"
+"                           not gcc: a trace is one address space), or\n"
+"                           process PID, instead of CMD itself; the\n"
+"                           others' events are counted and named\n"
 "      --convert-timeout S  end perf script if converting takes longer\n"
 "                           (default 600): the trace keeps what it had\n"
 "SIGINT, SIGTERM, SIGHUP stop the recording; the trace keeps what was\n"

@@ -53,6 +53,10 @@ struct record_job {
 	const char *errlog;              /* perf record's complaints (-p) */
 	const char *script_log;          /* perf script's */
 	long pid;                        /* -p: that process only; 0 */
+	/* --follow: the process traced is this one, or the first that
+	 * execs a program of this name; else the command's own. */
+	long follow_pid;
+	const char *follow_comm;
 	int status;                      /* perf record's wait status */
 	int signal_at_start;             /* a signal ended the recording */
 	/* perf script of data into c (log: its complaints); 0, -errno,

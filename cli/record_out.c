@@ -89,6 +89,48 @@ static int restart_trace(void *arg, const char *exe)
 	return 0;
 }
 
+/* The other processes' events, left out: the largest named, and how
+ * --follow would take one of them instead. */
+static void tell_others(const struct perf_conv *c)
+{
+	const struct perf_other *top[3] = { NULL };
+	uint64_t rest = c->other_pid;
+
+	if (c->follow_comm[0] && c->follow_matches > 1)
+		fprintf(stderr, "%s: record: followed %s (pid %ld), the first of "
+			"%d execs of it; --follow PID takes another\n", prog,
+			c->follow_comm, c->pid, c->follow_matches);
+	if (!c->other_pid)
+		return;
+	for (int i = 0; i < c->nothers; i++) {
+		const struct perf_other *o = &c->others[i];
+
+		for (int k = 0; k < 3; k++)
+			if (!top[k] || o->events > top[k]->events) {
+				memmove(&top[k + 1], &top[k],
+					sizeof(top[0]) * (size_t)(2 - k));
+				top[k] = o;
+				break;
+			}
+	}
+	fprintf(stderr, "%s: record: %llu events of %d other process%s left "
+		"out (a trace is one address space):", prog,
+		(unsigned long long)c->other_pid, c->nothers,
+		c->nothers == 1 ? "" : "es");
+	for (int k = 0; k < 3 && top[k]; k++) {
+		fprintf(stderr, "%s %s%spid %ld: %llu", k ? "," : "",
+			top[k]->comm, top[k]->comm[0] ? " " : "", top[k]->pid,
+			(unsigned long long)top[k]->events);
+		rest -= top[k]->events;
+	}
+	if (rest)
+		fprintf(stderr, ", others %llu", (unsigned long long)rest);
+	fprintf(stderr, "; --follow %s records %s instead\n",
+		top[0] && top[0]->comm[0] ? top[0]->comm : "NAME",
+		top[0] && top[0]->comm[0] ? "that one" : "the process that "
+		"execs NAME");
+}
+
 static void run_print_summary(const char *path, const struct trace_summary *s,
 			  const struct perf_conv *c)
 {
@@ -117,11 +159,7 @@ static void run_print_summary(const char *path, const struct trace_summary *s,
 		fprintf(stderr, "%s: record: perf lost %llu events: the trace "
 			"is incomplete (a replay meets faults and calls it "
 			"cannot place)\n", prog, (unsigned long long)c->lost);
-	if (c->other_pid)
-		fprintf(stderr, "%s: record: %llu events of other processes "
-			"(the program's children) left out: a trace is one "
-			"address space\n", prog,
-			(unsigned long long)c->other_pid);
+	tell_others(c);
 	if (c->dropped)
 		fprintf(stderr, "%s: record: the program exec'd %s: the trace "
 			"holds what came after (%llu events before it left out)\n",
@@ -287,6 +325,7 @@ struct conv_ctx {
 	struct perf_conv c;
 	struct restart_ctx rc;
 	int script_status;
+	char comment[TRACE_MAX_COMMENT]; /* the job's, and what it followed */
 };
 
 /* The whole conversion into f (run again under $TMPDIR if f's place
@@ -296,14 +335,27 @@ static int conv_emit(FILE *f, void *arg)
 	struct conv_ctx *x = arg;
 	int ret;
 
-	trace_writer_init(&x->w, f, x->j->comment);
+	if (x->j->follow_comm)
+		snprintf(x->comment, sizeof(x->comment), "%.2000s (its process "
+			 "%s: --follow)", x->j->comment, x->j->follow_comm);
+	else if (x->j->follow_pid)
+		snprintf(x->comment, sizeof(x->comment), "%.2000s (its process "
+			 "%ld: --follow)", x->j->comment, x->j->follow_pid);
+	else
+		snprintf(x->comment, sizeof(x->comment), "%s", x->j->comment);
+	trace_writer_init(&x->w, f, x->comment);
 	perf_conv_fini(&x->c);               /* a second pass: the first's */
 	perf_conv_init(&x->c, &x->w);
-	x->rc = (struct restart_ctx){ &x->w, f, x->j->comment };
+	x->rc = (struct restart_ctx){ &x->w, f, x->comment };
 	x->c.restart = restart_trace;
 	x->c.restart_arg = &x->rc;
 	if (x->j->pid)
 		x->c.pid = x->j->pid;        /* -p: that process only */
+	if (x->j->follow_pid)
+		x->c.pid = x->j->follow_pid;
+	if (x->j->follow_comm)
+		snprintf(x->c.follow_comm, sizeof(x->c.follow_comm), "%s",
+			 x->j->follow_comm);
 	ret = x->j->script(x->j->data, x->j->script_log, &x->c,
 			   &x->script_status);
 	if (!ret && x->c.err)
@@ -514,6 +566,11 @@ static void tell_empty(const struct conv_ctx *x)
 			"its start-up, are left out)\n", prog, by,
 			parse_printable(shown, sizeof(shown), x->c.exe),
 			(unsigned long long)x->c.dropped);
+	else if (x->c.follow_comm[0] && x->c.pid < 0)
+		fprintf(stderr, "%s: record: nothing recorded%s: no process "
+			"exec'd %s (%d others ran: --follow takes the name of "
+			"one, as vmsim record names them without it)\n", prog,
+			by, x->c.follow_comm, x->c.nothers);
 	else
 		fprintf(stderr, "%s: record: nothing recorded%s: perf's data "
 			"holds no event of the program%s\n", prog, by,

@@ -158,7 +158,8 @@ def completion(order, cmds):
             out.append(f"_vmsim_args[{q(k)}]={q(' ' + ' '.join(v['args']) + ' ')}")
     out.append(r'''
 # _vmsim_complete KEY FIRST: complete COMP_WORDS[COMP_CWORD] for the
-# command KEY ("run", "bench/scale") whose arguments start at FIRST.
+# command KEY ("run", or a command and sub-command joined by a slash)
+# whose arguments start at FIRST.
 _vmsim_complete() {
 	local key=$1 cur=${COMP_WORDS[COMP_CWORD]} prev=
 	[ "$COMP_CWORD" -gt "$2" ] && prev=${COMP_WORDS[COMP_CWORD-1]}

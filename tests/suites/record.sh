@@ -60,6 +60,28 @@ grep -q "^command   bash .*(after exec of $prog)" "$tmp/x.info" ||
 diff "$tmp/want1" "$tmp/got2" >&2 || fail "the exec'd program's window events differ"
 echo "record: through a shell's exec, the same $n events"
 
+# 1c. Through a shell that forks it (issue 52: make, sh -c, compiler
+# drivers): the trace is the shell's, and the message names the child
+# and how to follow it; --follow NAME then records the child's events.
+name=$(basename "$prog" | cut -c1-15)
+"$vmsim" record -o "$tmp/fork0.trace" -- bash -c '"$0" "$1"; true' "$prog" "$tmp/expected3" \
+	>"$tmp/fork0.out" 2>"$tmp/fork0.err" || fail "record via a forking bash exited $?"
+grep -q "other process.* left out (a trace is one address space): $name pid [0-9]*: [0-9]*.*; --follow $name records that one instead" "$tmp/fork0.err" ||
+	fail "the child not named: $(cat "$tmp/fork0.err")"
+"$vmsim" record -o "$tmp/fork.trace" --follow "$name" -- bash -c '"$0" "$1"; true' "$prog" "$tmp/expected3" \
+	>"$tmp/fork.out" 2>"$tmp/fork.err" || fail "record --follow exited $?: $(cat "$tmp/fork.err")"
+"$vmsim" trace info "$tmp/fork.trace" >"$tmp/fork.info" 2>&1 || fail "trace info: $(cat "$tmp/fork.info")"
+grep -q "^command   bash .*(its process $name: --follow)" "$tmp/fork.info" || fail "--follow comment: $(head -2 "$tmp/fork.info")"
+"$vmsim" trace show "$tmp/fork.trace" |
+	awk '$4 ~ /^0x3000/ { $1 = ""; sub(/^ +/, ""); print }' | sed -E 's/ +/ /g' >"$tmp/fork.got"
+diff "$tmp/want1" "$tmp/fork.got" >&2 || fail "the followed child's window events differ"
+rc=0
+"$vmsim" record -o "$tmp/nofollow.trace" --follow no-such-prog -- bash -c '"$0" "$1"; true' "$prog" "$tmp/expected3" \
+	>"$tmp/nofollow.out" 2>"$tmp/nofollow.err" || rc=$?
+[ $rc -eq 1 ] && grep -q "nothing recorded: no process exec'd no-such-prog" "$tmp/nofollow.err" && [ ! -e "$tmp/nofollow.trace" ] ||
+	fail "--follow of a name no process ran: $(cat "$tmp/nofollow.err")"
+echo "record: through a shell's fork, --follow $name records the same $n events"
+
 # 2. Replay: VMA count after every call, one fault per recorded fault.
 awk '$2 == "vmas" { print $3 }' "$tmp/expected" >"$tmp/want_vmas"
 nf=$(grep -c ' fault ' "$tmp/want")

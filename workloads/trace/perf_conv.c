@@ -650,8 +650,55 @@ static int which_call(const char *name, bool *enter)
 	return -1;
 }
 
+/* The basename of an exec event's filename= (up to " pid="), cut as a
+ * comm is. */
+static void exec_comm(const char *f, char *out)
+{
+	const char *fn = strstr(f, "filename="), *end, *base;
+	size_t n;
+
+	out[0] = 0;
+	if (!fn)
+		return;
+	fn += 9;
+	end = strstr(fn, " pid=");
+	if (!end)
+		end = fn + strlen(fn);
+	base = fn;
+	for (const char *p = fn; p < end; p++)
+		if (*p == '/')
+			base = p + 1;
+	n = (size_t)(end - base);
+	if (n > PERF_COMM_LEN - 1)
+		n = PERF_COMM_LEN - 1;
+	memcpy(out, base, n);
+	out[n] = 0;
+}
+
+/* An event of a process the trace leaves out: counted by process. */
+static void note_other(struct perf_conv *c, long pid, const char *comm)
+{
+	struct perf_other *o = NULL;
+
+	c->other_pid++;
+	for (int i = 0; i < c->nothers && !o; i++)
+		if (c->others[i].pid == pid)
+			o = &c->others[i];
+	if (!o && c->nothers < PERF_MAX_OTHERS) {
+		o = &c->others[c->nothers++];
+		*o = (struct perf_other){ .pid = pid };
+	}
+	if (!o)
+		return;
+	o->events++;
+	if (comm && comm[0])
+		snprintf(o->comm, sizeof(o->comm), "%s", comm);
+}
+
 void perf_conv_line(struct perf_conv *c, const char *line)
 {
+	char comm[PERF_COMM_LEN] = "";
+	bool is_exec;
 	long pid, tid;
 	unsigned long long sec, nsec;
 	char group[32], name[48];
@@ -677,13 +724,22 @@ void perf_conv_line(struct perf_conv *c, const char *line)
 			c->bad_lines++;
 		return;
 	}
-	if (c->pid < 0)
+	is_exec = !strcmp(group, "sched") && !strcmp(name, "sched_process_exec");
+	if (is_exec)
+		exec_comm(line + pos, comm);
+	/* --follow COMM: the first process to exec it is the one traced. */
+	if (is_exec && c->follow_comm[0] && !strcmp(comm, c->follow_comm)) {
+		c->follow_matches++;
+		if (c->pid < 0)
+			c->pid = pid;
+	}
+	if (c->pid < 0 && !c->follow_comm[0])
 		c->pid = pid;
 	if (pid != c->pid) {
-		c->other_pid++;
+		note_other(c, pid, is_exec ? comm : NULL);
 		return;
 	}
-	if (!strcmp(group, "sched") && !strcmp(name, "sched_process_exec")) {
+	if (is_exec) {
 		on_exec(c, line + pos);
 		return;
 	}

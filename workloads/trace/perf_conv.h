@@ -75,6 +75,16 @@ struct perf_mm {
 };
 
 #define PERF_LOCK_SLOTS 8192             /* holds tracked, by (tid, mm) */
+#define PERF_MAX_OTHERS 64               /* other processes told apart */
+#define PERF_COMM_LEN 16                 /* a task's comm, as the kernel's */
+
+/* A process whose events a trace left out (a trace is one address
+ * space): what record's message names, so that --follow can pick it. */
+struct perf_other {
+	long pid;
+	uint64_t events;
+	char comm[PERF_COMM_LEN];        /* what it exec'd last; "": none */
+};
 #define PERF_MAX_MMS 64                  /* address spaces told apart */
 
 /* A range the trace mapped (for telling a fault at a mapped page). */
@@ -85,6 +95,14 @@ struct perf_range {
 struct perf_conv {
 	struct trace_writer *w;
 	long pid;                        /* the traced process; -1: not yet */
+	/* --follow COMM: the traced process is the first that execs a
+	 * program of that name (its first PERF_COMM_LEN - 1 bytes, as a
+	 * comm); until one does, every event is another process's. "":
+	 * the first process seen (the recorded command). */
+	char follow_comm[PERF_COMM_LEN];
+	int follow_matches;              /* processes that exec'd it */
+	struct perf_other others[PERF_MAX_OTHERS];
+	int nothers;                     /* others[] in use */
 	uint64_t t0;                     /* the first event's time (ns) */
 	bool started;
 	/* A syscall entered and not yet exited, per thread index. */
