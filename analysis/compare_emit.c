@@ -238,13 +238,48 @@ void cmp_html_end(struct printer *pr)
 	pr->section = NULL;
 }
 
-/* The sentence a mean row of a primary metric supports: which columns
- * its significance marks call different, and which not. */
+/* What a column is beside the base: a scheme (a competitor), the
+ * harness without a lock (none: what the base's locking costs, not a
+ * design) or the host kernel (the reference the models are held to). */
+enum finding_role { FR_SCHEME, FR_HARNESS, FR_HOST };
+
+static enum finding_role finding_role(const struct cmp_file *f)
+{
+	if (f->scheme && !strcmp(f->scheme, "none"))
+		return FR_HARNESS;
+	if (f->scheme && !strcmp(f->scheme, "kernel"))
+		return FR_HOST;
+	return FR_SCHEME;
+}
+
+/* Column i's difference with its own qualifier: what its mark supports. */
+static void finding_diff(FILE *f, const struct printer *pr,
+			 const struct row *r, int i)
+{
+	cmp_html_text(f, pr->files[i].label);
+	if (r->invalid[i] || !isfinite(r->pct[i])) {
+		fputs(" invalid (a flagged sample: no figure)", f);
+		return;
+	}
+	fprintf(f, " %+.1f%% (%s)", r->pct[i], r->sig[i] == 1 ? "significant" :
+		r->sig[i] == CMP_WITHIN ? "within the spread: not a finding" :
+		r->sig[i] == CMP_DISTURBED ? "disturbed: a spinning lock's "
+		"holder preempted, or other load; not a finding" :
+		"not significant: not a finding");
+}
+
+/* The sentences a mean row of a primary metric supports: each scheme's
+ * difference from the base with its qualifier; the harness without a
+ * lock and the host kernel said as what they are. */
 static void html_finding(struct printer *pr, const struct row *r)
 {
+	static const char *const lead[] = {
+		[FR_SCHEME] = "", [FR_HARNESS] = "the harness without a lock "
+		"(what the base's locking costs, not a competitor): ",
+		[FR_HOST] = "the host kernel (the reference, not a model): ",
+	};
 	FILE *f = pr->o->findings;
 	const char *dash = strrchr(r->key, '-');
-	int real = 0, rest = 0;
 
 	if (!f || !dash || pr->n < 2)
 		return;
@@ -253,29 +288,20 @@ static void html_finding(struct printer *pr, const struct row *r)
 	fprintf(f, "</b> (%s task%s) against ", dash + 1,
 		strcmp(dash + 1, "1") ? "s" : "");
 	cmp_html_text(f, pr->files[0].label);
-	fputs(": ", f);
-	for (int i = 1; i < pr->n; i++) {
-		if (r->sig[i] != 1)
-			continue;
-		fputs(real++ ? ", " : "significantly different: ", f);
-		cmp_html_text(f, pr->files[i].label);
-		fprintf(f, " %+.1f%%", r->pct[i]);
+	fputs(":", f);
+	for (int role = FR_SCHEME; role <= FR_HOST; role++) {
+		int k = 0;
+
+		for (int i = 1; i < pr->n; i++) {
+			if ((int)finding_role(&pr->files[i]) != role)
+				continue;
+			fputs(k++ ? ", " : role == FR_SCHEME ? " " : "; ", f);
+			if (k == 1)
+				fputs(lead[role], f);
+			finding_diff(f, pr, r, i);
+		}
 	}
-	for (int i = 1; i < pr->n; i++) {
-		if (r->sig[i] == 1)
-			continue;
-		fputs(rest++ ? ", " : real ? "; not a finding: " :
-		      "no significant difference (", f);
-		cmp_html_text(f, pr->files[i].label);
-		if (r->invalid[i] || !isfinite(r->pct[i]))
-			fputs(" invalid", f);
-		else
-			fprintf(f, " %+.1f%%%s", r->pct[i], r->sig[i] == CMP_WITHIN ?
-				", within the spread" : r->sig[i] == CMP_DISTURBED ?
-				", disturbed (a spinning lock's holder preempted, "
-				"or other load)" : "");
-	}
-	fprintf(f, "%s.</li>\n", !real && rest ? ")" : "");
+	fputs(".</li>\n", f);
 }
 
 static void emit_html(struct printer *pr, const struct row *r)

@@ -194,6 +194,24 @@ static bool names_it(const struct cmp_inputs *in, const struct cmp_file *f,
 	return in->dir[i] && !strcmp(in->dir[i], name);
 }
 
+/* Result i to place j (j < i), the rest one on: files and their inputs. */
+static void move_back(struct cmp_inputs *in, struct cmp_file *files, int i,
+		      int j)
+{
+	struct cmp_file f = files[i];
+	char *p = in->path[i], *d = in->dir[i];
+	int arg = in->arg[i];
+
+	memmove(&files[j + 1], &files[j], (size_t)(i - j) * sizeof(files[0]));
+	memmove(&in->path[j + 1], &in->path[j], (size_t)(i - j) * sizeof(p));
+	memmove(&in->dir[j + 1], &in->dir[j], (size_t)(i - j) * sizeof(d));
+	memmove(&in->arg[j + 1], &in->arg[j], (size_t)(i - j) * sizeof(arg));
+	files[j] = f;
+	in->path[j] = p;
+	in->dir[j] = d;
+	in->arg[j] = arg;
+}
+
 static int pick_baseline(struct cmp_inputs *in, struct cmp_file *files,
 			 const char *name, char *err, size_t errlen)
 {
@@ -222,26 +240,14 @@ static int pick_baseline(struct cmp_inputs *in, struct cmp_file *files,
 			 "one's label", shown, matches, list);
 		return -EINVAL;
 	}
-	if (found > 0) {
-		struct cmp_file f = files[found];
-		char *p = in->path[found], *d = in->dir[found];
-		int arg = in->arg[found];
-
-		memmove(&in->arg[1], &in->arg[0], (size_t)found * sizeof(arg));
-		in->arg[0] = arg;
-		memmove(&files[1], &files[0], (size_t)found * sizeof(files[0]));
-		files[0] = f;
-		memmove(&in->path[1], &in->path[0], (size_t)found * sizeof(p));
-		memmove(&in->dir[1], &in->dir[0], (size_t)found * sizeof(d));
-		in->path[0] = p;
-		in->dir[0] = d;
-	}
+	if (found > 0)
+		move_back(in, files, found, 0);
 	return 0;
 }
 
-/* The first scheme of the -l list in the command a result file records
- * ("-l rwsem,pervma", "--lock=rwsem", "-lrwsem"): into out, or false. */
-static bool first_scheme(json_object *root, char *out, size_t len)
+/* The -l list in the command a result file records ("-l rwsem,pervma",
+ * "--lock=rwsem", "-lrwsem"): into out, or false. */
+static bool lock_list(json_object *root, char *out, size_t len)
 {
 	json_object *cmd;
 	const char *v = NULL;
@@ -266,28 +272,60 @@ static bool first_scheme(json_object *root, char *out, size_t len)
 		else if (!strncmp(w, "-l", 2) && w[2])
 			v = w + 2;
 	}
-	if (!v || !(n = strcspn(v, ",")) || n >= len)
+	if (!v || !(n = strlen(v)) || n >= len)
 		return false;
-	snprintf(out, len, "%.*s", (int)n, v);
+	snprintf(out, len, "%s", v);
 	return true;
 }
 
-/* No --baseline: the one result (of one run's directory) whose scheme is
- * the run's first -l scheme, the base the user named first; none such
- * (several directories: the first given is the base; a scheme in two
- * results, as component variants are): the order stays. */
+/* name's place in the comma-separated list, or -1. */
+static int list_rank(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	int k = 0;
+
+	for (const char *p = list; *p; k++) {
+		size_t w = strcspn(p, ",");
+
+		if (w == n && !strncmp(p, name, n))
+			return k;
+		p += w + (p[w] == ',');
+	}
+	return -1;
+}
+
+/* No --baseline: one run's directory in the run's -l order (the base
+ * the user named first, the columns as the user named them); several
+ * directories (the first given is the base), a scheme in two results
+ * (component variants) or a scheme the list lacks: the order stays. */
 static void default_baseline(struct cmp_inputs *in, struct cmp_file *files)
 {
-	char first[64], why[1024];
-	int matches = 0;
+	char list[1024];
+	int rank[CMP_MAX_INPUTS];
 
-	if (in->several_dirs || in->n < 2 ||
-	    !first_scheme(files[0].root, first, sizeof(first)))
+	if (in->several_dirs || in->n < 2 || in->n > CMP_MAX_INPUTS ||
+	    !lock_list(files[0].root, list, sizeof(list)))
 		return;
-	for (int i = 0; i < in->n; i++)
-		matches += files[i].scheme && !strcmp(files[i].scheme, first);
-	if (matches == 1)
-		pick_baseline(in, files, first, why, sizeof(why));
+	for (int i = 0; i < in->n; i++) {
+		rank[i] = files[i].scheme ? list_rank(list, files[i].scheme) : -1;
+		for (int k = 0; k < i && rank[i] >= 0; k++)
+			if (rank[k] == rank[i])
+				rank[i] = -1;
+		if (rank[i] < 0)
+			return;
+	}
+	/* Insertion sort by rank (stable; a handful of results). */
+	for (int i = 1; i < in->n; i++) {
+		int j = i, r = rank[i];
+
+		while (j > 0 && rank[j - 1] > r)
+			j--;
+		if (j == i)
+			continue;
+		memmove(&rank[j + 1], &rank[j], (size_t)(i - j) * sizeof(int));
+		rank[j] = r;
+		move_back(in, files, i, j);
+	}
 }
 
 int cmp_inputs_load(struct cmp_inputs *in, struct cmp_file *files,

@@ -26,7 +26,8 @@ static const char style[] =
 "td.sig em{color:#a00;font-style:normal;font-weight:bold}"
 "td.within span{color:#888}td.invalid{color:#a00}"
 "table.runs td{text-align:left;white-space:normal}"
-"figure.graph{display:inline-block;margin:6px 12px 6px 0}"
+"figure.graph{display:block;margin:6px 0}"
+"figure.graph svg{width:100%;max-width:1400px;height:auto}"
 "ul.findings li{margin:4px 0}p.note{color:#555;font-size:12px}";
 
 /* p.<a>.<b>... (NULL-terminated keys), or NULL. */
@@ -148,6 +149,26 @@ static void shape_graph(FILE *out, const struct cmp_metric *mt, int n, int nx,
 	free(s);
 }
 
+/* Is y (n means) a constant multiple of prev (the same figure in other
+ * units: ops/sec, faults/sec and ops/sec/task at one task count)? Its
+ * factor, or NaN. */
+static double same_figure(const double *y, const double *prev, int n)
+{
+	double f = NAN;
+
+	for (int i = 0; i < n; i++) {
+		double r = y[i] / prev[i];
+
+		if (!isfinite(r) || r <= 0)
+			return NAN;
+		if (isnan(f))
+			f = r;
+		else if (fabs(r / f - 1) > 1e-6)
+			return NAN;
+	}
+	return n > 1 ? f : NAN;
+}
+
 /* One graph a metric. At several task counts: its mean at each, a line
  * a result; for a higher-is-better metric, the base's first point
  * scaled linearly with the task count (will-it-scale's reference). At
@@ -161,10 +182,15 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 	const char *names[CMP_MAX_FILES], *xn[1];
 	double x[MAX_X], *y = calloc((size_t)(3 * n * MAX_X), sizeof(double)),
 	       *lo, *hi, ref[MAX_X];
+	/* At one task count, each metric's means as drawn (or not). */
+	double *drawn = calloc((size_t)(n * b->nmetrics + 1), sizeof(double));
 	char title[160], ylabel[160], one[32];
 
-	if (!y)
+	if (!y || !drawn) {
+		free(y);
+		free(drawn);
 		return;
+	}
 	lo = y + n * MAX_X;     /* each value's lowest and highest sample */
 	hi = lo + n * MAX_X;
 	if (nx == 1) {
@@ -177,8 +203,9 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 			"sample.</p>\n", one);
 	} else {
 		fputs("<h2>Scaling</h2>\n<p class=\"note\">The mean (Hmean where "
-		      "higher is better, Amean where lower is) at each task count; "
-		      "the dashed line is the base's first point times the task "
+		      "higher is better, Amean where lower is) at each task count, "
+		      "its whisker from the lowest to the highest sample; the "
+		      "dashed line is the base's first point times the task "
 		      "count (linear scaling).</p>\n", out);
 	}
 	for (int i = 0; i < n; i++)
@@ -197,6 +224,26 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 			 mt->primary ? " (the primary metric)" : "");
 		metric_label(ylabel, sizeof(ylabel), mt);
 		if (nx == 1) {
+			int dup = -1;
+			double f = NAN;
+
+			/* One chart a distinct figure: a metric that is an
+			 * earlier one's constant multiple is said, not drawn. */
+			for (int e = 0; e < m && dup < 0; e++)
+				if (b->metrics[e].higher == mt->higher &&
+				    isfinite(f = same_figure(y, &drawn[e * n], n)))
+					dup = e;
+			memcpy(&drawn[m * n], y, sizeof(double) * (size_t)n);
+			if (dup >= 0) {
+				fputs("<p class=\"note samefigure\">", out);
+				cmp_html_text(out, mt->name);
+				fputs(": the same figure as ", out);
+				cmp_html_text(out, b->metrics[dup].name);
+				fprintf(out, " at %s (each result's is %.4gx its ", one, f);
+				cmp_html_text(out, b->metrics[dup].name);
+				fputs("): not drawn again.</p>\n", out);
+				continue;
+			}
 			cmp_svg_bars(out, &(struct cmp_chart){
 				.title = title, .xlabel = "tasks", .ylabel = ylabel,
 				.nseries = n, .nx = 1, .names = names,
@@ -209,7 +256,7 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 		cmp_svg_lines(out, &(struct cmp_chart){
 			.title = title, .xlabel = "tasks", .ylabel = ylabel,
 			.nseries = n, .nx = nx, .names = names, .colours = colours,
-			.x = x, .y = y,
+			.x = x, .y = y, .lo = lo, .hi = hi,
 			.ref = mt->higher && isfinite(y[0]) && !per_unit(mt->name) ?
 			       ref : NULL,
 			.ref_name = "linear scaling (base)" });
@@ -217,6 +264,7 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 			shape_graph(out, mt, n, nx, x, y, names, colours);
 	}
 	free(y);
+	free(drawn);
 }
 
 /* Latency percentiles of a touch, a graph a task count (log scale). */
@@ -308,8 +356,9 @@ static int lock_hist(FILE *out, const struct cmp_file *files, int n, int tasks,
 		     const char *const *colours)
 {
 	char field[32], title[160], names_buf[MAX_X][16];
+	char named[CMP_MAX_FILES][CMP_MAX_NAME + 48];
 	const char *names[CMP_MAX_FILES], *xn[MAX_X];
-	double y[CMP_MAX_FILES * MAX_X];
+	double y[CMP_MAX_FILES * MAX_X], count[CMP_MAX_FILES * MAX_X];
 	int lo = MAX_X, hi = -1;
 	json_object *h[CMP_MAX_FILES];
 
@@ -350,10 +399,18 @@ static int lock_hist(FILE *out, const struct cmp_file *files, int n, int tasks,
 
 		for (size_t b = 0; b < len; b++)
 			total += num(json_object_array_get_idx(h[i], b));
-		for (int b = lo; b <= hi; b++)
-			y[i * (hi - lo + 1) + b - lo] = total > 0 && (size_t)b < len ?
-				100 * num(json_object_array_get_idx(h[i], (size_t)b)) /
-				total : NAN;
+		for (int b = lo; b <= hi; b++) {
+			int k = i * (hi - lo + 1) + b - lo;
+
+			count[k] = (size_t)b < len ?
+				num(json_object_array_get_idx(h[i], (size_t)b)) : 0;
+			y[k] = total > 0 && (size_t)b < len ? 100 * count[k] / total :
+			       NAN;
+		}
+		/* The legend: how many acquisitions the percentages are of. */
+		snprintf(named[i], sizeof(named[i]), "%s (%.0f)", files[i].label,
+			 total);
+		names[i] = named[i];
 	}
 	for (int b = lo; b <= hi; b++) {
 		bucket_name(names_buf[b - lo], sizeof(names_buf[0]), b);
@@ -363,8 +420,9 @@ static int lock_hist(FILE *out, const struct cmp_file *files, int n, int tasks,
 		.title = title, .xlabel = !strcmp(kind, "wait") ?
 			"wait, at least (power-of-two buckets of ns)" :
 			"hold, at least (power-of-two buckets of ns)",
-		.ylabel = "% of acquisitions", .nseries = n, .nx = hi - lo + 1,
-		.names = names, .colours = colours, .xnames = xn, .y = y });
+		.ylabel = "% of acquisitions (legend: how many)", .nseries = n,
+		.nx = hi - lo + 1, .names = names, .colours = colours, .xnames = xn,
+		.y = y, .count = count });
 	return 1;
 }
 

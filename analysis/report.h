@@ -31,6 +31,9 @@ struct cmp_chart {
 	const double *lo, *hi;
 	const double *ref;
 	const char *ref_name;
+	/* Bars: the count behind each y (a percentage of it), shown beside
+	 * it; NULL: none. */
+	const double *count;
 	bool logy;
 };
 

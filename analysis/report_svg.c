@@ -339,6 +339,22 @@ static int nothing_drawn(FILE *out, const struct cmp_chart *c,
 	return 1;
 }
 
+/* Value k's whisker, from lo to hi, centred on x. */
+static void whisker(FILE *out, const struct cmp_chart *c,
+		    const struct axes *a, int k, double x)
+{
+	double lo, hi;
+
+	if (!c->lo || !c->hi || !drawable(a, c->lo[k]) || !drawable(a, c->hi[k]))
+		return;
+	lo = py(a, fmax(c->lo[k], a->y0));
+	hi = py(a, c->hi[k]);
+	fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1f"
+		"M%.1f %.1fH%.1f\" stroke=\"#000\" fill=\"none\"><title>%.4g to "
+		"%.4g</title></path>", x, lo, hi, x - 5, lo, x + 5, x - 5, hi, x + 5,
+		c->lo[k], c->hi[k]);
+}
+
 void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 {
 	struct axes a = { .logy = c->logy, .cat = c->xnames != NULL, .ncat = c->nx };
@@ -372,31 +388,18 @@ void cmp_svg_lines(FILE *out, const struct cmp_chart *c)
 		for (int i = 0; i < c->nx; i++) {
 			double v = c->y[s * c->nx + i];
 
-			if (drawable(&a, v))
-				fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
-					"fill=\"%s\"><title>%.6g</title></circle>",
-					xpos(&a, c, i), py(&a, v),
-					colour(c, s), v);
+			if (!drawable(&a, v))
+				continue;
+			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+				"fill=\"%s\"><title>%.6g</title></circle>",
+				xpos(&a, c, i), py(&a, v), colour(c, s), v);
+			/* Its samples' range, the series side by side. */
+			whisker(out, c, &a, s * c->nx + i, xpos(&a, c, i) +
+				4.0 * (s - (c->nseries - 1) / 2.0));
 		}
 	}
 	legend(out, c, &a, false);
 	fputs("</svg></figure>\n", out);
-}
-
-/* Value k's whisker, from lo to hi, centred on x. */
-static void whisker(FILE *out, const struct cmp_chart *c,
-		    const struct axes *a, int k, double x)
-{
-	double lo, hi;
-
-	if (!c->lo || !c->hi || !drawable(a, c->lo[k]) || !drawable(a, c->hi[k]))
-		return;
-	lo = py(a, fmax(c->lo[k], a->y0));
-	hi = py(a, c->hi[k]);
-	fprintf(out, "<path class=\"whisker\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1f"
-		"M%.1f %.1fH%.1f\" stroke=\"#000\" fill=\"none\"><title>%.4g to "
-		"%.4g</title></path>", x, lo, hi, x - 5, lo, x + 5, x - 5, hi, x + 5,
-		c->lo[k], c->hi[k]);
 }
 
 void cmp_svg_bars(FILE *out, const struct cmp_chart *c)
@@ -422,8 +425,11 @@ void cmp_svg_bars(FILE *out, const struct cmp_chart *c)
 			x0 = ML + i * slot + (slot - bw * c->nseries) / 2 + s * bw;
 			fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" "
 				"width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>"
-				"%.4g</title></rect>", x0, py(&a, v), bw - 1,
+				"%.4g", x0, py(&a, v), bw - 1,
 				(H - MB) - py(&a, v), colour(c, s), v);
+			if (c->count)
+				fprintf(out, "%% (%.0f)", c->count[k]);
+			fputs("</title></rect>", out);
 			whisker(out, c, &a, k, x0 + (bw - 1) / 2);
 		}
 	legend(out, c, &a, true);

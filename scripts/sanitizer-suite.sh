@@ -27,5 +27,5 @@ else
 	# runs) and runs in the plain suite; under ASan it would only repeat
 	# those 40 s. add_plugin builds a tree of its own, without ASan;
 	# docs runs the README's commands, a check of the documentation.
-	ctest -j"$(nproc)" --output-on-failure -E '^(interrupt|add_plugin|docs)$'
+	ctest -j"$(nproc)" --output-on-failure -E '^(interrupt|add_plugin|docs|cli_docs)$'
 fi

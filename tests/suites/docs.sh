@@ -88,13 +88,15 @@ if bad:
 PY
 
 # The README's commands: every line of its sh blocks but the set-up
-# commands (scripts/…: the suite is one of them) and comments, in order,
-# in one scratch folder, with build/vmsim this binary.
+# commands (scripts/…: the suite is one of them), the install's (cmake,
+# cpack and apt-get install: cli_docs installs and packages into its
+# scratch folder; this test installs nothing on the machine) and
+# comments, in order, in one scratch folder, with build/vmsim this binary.
 mkdir -p "$tmp/bin" "$tmp/work/build"
 ln -s "$VMSIM" "$tmp/bin/vmsim"
 ln -s "$VMSIM" "$tmp/work/build/vmsim"
 awk '/^```sh/ { on = 1; next } /^```/ { on = 0 }
-     on && !/^(scripts\/|#|$|OLD=\$\(scripts\/build-rev.sh)/ { print }' \
+     on && !/^(scripts\/|#|$|OLD=\$\(scripts\/build-rev.sh|cmake |cd build && cpack)/ { print }' \
 	"$readme" >"$tmp/commands"
 grep -q '^vmsim ' "$tmp/commands" && ok || fail "no vmsim command in the README"
 # build-rev.sh (what makes $OLD) answers a commit that is not there with

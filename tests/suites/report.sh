@@ -336,5 +336,26 @@ for args in "huge.json" "hv.json huge.json" "huge.json hv.json" "tiny.json"; do
 	[ $rc -eq 0 ] && [ "$size" -lt 2000000 ] && grep -q "not drawn" hostile.html &&
 		ok || fail "report $args: exit $rc, $size bytes, no 'not drawn' note"
 done
+# Findings (issue 52): every difference with its own qualifier; none
+# said as the harness without a lock, kernel as the host reference, not
+# competitors; a directory's columns in the run's -l order.
+mkdir -p roles
+python3 - hv.json roles <<'PY'
+import json, sys
+for s in ("spf", "none", "kernel", "rwsem"):
+    e = json.load(open(sys.argv[1]))
+    e["scheme"] = s
+    e["command"] = ["vmsim", "run", "-w", "pft", "-l", "spf,none,kernel,rwsem"]
+    json.dump(e, open(f"{sys.argv[2]}/{s}.json", "w"))
+PY
+"$VMSIM" report -o roles.html roles/ >/dev/null 2>&1
+li=$(grep -o '<li><b>.*</li>' roles.html | head -1 | sed 's/<[^>]*>//g')
+case $li in
+*"against spf: rwsem "*" ("*"); the harness without a lock "*"none "*" ("*"); the host kernel "*"kernel "*" ("*")."*) ok ;;
+*) fail "findings: roles or qualifiers: $li" ;;
+esac
+[ "$(echo "$li" | grep -o '%[^(]*(' | wc -l)" -eq 3 ] || fail "findings: a difference without its qualifier: $li"
+"$VMSIM" compare roles/ | sed -n 3p | tr -s ' ' | grep -q '^ spf none kernel rwsem$' &&
+	ok || fail "compare's columns not in -l order: $("$VMSIM" compare roles/ | sed -n 3p)"
 echo "report: $passes passed, $fails failed"
 [ $fails -eq 0 ]
