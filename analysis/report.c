@@ -169,6 +169,33 @@ static double same_figure(const double *y, const double *prev, int n)
 	return n > 1 ? f : NAN;
 }
 
+/* At one task count, one chart a distinct figure: metric m (its n means
+ * y) that is an earlier one's constant multiple is said in a line, not
+ * drawn again (true). drawn keeps each metric's means. */
+static bool drawn_before(FILE *out, const struct cmp_file *b, int m,
+			 const double *y, double *drawn, int n, const char *one)
+{
+	const struct cmp_metric *mt = &b->metrics[m];
+	double f = NAN;
+	int dup = -1;
+
+	for (int e = 0; e < m && dup < 0; e++)
+		if (b->metrics[e].higher == mt->higher &&
+		    isfinite(f = same_figure(y, &drawn[e * n], n)))
+			dup = e;
+	memcpy(&drawn[m * n], y, sizeof(double) * (size_t)n);
+	if (dup < 0)
+		return false;
+	fputs("<p class=\"note samefigure\">", out);
+	cmp_html_text(out, mt->name);
+	fputs(": the same figure as ", out);
+	cmp_html_text(out, b->metrics[dup].name);
+	fprintf(out, " at %s (each result's is %.4gx its ", one, f);
+	cmp_html_text(out, b->metrics[dup].name);
+	fputs("): not drawn again.</p>\n", out);
+	return true;
+}
+
 /* One graph a metric. At several task counts: its mean at each, a line
  * a result; for a higher-is-better metric, the base's first point
  * scaled linearly with the task count (will-it-scale's reference). At
@@ -224,26 +251,8 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 			 mt->primary ? " (the primary metric)" : "");
 		metric_label(ylabel, sizeof(ylabel), mt);
 		if (nx == 1) {
-			int dup = -1;
-			double f = NAN;
-
-			/* One chart a distinct figure: a metric that is an
-			 * earlier one's constant multiple is said, not drawn. */
-			for (int e = 0; e < m && dup < 0; e++)
-				if (b->metrics[e].higher == mt->higher &&
-				    isfinite(f = same_figure(y, &drawn[e * n], n)))
-					dup = e;
-			memcpy(&drawn[m * n], y, sizeof(double) * (size_t)n);
-			if (dup >= 0) {
-				fputs("<p class=\"note samefigure\">", out);
-				cmp_html_text(out, mt->name);
-				fputs(": the same figure as ", out);
-				cmp_html_text(out, b->metrics[dup].name);
-				fprintf(out, " at %s (each result's is %.4gx its ", one, f);
-				cmp_html_text(out, b->metrics[dup].name);
-				fputs("): not drawn again.</p>\n", out);
+			if (drawn_before(out, b, m, y, drawn, n, one))
 				continue;
-			}
 			cmp_svg_bars(out, &(struct cmp_chart){
 				.title = title, .xlabel = "tasks", .ylabel = ylabel,
 				.nseries = n, .nx = 1, .names = names,

@@ -10,6 +10,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "cli/run.h"
 
@@ -37,5 +38,26 @@ int gate_split_words(struct run_args_vec *v, const char *s);
 int gate_run_one(const struct run_args_vec *recipe, const char *prog,
 		 const char *extra, const char *out, const char *log,
 		 int timeout_s, char *why, size_t len);
+
+/* --junit (cli/gate_junit.c): one gate's verdict for a JUnit file. */
+struct cmp_gate_rows;
+struct gate_junit {
+	const char *path;                /* --junit's FILE */
+	const char *input;               /* the gate's --recipe or --baseline */
+	double pct, alpha;               /* the minimum effect, family-wise */
+	int rounds;
+	const struct cmp_gate_rows *rows;
+	int verdict;                     /* enum cmp_verdict */
+	const char *line;                /* the verdict line */
+	double seconds;
+	time_t start;
+};
+/* Can path take the JUnit file (new, or one the gate wrote; never
+ * input)? 0, or -errno with one line in err. */
+int gate_junit_check(const char *path, const char *input, char *err,
+		     size_t len);
+/* Write it: 0 where asked; else 1 after one line on stderr (where it
+ * went, or why it is nowhere). */
+int gate_junit_write(const struct gate_junit *j);
 
 #endif

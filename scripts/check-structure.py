@@ -105,6 +105,7 @@ PREFIXES = [
     ("bench/bench*.c", ["bench_"]),
     ("bench/host_probe.c", ["probe_"]),
     ("cli/gate_run.c", ["gate_"]),
+    ("cli/gate_junit.c", ["gate_junit_"]),
     ("cli/run_*.c", ["run_"]),
     ("cli/main.c", ["main"]),
     ("cli/compare_main.c", ["main"]),
