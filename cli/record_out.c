@@ -98,7 +98,7 @@ static void tell_others(const struct perf_conv *c)
 
 	if (c->follow_comm[0] && c->follow_matches > 1)
 		fprintf(stderr, "%s: record: followed %s (pid %ld), the first of "
-			"%d execs of it; --follow PID takes another\n", prog,
+			"%d execs of it: the others are left out\n", prog,
 			c->follow_comm, c->pid, c->follow_matches);
 	if (!c->other_pid)
 		return;
@@ -113,10 +113,10 @@ static void tell_others(const struct perf_conv *c)
 				break;
 			}
 	}
-	fprintf(stderr, "%s: record: %llu events of %d other process%s left "
+	fprintf(stderr, "%s: record: %llu events of %s%d other process%s left "
 		"out (a trace is one address space):", prog,
-		(unsigned long long)c->other_pid, c->nothers,
-		c->nothers == 1 ? "" : "es");
+		(unsigned long long)c->other_pid, c->others_full ? "more than " :
+		"", c->nothers, c->nothers == 1 && !c->others_full ? "" : "es");
 	for (int k = 0; k < 3 && top[k]; k++) {
 		fprintf(stderr, "%s %s%spid %ld: %llu", k ? "," : "",
 			top[k]->comm, top[k]->comm[0] ? " " : "", top[k]->pid,

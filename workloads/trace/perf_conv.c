@@ -688,8 +688,10 @@ static void note_other(struct perf_conv *c, long pid, const char *comm)
 		o = &c->others[c->nothers++];
 		*o = (struct perf_other){ .pid = pid };
 	}
-	if (!o)
+	if (!o) {
+		c->others_full = true;   /* counted in other_pid, unnamed */
 		return;
+	}
 	o->events++;
 	if (comm && comm[0])
 		snprintf(o->comm, sizeof(o->comm), "%s", comm);

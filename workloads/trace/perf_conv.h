@@ -103,6 +103,7 @@ struct perf_conv {
 	int follow_matches;              /* processes that exec'd it */
 	struct perf_other others[PERF_MAX_OTHERS];
 	int nothers;                     /* others[] in use */
+	bool others_full;                /* more processes than others[] */
 	uint64_t t0;                     /* the first event's time (ns) */
 	bool started;
 	/* A syscall entered and not yet exited, per thread index. */
