@@ -296,6 +296,17 @@ static int check_into(struct sf_out *o, const char *path,
 	return 0;
 }
 
+size_t sf_head(int fd, char *buf, size_t len)
+{
+	ssize_t n = len ? pread(fd, buf, len - 1, 0) : 0;
+
+	if (n <= 0)
+		n = 0;
+	if (len)
+		buf[n] = 0;
+	return (size_t)n;
+}
+
 int sf_check(const char *path, const struct sf_spec *spec, char *err,
 	     size_t errlen)
 {

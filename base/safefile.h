@@ -71,6 +71,9 @@ struct sf_out {
 	int ninputs;
 };
 
+/* The first len - 1 bytes of fd (from offset 0) into buf, NUL-terminated
+ * (what an ours() reads to know a file of its kind): how many, or 0. */
+size_t sf_head(int fd, char *buf, size_t len);
 /* Check path as a destination for spec (no file is made): 0, or -errno
  * with one line in err. */
 /* Where scratch and fallback files go: $TMPDIR, or /tmp. */

@@ -31,12 +31,9 @@ static const struct option report_opts[] = {
 static bool is_report(int fd)
 {
 	char head[512];
-	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
 
-	if (n <= 0)
-		return false;
-	head[n] = 0;
-	return !strncmp(head, "<!DOCTYPE html>", 15) && strstr(head, CMP_REPORT_MARK);
+	return sf_head(fd, head, sizeof(head)) &&
+	       !strncmp(head, "<!DOCTYPE html>", 15) && strstr(head, CMP_REPORT_MARK);
 }
 
 struct report_job {

@@ -25,12 +25,8 @@
 static bool is_junit(int fd)
 {
 	char head[256];
-	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
 
-	if (n <= 0)
-		return false;
-	head[n] = 0;
-	return strstr(head, JUNIT_MARK) != NULL;
+	return sf_head(fd, head, sizeof(head)) && strstr(head, JUNIT_MARK);
 }
 
 static void xml_text(FILE *f, const char *s)

@@ -190,12 +190,8 @@ static bool is_lock_json(int fd)
 {
 	static const char key[] = "\"vmsim_mmap_lock\"";
 	char head[256];
-	ssize_t n = pread(fd, head, sizeof(head) - 1, 0);
 
-	if (n <= 0)
-		return false;
-	head[n] = 0;
-	return strstr(head, key) != NULL;
+	return sf_head(fd, head, sizeof(head)) && strstr(head, key);
 }
 
 static const struct sf_spec side_spec = {

@@ -59,7 +59,7 @@ static bool is_replay_log(int fd)
 {
 	char head[sizeof(RP_LOG_HEADER)];
 
-	return pread(fd, head, sizeof(head) - 1, 0) == sizeof(head) - 1 &&
+	return sf_head(fd, head, sizeof(head)) == sizeof(head) - 1 &&
 	       !memcmp(head, RP_LOG_HEADER, sizeof(head) - 1);
 }
 
