@@ -1,31 +1,81 @@
 #!/usr/bin/env bash
-# Build vmsim with a sanitizer and run its test suite there; called by
-# ctest (tests asan-suite and tsan-suite) so that `scripts/test.sh` and CI
-# run the sanitizer builds too.
-#   sanitizer-suite.sh address|thread BUILD_DIR
-# address: the whole suite but interrupt.sh under ASan+UBSan. thread: the concurrent parts
-# (lock validators, uffd, faults racing munmap, VMA-tree concurrency,
-# readers racing the reuse of typesafe VMAs, the
-# page allocator alone and behind the mm, the trace format and the
-# shipped traces replayed, and property tests) under
-# TSan, with a shorter property run (TSan is ~20x slower). The tests run
-# side by side (one a CPU: 193 s -> 99 s under ASan, 127 s -> 67 s under
-# TSan on the 2-CPU VM); none asserts a time.
+# Build vmsim with a sanitizer and run tests there; called by ctest so that
+# `scripts/test.sh` and CI run the sanitizer builds too.
+#   sanitizer-suite.sh address|thread BUILD_DIR build|unit|full
+# build: configure BUILD_DIR and build only the Check programs the unit
+#   step runs (and the libraries they link: no command line, no analysis).
+# unit: run them, side by side, at the developer suite's sizes:
+#   address — every Check program of the layers that manage memory
+#   (base, locks, uffd, sim, workloads) under ASan+UBSan+LSan, a
+#   20,000-step property run per scheme;
+#   thread — the programs with threads in them (lock validators, uffd,
+#   tree concurrency, readers racing the reuse of typesafe VMAs, faults
+#   racing munmap, the page allocator, the slabs, the trace format, the
+#   property run's lock-free reader) under TSan, 2,000 steps;
+#   both with the stress loops a quarter as long (VMSIM_TEST_DIVISOR).
+# full: CI's (scripts/test.sh --deep): everything built; address — every
+#   suite but the timing-bound interrupt.sh, add_plugin (a build of its
+#   own), docs and cli_docs; thread — the above, the frames behind the mm
+#   and the shipped traces replayed. None asserts a time.
 set -euo pipefail
 kind=${1:?address|thread}
 dir=${2:?build dir}
+step=${3:-full}
 src=$(cd "$(dirname "$0")/.." && pwd)
-cmake -S "$src" -B "$dir" -DVMSIM_SANITIZE="$kind" -DVMSIM_WERROR=ON \
-	-DVMSIM_SANITIZER_SUITES=OFF >/dev/null
-cmake --build "$dir" -j"$(nproc)" >/dev/null
-cd "$dir"
-if [ "$kind" = thread ]; then
-	VMSIM_PROPERTY_OPS=5000 ctest -j"$(nproc)" --output-on-failure \
-		-R 'test_locks|test_rwsem|test_range_list|test_mprotect_range|test_uffd|test_vma_concurrency|test_vma_reuse|test_vma_property|test_fault_unmap|test_frames|test_slab|test_trace|^trace$'
-else
-	# interrupt.sh is timing-bound (signals at 1 s and 2.5 s into 18
-	# runs) and runs in the plain suite; under ASan it would only repeat
-	# those 40 s. add_plugin builds a tree of its own, without ASan;
-	# docs runs the README's commands, a check of the documentation.
-	ctest -j"$(nproc)" --output-on-failure -E '^(interrupt|add_plugin|docs|cli_docs)$'
-fi
+
+# The unit sets (ctest names; NAME_vmsim is NAME on vmsim's own tree).
+asan_unit="test_parse test_locks test_rwsem test_range_list test_rcu_lazy
+	test_uffd test_hist test_vma_tree test_mprotect_range test_uffd_source
+	test_vma_property test_vma_concurrency test_vma_reuse test_fault_unmap
+	test_protection test_kernel_fault test_folio test_frames test_frames_mm
+	test_slab test_slab_rseq test_trace test_runner"
+tsan_unit="test_locks test_rwsem test_range_list test_rcu_lazy test_uffd
+	test_mprotect_range test_vma_concurrency test_vma_reuse
+	test_vma_property test_fault_unmap test_frames test_slab test_slab_rseq
+	test_trace"
+if [ "$kind" = address ]; then set=$asan_unit; else set=$tsan_unit; fi
+# shellcheck disable=SC2086
+names=$(echo $set | tr ' ' '|')
+
+configure() {
+	cmake -S "$src" -B "$dir" -DVMSIM_SANITIZE="$kind" -DVMSIM_WERROR=ON \
+		-DVMSIM_SANITIZER_SUITES=OFF -DVMSIM_TEST_DEEP=OFF "$@" >/dev/null
+}
+
+case $step in
+build)
+	# -O1 and line tables: what the sanitizers' reports need, built in
+	# about two thirds of -O2 -g's time.
+	configure -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
+	# shellcheck disable=SC2086
+	cmake --build "$dir" -j"$(nproc)" --target $set >/dev/null
+	;;
+unit)
+	cd "$dir"
+	ops=20000
+	[ "$kind" = thread ] && ops=2000
+	VMSIM_TEST_DIVISOR=4 VMSIM_PROPERTY_OPS=$ops ctest -j"$(nproc)" --output-on-failure \
+		-R "^($names)(_vmsim)?\$"
+	;;
+full)
+	configure
+	cmake --build "$dir" -j"$(nproc)" >/dev/null
+	cd "$dir"
+	if [ "$kind" = thread ]; then
+		VMSIM_PROPERTY_OPS=5000 ctest -j"$(nproc)" --output-on-failure \
+			-R "^($names|test_frames_mm)(_vmsim)?\$|^trace\$"
+	else
+		# interrupt.sh is timing-bound (signals at 1 s and 2.5 s
+		# into 18 runs) and runs in the plain suite; under ASan it
+		# would only repeat those 40 s. add_plugin builds a tree of
+		# its own, without ASan; docs runs the README's commands, a
+		# check of the documentation.
+		ctest -j"$(nproc)" --output-on-failure \
+			-E '^(interrupt|add_plugin|docs|cli_docs)$'
+	fi
+	;;
+*)
+	echo "sanitizer-suite.sh: step '$step': want build, unit or full" >&2
+	exit 2
+	;;
+esac

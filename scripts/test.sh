@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
 # The test command: install what is needed, build, run the whole ctest
-# suite, a test a CPU (the sanitizer suites alone: RUN_SERIAL). Exits
-# non-zero if anything fails, a warning of the Release build included.
+# suite, a test a CPU. Exits non-zero if anything fails.
+#   scripts/test.sh           the developer's suite (every test; the
+#                             sanitizers on the Check programs they can
+#                             judge; under 10 minutes on 2 CPUs)
+#   scripts/test.sh --deep    CI's deeper tests only (label deep; .ci/run
+#                             runs them after the suite): the whole suite under
+#                             ASan, the longer TSan set, the Release build,
+#                             the fuzzers a minute each, the suites' full
+#                             matrices (docs/tests.md, "Deep")
 set -euo pipefail
 cd "$(dirname "$0")/.."
+deep=OFF
+case ${1:-} in
+"") ;;
+--deep) deep=ON ;;
+*) echo "test.sh: '$1': want no argument or --deep" >&2; exit 2 ;;
+esac
 scripts/install-deps.sh
-scripts/build.sh
-# The Release type too, warnings as errors (its optimiser sees more:
-# -Wformat-truncation found a row key that could be cut); built, not run.
-BUILD_DIR=${BUILD_DIR:-build}-release scripts/build.sh \
-	-DCMAKE_BUILD_TYPE=Release -DVMSIM_SANITIZER_SUITES=OFF
+scripts/build.sh -DVMSIM_TEST_DEEP=$deep
 cd "${BUILD_DIR:-build}"
-ctest -j"$(nproc)" --output-on-failure
+if [ $deep = ON ]; then
+	ctest -j"$(nproc)" --output-on-failure -L deep
+else
+	ctest -j"$(nproc)" --output-on-failure
+fi

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * watchdog — a thread beside each agent that every 100 ms looks at the
- * agent's tasks: one that has been inside a touch for longer than
+ * agent's tasks (stopped at once, not at the end of a 100 ms nap): one that has been inside a touch for longer than
  * --fault-timeout has a fault nobody answered (touches are stamped with
  * coarse_ns(), a clock that needs no one to advance it, so a watchdog
  * scheduled late cannot mistake a new touch for an old one). It says
@@ -18,11 +18,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 struct watchdog {
 	pthread_t thread;
 	_Atomic bool stop;
+	pthread_mutex_t lock;            /* the nap below and its end */
+	pthread_cond_t wake;
 	double timeout;                  /* s */
 	struct wl_task *const *tasks;
 	int n;
@@ -96,6 +99,26 @@ static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
 	fprintf(stderr, "vmsim: watchdog: refused the fault; stopping the run\n");
 }
 
+/* 100 ms: a wake-up that may preempt a task holding a lock should be
+ * rare. watchdog_stop() ends the nap at once: a run of many short points
+ * does not wait out a nap at each. */
+static void wd_nap(struct watchdog *w)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += 100000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (!atomic_load(&w->stop) &&
+	       pthread_cond_timedwait(&w->wake, &w->lock, &until) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&w->lock);
+}
+
 static void *wd_main(void *arg)
 {
 	struct watchdog *w = arg;
@@ -131,11 +154,31 @@ static void *wd_main(void *arg)
 			wd_report(w, w->tasks[i], now, now - age);
 			fired = now;
 		}
-		/* 100 ms: a wake-up that may preempt a task holding a lock
-		 * should be rare. */
-		usleep(100000);
+		wd_nap(w);
 	}
 	return NULL;
+}
+
+/* The nap's clock is CLOCK_MONOTONIC: a change of the wall clock neither
+ * stretches nor skips it. */
+static int wd_sync_init(struct watchdog *w)
+{
+	pthread_condattr_t ca;
+	int ret;
+
+	ret = -pthread_condattr_init(&ca);
+	if (ret)
+		return ret;
+	ret = -pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (!ret)
+		ret = -pthread_cond_init(&w->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	if (ret)
+		return ret;
+	ret = -pthread_mutex_init(&w->lock, NULL);
+	if (ret)
+		pthread_cond_destroy(&w->wake);
+	return ret;
 }
 
 int watchdog_start(struct watchdog **out, double timeout,
@@ -153,8 +196,15 @@ int watchdog_start(struct watchdog **out, double timeout,
 		return -ENOMEM;
 	*w = (struct watchdog){ .timeout = timeout, .tasks = tasks, .n = n,
 				.mm = mm, .interrupt = interrupt };
+	ret = wd_sync_init(w);
+	if (ret) {
+		free(w);
+		return ret;
+	}
 	ret = -pthread_create(&w->thread, NULL, wd_main, w);
 	if (ret) {
+		pthread_cond_destroy(&w->wake);
+		pthread_mutex_destroy(&w->lock);
 		free(w);
 		return ret;
 	}
@@ -166,7 +216,12 @@ void watchdog_stop(struct watchdog *w)
 {
 	if (!w)
 		return;
+	pthread_mutex_lock(&w->lock);
 	atomic_store(&w->stop, true);
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->wake);
+	pthread_mutex_destroy(&w->lock);
 	free(w);
 }

@@ -29,8 +29,8 @@
 
 #define NOBJS    32768
 #define NWORKERS 6
-#define STEPS    2000000
-#define COUNTS   1000000
+#define STEPS    check_steps(2000000)
+#define COUNTS   check_steps(1000000)
 
 static struct slab_stat stat;
 static _Atomic uint8_t owned[NOBJS + SLAB_OBJS];

@@ -6,9 +6,9 @@
 #  - every key of the result file's schema is in docs/results.md;
 #  - every path of the repository that docs or comments name exists;
 #  - every command the README shows runs, in order, in a scratch folder
-#    (vmsim on PATH; $OLD is this same binary): each exits 0 — the gate
-#    with its verdict, or after its first rounds when stopped at 30 s
-#    (a whole gate is 20 runs: it is measured, not run, in the suite).
+#    (vmsim on PATH; $OLD is this same binary): each exits 0 — a gate
+#    with its verdict after three rounds (a whole gate is 20 runs: gate.sh
+#    tests the gate; here it is the README's words that are checked).
 set -u
 VMSIM=${1:?usage: docs.sh path/to/vmsim}
 VMSIM=$(realpath "$VMSIM")
@@ -105,24 +105,23 @@ grep -q '^vmsim ' "$tmp/commands" && ok || fail "no vmsim command in the README"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ] &&
 	ok || fail "build-rev.sh no-such-commit-xyz: $(cat "$tmp/err")"
 cd "$tmp/work" || exit 1
-gate_secs=30                 # the first gate; later ones to their round 1
 while IFS= read -r cmd; do
 	cmd=${cmd%%  #*}
 	case $cmd in
 	"vmsim gate"*)
-		PATH=$tmp/bin:$PATH OLD=$VMSIM timeout -s INT $gate_secs \
+		# Three rounds (the fewest that judge), not the README's ten (a whole gate is 20 runs:
+		# gate.sh tests gates; here the command's words are checked):
+		# a verdict, or CANNOT JUDGE said (rounds too few to judge).
+		cmd=${cmd/ -- / --rounds 3 -- }
+		PATH=$tmp/bin:$PATH OLD=$VMSIM timeout 300 \
 			bash -c "$cmd" >out 2>err </dev/null
 		rc=$?
-		gate_secs=20
 		last=$(tail -1 out)
 		if { [ $rc -eq 0 ] || [ $rc -eq 1 ]; } &&
 		   echo "$last" | grep -q "^PASS\|^REGRESSION"; then
 			ok
-		elif [ $rc -eq 2 ] && echo "$last" | grep -q "^CANNOT JUDGE: the smallest worsening"; then
-			ok               # rounds too uneven here to judge: said
-		elif [ $rc -eq 124 ] || [ $rc -eq 130 ]; then
-			grep -q "round 1" err out && ok ||
-				fail "$cmd: stopped before a round: $(tail -3 err)"
+		elif [ $rc -eq 2 ] && echo "$last" | grep -q "^CANNOT JUDGE: "; then
+			ok
 		else
 			fail "$cmd: exit $rc: $(tail -3 err) $last"
 		fi ;;

@@ -5,9 +5,17 @@
 # mmap / munmap / mprotect / mremap / brk calls of the whole run at
 # 1 iteration and at 2: they must be equal (all of them are set-up),
 # and the result file's timed-phase host counters must say 0.
+# The developer's suite runs each workload in each mode once, at 2 tasks,
+# with every scheme that can run there (the one without exclusion, none,
+# in processes mode: in threads mode its tasks would share an mm and map
+# at once); `full` (CI's deep run) runs 1 and 2 tasks and adds none in
+# threads mode at one task.
 # (strace is a Debian package; scripts/install-deps.sh installs it.)
 set -u
-VMSIM=${1:?usage: host_isolation.sh path/to/vmsim}
+VMSIM=${1:?usage: host_isolation.sh path/to/vmsim [full]}
+full=${2:-}
+tasks=2
+[ "$full" = full ] && tasks=1,2
 command -v strace >/dev/null || { echo "SKIP: no strace"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -70,13 +78,14 @@ check() {                        # check LABEL RUN-ARGS...
 schemes=$("$VMSIM" list --tsv | awk -F'\t' '$1 == "scheme" && $3 == "excludes" { print $2 }' | paste -sd,)
 alone=$("$VMSIM" list --tsv | awk -F'\t' '$1 == "scheme" && $3 != "excludes" { print $2 }')
 for w in $isolated; do
-	for mode in threads processes; do
-		# shellcheck disable=SC2046
-		check "$w $mode" -w "$w" --mode "$mode" -t 1,2 \
-			-l "$schemes" $(opts "$w")
-	done
-	# no exclusion: only where it is valid (one task, no writer task)
-	[ "$w" = fault_vs_mmap ] && continue
+	# shellcheck disable=SC2046
+	check "$w threads" -w "$w" --mode threads -t $tasks -l "$schemes" $(opts "$w")
+	# shellcheck disable=SC2046
+	check "$w processes" -w "$w" --mode processes -t $tasks \
+		-l "$schemes,$(echo $alone | tr ' ' ',')" $(opts "$w")
+	# no exclusion in threads mode: only where it is valid (one task,
+	# no writer task)
+	[ "$full" = full ] && [ "$w" != fault_vs_mmap ] || continue
 	for l in $alone; do
 		# shellcheck disable=SC2046
 		check "$w $l" -w "$w" -t 1 -l "$l" $(opts "$w")
@@ -84,13 +93,13 @@ for w in $isolated; do
 done
 # Page frames behind faults, as a component (the zone, its buddy lists).
 # shellcheck disable=SC2046
-check "page_fault2 threads frames" -w page_fault2 -t 1,2 -l "$schemes" \
+check "page_fault2 threads frames" -w page_fault2 -t $tasks -l "$schemes" \
 	--frames zone $(opts page_fault2)
 # The slab caches (made before the timed phase; their sheaves, barn and
 # RCU callbacks take no host memory after it), both slabs in one run.
 for mode in threads processes; do
 	# shellcheck disable=SC2046
-	check "mmap_stress $mode slabs" -w mmap_stress --mode "$mode" -t 1,2 \
+	check "mmap_stress $mode slabs" -w mmap_stress --mode "$mode" -t $tasks \
 		--slab slub,sheaves $(opts mmap_stress)
 done
 # An untouched mapping costs no host call at all: will-it-scale's mmap1

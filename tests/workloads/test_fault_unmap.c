@@ -38,7 +38,7 @@
 
 #define P       SIM_PAGE_SIZE
 #define NPAGES  32
-#define CYCLES  1500
+#define CYCLES  check_steps(1500)
 
 #define FILE_ID 9
 
@@ -153,7 +153,8 @@ static void race_scheme(const struct lock_ops *ops, const struct fault_source_op
 	       "(novma %lu)\n", ops->name, src == &uffd_fault_source ? "uffd" :
 	       "synthetic", atomic_load(&r.ok), atomic_load(&r.refused),
 	       (unsigned long)handled, (unsigned long)f[SIM_FAULT_NOVMA]);
-	ck_assert_int_gt(atomic_load(&r.ok), 100);
+	/* touches succeeded: 100 in 1500 cycles, the same share in fewer */
+	ck_assert_int_gt(atomic_load(&r.ok), CYCLES / 15);
 	/* Without exclusion (none) a fault may place a page a racing munmap
 	 * then misses, and a read may see it: the bytes are not checked,
 	 * everything else is (every fault answered once, nothing hangs). */
