@@ -111,7 +111,7 @@ static void *worker_main(void *arg)
 	uint32_t held[64];
 	int n = 0;
 
-	for (int i = 0; i < 20000; i++) {
+	for (int i = 0; i < check_steps(20000); i++) {
 		if (n < 64 && rand_r(&w->seed) % 2) {
 			uint32_t f = frames_alloc(w->fr, stat_of(),
 						  orders[rand_r(&w->seed) % 8]);

@@ -110,7 +110,7 @@ static void one_run(const struct lock_ops *ops, const struct fault_source_ops *s
 					     (enum slab_rcu_free)(slab > 2 ? slab - 2 : 0),
 					     2, &cfg.slab_vma, &cfg.slab_node), 0);
 	ck_assert_int_eq(sim_mm_create(&cfg, &mm), 0);
-	for (int step = 0; step < 300; step++) {
+	for (int step = 0; step < check_steps(300); step++) {
 		int k = (int)rnd(&seed, 4), op = (int)rnd(&seed, 10);
 		unsigned long a = maps[k], off = rnd(&seed, AREA / P) * P;
 		size_t len = (1 + rnd(&seed, 64)) * P;

@@ -149,14 +149,14 @@ START_TEST(test_readers_vs_writer)
 	vma_tree_commit(&s->t);
 	for (int i = 0; i < READERS; i++)
 		pthread_create(&r[i], NULL, reader, s);
-	for (int i = 0; i < 60000; i++)
+	for (long i = 0; i < check_steps(60000); i++)
 		mutate(s, &seed);
 	atomic_store(&s->stop, 1);
 	for (int i = 0; i < READERS; i++)
 		pthread_join(r[i], NULL);
 	ck_assert_int_eq(atomic_load(&s->bad), 0);
-	ck_assert_int_gt(atomic_load(&s->reads), 1000);
-	ck_assert_int_gt(atomic_load(&s->walks), 10);
+	ck_assert_int_gt(atomic_load(&s->reads), check_steps(1000));
+	ck_assert_int_gt(atomic_load(&s->walks), check_steps(10));
 	vma_tree_destroy(&s->t, free);
 	free(s);
 }
@@ -172,7 +172,7 @@ static void *map_unmap(void *arg)
 {
 	struct wr *w = arg;
 
-	for (int i = 0; i < 20000 && !w->bad; i++) {
+	for (int i = 0; i < check_steps(20000) && !w->bad; i++) {
 		unsigned long a;
 		size_t len = (size_t)(1 + i % 7) * 16 * P;
 

@@ -5,18 +5,28 @@
 # processes). Every run must exit 128 + the signal and leave a valid
 # result file that says complete: false and why it stopped, with only
 # finite, positive samples of the metrics it declares.
-#   interrupt.sh path/to/vmsim [ROUNDS]
-# One round is every workload in both modes (replay: threads; 19 runs); ROUNDS=7 gives the
-# 100+ runs quoted in the README. -i 1000: no run ends by itself.
+#   interrupt.sh path/to/vmsim [ROUNDS|full]
+# A round of `full` (CI's deep run) or of ROUNDS is every workload in
+# both modes (replay: threads; 19 runs); ROUNDS=7 gives the 100+ runs
+# quoted in the README. The developer's suite (no argument) takes one
+# workload of each kind: a completion workload, a loop, a writer beside
+# faults, an arena of frames, a replay (9 runs). -i 1000: no run ends by
+# itself.
 # Then a run stopped and continued, whose sample must be flagged.
 set -u
-VMSIM=${1:?usage: interrupt.sh path/to/vmsim [rounds]}
+VMSIM=${1:?usage: interrupt.sh path/to/vmsim [rounds|full]}
 rounds=${2:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0 passes=0 n=0
 
 workloads="pft page_fault1 page_fault2 mmap1 brk1 mmap_stress madvise_batch fault_vs_mmap trunc replay"
+case $rounds in
+full) rounds=1 ;;
+[0-9]*) ;;
+*) echo "interrupt.sh: '$rounds': want a number of rounds or full" >&2; exit 2 ;;
+esac
+[ -n "${2:-}" ] || workloads="pft page_fault1 fault_vs_mmap trunc replay"
 for round in $(seq "$rounds"); do
 	for w in $workloads; do
 		for mode in threads processes; do

@@ -4,8 +4,11 @@
 # workload takes all schemes at once (interleaved); every result file
 # must be complete, hold samples for each documented metric, and show
 # work done (every sample of the primary metric above zero).
+# The developer's suite runs each workload's threads with uffd and its
+# processes with synthetic faults; `full` (CI's deep run) every pair.
 set -u
-VMSIM=${1:?usage: smoke.sh path/to/vmsim}
+VMSIM=${1:?usage: smoke.sh path/to/vmsim [full]}
+full=${2:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Every scheme and workload vmsim lists, each workload at the tiny size
@@ -22,6 +25,10 @@ for w in $(echo "$list" | awk -F'\t' '$1 == "workload" { print $2 }'); do
 	for mode in threads processes; do
 		echo "$row" | cut -f4 | grep -qw "$mode" || continue
 		for src in uffd synthetic; do
+			# (replay has threads only: both sources there)
+			[ "$full" = full ] || [ $w = replay ] ||
+				[ $mode-$src = threads-uffd ] ||
+				[ $mode-$src = processes-synthetic ] || continue
 			out=$tmp/$w-$mode-$src
 			# a scheme without exclusion is refused where tasks
 			# sharing an mm map and unmap at once (cli.sh checks that)
