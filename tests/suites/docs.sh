@@ -7,8 +7,8 @@
 #  - every path of the repository that docs or comments name exists;
 #  - every command the README shows runs, in order, in a scratch folder
 #    (vmsim on PATH; $OLD is this same binary): each exits 0 — a gate
-#    with its verdict after three rounds (a whole gate is 20 runs: gate.sh
-#    tests the gate; here it is the README's words that are checked).
+#    with its verdict after three rounds of 8 MiB runs (a whole gate is
+#    20 runs: gate.sh tests the gate; here the README's words are checked).
 set -u
 VMSIM=${1:?usage: docs.sh path/to/vmsim}
 VMSIM=$(realpath "$VMSIM")
@@ -109,10 +109,11 @@ while IFS= read -r cmd; do
 	cmd=${cmd%%  #*}
 	case $cmd in
 	"vmsim gate"*)
-		# Three rounds (the fewest that judge), not the README's ten (a whole gate is 20 runs:
-		# gate.sh tests gates; here the command's words are checked):
-		# a verdict, or CANNOT JUDGE said (rounds too few to judge).
-		cmd=${cmd/ -- / --rounds 3 -- }
+		# Three rounds (the fewest that judge), not the README's ten,
+		# of 8 MiB, not 64 (a whole gate is 20 runs: gate.sh tests
+		# gates; here the command's words are checked): a verdict,
+		# or CANNOT JUDGE said (rounds too few to judge).
+		cmd="${cmd/ -- / --rounds 3 -- } -m 8M"
 		PATH=$tmp/bin:$PATH OLD=$VMSIM timeout 300 \
 			bash -c "$cmd" >out 2>err </dev/null
 		rc=$?

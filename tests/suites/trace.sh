@@ -34,7 +34,7 @@ grep -q 'kernel-mode 0)$' "$tmp/info" || fail "sort-v2: $(grep fault "$tmp/info"
 grep -q '^trace .*(version 1, ' "$tmp/info" || fail "xz-v1: $(head -1 "$tmp/info")"
 for t in $traces compat/sort-v2 compat/xz-v1; do
 	"$vmsim" run -w replay --trace "$dir/$t.trace" -l rwsem,pervma -i 1 --min-sample 0 -q \
-		--fault-source synthetic -o "$tmp/${t##*/}.json" >"$tmp/out" 2>"$tmp/err" ||
+		--warmup 0 --fault-source synthetic -o "$tmp/${t##*/}.json" >"$tmp/out" 2>"$tmp/err" ||
 		{ cat "$tmp/err" >&2; fail "$t: replay exited non-zero"; }
 	! grep -q 'refused by the simulation' "$tmp/err" || fail "$t: $(cat "$tmp/err")"
 	[ "$(grep -c ', 0 SIGSEGV' "$tmp/out")" -eq 2 ] || fail "$t: SIGSEGVs: $(grep SIGSEGV "$tmp/out")"
