@@ -87,7 +87,7 @@ awk '$2 == "vmas" { print $3 }' "$tmp/expected" >"$tmp/want_vmas"
 nf=$(grep -c ' fault ' "$tmp/want")
 for src in uffd synthetic; do
 	for l in rwsem range range-full pervma spf; do
-		"$vmsim" run -w replay --trace "$tmp/t.trace" -l "$l" -i 1 --min-sample 0 -q \
+		"$vmsim" run --ceiling off -w replay --trace "$tmp/t.trace" -l "$l" -i 1 --min-sample 0 -q \
 			--brief --fault-source "$src" --replay-log "$tmp/log" \
 			-o "$tmp/r.json" -f >"$tmp/run.out" 2>&1 ||
 			{ cat "$tmp/run.out" >&2; fail "$l/$src: replay exited non-zero"; }
@@ -135,7 +135,7 @@ if [ -d /sys/kernel/tracing/events/mmap_lock ]; then
 		fail "trace info's cause table: kernel_fault ${hk:-none}: $(tail -14 "$tmp/k.info")"
 fi
 for src in synthetic uffd; do
-	"$vmsim" run -w replay --trace "$tmp/k.trace" -l pervma -i 1 --min-sample 0 -q \
+	"$vmsim" run --ceiling off -w replay --trace "$tmp/k.trace" -l pervma -i 1 --min-sample 0 -q \
 		--brief --fault-source "$src" -o "$tmp/k.json" -f >"$tmp/kr.out" 2>&1 ||
 		{ cat "$tmp/kr.out" >&2; fail "pervma/$src: replay of the read(2) exited non-zero"; }
 	python3 - "$tmp/k.json" "$kall" "$src" <<'PY' || fail "pervma/$src: kernel-mode faults not on the mm lock"
