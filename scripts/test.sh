@@ -3,7 +3,8 @@
 # suite, a test a CPU. Exits non-zero if anything fails.
 #   scripts/test.sh           the developer's suite (every test; the
 #                             sanitizers on the Check programs they can
-#                             judge; under 10 minutes on 2 CPUs)
+#                             judge; 15.6 minutes on a clean clone of the
+#                             2-vCPU VM, the aim 10)
 #   scripts/test.sh --deep    CI's deeper tests only (label deep; .ci/run
 #                             runs them after the suite): the whole suite under
 #                             ASan, the longer TSan set, the Release build,
