@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * watchdog — a thread beside each agent that every 100 ms looks at the
- * agent's tasks (stopped at once, not at the end of a 100 ms nap): one that has been inside a touch for longer than
- * --fault-timeout has a fault nobody answered (touches are stamped with
- * coarse_ns(), a clock that needs no one to advance it, so a watchdog
- * scheduled late cannot mistake a new touch for an old one). It says
- * which address, which task, and what every handler of the mm is doing;
+ * watchdog — a thread beside each agent that every 100 ms (a nap that
+ * watchdog_stop() ends at once) looks at the agent's tasks: one that has
+ * been inside a touch for longer than --fault-timeout has a fault nobody
+ * answered (touches are stamped with coarse_ns(), a clock that needs no
+ * one to advance it, so a watchdog scheduled late cannot mistake a new
+ * touch for an old one). It says which address, which task, and what
+ * every handler of the mm is doing;
  * refuses the fault itself (uffd: the refusal signal, so the task leaves
  * the touch); and stops the run. If the run has not stopped 3 s later it
  * exits the process: a CI job must never hang.
