@@ -3,7 +3,7 @@
 # quiet and quick when everything is already there.
 set -euo pipefail
 
-pkgs=(cmake make gcc pkg-config liburing-dev libnuma-dev check liburcu-dev
+pkgs=(cmake ninja-build make gcc pkg-config liburing-dev libnuma-dev check liburcu-dev
       libjson-c-dev libgsl-dev zlib1g-dev gnuplot-nox clang libclang-rt-14-dev strace linux-perf
       chromium fonts-dejavu-core linux-source-6.12 man-db)
 command -v python3 >/dev/null 2>&1 || pkgs+=(python3)
