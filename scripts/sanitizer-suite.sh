@@ -7,11 +7,14 @@
 # unit: run them, side by side, at the developer suite's sizes:
 #   address — every Check program of the layers that manage memory
 #   (base, locks, uffd, sim, workloads) under ASan+UBSan+LSan, a
-#   5,000-step property run per scheme;
+#   3,000-step property run per scheme, and two fuzz targets' seed
+#   corpora replayed (the readers of results and of traces; the command
+#   line's needs the whole tree built, which the full step does);
 #   thread — the programs with threads in them (lock validators, uffd,
 #   tree concurrency, readers racing the reuse of typesafe VMAs, faults
 #   racing munmap, the page allocator, the slabs, the trace format, the
-#   property run's lock-free reader) under TSan, 2,000 steps;
+#   property run's lock-free reader) under TSan, 2,000 steps, on the
+#   maple tree (NAME_vmsim, on vmsim's own tree, in the full step);
 #   both with the stress loops a quarter as long (VMSIM_TEST_DIVISOR).
 # full: CI's (scripts/test.sh --deep): everything built; address — every
 #   suite but the timing-bound interrupt.sh, add_plugin (a build of its
@@ -28,7 +31,8 @@ asan_unit="test_parse test_locks test_rwsem test_range_list test_rcu_lazy
 	test_uffd test_hist test_vma_tree test_mprotect_range test_uffd_source
 	test_vma_property test_vma_concurrency test_vma_reuse test_fault_unmap
 	test_protection test_kernel_fault test_folio test_frames test_frames_mm
-	test_slab test_slab_rseq test_trace test_runner"
+	test_slab test_slab_rseq test_trace test_runner
+	fuzz_results_replay fuzz_trace_replay"
 tsan_unit="test_locks test_rwsem test_range_list test_rcu_lazy test_uffd
 	test_mprotect_range test_vma_concurrency test_vma_reuse
 	test_vma_property test_fault_unmap test_frames test_slab test_slab_rseq
@@ -52,10 +56,10 @@ build)
 	;;
 unit)
 	cd "$dir"
-	ops=5000
-	[ "$kind" = thread ] && ops=2000
+	ops=3000 vmsim='(_vmsim)?'
+	[ "$kind" = thread ] && ops=2000 vmsim=
 	VMSIM_TEST_DIVISOR=4 VMSIM_PROPERTY_OPS=$ops ctest -j"$(nproc)" --output-on-failure \
-		-R "^($names)(_vmsim)?\$"
+		-R "^($names)$vmsim\$"
 	;;
 full)
 	# with the suites' full matrices (smoke-full for smoke)

@@ -9,7 +9,7 @@
  * produce. Same VMAs, same merges, same errors, same break, same mapped
  * page count, at every step.
  *
- * VMSIM_PROPERTY_OPS (default 1000000) and VMSIM_PROPERTY_SEED (default
+ * VMSIM_PROPERTY_OPS (default 150000) and VMSIM_PROPERTY_SEED (default
  * 1) reproduce a run; a failure prints the seed and the step.
  *
  * Beside the operations, a reader thread races every one of them as the

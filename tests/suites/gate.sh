@@ -56,7 +56,7 @@ done <<'EOF'
 -w mmap_stress -t 1 --min-sample 0 -i 2 --cycles 50 --frames zone --phys 1G --bulk-free onepass
 -w madvise_batch -t 1 --min-sample 0 -i 2 -m 8M --zap madvise
 -w brk1 -t 1 --duration 1 --warmup 0 --interval 100 --fault-around 16K
--w replay --trace tests/data/traces/sort.trace --min-sample 0 -i 1 --speed 4 --fault-source synthetic
+-w replay --trace tests/data/traces/sort.trace --min-sample 0 -i 1 --speed 4 --fault-source synthetic --ceiling off
 EOF
 # Every key of the option table (resfile/run_opts.def) is set by some mix
 # above and recorded by it, with a value other than a plain run's where
