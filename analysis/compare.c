@@ -574,8 +574,8 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 		"Welch's t-test (Welch-Satterthwaite df, two-sided)",
 		"Mann-Whitney U test (two-sided)",
 		"Student's t-test on the mean, n1+n2-2 df (mmtests 2018 to Nov 2024)",
-		"|difference| > 1.96 * (sd_base + sd_new), HStddev for Hmean rows "
-		"(mmtests since Nov 2024)",
+		("|difference| > 1.96 * (sd_base + sd_new), HStddev for Hmean rows "
+		 "(mmtests since Nov 2024)"),
 	};
 	char level[64] = "";
 

@@ -274,8 +274,8 @@ static void finding_diff(FILE *f, const struct printer *pr,
 static void html_finding(struct printer *pr, const struct row *r)
 {
 	static const char *const lead[] = {
-		[FR_SCHEME] = "", [FR_HARNESS] = "the harness without a lock "
-		"(what the base's locking costs, not a competitor): ",
+		[FR_SCHEME] = "", [FR_HARNESS] = ("the harness without a lock "
+		"(what the base's locking costs, not a competitor): "),
 		[FR_HOST] = "the host kernel (the reference, not a model): ",
 	};
 	FILE *f = pr->o->findings;

@@ -22,19 +22,23 @@ static size_t align64(size_t n)
 	return (n + 63) & ~(size_t)63;
 }
 
+/* The cache's arrays after it in one mapping: their offsets, the size,
+ * and with the mapping M (NULL: the size alone; an offset from a null
+ * pointer is undefined, clang's UBSan said) the pointers. */
 static void cache_layout(struct slab_cache *s, char *m)
 {
-	size_t off = align64(sizeof(*s));
+	size_t cpu = align64(sizeof(*s));
+	size_t slab = cpu + align64(sizeof(struct slab_cpu) * (size_t)s->ncpus);
+	size_t sheaf = slab + align64(sizeof(struct slab_page) * s->nslabs);
+	size_t krc = sheaf + align64(sizeof(struct sheaf) * s->nsheaves);
 
-	s->cpu = (struct slab_cpu *)(m + off);
-	off += align64(sizeof(struct slab_cpu) * (size_t)s->ncpus);
-	s->slab = (struct slab_page *)(m + off);
-	off += align64(sizeof(struct slab_page) * s->nslabs);
-	s->sheaf = (struct sheaf *)(m + off);
-	off += align64(sizeof(struct sheaf) * s->nsheaves);
-	s->krc = (struct krc_bulk *)(m + off);
-	off += align64(sizeof(struct krc_bulk) * s->nkrc);
-	s->bytes = off;
+	s->bytes = krc + align64(sizeof(struct krc_bulk) * s->nkrc);
+	if (!m)
+		return;
+	s->cpu = (struct slab_cpu *)(m + cpu);
+	s->slab = (struct slab_page *)(m + slab);
+	s->sheaf = (struct sheaf *)(m + sheaf);
+	s->krc = (struct krc_bulk *)(m + krc);
 }
 
 static void cache_init_lists(struct slab_cache *s)

@@ -312,7 +312,7 @@ for k in ("mmap", "munmap", "mprotect", "other"):
 assert s["munmap"][0] > 0.01, s["munmap"]  # shows at 4 decimals
 PY
 VMSIM=$VMSIM "$root/scripts/sweep.sh" -w pft -s "rwsem pervma" -t 1,2 -o sweep \
-	-- -i 2 -m 4M >sweep.out 2>sweep.err
+	-- -i 2 -m 4M --ceiling off >sweep.out 2>sweep.err
 [ -f sweep/rwsem.json ] && [ -f sweep/pervma.json ] &&
 	grep -q "interleaved" sweep.err && grep -q "rwsem  *pervma" sweep.out &&
 	python3 -c "import json,sys; d=json.load(open('sweep/pervma.json')); sys.exit('rwsem,pervma' not in ' '.join(d['command']))" &&
