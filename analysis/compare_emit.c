@@ -238,18 +238,13 @@ void cmp_html_end(struct printer *pr)
 	pr->section = NULL;
 }
 
-/* What a column is beside the base: a scheme (a competitor), the
- * harness without a lock (none: what the base's locking costs, not a
- * design) or the host kernel (the reference the models are held to). */
-enum finding_role { FR_SCHEME, FR_HARNESS, FR_HOST };
-
-static enum finding_role finding_role(const struct cmp_file *f)
+enum cmp_role cmp_file_role(const struct cmp_file *f)
 {
 	if (f->scheme && !strcmp(f->scheme, "none"))
-		return FR_HARNESS;
+		return CMP_ROLE_HARNESS;
 	if (f->scheme && !strcmp(f->scheme, "kernel"))
-		return FR_HOST;
-	return FR_SCHEME;
+		return CMP_ROLE_HOST;
+	return CMP_ROLE_SCHEME;
 }
 
 /* Column i's difference with its own qualifier: what its mark supports. */
@@ -274,9 +269,9 @@ static void finding_diff(FILE *f, const struct printer *pr,
 static void html_finding(struct printer *pr, const struct row *r)
 {
 	static const char *const lead[] = {
-		[FR_SCHEME] = "", [FR_HARNESS] = ("the harness without a lock "
+		[CMP_ROLE_SCHEME] = "", [CMP_ROLE_HARNESS] = ("the harness without a lock "
 		"(what the base's locking costs, not a competitor): "),
-		[FR_HOST] = "the host kernel (the reference, not a model): ",
+		[CMP_ROLE_HOST] = "the host kernel (the reference, not a model): ",
 	};
 	FILE *f = pr->o->findings;
 	const char *dash = strrchr(r->key, '-');
@@ -289,13 +284,13 @@ static void html_finding(struct printer *pr, const struct row *r)
 		strcmp(dash + 1, "1") ? "s" : "");
 	cmp_html_text(f, pr->files[0].label);
 	fputs(":", f);
-	for (int role = FR_SCHEME; role <= FR_HOST; role++) {
+	for (int role = CMP_ROLE_SCHEME; role <= CMP_ROLE_HOST; role++) {
 		int k = 0;
 
 		for (int i = 1; i < pr->n; i++) {
-			if ((int)finding_role(&pr->files[i]) != role)
+			if ((int)cmp_file_role(&pr->files[i]) != role)
 				continue;
-			fputs(k++ ? ", " : role == FR_SCHEME ? " " : "; ", f);
+			fputs(k++ ? ", " : role == CMP_ROLE_SCHEME ? " " : "; ", f);
 			if (k == 1)
 				fputs(lead[role], f);
 			finding_diff(f, pr, r, i);

@@ -89,6 +89,13 @@ void cmp_emit_row(struct printer *pr, const struct row *r);
 /* CMP_HTML: the head of the tables, and their end. */
 void cmp_html_begin(struct printer *pr);
 void cmp_html_end(struct printer *pr);
+/* What a result is beside the base: a scheme (a competitor), the
+ * harness without a lock (none: what the base's locking costs, not a
+ * design) or the host kernel (the reference the models are held to).
+ * The findings and the charts' legends say it. */
+enum cmp_role { CMP_ROLE_SCHEME, CMP_ROLE_HARNESS, CMP_ROLE_HOST };
+enum cmp_role cmp_file_role(const struct cmp_file *f);
+
 /* Text made safe for HTML (&, <, >, "). */
 void cmp_html_text(FILE *out, const char *s);
 void cmp_print_header_text(struct printer *pr);

@@ -196,6 +196,26 @@ static bool drawn_before(FILE *out, const struct cmp_file *b, int m,
 	return true;
 }
 
+/* The legends' name of each result: its label, and what none and the
+ * host kernel are beside the schemes (as the findings say): the harness
+ * without a lock, and the reference. */
+#define LEGEND_LEN (sizeof(((struct cmp_file *)0)->label) + 24)
+
+static void legend_names(const struct cmp_file *files, int n,
+			 char (*buf)[LEGEND_LEN], const char **names)
+{
+	static const char *const what[] = {
+		[CMP_ROLE_SCHEME] = "", [CMP_ROLE_HARNESS] = " (harness, no lock)",
+		[CMP_ROLE_HOST] = " (host kernel)",
+	};
+
+	for (int i = 0; i < n; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s%s", files[i].label,
+			 what[cmp_file_role(&files[i])]);
+		names[i] = buf[i];
+	}
+}
+
 /* One graph a metric. At several task counts: its mean at each, a line
  * a result; for a higher-is-better metric, the base's first point
  * scaled linearly with the task count (will-it-scale's reference). At
@@ -207,6 +227,7 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 	const struct cmp_file *b = &files[0];
 	int nx = b->ntasks < MAX_X ? b->ntasks : MAX_X;
 	const char *names[CMP_MAX_FILES], *xn[1];
+	char named[CMP_MAX_FILES][LEGEND_LEN];
 	double x[MAX_X], *y = calloc((size_t)(3 * n * MAX_X), sizeof(double)),
 	       *lo, *hi, ref[MAX_X];
 	/* At one task count, each metric's means as drawn (or not). */
@@ -235,8 +256,7 @@ static void scaling_graphs(FILE *out, const struct cmp_file *files, int n,
 		      "dashed line is the base's first point times the task "
 		      "count (linear scaling).</p>\n", out);
 	}
-	for (int i = 0; i < n; i++)
-		names[i] = files[i].label;
+	legend_names(files, n, named, names);
 	for (int k = 0; k < nx; k++)
 		x[k] = b->tasks[b->by_tasks[k]];
 	for (int m = 0; m < b->nmetrics; m++) {
@@ -284,11 +304,11 @@ static int latency_graphs(FILE *out, const struct cmp_file *files, int n,
 	static const char *const shown[] = { "p50", "p90", "p99", "p99.9", "max" };
 	const struct cmp_file *b = &files[0];
 	const char *names[CMP_MAX_FILES];
+	char named[CMP_MAX_FILES][LEGEND_LEN];
 	double y[CMP_MAX_FILES * 5];
 	int graphs = 0;
 
-	for (int i = 0; i < n; i++)
-		names[i] = files[i].label;
+	legend_names(files, n, named, names);
 	for (int k = 0; k < b->ntasks; k++) {
 		int tasks = b->tasks[b->by_tasks[k]];
 		bool any = false;

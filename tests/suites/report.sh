@@ -356,6 +356,12 @@ case $li in
 *) fail "findings: roles or qualifiers: $li" ;;
 esac
 [ "$(echo "$li" | grep -o '%[^(]*(' | wc -l)" -eq 3 ] || fail "findings: a difference without its qualifier: $li"
+# ... and the charts' legends say the same: "none (harness, no lock)",
+# "kernel (host kernel)", the schemes by name alone.
+grep -q '>none (harness, no lock)</text>' roles.html &&
+	grep -q '>kernel (host kernel)</text>' roles.html &&
+	grep -q '>rwsem</text>' roles.html && ! grep -qE '>(rwsem|spf) \((harness|host)' roles.html &&
+	ok || fail "legends: none and kernel not said as the harness and the host"
 "$VMSIM" compare roles/ | sed -n 3p | tr -s ' ' | grep -q '^ spf none kernel rwsem$' &&
 	ok || fail "compare's columns not in -l order: $("$VMSIM" compare roles/ | sed -n 3p)"
 echo "report: $passes passed, $fails failed"
