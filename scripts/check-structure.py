@@ -289,34 +289,59 @@ TEST_LIBS["analysis"] = {"vmsim_base", "vmsim_stats", "vmsim_schema",
 NO_REPORTING = ("base", "locks", "uffd", "sim", "workloads")
 
 
+def test_link_lines(build):
+    """(program, the words of its link line) for each program of tests/,
+    from Make's link.txt files or from Ninja's build.ninja; object paths
+    relative to tests/ in both."""
+    d = os.path.join(build, "tests", "CMakeFiles")
+    for t in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        link = os.path.join(d, t, "link.txt")
+        if t.endswith(".dir") and os.path.exists(link):
+            yield t[:-4], open(link, encoding="utf-8").read().split()
+    ninja = os.path.join(build, "build.ninja")
+    if not os.path.exists(ninja):
+        return
+    prog = objs = None
+    for line in open(ninja, encoding="utf-8"):
+        m = re.match(r"build tests/(\w+): C_EXECUTABLE_LINKER\S* ([^|]*)", line)
+        if m:
+            prog = m.group(1)
+            objs = [re.sub(r"^tests/", "", w) for w in m.group(2).split()]
+        elif prog and line.startswith("  LINK_LIBRARIES = "):
+            yield prog, objs + line.split("=", 1)[1].split()
+            prog = None
+        elif not line.startswith("  "):
+            prog = None
+
+
 def check_test_links(build, bad):
     """Each Check program of tests/<layer>/ links only its layer's
     libraries and those below (CMake's link line for it)."""
-    d = os.path.join(build, "tests", "CMakeFiles")
-    if not os.path.isdir(d):
-        return
-    for t in sorted(os.listdir(d)):
-        link = os.path.join(d, t, "link.txt")
-        if not t.endswith(".dir") or not os.path.exists(link):
-            continue
-        words = open(link, encoding="utf-8").read().split()
+    seen = 0
+    for prog, words in test_link_lines(build):
         objs = [w for w in words if w.endswith(".c.o")]
         m = re.match(r"CMakeFiles/[^/]+\.dir/([a-z]+)/", objs[0]) if objs \
             else None
         if not m or m.group(1) not in TEST_LIBS:
             continue
+        seen += 1
         lay = m.group(1)
         libs = {re.sub(r"^lib|\.a$", "", os.path.basename(w))
                 for w in words if re.search(r"libvmsim_\w+\.a$", w)}
         for lib in sorted(libs - TEST_LIBS[lay]):
-            bad.append(f"tests/{lay}/{t[:-4]}: links {lib}, not of its "
+            bad.append(f"tests/{lay}/{prog}: links {lib}, not of its "
                        "layer or below")
         if lay in NO_REPORTING:
             for w in words:
                 if re.search(r"(json-c|gsl)", w):
-                    bad.append(f"tests/{lay}/{t[:-4]}: links {w}: no "
+                    bad.append(f"tests/{lay}/{prog}: links {w}: no "
                                "json-c or GSL below the result file")
                     break
+    # A check that finds no link line checks nothing: say so (the Ninja
+    # build had none in link.txt files, and this passed reading none).
+    if os.path.isdir(os.path.join(build, "tests")) and not seen:
+        bad.append(f"{build}: no Check program's link line found (neither "
+                   "Make's link.txt nor Ninja's build.ninja)")
 
 
 def main():
