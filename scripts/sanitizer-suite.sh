@@ -13,8 +13,9 @@
 #   thread — the programs with threads in them (lock validators, uffd,
 #   tree concurrency, readers racing the reuse of typesafe VMAs, faults
 #   racing munmap, the page allocator, the slabs, the trace format, the
-#   property run's lock-free reader) under TSan, 2,000 steps, on the
-#   maple tree (NAME_vmsim, on vmsim's own tree, in the full step);
+#   property run's lock-free reader) under TSan, 2,000 steps;
+#   both on the maple tree (NAME_vmsim, on vmsim's own tree, in the full
+#   step);
 #   the stress loops a quarter as long under ASan, an eighth under TSan
 #   (VMSIM_TEST_DIVISOR; TSan runs them 5-15 times slower).
 # full: CI's (scripts/test.sh --deep): everything built; address — every
@@ -63,10 +64,10 @@ build)
 	;;
 unit)
 	cd "$dir"
-	ops=3000 vmsim='(_vmsim)?' div=4
-	[ "$kind" = thread ] && ops=2000 vmsim= div=8
+	ops=3000 div=4
+	[ "$kind" = thread ] && ops=2000 div=8
 	VMSIM_TEST_DIVISOR=$div VMSIM_PROPERTY_OPS=$ops ctest -j"$(nproc)" --output-on-failure \
-		-R "^($names)$vmsim\$"
+		-R "^($names)\$"
 	;;
 full)
 	# with the suites' full matrices (smoke-full for smoke)
