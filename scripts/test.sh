@@ -3,8 +3,8 @@
 # suite, a test a CPU. Exits non-zero if anything fails.
 #   scripts/test.sh           the developer's suite (every test; the
 #                             sanitizers on the Check programs they can
-#                             judge; 911-934 s on clean clones of the
-#                             2-vCPU VM; the aim is 600)
+#                             judge; 575-576 s on clean clones of the
+#                             2-vCPU VM)
 #   scripts/test.sh --deep    CI's deeper tests only (label deep; .ci/run
 #                             runs them after the suite): the whole suite under
 #                             ASan, the longer TSan set, the Release build,
