@@ -165,6 +165,24 @@ static int run_sim_opt(struct run_args *a, enum run_opt_id opt, const char *arg)
 		c->wo.zap_per_range = k == 1;
 		a->given |= WL_OPT_ZAP;
 		return 0;
+	case RUN_O_READERS:
+		if (parse_long(arg, 0, 64, &v))
+			return cli_bad("bad --readers '%s': want 0 to 64", arg);
+		c->wo.readers = (int)v;
+		a->given |= WL_OPT_MAPS;
+		return 0;
+	case RUN_O_MAPS_READ:
+		if ((k = run_opt_pick(RUN_O_MAPS_READ, arg, NULL, 0)) < 0)
+			return EXIT_USAGE;
+		c->wo.maps_read = k;
+		a->given |= WL_OPT_MAPS;
+		return 0;
+	case RUN_O_MAPS_LOCK:
+		if ((k = run_opt_pick(RUN_O_MAPS_LOCK, arg, NULL, 0)) < 0)
+			return EXIT_USAGE;
+		c->wo.maps_mm_lock = k == 1;
+		a->given |= WL_OPT_MAPS;
+		return 0;
 	default:
 		break;
 	}
@@ -321,6 +339,9 @@ static int run_settle(struct run_args *a)
 		return cli_bad("--cycles does not apply to workload '%s'", c->wl->name);
 	if (a->given & WL_OPT_ZAP & ~c->wl->options)
 		return cli_bad("--zap does not apply to workload '%s'", c->wl->name);
+	if (a->given & WL_OPT_MAPS & ~c->wl->options)
+		return cli_bad("--readers, --maps-read and --maps-lock go with "
+			   "-w maps_reader, not '%s'", c->wl->name);
 	if (a->given & WL_OPT_TRACE & ~c->wl->options)
 		return cli_bad("--trace, --speed and --replay-log go with -w replay, "
 			   "not '%s'", c->wl->name);
@@ -329,6 +350,8 @@ static int run_settle(struct run_args *a)
 		return EXIT_USAGE;
 	if (c->wo.writers < 0)
 		c->wo.writers = c->wl->background ? 1 : 0;
+	if (c->wo.readers < 0)
+		c->wo.readers = c->wl->options & WL_OPT_MAPS ? 1 : 0;
 	/* By default each task's handler runs on the task's CPU and the
 	 * tasks are pinned (as will-it-scale pins them): the kernel handles
 	 * a fault on the faulting CPU, and a handler elsewhere adds a
@@ -854,7 +877,7 @@ static void run_args_init(struct run_args *out)
 				.source = &uffd_fault_source },
 			.uffd = { .wait = UFFD_WAIT_BLOCK, .batch = 16 },
 			.fault_timeout = 10,
-			.wo = { .iterations = 0, .writers = -1, .duration = 5,
+			.wo = { .iterations = 0, .writers = -1, .readers = -1, .duration = 5,
 				.warmup = 1, .cycles = 20000, .interval_ms = 1000 },
 			.min_sample_ms = 200,
 			.targets = { { .lock = &rwsem_lock_ops,

@@ -183,7 +183,8 @@ static int check_address_space(const struct run_cfg *c, int most)
 	pthread_attr_t attr;
 	size_t stack = 8UL << 20, per_mm, need, base, fit;
 	int nmm = c->processes ? 1 : runner_ntargets(c);
-	int tasks = c->processes ? 1 : most + (c->wo.writers > 0 ? c->wo.writers : 0);
+	int tasks = c->processes ? 1 : most + (c->wo.writers > 0 ? c->wo.writers : 0) +
+		    (c->wo.readers > 0 ? c->wo.readers : 0);
 	int handlers = c->mm.source != &uffd_fault_source ? 0 :
 		       c->uffd.nhandlers ? c->uffd.nhandlers : tasks;
 	int threads = nmm * (1 + tasks + handlers) + 4;
@@ -395,17 +396,21 @@ void run_warn_oversubscribed(const struct run_cfg *c)
 			most = c->tasks[i];
 	{
 		int writers = c->wl->background ? c->wo.writers : 0;
+		int readers = c->wl->options & WL_OPT_MAPS ? c->wo.readers : 0;
 		int handlers = !busy_handlers ? 0 : c->uffd.nhandlers ?
 			       c->uffd.nhandlers : most;
-		int busy = most + writers + handlers;
+		int busy = most + writers + readers + handlers;
 
 		if (cpus <= 0 || busy <= cpus)
 			return;
-		char w[32] = "", h[32] = "";
+		char w[64] = "", h[32] = "";
 
 		if (writers)
 			snprintf(w, sizeof(w), " + %d writer%s", writers,
 				 PLURAL(writers));
+		if (readers)
+			snprintf(w + strlen(w), sizeof(w) - strlen(w),
+				 " + %d reader%s", readers, PLURAL(readers));
 		if (handlers)
 			snprintf(h, sizeof(h), " + %d busy handler%s", handlers,
 				 PLURAL(handlers));

@@ -522,6 +522,11 @@ void run_print_banner(const struct run_cfg *c)
 	printf(", %d iteration%s", c->wo.iterations, PLURAL(c->wo.iterations));
 	if (c->wl->background)
 		printf(", %d writer%s", c->wo.writers, c->wo.writers == 1 ? "" : "s");
+	if (c->wl->options & WL_OPT_MAPS)
+		printf(", %d reader%s of %s (%s)", c->wo.readers,
+		       PLURAL(c->wo.readers),
+		       run_optlist[RUN_O_MAPS_READ].choices[c->wo.maps_read],
+		       c->wo.maps_mm_lock ? "mmap_read_lock" : "per-VMA where the scheme has it");
 	if (runner_ntargets(c) > 1)
 		printf(";\n  %s interleaved iteration by iteration",
 		       runner_vary_name(c->vary));

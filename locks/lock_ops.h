@@ -45,7 +45,7 @@
 #include "base/slots.h"
 
 #define LOCK_MAX_CLASSES 8
-#define LOCK_MAX_COUNTERS 16
+#define LOCK_MAX_COUNTERS 24
 
 /* fault_begin flags */
 #define LOCK_FAULT_RETRY  0x1    /* a retry: take the mm-wide read side */
@@ -143,6 +143,15 @@ struct lock_env {
 	 * of the VMA tree (acquire: a reader that sees a version sees the
 	 * tree of that version or later). */
 	unsigned long (*layout_seq)(void *arg);
+	/* For the /proc/PID/maps reader's per-VMA walk (vma_read_next): the
+	 * first VMA ending after addr (vma_next(), find_vma()), as
+	 * vma_lookup gives one; false if none. Inside an RCU read-side
+	 * section, or under the mm lock's read side. */
+	bool (*vma_next)(void *arg, unsigned long addr, struct lock_vma *out);
+	/* A reference is held on vma: its [*start, *end), or false if the
+	 * object is not this mm's VMA (reused by another mm: vma->vm_mm). */
+	bool (*vma_bounds)(void *arg, void *vma, unsigned long *start,
+			   unsigned long *end);
 	void *arg;
 };
 
@@ -236,6 +245,21 @@ struct lock_ops {
 				 unsigned long end, unsigned flags,
 				 struct lock_handle *h);
 	void (*read_range_end)(struct lock_inst *l, struct lock_handle *h);
+
+	/*
+	 * The /proc/PID/maps reader's per-VMA walk, as Linux 6.17 reads
+	 * maps and answers PROCMAP_QUERY (lock_next_vma(), mm/mmap_lock.c):
+	 * the first VMA ending after from, read-locked alone — found under
+	 * RCU and locked, or, when that fails, found and locked under the
+	 * mm lock's read side, which is dropped at once. Returns the VMA
+	 * (end it with vma_read_end) or NULL: no VMA after from. NULL ops:
+	 * the scheme has no per-VMA locks, and its readers take the read
+	 * side (read_range_begin) a chunk of output at a time, as every
+	 * kernel before 6.17 did.
+	 */
+	void *(*vma_read_next)(struct lock_inst *l, unsigned long from,
+			       struct lock_handle *h);
+	void (*vma_read_end)(struct lock_inst *l, struct lock_handle *h);
 
 	/*
 	 * Per-VMA hooks, called by the simulated mm with the write side

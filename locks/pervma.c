@@ -63,6 +63,8 @@ extern const struct lock_ops pervma_lock_ops;
 
 enum { PV_TAKEN_VMA = 1, PV_TAKEN_MM = 2, PV_TAKEN_VMA_RETRY = 3 };
 enum { PV_SUCCESS, PV_ABORT, PV_RETRY, PV_MISS, PV_REUSED, PV_KERNEL,
+       /* the maps reader's walk (pv_vma_read_next) */
+       PV_MAPS_OK, PV_MAPS_MISS, PV_MAPS_LOCKED, PV_MAPS_MOVED,
        PV_NCOUNTERS };
 enum pv_read { PV_READ_OK, PV_READ_LOCKED, PV_READ_DETACHED };
 
@@ -308,6 +310,106 @@ static void pv_read_range_end(struct lock_inst *l, struct lock_handle *h)
 	pv_read_end(to_pv(l), h);
 }
 
+/*
+ * lock_next_vma() as Linux 6.17 has it (mm/mmap_lock.c), for the
+ * /proc/PID/maps reader and PROCMAP_QUERY: the first VMA ending after
+ * from, read-locked. Under RCU: note whether the mm is write-locked and
+ * its sequence (mmap_lock_speculate_try_begin), find the VMA, take its
+ * read lock — a detached VMA was replaced: look again (maps_vma_miss).
+ * Then fall back to the mm lock (maps_fallback_locked) if the VMA is
+ * write-locked, and (maps_fallback_moved) if the VMA locked ends at or
+ * before from (it shrank), or starts after from while the layout may
+ * have changed since the lookup and a second lookup does not find it
+ * again (another VMA was put before it: the walk would show a gap that
+ * never was). The fallback (lock_next_vma_under_mmap_lock) takes
+ * mmap_read_lock, finds the VMA again, takes its read lock — no writer
+ * can hold it now — and drops mmap_read_lock at once.
+ */
+static void *pv_vma_read_next(struct lock_inst *l, unsigned long from,
+			      struct lock_handle *h)
+{
+	struct pervma_lock *pv = to_pv(l);
+	enum pv_read r;
+	struct lock_vma f;
+	unsigned long s = 0, e = 0;
+	unsigned seq;
+	void *vma = NULL;
+	uint64_t t;
+	int cause = PV_MAPS_MOVED;
+
+	sim_rcu_read_lock();
+	for (;;) {
+		seq = atomic_load_explicit(&pv->mm_lock_seq, memory_order_acquire);
+		if (!l->env.vma_next(l->env.arg, from, &f)) {
+			sim_rcu_read_unlock();
+			return NULL;
+		}
+		r = vma_start_read(pv, pvv(f.lock));
+		if (r != PV_READ_DETACHED)
+			break;
+		pv_count(pv, PV_MAPS_MISS);
+	}
+	if (r != PV_READ_OK) {
+		cause = PV_MAPS_LOCKED;
+		goto fallback;
+	}
+	/* vma_start_read()'s vm_mm check: a typesafe VMA reused by another
+	 * mm is let go, and the walk falls back. */
+	if (!l->env.vma_bounds(l->env.arg, f.vma, &s, &e)) {
+		cause = PV_MAPS_LOCKED;
+		goto fallback_unlock;
+	}
+	if (from >= e)
+		goto fallback_unlock;
+	if (from < s && ((seq & 1) ||
+	    seq != atomic_load_explicit(&pv->mm_lock_seq, memory_order_acquire))) {
+		struct lock_vma g;
+
+		if (!l->env.vma_next(l->env.arg, from, &g) || g.vma != f.vma)
+			goto fallback_unlock;
+	}
+	sim_rcu_read_unlock();
+	pv_count(pv, PV_MAPS_OK);
+	vma = f.vma;
+	goto locked;
+
+fallback_unlock:
+	vma_end_read(pvv(f.lock));
+fallback:
+	sim_rcu_read_unlock();
+	pv_count(pv, cause);
+	t = sim_down_read(&pv->mmap_lock);
+	sim_rcu_read_lock();
+	if (l->env.vma_next(l->env.arg, from, &f)) {
+		struct pv_vma *v = pvv(f.lock);
+		int old = atomic_load_explicit(&v->refcnt, memory_order_relaxed);
+
+		/* vma_start_read_locked(): no writer can hold it now; only a
+		 * count at its limit refuses (the kernel then reads on under
+		 * mmap_lock; vmsim's counts never come near it). */
+		while (old > 0 && old < VMA_REF_LIMIT &&
+		       !atomic_compare_exchange_weak(&v->refcnt, &old, old + 1))
+			;
+		if (old > 0 && old < VMA_REF_LIMIT)
+			vma = f.vma;
+	}
+	sim_rcu_read_unlock();
+	sim_up_read(&pv->mmap_lock, t);
+	if (!vma)
+		return NULL;
+locked:
+	h->taken = PV_TAKEN_VMA;
+	h->obj = pvv(f.lock);
+	h->t_acquired = lockstat_now();
+	lockstat_acquired(pv->vma_cls, LS_READ, false, 0);
+	return vma;
+}
+
+static void pv_vma_read_end(struct lock_inst *l, struct lock_handle *h)
+{
+	pv_read_end(to_pv(l), h);
+}
+
 /* Wait until the reference count is exactly want (readers drained). */
 static bool pv_wait_refs(struct pv_vma *v, int want)
 {
@@ -417,6 +519,8 @@ static int pv_counters(struct lock_inst *l, const char **names, uint64_t *values
 	static const char *const n[PV_NCOUNTERS] = {
 		"vma_lock_success", "vma_lock_abort", "vma_lock_retry",
 		"vma_lock_miss", "vma_lock_reused", "vma_lock_kernel",
+		"maps_vma_lock", "maps_vma_miss", "maps_fallback_locked",
+		"maps_fallback_moved",
 	};
 	struct pervma_lock *pv = to_pv(l);
 
@@ -443,6 +547,8 @@ const struct lock_ops pervma_lock_ops = {
 	.write_downgrade = pv_write_downgrade,
 	.read_range_begin = pv_read_range_begin,
 	.read_range_end = pv_read_range_end,
+	.vma_read_next = pv_vma_read_next,
+	.vma_read_end = pv_vma_read_end,
 	.vma_init = pv_vma_init,
 	.vma_start_write = pv_vma_start_write,
 	.vma_mark_detached = pv_vma_mark_detached,

@@ -103,6 +103,10 @@ struct fault_source_ops {
 		       unsigned long end, unsigned long vm_flags);
 	/* Pages placed and not zapped. */
 	uint64_t (*resident)(const struct fault_source *s);
+	/* smaps' walk of [start, end) (present_walk): pages present, and
+	 * writable, into *rss and *wr. Optional (NULL: none counted). */
+	void (*walk)(struct fault_source *s, unsigned long start,
+		     unsigned long end, uint64_t *rss, uint64_t *wr);
 
 	/* The source's own threads (uffd handlers; none for synthetic):
 	 * how many, a snapshot of thread i, their CPU time so far. Optional

@@ -49,6 +49,34 @@ static bool covers_for_lock(void *arg, void *vma, unsigned long start,
 	return v->vm_mm == mm->id && v->vm_start <= start && end <= v->vm_end;
 }
 
+/* The first VMA ending after addr, for the maps reader's per-VMA walk;
+ * its range as the VMA says (the leaf's slot would do for the lookup,
+ * but the lock taken next is the VMA's, which pv_vma_read_next checks
+ * through vma_bounds once it holds it). */
+static bool next_for_lock(void *arg, unsigned long addr, struct lock_vma *out)
+{
+	struct sim_mm *mm = arg;
+	struct sim_vma *v = vma_tree_find(&mm->tree, addr);
+
+	if (!v)
+		return false;
+	*out = (struct lock_vma){ v, &v->vm_lock, 0, 0 };
+	return true;
+}
+
+static bool bounds_for_lock(void *arg, void *vma, unsigned long *start,
+			    unsigned long *end)
+{
+	struct sim_mm *mm = arg;
+	const struct sim_vma *v = vma;
+
+	if (v->vm_mm != mm->id)
+		return false;
+	*start = v->vm_start;
+	*end = v->vm_end;
+	return true;
+}
+
 /* The source acts on the real pages; the write side (or the read-range
  * side that zaps) is held. */
 void sim_mm_zap(struct sim_mm *mm, unsigned long start, unsigned long end)
@@ -401,6 +429,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		.vma_lookup = lookup_for_lock, .vma_covers = covers_for_lock,
 		.mmap_guess = sim_mmap_guess,
 		.mprotect_span = sim_mprotect_span, .layout_seq = sim_layout_seq,
+		.vma_next = next_for_lock, .vma_bounds = bounds_for_lock,
 		.arg = mm,
 	};
 	ret = cfg->lock->create(&env, &mm->lock);

@@ -288,6 +288,7 @@ static void agent_iterate(struct agent *a)
 
 		t->shared = shared;
 		atomic_store(&t->ops, 0);
+		atomic_store(&t->aux, 0);
 		t->touches = t->segv = 0;
 		t->ns_per_cycle = clock_ns_per_cycle();
 		memset(&t->lat, 0, sizeof(t->lat));

@@ -85,6 +85,7 @@ static void group_init_slots(struct group *g, int n)
 		s->t.o = &c->wo;
 		s->t.params = c->wl->params;
 		s->t.background = i >= n;
+		s->t.bg = i >= n ? i - n : -1;
 		s->t.stop = &g->shm->stop;
 		s->t.interrupt = g->interrupt;
 	}
@@ -304,7 +305,17 @@ int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 		}
 		if (s->t.background) {
 			it->bg_ops += atomic_load(&s->t.ops);
+			it->bg_aux += atomic_load(&s->t.aux);
 			it->bg_cpu += (double)s->cpu_ns / 1e9;
+			/* A background task's calls (maps_reader's writers'):
+			 * the report's and the result's. */
+			if (s->t.call_lat.count) {
+				hist_merge(&it->bg_lat, &s->t.call_lat);
+				if (p && !p->call_lat)
+					p->call_lat = calloc(1, sizeof(*p->call_lat));
+				if (p && p->call_lat)
+					hist_merge(p->call_lat, &s->t.call_lat);
+			}
 			continue;
 		}
 		if (s->t_start < first)

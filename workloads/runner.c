@@ -349,6 +349,8 @@ static void pass_add(struct wl_iter *sum, const struct wl_iter *one)
 	sum->host_faults += one->host_faults;
 	sum->segv += one->segv;
 	sum->bg_ops += one->bg_ops;
+	sum->bg_aux += one->bg_aux;
+	hist_merge(&sum->bg_lat, &one->bg_lat);
 	sum->bg_cpu += one->bg_cpu;
 	for (int m = 0; m < RES_MAX_METRICS; m++)
 		sum->phase[m] += one->phase[m];
@@ -389,6 +391,7 @@ static void pass_mean(struct wl_iter *it, int n)
 	it->bg_cpu /= n;
 	it->ops = count_mean(it->ops, n);
 	it->bg_ops = count_mean(it->bg_ops, n);
+	it->bg_aux = count_mean(it->bg_aux, n);
 	it->touches = count_mean(it->touches, n);
 	it->segv = count_mean(it->segv, n);
 	it->ivcsw = count_mean(it->ivcsw, n);

@@ -40,6 +40,9 @@ struct wl_opts {
 	int interval_ms;                 /* loop workloads: sample length */
 	long cycles;                     /* mmap_stress: cycles per iteration */
 	bool zap_per_range;              /* madvise_batch: madvise per range */
+	int readers;                     /* maps_reader: --readers */
+	int maps_read;                   /* maps_reader: enum sim_maps_kind */
+	bool maps_mm_lock;               /* maps_reader: --maps-lock mmap */
 	void *replay;                    /* replay: its plan (workloads/replay.h) */
 };
 
@@ -55,6 +58,10 @@ struct wl_task {
 	const _Atomic int *interrupt;    /* non-zero: the run is stopping */
 	_Atomic uint64_t ops;            /* the workload's unit of work; only
 					  * this task writes it (wl_add_ops) */
+	/* A second count, for a background task whose work is not the
+	 * others' unit (maps_reader's readers: VMAs read); wl_add_aux. */
+	_Atomic uint64_t aux;
+	int bg;                          /* which background task (0..), or -1 */
 	uint64_t touches;                /* pages touched (wl_touch) */
 	double ns_per_cycle;             /* for lat: clock_ns_per_cycle() */
 	struct lat_hist lat;             /* every touch's latency (ns) */
@@ -84,6 +91,8 @@ struct wl_iter {
 	uint64_t host_faults;            /* the host's page faults they took
 					  * (-l kernel: every fault) */
 	uint64_t bg_ops;                 /* summed over background tasks */
+	uint64_t bg_aux;                 /* their aux counts, summed */
+	struct lat_hist bg_lat;          /* their calls' latencies (call_lat) */
 	double bg_cpu;                   /* s, their CPU */
 	double phase[RES_MAX_METRICS];   /* slowest task's time per phase */
 	/* Loop workloads: one ops/sec value per --duration second, with
@@ -100,6 +109,7 @@ struct wl_iter {
 #define WL_OPT_CYCLES 0x1                /* --cycles */
 #define WL_OPT_ZAP    0x2                /* --zap */
 #define WL_OPT_TRACE  0x4                /* --trace, --speed, --replay-log */
+#define WL_OPT_MAPS   0x8                /* --readers, --maps-read, --maps-lock */
 
 struct workload {
 	const char *name;
@@ -185,6 +195,12 @@ static inline int wl_touch(struct wl_task *t, unsigned long addr, bool write,
 static inline void wl_add_ops(struct wl_task *t, uint64_t n)
 {
 	atomic_store_explicit(&t->ops, atomic_load_explicit(&t->ops,
+			      memory_order_relaxed) + n, memory_order_relaxed);
+}
+
+static inline void wl_add_aux(struct wl_task *t, uint64_t n)
+{
+	atomic_store_explicit(&t->aux, atomic_load_explicit(&t->aux,
 			      memory_order_relaxed) + n, memory_order_relaxed);
 }
 

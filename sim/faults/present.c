@@ -257,6 +257,28 @@ bool present_absent(struct present_map *p, unsigned long start,
 	return true;
 }
 
+void present_walk(struct present_map *p, unsigned long start,
+		  unsigned long end, uint64_t *rss, uint64_t *wr)
+{
+	*rss = *wr = 0;
+	while (start < end) {
+		size_t pmd = (start - p->base) / PRESENT_PMD_BYTES;
+		unsigned long e = p->base + (pmd + 1) * PRESENT_PMD_BYTES;
+
+		if (e > end)
+			e = end;
+		if (atomic_load_explicit(&p->pmd[pmd], memory_order_acquire))
+			for (unsigned long a = start; a < e; a += SIM_PAGE_SIZE) {
+				unsigned char b = atomic_load_explicit(
+					present_byte(p, a), memory_order_relaxed);
+
+				*rss += (b & PRESENT_STATE) != PRESENT_NONE;
+				*wr += (b & PRESENT_STATE) == PRESENT_WRITE;
+			}
+		start = e;
+	}
+}
+
 const void *present_file_pages(const struct sim_vma *v, unsigned long addr,
 			     unsigned long n)
 {

@@ -102,6 +102,12 @@ uint64_t present_resident(const struct present_map *p);
 bool present_absent(struct present_map *p, unsigned long start,
 		    unsigned long end);
 
+/* smaps' page-table walk (smaps_pte_range) of [start, end): the pages
+ * present, and of them those mapped writable, into *rss and *wr; a
+ * page table nothing was ever placed in is skipped (pmd_none()). */
+void present_walk(struct present_map *p, unsigned long start,
+		  unsigned long end, uint64_t *rss, uint64_t *wr);
+
 /* The most pages one fault or one copy places: a PMD's (2 MiB). */
 #define FAULT_ZERO_PAGES 512
 /* The contents of the n (<= FAULT_ZERO_PAGES) file pages that back addr

@@ -240,6 +240,12 @@ static int syn_touch(struct fault_source *s, unsigned long addr,
 	}
 }
 
+static void syn_walk(struct fault_source *s, unsigned long start,
+		     unsigned long end, uint64_t *rss, uint64_t *wr)
+{
+	present_walk(&syn(s)->present, start, end, rss, wr);
+}
+
 static uint64_t syn_resident(const struct fault_source *s)
 {
 	return present_resident(&syn(s)->present);
@@ -265,5 +271,6 @@ const struct fault_source_ops synthetic_fault_source = {
 	.forget = syn_forget,
 	.protect = syn_protect,
 	.resident = syn_resident,
+	.walk = syn_walk,
 	.abandon = syn_abandon,
 };

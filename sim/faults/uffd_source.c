@@ -302,6 +302,12 @@ static int uf_create(struct sim_mm *mm, const void *opts,
 	return ret;
 }
 
+static void uf_walk(struct fault_source *s, unsigned long start,
+		     unsigned long end, uint64_t *rss, uint64_t *wr)
+{
+	present_walk(&us(s)->present, start, end, rss, wr);
+}
+
 static uint64_t uf_resident(const struct fault_source *s)
 {
 	return present_resident(&us(s)->present);
@@ -411,6 +417,7 @@ const struct fault_source_ops uffd_fault_source = {
 	.forget = uf_forget,
 	.protect = uf_protect,
 	.resident = uf_resident,
+	.walk = uf_walk,
 	.nworkers = uf_nworkers,
 	.worker = uf_worker,
 	.worker_cpu_ns = uf_worker_cpu_ns,

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * maps — /proc/PID/maps, smaps and PROCMAP_QUERY over the simulated mm
+ * (sim/maps.h), and over the host's under -l kernel.
+ *
+ * What the kernel does, and this file after it (Linux 6.17,
+ * fs/proc/task_mmu.c): a read(2) of maps is one fill of the seq_file's
+ * page-sized buffer. m_start() takes the lock and finds the first VMA
+ * ending after the position; show_map() formats its line; m_next() moves
+ * on until a line does not fit; m_stop() drops the lock. The next read
+ * finds its place again by address, so a VMA that changed between two
+ * reads is shown as it is then. Before 6.17 the lock was mmap_read_lock
+ * for the whole fill; since 6.17 maps (not smaps, whose page-table walk
+ * needs mmap_lock) holds one VMA's read lock at a time, found under RCU
+ * by lock_next_vma() — here lock_ops.vma_read_next. PROCMAP_QUERY (6.11)
+ * finds one VMA, covering the address or the next after it, under
+ * mmap_read_lock, and since 6.17 under that VMA's lock alone.
+ *
+ * A scheme without per-VMA locks takes its read side over the chunk's
+ * range: [position, end of the last VMA the buffer will hold), found
+ * first without a lock; the mm-wide schemes take mmap_read_lock whatever
+ * the range. The walk under the lock stops at that end, or where the
+ * buffer is full, whichever comes first (docs/fidelity.md: a range lock
+ * for a maps read is vmsim's).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "sim/fault_source.h"
+#include "sim/maps.h"
+#include "sim/mm.h"
+
+/* PROCMAP_QUERY (Linux 6.11, <linux/fs.h>); the headers here are 6.1. */
+#ifndef PROCMAP_QUERY
+struct procmap_query {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start;
+	uint64_t vma_end;
+	uint64_t vma_flags;
+	uint64_t vma_page_size;
+	uint64_t vma_offset;
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t vma_name_size;
+	uint32_t build_id_size;
+	uint64_t vma_name_addr;
+	uint64_t build_id_addr;
+};
+#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
+#define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
+#endif
+
+const char *const sim_maps_kind_names[SIM_MAPS_NKINDS] = {
+	[SIM_MAPS_MAPS] = "maps", [SIM_MAPS_SMAPS] = "smaps",
+	[SIM_MAPS_QUERY] = "query",
+};
+
+/* What a VMA's record takes, for the chunk's range found before the
+ * lock: a maps line (anonymous; a named one pads to column 73), and
+ * smaps' two dozen lines more. An estimate: the lock's range, not the
+ * chunk, depends on it. */
+#define MAPS_LINE_EST  50
+#define MAPS_NAMED_EST 90
+#define SMAPS_EST      700
+
+int sim_maps_open(struct sim_maps_reader *r, struct sim_mm *mm,
+		  enum sim_maps_kind kind, bool mm_lock)
+{
+	memset(r, 0, sizeof(*r) - sizeof(r->buf));
+	r->mm = mm;
+	r->kind = kind;
+	r->mm_lock = mm_lock;
+	r->fd = -1;
+	if (mm->host) {
+		r->fd = open(kind == SIM_MAPS_SMAPS ? "/proc/self/smaps" :
+			     "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+		if (r->fd < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+void sim_maps_close(struct sim_maps_reader *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
+/* --- the model ------------------------------------------------------------ */
+
+/* show_map_vma(): the header line, into buf[len..SIM_MAPS_BUF); its
+ * length, or 0 if it does not fit. */
+static size_t show_map(char *buf, size_t len, const struct sim_vma *v)
+{
+	size_t room = SIM_MAPS_BUF - len;
+	unsigned long f = v->vm_flags;
+	int n = snprintf(buf + len, room, "%08lx-%08lx %c%c%c%c %08lx 00:00 %d ",
+			 v->vm_start, v->vm_end, f & VM_READ ? 'r' : '-',
+			 f & VM_WRITE ? 'w' : '-', f & VM_EXEC ? 'x' : '-',
+			 f & VM_SHARED ? 's' : 'p',
+			 v->vm_file == SIM_FILE_NONE ? 0UL :
+			 v->vm_pgoff << SIM_PAGE_SHIFT,
+			 v->vm_file == SIM_FILE_NONE ? 0 : v->vm_file + 1);
+
+	if (n < 0 || (size_t)n >= room)
+		return 0;
+	if (v->vm_file != SIM_FILE_NONE) {
+		int m = snprintf(buf + len + n, room - (size_t)n,
+				 "%*s/vmsim/file%d", n < 73 ? 73 - n : 0, "",
+				 v->vm_file);
+
+		if (m < 0 || (size_t)m >= room - (size_t)n)
+			return 0;
+		n += m;
+	}
+	if ((size_t)n + 1 >= room)
+		return 0;
+	buf[len + (size_t)n] = '\n';
+	return (size_t)n + 1;
+}
+
+/* show_smap(): the header, then the VMA's page-table walk
+ * (smaps_pte_range) and its counts. */
+static size_t show_smap(struct sim_mm *mm, char *buf, size_t len,
+			const struct sim_vma *v)
+{
+	static const char *const key[] = {
+		"Size:", "KernelPageSize:", "MMUPageSize:", "Rss:", "Pss:",
+		"Pss_Dirty:", "Shared_Clean:", "Shared_Dirty:",
+		"Private_Clean:", "Private_Dirty:", "Referenced:",
+		"Anonymous:", "KSM:", "LazyFree:", "AnonHugePages:",
+		"ShmemPmdMapped:", "FilePmdMapped:", "Shared_Hugetlb:",
+		"Private_Hugetlb:", "Swap:", "SwapPss:", "Locked:",
+	};
+	size_t n = show_map(buf, len, v);
+	uint64_t rss = 0, wr = 0, val[sizeof(key) / sizeof(key[0])] = { 0 };
+	bool anon = v->vm_file == SIM_FILE_NONE;
+	int m;
+
+	if (!n)
+		return 0;
+	if (mm->src->ops->walk)
+		mm->src->ops->walk(mm->src, v->vm_start, v->vm_end, &rss, &wr);
+	rss <<= SIM_PAGE_SHIFT - 10;
+	wr <<= SIM_PAGE_SHIFT - 10;
+	val[0] = (v->vm_end - v->vm_start) >> 10;
+	val[1] = val[2] = SIM_PAGE_SIZE >> 10;
+	val[3] = val[4] = val[10] = rss;
+	val[5] = val[9] = wr;
+	val[8] = rss - wr;
+	val[11] = anon ? rss : 0;
+	for (size_t i = 0; i < sizeof(key) / sizeof(key[0]); i++) {
+		m = snprintf(buf + len + n, SIM_MAPS_BUF - len - n,
+			     "%-16s%8llu kB\n", key[i], (unsigned long long)val[i]);
+		if (m < 0 || (size_t)m >= SIM_MAPS_BUF - len - n)
+			return 0;
+		n += (size_t)m;
+	}
+	m = snprintf(buf + len + n, SIM_MAPS_BUF - len - n,
+		     "THPeligible:    0\nVmFlags:%s%s%s%s mr mw me ac\n",
+		     v->vm_flags & VM_READ ? " rd" : "",
+		     v->vm_flags & VM_WRITE ? " wr" : "",
+		     v->vm_flags & VM_EXEC ? " ex" : "",
+		     v->vm_flags & VM_SHARED ? " sh" : "");
+	if (m < 0 || (size_t)m >= SIM_MAPS_BUF - len - n)
+		return 0;
+	return n + (size_t)m;
+}
+
+/* The record of v into the buffer at len (nothing for a query, which
+ * copies out a fixed struct): its length, 0 if it does not fit. */
+static size_t show(struct sim_maps_reader *r, size_t len,
+		   const struct sim_vma *v)
+{
+	switch (r->kind) {
+	case SIM_MAPS_MAPS:
+		return show_map(r->buf, len, v);
+	case SIM_MAPS_SMAPS:
+		return show_smap(r->mm, r->buf, len, v);
+	default:
+		return 1;                /* a query copies out a struct */
+	}
+}
+
+static void shown(struct sim_maps_reader *r, const struct sim_vma *v,
+		  sim_maps_fn *fn, void *arg)
+{
+	struct sim_maps_vma s = { v->vm_start, v->vm_end,
+				  v->vm_flags & (VM_ACCESS_FLAGS | VM_SHARED) };
+
+	r->pos = v->vm_end;
+	if (fn)
+		fn(&s, arg);
+}
+
+/* Linux 6.17's maps walk (and query): one VMA's read lock at a time. */
+static int read_per_vma(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
+{
+	struct lock_inst *l = r->mm->lock;
+	size_t len = 0;
+	int n = 0;
+
+	while (!n || r->kind != SIM_MAPS_QUERY) {
+		struct lock_handle h;
+		struct sim_vma *v = l->ops->vma_read_next(l, r->pos, &h);
+		size_t k;
+
+		if (!v)
+			break;
+		k = show(r, len, v);
+		if (k) {
+			len += k;
+			shown(r, v, fn, arg);
+			n++;
+		}
+		l->ops->vma_read_end(l, &h);
+		if (!k)
+			break;
+	}
+	return n;
+}
+
+/* The end of the range a chunk from r->pos will cover: the end of the
+ * last VMA whose record the buffer is expected to hold, or the end of
+ * the space if the list ends first. No lock: the published tree. */
+static unsigned long chunk_end(struct sim_maps_reader *r)
+{
+	struct sim_mm *mm = r->mm;
+	unsigned long at = r->pos, hi = mm->end;
+	size_t len = 0;
+
+	sim_rcu_read_lock();
+	for (;;) {
+		struct sim_vma *v = vma_tree_find(&mm->tree, at);
+		size_t k;
+
+		if (!v)
+			break;
+		k = r->kind == SIM_MAPS_QUERY ? SIM_MAPS_BUF :
+		    (v->vm_file == SIM_FILE_NONE ? MAPS_LINE_EST : MAPS_NAMED_EST) +
+		    (r->kind == SIM_MAPS_SMAPS ? SMAPS_EST : 0);
+		if (len && len + k > SIM_MAPS_BUF) {
+			hi = at;
+			break;
+		}
+		len += k;
+		at = v->vm_end;
+	}
+	sim_rcu_read_unlock();
+	return hi > r->pos ? hi : mm->end;
+}
+
+/* A chunk under the scheme's read side over its range. */
+static int read_locked(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
+{
+	struct sim_mm *mm = r->mm;
+	struct lock_inst *l = mm->lock;
+	unsigned long hi = chunk_end(r);
+	struct lock_handle h;
+	size_t len = 0;
+	int n = 0;
+
+	l->ops->read_range_begin(l, r->pos, hi, 0, &h);
+	sim_rcu_read_lock();
+	while (!n || r->kind != SIM_MAPS_QUERY) {
+		struct sim_vma *v = vma_tree_find(&mm->tree, r->pos);
+		size_t k;
+
+		if (!v || v->vm_start >= hi || !(k = show(r, len, v)))
+			break;
+		len += k;
+		shown(r, v, fn, arg);
+		n++;
+	}
+	sim_rcu_read_unlock();
+	l->ops->read_range_end(l, &h);
+	return n;
+}
+
+/* --- the host (-l kernel) --------------------------------------------------- */
+
+/* A complete line of maps or smaps: a VMA's header (its first word a
+ * range: "start-end", no colon), shown to fn. */
+static int host_line(const char *s, sim_maps_fn *fn, void *arg)
+{
+	const char *sp = strchr(s, ' ');
+	const char *dash = strchr(s, '-');
+	struct sim_maps_vma v = { 0 };
+	char *e;
+
+	if (!sp || !dash || dash > sp || memchr(s, ':', (size_t)(sp - s)))
+		return 0;
+	if (fn) {
+		v.start = strtoul(s, &e, 16);
+		v.end = strtoul(dash + 1, &e, 16);
+		if (sp[1] == 'r')
+			v.flags |= VM_READ;
+		if (sp[1] && sp[2] == 'w')
+			v.flags |= VM_WRITE;
+		if (sp[1] && sp[2] && sp[3] == 'x')
+			v.flags |= VM_EXEC;
+		if (sp[1] && sp[2] && sp[3] && sp[4] == 's')
+			v.flags |= VM_SHARED;
+		fn(&v, arg);
+	}
+	return 1;
+}
+
+static int host_read(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
+{
+	ssize_t got = read(r->fd, r->buf, sizeof(r->buf));
+	int n = 0;
+
+	if (got < 0)
+		return -errno;
+	if (!got) {
+		r->wrapped = true;
+		r->part = 0;
+		return lseek(r->fd, 0, SEEK_SET) < 0 ? -errno : 0;
+	}
+	for (size_t at = 0; at < (size_t)got;) {
+		const char *nl = memchr(r->buf + at, '\n', (size_t)got - at);
+		size_t end = nl ? (size_t)(nl - r->buf) : (size_t)got;
+		/* Only a line's start matters (its range and permissions):
+		 * the rest of a long line is passed over. */
+		size_t take = end - at;
+
+		if (take > sizeof(r->line) - 1 - r->part)
+			take = sizeof(r->line) - 1 - r->part;
+		memcpy(r->line + r->part, r->buf + at, take);
+		r->part += take;
+		if (!nl)
+			break;
+		r->line[r->part] = '\0';
+		n += host_line(r->line, fn, arg);
+		r->part = 0;
+		at = end + 1;
+	}
+	return n;
+}
+
+static int host_query(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
+{
+	struct procmap_query q = {
+		.size = sizeof(q),
+		.query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA,
+		.query_addr = r->pos,
+	};
+	struct sim_maps_vma v;
+
+	if (ioctl(r->fd, PROCMAP_QUERY, &q) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		r->pos = 0;              /* past the last VMA: start again */
+		r->wrapped = true;
+		return 0;
+	}
+	/* Its flags' bits are VM_READ, VM_WRITE, VM_EXEC and VM_SHARED's. */
+	v = (struct sim_maps_vma){ q.vma_start, q.vma_end, q.vma_flags & 0xf };
+	r->pos = q.vma_end;
+	if (fn)
+		fn(&v, arg);
+	return 1;
+}
+
+int sim_maps_read(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
+{
+	struct lock_inst *l = r->mm->lock;
+	int n;
+
+	r->wrapped = false;
+	if (r->mm->host)
+		return r->kind == SIM_MAPS_QUERY ? host_query(r, fn, arg) :
+		       host_read(r, fn, arg);
+	if (l->ops->vma_read_next && !r->mm_lock && r->kind != SIM_MAPS_SMAPS)
+		n = read_per_vma(r, fn, arg);
+	else
+		n = read_locked(r, fn, arg);
+	if (!n) {
+		r->pos = 0;              /* the end: the next read starts over */
+		r->wrapped = true;
+	}
+	return n;
+}
