@@ -56,6 +56,7 @@ done <<'EOF'
 -w fault_vs_mmap -t 1 --min-sample 0 -i 2 -l range --mprotect-range full --slab slub --kfree-rcu batch --tree vmsim --tree-alloc spare --rcu-cbs one --vma-free rcu --numa local
 -w mmap_stress -t 1 --min-sample 0 -i 2 --cycles 50 --frames zone --phys 1G --bulk-free onepass
 -w madvise_batch -t 1 --min-sample 0 -i 2 -m 8M --zap madvise
+-w maps_reader -t 1 --min-sample 0 -i 2 -m 1M -l pervma --readers 2 --maps-read smaps --maps-lock mmap
 -w brk1 -t 1 --duration 1 --warmup 0 --interval 100 --fault-around 16K
 -w replay --trace tests/data/traces/sort.trace --min-sample 0 -i 1 --speed 4 --fault-source synthetic --ceiling off
 EOF
