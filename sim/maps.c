@@ -231,7 +231,8 @@ static int read_per_vma(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
 
 /* The end of the range a chunk from r->pos will cover: the end of the
  * last VMA whose record the buffer is expected to hold, or the end of
- * the space if the list ends first. No lock: the published tree. */
+ * the space if the list ends first. No lock: the published tree, whose
+ * VMAs are freed after a grace period (not typesafe). */
 static unsigned long chunk_end(struct sim_maps_reader *r)
 {
 	struct sim_mm *mm = r->mm;
@@ -264,7 +265,12 @@ static int read_locked(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
 {
 	struct sim_mm *mm = r->mm;
 	struct lock_inst *l = mm->lock;
-	unsigned long hi = chunk_end(r);
+	/* Typesafe VMAs (rwsem, pervma, spf: each takes its mm-wide read
+	 * side whatever the range) may be freed and reused under a look
+	 * without the lock, which must not read them; the range schemes'
+	 * are freed after a grace period, and their range is the one that
+	 * matters. */
+	unsigned long hi = mm->vma_typesafe ? mm->end : chunk_end(r);
 	struct lock_handle h;
 	size_t len = 0;
 	int n = 0;

@@ -224,7 +224,10 @@ static void race(const struct lock_ops *ops, enum sim_maps_kind kind,
 	layout_make(&l, mm);
 	ck_assert_int_eq(sim_maps_open(r, mm, kind, mm_lock), 0);
 	ck_assert_int_eq(pthread_create(&t, NULL, writer, &l), 0);
-	for (int n = 0; n < walks(); n++) {
+	/* The walks, and more until the writer has changed the layout
+	 * under them (a slow build may start it late). */
+	for (int n = 0; n < walks() ||
+	     (!atomic_load(&l.toggles) && n < 100 * walks()); n++) {
 		struct walk w = { .l = &l };
 
 		do
