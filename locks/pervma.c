@@ -119,14 +119,12 @@ static void vma_end_read(struct pv_vma *v)
 		futex_wake(&v->refcnt, 1);
 }
 
-static enum pv_read vma_start_read(struct pervma_lock *pv, struct pv_vma *v)
+/* A reader's reference, unless the VMA is detached (0) or a writer holds
+ * or drains it (VMA_REF_LIMIT and above): __refcount_inc_not_zero_limited. */
+static enum pv_read vma_ref_get(struct pv_vma *v)
 {
-	unsigned seq = atomic_load_explicit(&pv->mm_lock_seq, memory_order_acquire);
-	int old;
+	int old = atomic_load_explicit(&v->refcnt, memory_order_relaxed);
 
-	if (atomic_load_explicit(&v->lock_seq, memory_order_relaxed) == seq)
-		return PV_READ_LOCKED;
-	old = atomic_load_explicit(&v->refcnt, memory_order_relaxed);
 	do {
 		if (!old)
 			return PV_READ_DETACHED;
@@ -136,11 +134,34 @@ static enum pv_read vma_start_read(struct pervma_lock *pv, struct pv_vma *v)
 		 * the vm_lock_seq it stored is visible to the re-check. */
 	} while (!atomic_compare_exchange_weak_explicit(&v->refcnt, &old, old + 1,
 			memory_order_seq_cst, memory_order_relaxed));
+	return PV_READ_OK;
+}
+
+static enum pv_read vma_start_read(struct pervma_lock *pv, struct pv_vma *v)
+{
+	unsigned seq = atomic_load_explicit(&pv->mm_lock_seq, memory_order_acquire);
+	enum pv_read r;
+
+	if (atomic_load_explicit(&v->lock_seq, memory_order_relaxed) == seq)
+		return PV_READ_LOCKED;
+	r = vma_ref_get(v);
+	if (r != PV_READ_OK)
+		return r;
 	if (atomic_load(&v->lock_seq) == atomic_load(&pv->mm_lock_seq)) {
 		vma_end_read(v);
 		return PV_READ_LOCKED;
 	}
 	return PV_READ_OK;
+}
+
+/* A VMA read-locked (its reference taken): what h says from now on. */
+static void pv_hold_vma(struct pervma_lock *pv, struct lock_handle *h,
+			struct pv_vma *v)
+{
+	h->taken = PV_TAKEN_VMA;
+	h->obj = v;
+	h->t_acquired = lockstat_now();
+	lockstat_acquired(pv->vma_cls, LS_READ, false, 0);
 }
 
 /*
@@ -173,10 +194,7 @@ static void *lock_vma_under_rcu(struct pervma_lock *pv, unsigned long start,
 		}
 		sim_rcu_read_unlock();
 		if (r == PV_READ_OK) {
-			h->taken = PV_TAKEN_VMA;
-			h->obj = pvv(f.lock);
-			h->t_acquired = lockstat_now();
-			lockstat_acquired(pv->vma_cls, LS_READ, false, 0);
+			pv_hold_vma(pv, h, pvv(f.lock));
 			return f.vma;
 		}
 		if (r != PV_READ_DETACHED)
@@ -370,8 +388,8 @@ static void *pv_vma_read_next(struct lock_inst *l, unsigned long from,
 	}
 	sim_rcu_read_unlock();
 	pv_count(pv, PV_MAPS_OK);
-	vma = f.vma;
-	goto locked;
+	pv_hold_vma(pv, h, pvv(f.lock));
+	return f.vma;
 
 fallback_unlock:
 	vma_end_read(pvv(f.lock));
@@ -380,28 +398,16 @@ fallback:
 	pv_count(pv, cause);
 	t = sim_down_read(&pv->mmap_lock);
 	sim_rcu_read_lock();
-	if (l->env.vma_next(l->env.arg, from, &f)) {
-		struct pv_vma *v = pvv(f.lock);
-		int old = atomic_load_explicit(&v->refcnt, memory_order_relaxed);
-
-		/* vma_start_read_locked(): no writer can hold it now; only a
-		 * count at its limit refuses (the kernel then reads on under
-		 * mmap_lock; vmsim's counts never come near it). */
-		while (old > 0 && old < VMA_REF_LIMIT &&
-		       !atomic_compare_exchange_weak(&v->refcnt, &old, old + 1))
-			;
-		if (old > 0 && old < VMA_REF_LIMIT)
-			vma = f.vma;
-	}
+	/* vma_start_read_locked(): no writer can hold it now; only a count
+	 * at its limit refuses (the kernel then reads on under mmap_lock;
+	 * vmsim's counts never come near it: docs/fidelity.md). */
+	if (l->env.vma_next(l->env.arg, from, &f) &&
+	    vma_ref_get(pvv(f.lock)) == PV_READ_OK)
+		vma = f.vma;
 	sim_rcu_read_unlock();
 	sim_up_read(&pv->mmap_lock, t);
-	if (!vma)
-		return NULL;
-locked:
-	h->taken = PV_TAKEN_VMA;
-	h->obj = pvv(f.lock);
-	h->t_acquired = lockstat_now();
-	lockstat_acquired(pv->vma_cls, LS_READ, false, 0);
+	if (vma)
+		pv_hold_vma(pv, h, pvv(f.lock));
 	return vma;
 }
 

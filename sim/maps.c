@@ -74,11 +74,8 @@ const char *const sim_maps_kind_names[SIM_MAPS_NKINDS] = {
 int sim_maps_open(struct sim_maps_reader *r, struct sim_mm *mm,
 		  enum sim_maps_kind kind, bool mm_lock)
 {
-	memset(r, 0, sizeof(*r) - sizeof(r->buf));
-	r->mm = mm;
-	r->kind = kind;
-	r->mm_lock = mm_lock;
-	r->fd = -1;
+	*r = (struct sim_maps_reader){ .mm = mm, .kind = kind,
+				       .mm_lock = mm_lock, .fd = -1 };
 	if (mm->host) {
 		r->fd = open(kind == SIM_MAPS_SMAPS ? "/proc/self/smaps" :
 			     "/proc/self/maps", O_RDONLY | O_CLOEXEC);
@@ -191,6 +188,12 @@ static size_t show(struct sim_maps_reader *r, size_t len,
 	}
 }
 
+/* Is there room for another VMA in this read? A query gives one. */
+static bool more(const struct sim_maps_reader *r, int n)
+{
+	return !n || r->kind != SIM_MAPS_QUERY;
+}
+
 static void shown(struct sim_maps_reader *r, const struct sim_vma *v,
 		  sim_maps_fn *fn, void *arg)
 {
@@ -209,7 +212,7 @@ static int read_per_vma(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
 	size_t len = 0;
 	int n = 0;
 
-	while (!n || r->kind != SIM_MAPS_QUERY) {
+	while (more(r, n)) {
 		struct lock_handle h;
 		struct sim_vma *v = l->ops->vma_read_next(l, r->pos, &h);
 		size_t k;
@@ -277,7 +280,7 @@ static int read_locked(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
 
 	l->ops->read_range_begin(l, r->pos, hi, 0, &h);
 	sim_rcu_read_lock();
-	while (!n || r->kind != SIM_MAPS_QUERY) {
+	while (more(r, n)) {
 		struct sim_vma *v = vma_tree_find(&mm->tree, r->pos);
 		size_t k;
 

@@ -49,10 +49,10 @@ static bool covers_for_lock(void *arg, void *vma, unsigned long start,
 	return v->vm_mm == mm->id && v->vm_start <= start && end <= v->vm_end;
 }
 
-/* The first VMA ending after addr, for the maps reader's per-VMA walk;
- * its range as the VMA says (the leaf's slot would do for the lookup,
- * but the lock taken next is the VMA's, which pv_vma_read_next checks
- * through vma_bounds once it holds it). */
+/* The first VMA ending after addr, for the maps reader's per-VMA walk.
+ * Its range is left 0: the VMA may not be read before its reference is
+ * taken (typesafe VMAs), and the walk reads it then, through
+ * vma_bounds. */
 static bool next_for_lock(void *arg, unsigned long addr, struct lock_vma *out)
 {
 	struct sim_mm *mm = arg;

@@ -279,6 +279,15 @@ static void task_cpu(const struct task_slot *s, struct wl_iter *it)
 	it->sys += ticks > 0 ? cpu * s->sys / ticks : cpu;
 }
 
+/* A task's call latencies into the point's (made on the first call). */
+static void point_calls(struct res_point *p, const struct lat_hist *calls)
+{
+	if (p && calls->count && !p->call_lat)
+		p->call_lat = calloc(1, sizeof(*p->call_lat));
+	if (p && p->call_lat)
+		hist_merge(p->call_lat, calls);
+}
+
 int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 		 char *err, size_t errlen)
 {
@@ -309,13 +318,8 @@ int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 			it->bg_cpu += (double)s->cpu_ns / 1e9;
 			/* A background task's calls (maps_reader's writers'):
 			 * the report's and the result's. */
-			if (s->t.call_lat.count) {
-				hist_merge(&it->bg_lat, &s->t.call_lat);
-				if (p && !p->call_lat)
-					p->call_lat = calloc(1, sizeof(*p->call_lat));
-				if (p && p->call_lat)
-					hist_merge(p->call_lat, &s->t.call_lat);
-			}
+			hist_merge(&it->bg_lat, &s->t.call_lat);
+			point_calls(p, &s->t.call_lat);
 			continue;
 		}
 		if (s->t_start < first)
@@ -334,10 +338,7 @@ int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 			p->lat = calloc(1, sizeof(*p->lat));
 		if (p && p->lat)
 			hist_merge(p->lat, &s->t.lat);
-		if (p && s->t.call_lat.count && !p->call_lat)
-			p->call_lat = calloc(1, sizeof(*p->call_lat));
-		if (p && p->call_lat)
-			hist_merge(p->call_lat, &s->t.call_lat);
+		point_calls(p, &s->t.call_lat);
 	}
 	it->elapsed = last > first ? (double)(last - first) / 1e9 : 0;
 	return ret;

@@ -32,8 +32,6 @@
 #include "sim/maps.h"
 #include "workloads/workload.h"
 
-#define MR_VMA_PAGES    64
-#define MR_WRITER_PAGES 16
 #define MR_LIB_VMAS     256
 #define MR_LIB_PAGES    2
 
@@ -83,27 +81,12 @@ static void mr_teardown(struct sim_mm *mm, const struct wl_opts *o,
 static int mr_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 		    void **shared)
 {
-	size_t chunk = MR_VMA_PAGES * SIM_PAGE_SIZE;
-	size_t per = o->mem / (size_t)ntasks / chunk;
-	struct mr_shared *s;
+	struct mr_shared *s = calloc(1, sizeof(*s));
 	int ret;
 
-	if (!per)
-		return -EINVAL;          /* --mem too small for one VMA per task */
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->r.slice = per * chunk;
-	s->r.len = s->r.slice * (size_t)ntasks;
-	ret = sim_do_mmap(mm, 0, s->r.len, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, SIM_FILE_NONE, 0,
-			  &s->r.start);
-	for (size_t off = chunk; !ret && off < s->r.len; off += 2 * chunk)
-		ret = sim_do_mprotect(mm, s->r.start + off, chunk,
-				      PROT_READ | PROT_WRITE | PROT_EXEC);
-	for (int i = 0; i < ntasks && !ret; i++)
-		ret = sim_mm_claim(mm, s->r.start + s->r.slice * (size_t)i,
-				   s->r.start + s->r.slice * (size_t)(i + 1), i);
+	ret = wl_fvm_map(mm, o, ntasks, &s->r);
 	if (!ret)
 		ret = mr_map_libs(mm, s);
 	/* The readers' files, opened now: a task makes no host call but
@@ -123,43 +106,6 @@ static int mr_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 	return 0;
 }
 
-/* One writer call's latency, into the task's call histogram. */
-static int mr_timed(struct wl_task *t, uint64_t c0, int ret)
-{
-	hist_record(&t->call_lat, cycles_to_ns(cycles_now() - c0,
-					       t->ns_per_cycle));
-	if (!ret)
-		wl_add_ops(t, 1);
-	return ret;
-}
-
-static int mr_writer(struct wl_task *t)
-{
-	size_t len = MR_WRITER_PAGES * SIM_PAGE_SIZE;
-
-	while (!wl_should_stop(t)) {
-		unsigned long a = 0;
-		uint64_t c0 = cycles_now();
-		int ret = mr_timed(t, c0, sim_do_mmap(t->mm, 0, len,
-				   PROT_READ | PROT_WRITE,
-				   MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE,
-				   SIM_FILE_NONE, 0, &a));
-
-		if (!ret) {
-			c0 = cycles_now();
-			ret = mr_timed(t, c0, sim_do_mprotect(t->mm, a, len / 2,
-							      PROT_READ));
-		}
-		if (!ret) {
-			c0 = cycles_now();
-			ret = mr_timed(t, c0, sim_do_munmap(t->mm, a, len));
-		}
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
 static int mr_reader(struct wl_task *t)
 {
 	const struct mr_shared *s = t->shared;
@@ -175,29 +121,14 @@ static int mr_reader(struct wl_task *t)
 	return 0;
 }
 
+/* Background tasks: the first --writers are writers, the rest readers. */
 static int mr_task(struct wl_task *t)
 {
 	const struct mr_shared *s = t->shared;
-	size_t chunk = MR_VMA_PAGES * SIM_PAGE_SIZE;
-	unsigned long base, end;
-	unsigned char v = (unsigned char)(t->id + 1);
 
-	if (t->background)
-		return t->bg < t->o->writers ? mr_writer(t) : mr_reader(t);
-	base = s->r.start + s->r.slice * (size_t)t->id;
-	end = base + s->r.slice;
-	for (unsigned long c = base; c < end; c += chunk) {
-		if (wl_should_stop(t))
-			return -EINTR;
-		for (unsigned long a = c; a < c + chunk; a += SIM_PAGE_SIZE) {
-			if (wl_touch(t, a, true, &v))
-				return -EFAULT;
-			wl_add_ops(t, 1);
-		}
-		if (sim_do_madvise(t->mm, c, chunk, MADV_DONTNEED))
-			return -EFAULT;
-	}
-	return 0;
+	if (!t->background)
+		return wl_fvm_fault(t, &s->r);
+	return t->bg < t->o->writers ? wl_fvm_writer(t, true) : mr_reader(t);
 }
 
 static void mr_report(const struct wl_iter *it, double *v)
@@ -218,7 +149,7 @@ const struct workload maps_reader_workload = {
 	.desc = "fault_vs_mmap with --readers tasks reading /proc/PID/maps "
 		"(smaps, PROCMAP_QUERY) over and over",
 	.default_mem = 16UL << 20,
-	.min_mem = MR_VMA_PAGES * SIM_PAGE_SIZE,
+	.min_mem = WL_FVM_VMA_PAGES * SIM_PAGE_SIZE,
 	.concurrent_writes = true,
 	.touches_mem = true,
 	.nmetrics = 5,

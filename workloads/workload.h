@@ -233,6 +233,25 @@ void wl_region_teardown(struct sim_mm *mm, const struct wl_opts *o,
  */
 int wl_map_touch_loop(struct wl_task *t, size_t len, int prot, int flags,
 		      int file, bool touch, bool verify);
+/*
+ * The program fault_vs_mmap runs (and maps_reader beside its readers):
+ * wl_fvm_map() maps a region of --mem in VMAs of WL_FVM_VMA_PAGES pages
+ * (every other one PROT_EXEC too, so none merges), a slice a fault task,
+ * claimed by it (0 and *r, or -errno with nothing left mapped);
+ * wl_fvm_fault() is a fault task's pass: write every page of its slice,
+ * a VMA at a time, zapping each (MADV_DONTNEED) so that the next pass
+ * faults again; wl_fvm_writer() is a writer's loop until told to stop:
+ * mmap WL_FVM_WRITER_PAGES of shared anonymous memory (MAP_POPULATE),
+ * mprotect half of it read-only, munmap it — an op a call, and with
+ * timed each call's latency into t->call_lat. 0 or -errno.
+ */
+#define WL_FVM_VMA_PAGES    64
+#define WL_FVM_WRITER_PAGES 16
+int wl_fvm_map(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
+	       struct wl_region *r);
+int wl_fvm_fault(struct wl_task *t, const struct wl_region *r);
+int wl_fvm_writer(struct wl_task *t, bool timed);
+
 /* The two metrics of a loop workload, counted in unit. */
 #define WL_RATE_METRICS(unit)					\
 	{ "ops/sec", unit, true, true },			\

@@ -29,6 +29,7 @@
 #include "sim/faults/sources.h"
 #include "sim/maps.h"
 #include "sim/mm.h"
+#include "tests/locks/lock_util.h"
 #include "tests/sim/test_tree.h"
 
 #define P            SIM_PAGE_SIZE
@@ -183,18 +184,6 @@ static void check_walk(struct walk *w)
 	}
 }
 
-static uint64_t counter(struct lock_inst *l, const char *name)
-{
-	const char *names[LOCK_MAX_COUNTERS];
-	uint64_t vals[LOCK_MAX_COUNTERS];
-	int n = l->ops->counters ? l->ops->counters(l, names, vals) : 0;
-
-	for (int i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return vals[i];
-	return 0;
-}
-
 /* Walks of the list a case (fewer in the sanitizer builds). */
 static int walks(void)
 {
@@ -246,9 +235,9 @@ static void race(const struct lock_ops *ops, enum sim_maps_kind kind,
 	/* Which lock the reads took: pervma's per-VMA walk where asked for,
 	 * and never under the old behaviour or for smaps. */
 	if (ops == &pervma_lock_ops) {
-		uint64_t per_vma = counter(mm->lock, "maps_vma_lock") +
-				   counter(mm->lock, "maps_fallback_locked") +
-				   counter(mm->lock, "maps_fallback_moved");
+		uint64_t per_vma = scheme_counter_sum(mm->lock,
+			(const char *const[]){ "maps_vma_lock",
+				"maps_fallback_locked", "maps_fallback_moved", NULL });
 
 		if (mm_lock || kind == SIM_MAPS_SMAPS)
 			ck_assert_uint_eq(per_vma, 0);
