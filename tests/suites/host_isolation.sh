@@ -87,8 +87,9 @@ for w in $isolated; do
 	check "$w processes" -w "$w" --mode processes -t $tasks \
 		-l "$pschemes,$(echo $alone | tr ' ' ',')" $(opts "$w")
 	# no exclusion in threads mode: only where it is valid (one task,
-	# no writer task)
-	[ "$full" = full ] && [ "$w" != fault_vs_mmap ] || continue
+	# no writer task: none whose tiny run has --writers)
+	[ "$full" = full ] || continue
+	case " $(opts "$w") " in *" --writers "*) continue ;; esac
 	for l in $alone; do
 		# shellcheck disable=SC2046
 		check "$w $l" -w "$w" -t 1 -l "$l" $(opts "$w")

@@ -20,7 +20,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0 passes=0 n=0
 
-workloads="pft page_fault1 page_fault2 mmap1 brk1 mmap_stress madvise_batch fault_vs_mmap trunc replay"
+workloads="pft page_fault1 page_fault2 mmap1 brk1 mmap_stress madvise_batch fault_vs_mmap maps_reader trunc replay"
 case $rounds in
 full) rounds=1 ;;
 [0-9]*) ;;

@@ -92,7 +92,7 @@ for w in $(echo "$list" | awk -F'\t' '$1 == "workload" { print $2 }'); do
 	tasks="-t 1,2"
 	[ "$w" = replay ] && tasks=""       # a trace's threads are its tasks
 	touches=0
-	case $w in pft|page_fault*|fault_vs_mmap|mmap_stress|malloc_arena) touches=1 ;; esac
+	case $w in pft|page_fault*|fault_vs_mmap|maps_reader|mmap_stress|malloc_arena) touches=1 ;; esac
 	for mode in threads processes; do
 		echo "$row" | cut -f4 | grep -qw "$mode" || continue
 		out=$tmp/$w-$mode
