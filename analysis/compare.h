@@ -182,6 +182,10 @@ int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
  * source at all, is a difference: the gate never judges what it cannot
  * compare.
  */
+/* One of a and b was made with --costs and the other not: their models'
+ * operations cost different things, and compare refuses to set them
+ * side by side (--allow-mismatch overrides). */
+bool cmp_costs_differ(const struct cmp_file *a, const struct cmp_file *b);
 int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 		 char *out, size_t len);
 

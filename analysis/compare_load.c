@@ -664,20 +664,36 @@ int cmp_validate(const struct cmp_file *f, const struct cmp_file *base,
 	return 0;
 }
 
+/* A recorded value as a mismatch line shows it: a cost profile (--costs)
+ * by its date, not its whole text. */
+static const char *shown_value(json_object *v, char *buf, size_t len)
+{
+	json_object *d;
+
+	if (!v)
+		return "(not recorded)";
+	if (json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	if (json_object_is_type(v, json_type_object) &&
+	    json_object_object_get_ex(v, "vmsim_cost_profile", &d) &&
+	    json_object_object_get_ex(v, "date", &d)) {
+		snprintf(buf, len, "the cost profile of %s",
+			 json_object_get_string(d));
+		return buf;
+	}
+	return json_object_to_json_string(v);
+}
+
 static void mismatch_add(char *out, size_t len, int *count, const char *key,
 			 json_object *a, json_object *b)
 {
-	char va[96], vb[96];
+	char va[96], vb[96], ba[96], bb[96];
 	size_t used = strlen(out);
 
 	if (a && b && json_object_equal(a, b))
 		return;
-	parse_printable(va, sizeof(va), !a ? "(not recorded)" :
-		  json_object_is_type(a, json_type_string) ?
-		  json_object_get_string(a) : json_object_to_json_string(a));
-	parse_printable(vb, sizeof(vb), !b ? "(not recorded)" :
-		  json_object_is_type(b, json_type_string) ?
-		  json_object_get_string(b) : json_object_to_json_string(b));
+	parse_printable(va, sizeof(va), shown_value(a, ba, sizeof(ba)));
+	parse_printable(vb, sizeof(vb), shown_value(b, bb, sizeof(bb)));
 	if (used < len)
 		snprintf(out + used, len - used, "%s%s %s vs %s",
 			 *count ? ", " : "", key, va, vb);
@@ -757,6 +773,21 @@ static void option_mismatch(char *out, size_t len, int *count, const char *key,
 	else
 		mismatch_add(out, len, count, key, vb, va);
 	json_object_put(dflt);
+}
+
+/* Did f's models pay a cost profile (--costs)? */
+static bool costed(const struct cmp_file *f)
+{
+	json_object *o, *c;
+
+	return json_object_object_get_ex(f->root, RK_OPTIONS, &o) &&
+	       json_object_object_get_ex(o, "costs", &c) &&
+	       json_object_is_type(c, json_type_object);
+}
+
+bool cmp_costs_differ(const struct cmp_file *a, const struct cmp_file *b)
+{
+	return costed(a) != costed(b);
 }
 
 int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,

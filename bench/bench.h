@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "resfile/cost_profile.h"
 #include "sim/result.h"
+#include "sim/vma_tree.h"
 #include "uffd/pool.h"
 
 /*
@@ -72,5 +74,26 @@ void probe_host(struct host_probe *h);
 /* The host kernel alone (no uffd): release, CONFIG_PER_VMA_LOCK, a VM,
  * free page reporting, DAMON, and a page's first-touch cost. */
 void probe_host_kernel(struct res_host_kernel *k);
+
+/*
+ * The cost probe (bench/cost_probe.c; `vmsim calibrate --profile`): each
+ * operation class of sim/costs.h, calls calls a round, one at a time at
+ * one task — on the host kernel untraced and with its mmap_lock traced,
+ * and on each model of models[] — the cases rotated round by round, for
+ * rounds rounds; into p the medians (host and date are the caller's to
+ * fill). 0, or -errno with the failing case and the cause in err.
+ */
+#define COST_PROBE_MAX_ROUNDS 64
+struct cost_probe_model {
+	const struct lock_ops *lock;
+	enum vma_tree_kind tree;
+};
+struct cost_probe_opts {
+	int rounds, calls;
+	int nmodels;
+	struct cost_probe_model models[COST_PROFILE_MAX_MODELS];
+};
+int cost_probe_run(const struct cost_probe_opts *o, struct cost_profile *p,
+		   char *err, size_t len);
 
 #endif

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
@@ -25,14 +26,17 @@
 #include "cli/gate.h"
 #include "base/parse.h"
 #include "base/safefile.h"
+#include "locks/lock_ops.h"
+#include "resfile/cost_profile.h"
 
 #define CAL_DEFAULT_WORKLOADS "pft,page_fault1,mmap1,brk1,fault_vs_mmap,malloc_arena"
 #define CAL_RUN_TIMEOUT_S 1800
 
 struct cal_args {
 	const char *workloads, *sources, *tasks, *dir;
-	int duration, iterations;
-	bool quiet;
+	const char *profile, *costs;     /* --profile FILE, --costs FILE|none */
+	int duration, iterations, rounds, calls;
+	bool quiet, force;
 };
 
 #define CAL_SHORT "+:w:t:i:qh"
@@ -43,6 +47,11 @@ static const struct option cal_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "iterations", required_argument, NULL, 'i' },
 	{ "keep", required_argument, NULL, 'k' },
+	{ "profile", required_argument, NULL, 'p' },
+	{ "rounds", required_argument, NULL, 'r' },
+	{ "calls", required_argument, NULL, 'c' },
+	{ "force", no_argument, NULL, 'F' },
+	{ "costs", required_argument, NULL, 'C' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
@@ -65,10 +74,22 @@ static void cal_usage(void)
 	       "  -i, --iterations N       other workloads' samples (default 5)\n"
 	       "      --keep DIR           keep the runs' results and logs in DIR\n"
 	       "                           (new; default: a temporary one, removed)\n"
+	       "      --costs FILE|none    the runs' models pay the cost profile FILE\n"
+	       "                           (vmsim run --costs; default none)\n"
+	       "      --profile FILE       instead of the table: measure what each\n"
+	       "                           operation costs the kernel and every model\n"
+	       "                           at one task (its mmap_lock traced) and\n"
+	       "                           write the cost profile FILE (new) for\n"
+	       "                           --costs\n"
+	       "      --rounds N           --profile's rounds, cases rotated\n"
+	       "                           (1-%d, default 9)\n"
+	       "      --calls N            --profile's calls a round (2-100000,\n"
+	       "                           default 2000)\n"
+	       "      --force              --profile may replace a cost profile\n"
 	       "  -q, --quiet              no progress lines on stderr\n"
 	       "\nexit status: 0 done (warnings or not); 1 a run failed (stderr\n"
 	       "  says which, and where its log is); 2 bad input.\n",
-	       CMP_HOST_SHAPE_WARN, CAL_DEFAULT_WORKLOADS);
+	       CMP_HOST_SHAPE_WARN, CAL_DEFAULT_WORKLOADS, COST_PROBE_MAX_ROUNDS);
 }
 
 static int cal_int(const char *arg, const char *what, int *out)
@@ -83,6 +104,8 @@ static int cal_int(const char *arg, const char *what, int *out)
 
 static int cal_opt(struct cal_args *a, int opt, char **argv)
 {
+	long v;
+
 	switch (opt) {
 	case 'w': a->workloads = optarg; return 0;
 	case 't': a->tasks = optarg; return 0;
@@ -92,6 +115,21 @@ static int cal_opt(struct cal_args *a, int opt, char **argv)
 	case 'i': return cal_int(optarg, "calibrate: bad --iterations '%s': "
 				 "want N from 1 to 3600", &a->iterations);
 	case 'k': a->dir = optarg; return 0;
+	case 'p': a->profile = optarg; return 0;
+	case 'C': a->costs = optarg; return 0;
+	case 'F': a->force = true; return 0;
+	case 'r':
+		if (parse_long(optarg, 1, COST_PROBE_MAX_ROUNDS, &v))
+			return cli_bad("calibrate: bad --rounds '%s': want N from 1 "
+				       "to 64", optarg);
+		a->rounds = (int)v;
+		return 0;
+	case 'c':
+		if (parse_long(optarg, 2, 100000, &v))
+			return cli_bad("calibrate: bad --calls '%s': want N from 2 "
+				       "to 100000", optarg);
+		a->calls = (int)v;
+		return 0;
 	case 'q': a->quiet = true; return 0;
 	default: return cli_bad_option(argv, opt, cal_opts);
 	}
@@ -112,7 +150,9 @@ static int cal_recipe(const struct cal_args *a, const char *wl,
 	       run_args_add(v, "--fault-source") ?: run_args_add(v, src) ?:
 	       run_args_add(v, "-t") ?: run_args_add(v, a->tasks) ?:
 	       run_args_add(v, loop ? "--duration" : "-i") ?:
-	       run_args_add(v, n);
+	       run_args_add(v, n) ?:
+	       (a->costs ? run_args_add(v, "--costs") ?:
+			   run_args_add(v, a->costs) : 0);
 }
 
 /* One table row a task count: the kernel's mean and scaling, the
@@ -265,6 +305,114 @@ static int cal_check(const struct cal_args *a)
 	return ret;
 }
 
+/* The profile's table: each operation class, the kernel's and each
+ * model's time, and what the model pays. */
+static void cal_profile_print(const struct cost_profile *p)
+{
+	printf("vmsim calibrate: what each operation costs at one task, Linux %s "
+	       "on a %s%s; %d rounds of %d calls, cases rotated\n",
+	       p->host.release, p->host.cpu, p->host.vm ? " (a virtual machine)" :
+	       "", p->rounds, p->calls);
+	printf("a real system call (getppid) %.2f us; a clock read pair %.3f us "
+	       "(taken off each call)\n\n", p->syscall_ns / 1e3, p->clock_ns / 1e3);
+	printf("%-9s %-18s %8s %8s %8s %8s %7s | %8s %8s %8s\n", "op", "who",
+	       "call us", "in us", "down us", "out us", "spread", "pays in",
+	       "down", "out");
+	for (int op = 0; op < SIM_COST_NOPS; op++) {
+		const struct cost_meas *k = &p->kernel[op];
+
+		printf("%-9s %-18s %8.2f %8.2f %8.2f %8.2f %6.1f%% | traced: %.1f "
+		       "events a call, %.2f us each\n", sim_cost_op_names[op],
+		       "kernel", k->total_ns / 1e3, k->in_ns / 1e3,
+		       k->down_ns / 1e3, (k->total_ns - k->in_ns - k->down_ns) / 1e3,
+		       k->spread_pct, k->events, k->event_ns / 1e3);
+		for (int m = 0; m < p->nmodels; m++) {
+			const struct cost_meas *o = &p->models[m].op[op];
+			struct sim_costs c;
+			char who[64];
+
+			cost_profile_paid(p, &p->models[m], &c);
+			snprintf(who, sizeof(who), "%s/%s", p->models[m].scheme,
+				 p->models[m].tree);
+			printf("%-9s %-18s %8.2f %8.2f %8.2f %8.2f %6.1f%% | %8.2f "
+			       "%8.2f %8.2f\n", "", who, o->total_ns / 1e3,
+			       o->in_ns / 1e3, o->down_ns / 1e3,
+			       (o->total_ns - o->in_ns - o->down_ns) / 1e3,
+			       o->spread_pct, c.op[op].in_ns / 1e3,
+			       c.op[op].down_ns / 1e3, c.op[op].out_ns / 1e3);
+		}
+	}
+	printf("\nin: the mm-wide lock held in the section the call opens (the "
+	       "kernel's mmap_lock, from its tracepoints, one event's cost taken "
+	       "off each hold); down: held after a downgrade; out: the rest of "
+	       "the call. A model pays what the kernel spends beyond its own, "
+	       "place by place; where it is already as slow, 0.\n");
+}
+
+/* --profile FILE: measure and write; 0, 1 (failed) or EXIT_USAGE. */
+static int cal_profile(const struct cal_args *a)
+{
+	struct cost_probe_opts o = { .rounds = a->rounds ? a->rounds : 9,
+				     .calls = a->calls ? a->calls : 2000 };
+	static const enum vma_tree_kind trees[] = { VMA_TREE_MAPLE, VMA_TREE_VMSIM };
+	struct cost_profile *p = calloc(1, sizeof(*p));
+	struct res_host_kernel k;
+	char err[1024] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+	int ret;
+
+	if (!p) {
+		fprintf(stderr, "%s: calibrate: out of memory\n", prog);
+		return 1;
+	}
+	/* Refused before anything is measured: a name taken, a link. */
+	{
+		const struct sf_spec spec = { .what = "cost profile",
+					      .force = a->force };
+
+		if (!a->force && sf_check(a->profile, &spec, err, sizeof(err))) {
+			fprintf(stderr, "%s: calibrate: %s\n", prog, err);
+			free(p);
+			return EXIT_USAGE;
+		}
+	}
+	for (size_t t = 0; t < sizeof(trees) / sizeof(*trees); t++) {
+		if (trees[t] == VMA_TREE_MAPLE && !vma_tree_maple_built())
+			continue;
+		for (int i = 0; i < lock_nschemes; i++)
+			o.models[o.nmodels++] = (struct cost_probe_model){
+				.lock = lock_schemes[i], .tree = trees[t] };
+	}
+	if (!a->quiet)
+		fprintf(stderr, "vmsim: calibrate: the cost profile: the kernel and "
+			"%d models, %d rounds\n", o.nmodels, o.rounds);
+	probe_host_kernel(&k);
+	ret = cost_probe_run(&o, p, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s: calibrate: the cost probe failed: %s\n", prog,
+			err);
+		free(p);
+		return 1;
+	}
+	cost_host_now(&p->host);
+	p->host.first_touch_us = k.first_touch_us;
+	gmtime_r(&now, &tm);
+	strftime(p->date, sizeof(p->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cal_profile_print(p);
+	ret = cost_profile_write(p, a->profile, a->force, err, sizeof(err));
+	if (ret < 0)
+		fprintf(stderr, "%s: calibrate: the cost profile was not written: "
+			"%s\n", prog, err);
+	else if (ret > 0)
+		fprintf(stderr, "%s: calibrate: %s\n", prog, err);
+	else if (!a->quiet)
+		fprintf(stderr, "vmsim: calibrate: the cost profile is in %s\n",
+			a->profile);
+	free(p);
+	return ret < 0 ? 1 : 0;
+}
+
 int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct cal_args a = { .workloads = CAL_DEFAULT_WORKLOADS,
@@ -289,8 +437,14 @@ int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx)
 	snprintf(tasks, sizeof(tasks), "1-%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	if (!a.tasks)
 		a.tasks = tasks;
-	if ((ret = cal_check(&a)) || ctx->dry_run)
+	if ((ret = cal_check(&a)))
 		return ret;
+	if (a.costs && (ret = run_costs_check(a.costs)))
+		return ret;
+	if (ctx->dry_run)
+		return 0;
+	if (a.profile)
+		return cal_profile(&a);
 	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0)
 		snprintf(self, sizeof(self), "%s", argv[0]);
 	if (a.dir ? (ret = sf_mkdir_new(a.dir, 0700)) :

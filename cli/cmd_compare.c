@@ -41,6 +41,16 @@ static int compare_check(const struct cmp_file *files, int n, bool gate,
 			       path, why);
 			return EXIT_USAGE;
 		}
+		if (i && !allow_mismatch && cmp_costs_differ(&files[0], &files[i])) {
+			fprintf(stderr, "%s: %s and %s: one was run with --costs and "
+				"the other without: their models' operations cost "
+				"different things (--allow-mismatch to compare "
+				"anyway)\n", prog, base, path);
+			if (gate)
+				printf("CANNOT JUDGE: %s was run differently from "
+				       "%s\n", path, base);
+			return EXIT_USAGE;
+		}
 		if (i && cmp_mismatch(&files[0], &files[i], why, sizeof(why))) {
 			bool refuse = gate && !allow_mismatch;
 

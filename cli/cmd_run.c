@@ -83,7 +83,20 @@ struct run_args {
 	bool opt_given[RUN_NOPTS];       /* each option of the table */
 	int max_tasks;
 	int ncpus;
+	/* --costs: the profile and its JSON (NULL: none). */
+	struct cost_profile *costs;
+	json_object *costs_json;
 };
+
+/* What the arguments hold, freed. */
+static void run_args_done(struct run_args *a)
+{
+	run_replay_done(&a->c);
+	free(a->costs);
+	json_object_put(a->costs_json);
+	a->costs = NULL;
+	a->costs_json = NULL;
+}
 
 /* -t: counts from 1 to MAX_TASKS_LIMIT, none twice. */
 static int run_tasks_opt(struct run_args *a, const char *arg)
@@ -147,6 +160,10 @@ static int run_sim_opt(struct run_args *a, enum run_opt_id opt, const char *arg)
 			return cli_bad("bad --max-map-count '%s': want 1 or more", arg);
 		c->mm.max_map_count = (size_t)v;
 		return 0;
+	case RUN_O_COSTS:
+		free(a->costs);
+		json_object_put(a->costs_json);
+		return run_costs_load(arg, &a->costs, &a->costs_json);
 	case RUN_O_HOLD_EXTRA:
 		if (parse_long(arg, 0, 10000000, &v))
 			return cli_bad("bad --hold-extra '%s': want 0 to 10000000 ns "
@@ -381,6 +398,8 @@ static int run_settle(struct run_args *a)
 	}
 	c->progress = !a->quiet && isatty(STDERR_FILENO);
 	c->mm.lock = c->targets[0].lock;
+	if (run_costs_settle(c, a->costs))
+		return EXIT_USAGE;
 	/* The watchdog's test hook (README: "a fault nobody answers"). */
 	if (getenv("VMSIM_TEST_STALL_FAULT"))
 		c->uffd.test_stall_at = atol(getenv("VMSIM_TEST_STALL_FAULT"));
@@ -770,7 +789,8 @@ static struct run_harness_opts run_harness_of(const struct run_args *a)
 {
 	return (struct run_harness_opts){ .nhandlers = a->c.uffd.nhandlers,
 					  .max_tasks = a->max_tasks,
-					  .ceiling = a->ceiling };
+					  .ceiling = a->ceiling,
+					  .costs = a->costs_json };
 }
 
 /* Write the claimed files; a failure is said and becomes the status. */
@@ -917,7 +937,7 @@ json_object *cmd_run_preview(int argc, char **argv)
 		json_object_object_add(root, RK_OPTIONS,
 				       run_options_json(&a.c, 0, &h));
 	}
-	run_replay_done(&a.c);
+	run_args_done(&a);
 	return root;
 }
 
@@ -940,9 +960,12 @@ int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx)
 	if (a.help)
 		return cli_help("bench");
 	if (ret || ctx->dry_run) {
-		run_replay_done(&a.c);
+		run_args_done(&a);
 		return ret;
 	}
+	/* The ceiling pays no costs (run_ceiling.c makes its own target). */
+	free(a.costs);
+	json_object_put(a.costs_json);
 	run_install_interrupts();
 	if (a.c.mm.source == &uffd_fault_source && run_uffd_preflight())
 		return 1;
@@ -982,7 +1005,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (a.help)
 		cli_help("run");
 	if (ret || a.help || ctx->dry_run) {
-		run_replay_done(&a.c);
+		run_args_done(&a);
 		return ret;
 	}
 	/* From here an interrupt is a request to stop and keep what was
@@ -1001,6 +1024,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		probe_host(&hp);
 		run_print_banner(&a.c);
 		run_print_host_kernel(&a.c, &hp.kernel);
+		run_costs_print(stdout, &a.c, a.costs);
 		if (a.c.wo.replay)
 			run_replay_print(&a.c);
 		run_warn_oversubscribed(&a.c);
@@ -1026,7 +1050,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		if (lret && !ret)
 			ret = lret;
 	}
-	run_replay_done(&a.c);
+	run_args_done(&a);
 	for (int i = 0; i < ntgt; i++)
 		resfile_close(&tgt[i]);
 	/* A results directory this run made and wrote nothing into is not

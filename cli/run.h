@@ -98,6 +98,21 @@ int run_ceiling_warn(FILE *f, const struct run_ceiling *h, const int *tasks,
  * complaint (cli/cmd_run.c; tests/cli/test_options.c). */
 json_object *cmd_run_preview(int argc, char **argv);
 
+/* --costs (cli/run_costs.c). arg "none", or a cost profile (a file, a
+ * result made with --costs, or its JSON text) of this host: 0 with *out
+ * and *raw (the caller's to free; NULL for none), or EXIT_USAGE after
+ * one line. run_costs_check: the same, nothing kept (calibrate, gate). */
+struct cost_profile;
+int run_costs_load(const char *arg, struct cost_profile **out,
+		   json_object **raw);
+int run_costs_check(const char *arg);
+/* Each model target's costs from p (NULL: none): 0, or EXIT_USAGE after
+ * one line where p has no entry for a target's scheme and tree. */
+int run_costs_settle(struct run_cfg *c, const struct cost_profile *p);
+/* A line per model target: each class's cost, model, paid and kernel. */
+void run_costs_print(FILE *f, const struct run_cfg *c,
+		     const struct cost_profile *p);
+
 /* The exit status of a run that returned ret (cli/run_guard.c). */
 int run_status(int ret);
 

@@ -46,6 +46,17 @@ static json_object *run_rec_vma_free(const struct run_cfg *c, int target,
 		SIM_VMA_FREE_TYPESAFE : SIM_VMA_FREE_RCU));
 }
 
+/* The cost profile the models paid (the whole of it: vmsim rerun gives
+ * it back as --costs JSON), or "none". */
+static json_object *run_rec_costs(const struct run_cfg *c, int target,
+				  const struct run_harness_opts *h)
+{
+	(void)c;
+	(void)target;
+	return h && h->costs ? json_object_get(h->costs) :
+			       json_object_new_string("none");
+}
+
 /* Lazy RCU's limits, wherever a callback may wait lazily. */
 static bool run_rec_lazy(const struct run_cfg *c, int target)
 {
@@ -259,6 +270,15 @@ static int add_option(struct run_args_vec *v, const struct run_opt *o,
 			goto bad;
 		snprintf(buf, sizeof(buf), "%lld",
 			 (long long)json_object_get_int64(val));
+		break;
+	case RUN_REDO_JSON:
+		if (json_object_is_type(val, json_type_object))
+			s = json_object_to_json_string_ext(val,
+				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+		else if (json_object_is_type(val, json_type_string))
+			s = json_object_get_string(val);
+		else
+			goto bad;
 		break;
 	case RUN_REDO_STR:
 		if (json_object_is_type(val, json_type_double))

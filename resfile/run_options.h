@@ -33,6 +33,9 @@ struct run_harness_opts {
 	int nhandlers;                   /* --handlers as given (0: default) */
 	int max_tasks;
 	bool ceiling;
+	/* --costs: the cost profile's JSON (resfile/cost_profile.h), or
+	 * NULL: none. */
+	json_object *costs;
 };
 json_object *run_options_json(const struct run_cfg *c, int target,
 			  const struct run_harness_opts *h);

@@ -29,6 +29,7 @@ enum run_opt_redo {
 	RUN_REDO_STR,            /* --name VALUE (a number as %.17g) */
 	RUN_REDO_FLAG,           /* --name when true */
 	RUN_REDO_LIST,           /* the task list, as ranges */
+	RUN_REDO_JSON,           /* --name 'JSON' (an object), or a string */
 };
 
 struct run_opt {

@@ -104,6 +104,8 @@ PREFIXES = [
     ("cli/record*.c", ["record_"]),
     ("bench/bench*.c", ["bench_"]),
     ("bench/host_probe.c", ["probe_"]),
+    ("bench/cost_probe.c", ["cost_probe_"]),
+    ("resfile/cost_profile.c", ["cost_"]),
     ("cli/gate_run.c", ["gate_"]),
     ("cli/gate_junit.c", ["gate_junit_"]),
     ("cli/run_*.c", ["run_"]),

@@ -388,6 +388,7 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 		 atomic_fetch_add_explicit(&sim_mm_count, 1, memory_order_relaxed);
 	mm->hold_extra_cycles = cfg->hold_extra_ns ?
 		(uint64_t)((double)cfg->hold_extra_ns / clock_ns_per_cycle()) : 0;
+	sim_costs_ticks(&cfg->costs, mm->cost);
 	if (!mm->cfg.max_map_count)
 		mm->cfg.max_map_count = SIM_DEFAULT_MAX_MAP_COUNT;
 	mm->pidfd = -1;

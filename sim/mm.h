@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "locks/lock_ops.h"
+#include "sim/costs.h"
 #include "sim/fault_source.h"
 #include "sim/mem/frames.h"
 #include "sim/mem/objpool.h"
@@ -100,6 +101,10 @@ struct sim_mm_cfg {
 	 * the scheme opens (fault, write and range-read sides), right after
 	 * its begin: "what if the tree walk were slower?"; 0: none. */
 	uint64_t hold_extra_ns;
+	/* --costs: what each operation class pays beyond the model's own
+	 * work, to cost what the host kernel's does (sim/costs.h); .on
+	 * false: nothing. */
+	struct sim_costs costs;
 	/* --vma-free: how removed VMAs are freed — as the scheme's kernel
 	 * does (typesafe where lock_ops.vma_typesafe, else after a grace
 	 * period), at once from a SLAB_TYPESAFE_BY_RCU cache (6.15+; only
@@ -172,6 +177,7 @@ struct sim_mm {
 	_Atomic uint64_t untimed_lock[2];
 	struct sim_src_errors src_err;
 	uint64_t hold_extra_cycles;      /* cfg.hold_extra_ns, in cycles */
+	struct sim_op_ticks cost[SIM_COST_NOPS];   /* cfg.costs, in ticks */
 	unsigned long start_brk;
 	/* The break; changed only inside a tree transaction (the tree's
 	 * mutex), read locklessly by range-locked mmap's gap search. */
@@ -265,6 +271,25 @@ static inline void sim_mm_hold_extra(const struct sim_mm *mm)
 	t0 = cycles_now();
 	while (cycles_now() - t0 < mm->hold_extra_cycles)
 		;
+}
+
+/* --costs: what operation class op pays outside its lock (before it),
+ * inside the section it just opened, and after its downgrade. */
+static inline void sim_mm_cost_out(const struct sim_mm *mm, enum sim_cost_op op)
+{
+	if (mm->cost[op].syscall)
+		sim_cost_syscall();
+	sim_cost_spin(mm->cost[op].out);
+}
+
+static inline void sim_mm_cost_in(const struct sim_mm *mm, enum sim_cost_op op)
+{
+	sim_cost_spin(mm->cost[op].in);
+}
+
+static inline void sim_mm_cost_down(const struct sim_mm *mm, enum sim_cost_op op)
+{
+	sim_cost_spin(mm->cost[op].down);
 }
 
 /* A fault-source operation failed with -err (err < 0; 0: nothing). */

@@ -37,8 +37,10 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 	if (!txn_range_ok(mm, start, len))
 		return -EINVAL;
 	end = start + len;
+	sim_mm_cost_out(mm, SIM_COST_MUNMAP);
 	ops->write_begin(mm->lock, start, end, &h);
 	sim_mm_hold_extra(mm);
+	sim_mm_cost_in(mm, SIM_COST_MUNMAP);
 	txn_begin(&x, mm);
 	ret = txn_unmap(&x, start, end, &unmapped);
 	if (!ret)
@@ -56,6 +58,7 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 	 * destroy the detached tree. */
 	ops->write_downgrade(mm->lock, &h);
 	sim_mm_zap(mm, start, end);
+	sim_mm_cost_down(mm, SIM_COST_MUNMAP);
 	vma_tree_detached_destroy(&mm->tree, &detached);
 	ops->read_range_end(mm->lock, &h);
 	return 0;
@@ -112,6 +115,24 @@ int sim_mmap_guess(void *arg, unsigned long addr, unsigned long len,
 	return ret;
 }
 
+/* The arguments' checks before any lock; *len page-aligned. */
+static int mmap_check(struct sim_mm *mm, unsigned long addr, size_t *len,
+		      int flags)
+{
+	bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
+
+	if (!*len)
+		return -EINVAL;
+	if (*len > mm->end - mm->base)
+		return -ENOMEM;
+	*len = txn_page_align(*len);
+	if (fixed && (addr & ~SIM_PAGE_MASK))
+		return -EINVAL;
+	if (fixed && !txn_range_ok(mm, addr, *len))
+		return -ENOMEM;
+	return 0;
+}
+
 static int mmap_model(struct sim_mm *mm, unsigned long addr, size_t len,
 		      int prot, int flags, int file, unsigned long pgoff,
 		      unsigned long *out)
@@ -124,19 +145,12 @@ static int mmap_model(struct sim_mm *mm, unsigned long addr, size_t len,
 	struct vma_txn x;
 	int ret;
 
-	if (!len)
-		return -EINVAL;
-	if (len > mm->end - mm->base)
-		return -ENOMEM;
-	len = txn_page_align(len);
+	if ((ret = mmap_check(mm, addr, &len, flags)))
+		return ret;
 	vflags = sim_prot_to_flags(prot) | ((flags & MAP_SHARED) ? VM_SHARED : 0) |
 		 ((flags & MAP_NORESERVE) ? VM_NORESERVE : 0) |
 		 ((flags & MAP_STACK) ? VM_NOHUGEPAGE : 0);
-
-	if (fixed && (addr & ~SIM_PAGE_MASK))
-		return -EINVAL;
-	if (fixed && !txn_range_ok(mm, addr, len))
-		return -ENOMEM;
+	sim_mm_cost_out(mm, SIM_COST_MMAP);
 	for (;;) {
 		unsigned long guess = 0;
 
@@ -157,6 +171,9 @@ static int mmap_model(struct sim_mm *mm, unsigned long addr, size_t len,
 		txn_end(&x, -EAGAIN);
 		ops->write_end(mm->lock, &h);
 	}
+	/* Once, where the mapping's place is settled (a range-locked mmap
+	 * that looked again paid nothing for its first look). */
+	sim_mm_cost_in(mm, SIM_COST_MMAP);
 	if (ret)
 		goto out;
 	/* Anonymous VMAs' offset is their page number, as in the kernel,
@@ -266,6 +283,7 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 	if (!txn_range_ok(mm, start, len))
 		return -ENOMEM;
 	end = start + len;
+	sim_mm_cost_out(mm, SIM_COST_MPROTECT);
 	/* The scheme chooses what an mprotect locks (lock_ops.h:
 	 * write_begin_mprotect; --mprotect-range). */
 	if (ops->write_begin_mprotect)
@@ -273,6 +291,7 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 	else
 		ops->write_begin(mm->lock, start, end, &h);
 	sim_mm_hold_extra(mm);
+	sim_mm_cost_in(mm, SIM_COST_MPROTECT);
 	txn_begin(&x, mm);
 	txn_covered(&x, start, end, &hole);
 	if (hole)
@@ -377,11 +396,13 @@ int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
 	if (ret || !len)
 		return ret;
 	len = txn_page_align(len);
+	sim_mm_cost_out(mm, SIM_COST_MADVISE);
 	/* MADV_DONTNEED may be served by a per-VMA lock (Linux 6.16);
 	 * MADV_POPULATE_WRITE faults pages in under mmap_read_lock. */
 	ops->read_range_begin(mm->lock, start, start + len,
 			      advice == MADV_DONTNEED ? LOCK_RANGE_VMA : 0, &h);
 	sim_mm_hold_extra(mm);
+	sim_mm_cost_in(mm, SIM_COST_MADVISE);
 	ret = madvise_walk(mm, start, start + len, advice == MADV_DONTNEED ?
 			   MADV_STEP_ZAP : MADV_STEP_POPULATE);
 	ops->read_range_end(mm->lock, &h);
@@ -499,6 +520,7 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 	if (mm->host)
 		return sim_native_brk(mm, newbrk, out);
 
+	sim_mm_cost_out(mm, SIM_COST_BRK);
 	for (;;) {
 		oldbrk = atomic_load(&mm->brk);
 		*out = oldbrk;
@@ -526,6 +548,7 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 		txn_end(&x, -EAGAIN);
 		ops->write_end(mm->lock, &h);
 	}
+	sim_mm_cost_in(mm, SIM_COST_BRK);
 	if (lo < hi)
 		ret = brk_change(&x, lo, hi, newbrk > oldbrk);
 	if (!ret)
@@ -537,6 +560,7 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 		/* Shrinking: do_vmi_align_munmap(..., unlock = true). */
 		ops->write_downgrade(mm->lock, &h);
 		sim_mm_zap(mm, lo, hi);
+		sim_mm_cost_down(mm, SIM_COST_BRK);
 		ops->read_range_end(mm->lock, &h);
 		return 0;
 	}

@@ -149,6 +149,7 @@ static int agent_start_mm(struct agent *a, char *err, size_t errlen)
 	mc.lock = a->g->lock;
 	mc.mprotect_range = a->g->mprotect;
 	mc.tree = a->g->tree;
+	mc.costs = a->g->costs;
 	uo.nuffds = runner_uffds(c, a->g->nfg);
 	uo.nhandlers = runner_handlers_per_uffd(c, a->g->nfg);
 	uo.slot_base = a->g->ntotal;         /* after the tasks' slots */

@@ -124,6 +124,7 @@ int group_create(const struct run_cfg *c, int k, int n,
 	*g = (struct group){ .c = c, .lock = lock,
 			     .mprotect = runner_target_mprotect(c, k),
 			     .tree = runner_target_tree(c, k),
+			     .costs = c->targets[k].costs,
 			     .nfg = n, .ntotal = n + nbg,
 			     .nagents = c->processes ? n : 1, .interrupt = interrupt };
 	g->len = sizeof(struct group_shm) +

@@ -61,6 +61,7 @@ struct group {
 	const struct lock_ops *lock;
 	enum lock_mprotect_range mprotect; /* the target's, for its mms */
 	enum vma_tree_kind tree;           /* the target's, for its mms */
+	struct sim_costs costs;            /* the target's, for its mms */
 	struct group_shm *shm;           /* the shared block ... */
 	struct agent_rec *rec;           /* ... its agents */
 	struct task_slot *slots;         /* ... and tasks */

@@ -33,6 +33,9 @@ struct run_target {
 	enum slab_rcu_free rcu_free;
 	enum lock_mprotect_range mprotect;   /* range schemes' */
 	enum vma_tree_kind tree;             /* the VMA tree (--tree) */
+	/* --costs: what its operations pay (sim/costs.h; .on false: none,
+	 * and always for the host kernel's target). */
+	struct sim_costs costs;
 };
 /* Which of the five differs between a run's targets. */
 enum run_vary { RUN_VARY_SCHEME, RUN_VARY_SLAB, RUN_VARY_RCU_FREE,

@@ -12,9 +12,11 @@
 #include "tests/check_util.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <json-c/json.h>
 
 #include "cli/run.h"
+#include "tests/cli/profile_util.h"
 #include "workloads/workload.h"
 
 #ifndef DATA_DIR
@@ -22,6 +24,15 @@
 #endif
 #define TRACE DATA_DIR "/traces/sort.trace"
 #define MAX_WORDS 32
+
+/* "@profile": a cost profile of this host, made in a scratch folder. */
+static char profile_path[PATH_MAX];
+
+static const char *test_word(const char *t)
+{
+	return !strcmp(t, "@trace") ? TRACE : !strcmp(t, "@profile") ?
+	       profile_path : t;
+}
 
 /* words: "run", then the option's own, then "-w" wl; "@trace" replaced. */
 static int build_argv(char **w, char *buf, size_t len, const char *with,
@@ -34,15 +45,14 @@ static int build_argv(char **w, char *buf, size_t len, const char *with,
 	snprintf(buf, len, "%s", with ? with : "");
 	for (t = strtok_r(buf, " ", &save); t && n < MAX_WORDS - 6;
 	     t = strtok_r(NULL, " ", &save))
-		w[n++] = strcmp(t, "@trace") ? t : TRACE;
+		w[n++] = (char *)test_word(t);
 	if (set) {
 		static char flag[64];
 
 		snprintf(flag, sizeof(flag), "--%s", o->name);
 		w[n++] = flag;
 		if (o->test[0])
-			w[n++] = strcmp(o->test, "@trace") ? (char *)o->test :
-							     TRACE;
+			w[n++] = (char *)test_word(o->test);
 	}
 	w[n++] = "-w";
 	w[n++] = (char *)wl;
@@ -207,10 +217,27 @@ int main(void)
 {
 	Suite *s = suite_create("options");
 	TCase *tc = tcase_create("table");
+	static struct cost_profile prof;
+	char dir[] = "/tmp/vmsim-test-options-XXXXXX", err[512];
+	int ret;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return EXIT_FAILURE;
+	}
+	snprintf(profile_path, sizeof(profile_path), "%s/p.json", dir);
+	test_profile_fill(&prof, NULL);
+	if (cost_profile_write(&prof, profile_path, false, err, sizeof(err))) {
+		fprintf(stderr, "cannot write %s: %s\n", profile_path, err);
+		return EXIT_FAILURE;
+	}
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_every_keyed_option);
 	tcase_add_test(tc, test_unkeyed_not_recorded);
 	suite_add_tcase(s, tc);
-	return check_run(s, CK_NORMAL);
+	ret = check_run(s, CK_NORMAL);
+	unlink(profile_path);
+	rmdir(dir);
+	return ret;
 }
