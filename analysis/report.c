@@ -90,6 +90,59 @@ static void runs_table(FILE *out, const struct cmp_file *files, int n)
 }
 
 /* A metric's y axis: the statistic, the metric, its unit. */
+/* --costs: each result whose models paid a cost profile, a line: the
+ * profile, and each operation's cost, the model's own and the kernel's
+ * (what it paid is their difference, place by place: docs/usage.md). */
+static void costs_note(FILE *out, const struct cmp_file *files, int n)
+{
+	static const char *const ops[] = { "mmap", "munmap", "mprotect",
+					   "madvise", "brk" };
+	bool any = false;
+
+	for (int i = 0; i < n; i++) {
+		json_object *c = at(files[i].root, (const char *const[]){
+			"options", "costs", NULL }), *ms, *m = NULL;
+		const char *scheme = str_at(files[i].root, "scheme", NULL);
+		const char *tree = str_at(files[i].root, "options", "tree");
+
+		if (!json_object_is_type(c, json_type_object))
+			continue;
+		if (!any)
+			fputs("<h2>Operation costs</h2>\n<p class=\"note\">Each "
+			      "model operation paid what the host kernel's costs "
+			      "beyond its own, inside and outside its lock "
+			      "(--costs): a call's cost in &micro;s, the model's "
+			      "own / the kernel's.</p>\n<ul>\n", out);
+		any = true;
+		if (json_object_object_get_ex(c, "models", &ms) &&
+		    json_object_is_type(ms, json_type_array))
+			for (size_t k = 0; !m && k < json_object_array_length(ms); k++) {
+				json_object *e = json_object_array_get_idx(ms, k);
+				const char *s = str_at(e, "scheme", NULL);
+				const char *t = str_at(e, "tree", NULL);
+
+				if (scheme && tree && s && t && !strcmp(s, scheme) &&
+				    !strcmp(t, tree))
+					m = e;
+			}
+		fputs("<li>", out);
+		cmp_html_text(out, files[i].label);
+		fputs(": the cost profile of ", out);
+		cmp_html_text(out, str_at(c, "date", NULL) ? str_at(c, "date", NULL) : "?");
+		if (!m)
+			fputs(" (the host kernel's own column: nothing paid)", out);
+		for (size_t k = 0; m && k < sizeof(ops) / sizeof(*ops); k++)
+			fprintf(out, "%s %s %.2f / %.2f", k ? ";" : ":", ops[k],
+				num(at(m, (const char *const[]){ "ops", ops[k],
+					"total_ns", NULL })) / 1e3,
+				num(at(c, (const char *const[]){ "kernel", ops[k],
+					"total_ns", NULL })) / 1e3);
+		fputs("</li>\n", out);
+	}
+	if (any)
+		fputs("</ul>\n", out);
+}
+
 static void metric_label(char *buf, size_t len, const struct cmp_metric *mt)
 {
 	snprintf(buf, len, "%s %s%s%s (%s is better)",
@@ -530,6 +583,7 @@ int cmp_report(FILE *out, const struct cmp_file *files, int n,
 	cmp_html_text(out, files[0].label);
 	fputs("</h1>\n", out);
 	runs_table(out, files, n);
+	costs_note(out, files, n);
 	fprintf(out, "<h2>Findings</h2>\n<p class=\"note\">What the significance "
 		"marks of the primary metric's mean rows support (%s",
 		cmp_test_name(o->test));

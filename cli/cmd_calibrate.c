@@ -240,7 +240,7 @@ static int cal_all(const struct cal_args *a, const char *self, const char *dir,
 {
 	const char *scheme = k->per_vma_lock == 0 ? "rwsem" : "pervma";
 	char *wls = strdup(a->workloads), *srcs = strdup(a->sources);
-	char err[1024] = "", *s1 = NULL, *wl;
+	char err[1024] = "", *s1 = NULL, *wl, shown[256] = "";
 	int warn = 0, ret = 0;
 
 	if (!wls || !srcs) {
@@ -249,9 +249,13 @@ static int cal_all(const struct cal_args *a, const char *self, const char *dir,
 		fprintf(stderr, "%s: calibrate: out of memory\n", prog);
 		return 1;
 	}
-	printf("vmsim calibrate: %s against the host kernel, Linux %s (%s)%s\n",
+	printf("vmsim calibrate: %s against the host kernel, Linux %s (%s)%s%s%s\n",
 	       scheme, k->release, k->per_vma_lock == 0 ? "no per-VMA locks" :
-	       "per-VMA locks", k->vm ? ", a virtual machine" : "");
+	       "per-VMA locks", k->vm ? ", a virtual machine" : "",
+	       a->costs && strcmp(a->costs, "none") ? "; the model pays the "
+	       "costs of " : "; the model's own costs (--costs none)",
+	       a->costs && strcmp(a->costs, "none") ?
+	       parse_printable(shown, sizeof(shown), a->costs) : "");
 	printf("%-14s %-10s %5s %14s %9s %10s %9s %9s\n", "workload", "source",
 	       "tasks", "kernel rate", "k-scale", "model/k", "m-scale", "shape");
 	for (wl = strtok_r(wls, ",", &s1); wl && !ret; wl = strtok_r(NULL, ",", &s1)) {

@@ -33,7 +33,7 @@ asan_unit="test_parse test_locks test_rwsem test_range_list test_rcu_lazy
 	test_uffd test_hist test_vma_tree test_mprotect_range test_uffd_source
 	test_vma_property test_vma_concurrency test_vma_reuse test_fault_unmap test_maps
 	test_protection test_kernel_fault test_folio test_frames test_frames_mm
-	test_slab test_slab_rseq test_trace test_runner
+	test_slab test_slab_rseq test_trace test_runner test_costs test_cost_profile
 	fuzz_results_replay fuzz_trace_replay"
 tsan_unit="test_locks test_rwsem test_range_list test_rcu_lazy test_uffd
 	test_mprotect_range test_vma_concurrency test_vma_reuse test_maps

@@ -60,6 +60,17 @@ make("flagged.json", lambda r: r["results"][0].update(flagged=[{"sample": k,
 make("longname.json", lambda r: r["results"][0]["lockstat"].update({"l" * 65: {}}))
 make("mismatch.json", lambda r: r["options"].update(mem=33554432, wait="busy"))
 make("otherkernel.json", lambda r: r["meta"].update(kernel="6.1.0"))
+# A cost profile of another host (--costs), and one cut short.
+ops = {o: {"total_ns": 2000, "in_ns": 1000, "down_ns": 0} for o in
+       ("mmap", "munmap", "mprotect", "madvise", "brk")}
+prof = {"vmsim_cost_profile": 1, "host": {"release": "0.0-another-host",
+        "cpu": "none", "virtual_machine": False}, "date": "2026-01-01T00:00:00Z",
+        "syscall_ns": 100, "kernel": ops, "models": [{"scheme": "rwsem",
+        "tree": "maple", "ops": ops}]}
+json.dump(prof, open(f"{out}/otherhost.profile", "w"))
+make("costed.json", lambda r: r["options"].update(costs=dict(prof)))
+prof.pop("kernel")
+json.dump(prof, open(f"{out}/nokernel.profile", "w"))
 make("synthetic.json", lambda r: r.update(fault_source="synthetic"))
 make("completestr.json", lambda r: r.update(complete="false"))
 def cut(k):

@@ -60,6 +60,25 @@ done <<'EOF'
 -w brk1 -t 1 --duration 1 --warmup 0 --interval 100 --fault-around 16K
 -w replay --trace tests/data/traces/sort.trace --min-sample 0 -i 1 --speed 4 --fault-source synthetic --ceiling off
 EOF
+# --costs: a cost profile of this host, measured (the probe, briefly),
+# paid by a run, and the whole of it given back by rerun.
+n=$((n + 1))
+if "$VMSIM" calibrate --profile "$tmp/profile.json" --rounds 1 --calls 20 -q \
+	>/dev/null 2>"$tmp/err"; then
+	opts="-w mmap1 -t 1 --duration 1 --warmup 0 --interval 100 --fault-source synthetic --costs $tmp/profile.json"
+	echo "$opts" >>"$tmp/mixes"
+	# shellcheck disable=SC2086
+	if ! "$VMSIM" run $opts -q -o "$tmp/a$n.json" >/dev/null 2>"$tmp/err"; then
+		fail "run $opts: $(cat "$tmp/err")"
+	elif "$VMSIM" rerun "$tmp/a$n.json" -q -o "$tmp/b$n.json" >/dev/null 2>"$tmp/err" &&
+	     why=$(same_options "$tmp/a$n.json" "$tmp/b$n.json" 2>&1); then
+		ok
+	else
+		fail "rerun of '$opts': ${why:-$(cat "$tmp/err")}"
+	fi
+else
+	fail "calibrate --profile: $(cat "$tmp/err")"
+fi
 # Every key of the option table (resfile/run_opts.def) is set by some mix
 # above and recorded by it, with a value other than a plain run's where
 # the plain run records the key (issue 48: --max-tasks, --fault-timeout
