@@ -89,19 +89,16 @@ static void runs_table(FILE *out, const struct cmp_file *files, int n)
 	fputs("</tbody></table>\n", out);
 }
 
-/* A metric's y axis: the statistic, the metric, its unit. */
 /* --costs: each result whose models paid a cost profile, a line: the
  * profile, and each operation's cost, the model's own and the kernel's
  * (what it paid is their difference, place by place: docs/usage.md). */
 static void costs_note(FILE *out, const struct cmp_file *files, int n)
 {
-	static const char *const ops[] = { "mmap", "munmap", "mprotect",
-					   "madvise", "brk" };
 	bool any = false;
 
 	for (int i = 0; i < n; i++) {
 		json_object *c = at(files[i].root, (const char *const[]){
-			"options", "costs", NULL }), *ms, *m = NULL;
+			"options", "costs", NULL }), *ms, *m = NULL, *kobj;
 		const char *scheme = str_at(files[i].root, "scheme", NULL);
 		const char *tree = str_at(files[i].root, "options", "tree");
 
@@ -131,18 +128,27 @@ static void costs_note(FILE *out, const struct cmp_file *files, int n)
 		cmp_html_text(out, str_at(c, "date", NULL) ? str_at(c, "date", NULL) : "?");
 		if (!m)
 			fputs(" (the host kernel's own column: nothing paid)", out);
-		for (size_t k = 0; m && k < sizeof(ops) / sizeof(*ops); k++)
-			fprintf(out, "%s %s %.2f / %.2f", k ? ";" : ":", ops[k],
-				num(at(m, (const char *const[]){ "ops", ops[k],
-					"total_ns", NULL })) / 1e3,
-				num(at(c, (const char *const[]){ "kernel", ops[k],
-					"total_ns", NULL })) / 1e3);
+		/* The classes as the profile names them, in its order. */
+		kobj = at(c, (const char *const[]){ "kernel", NULL });
+		if (m && json_object_is_type(kobj, json_type_object)) {
+			const char *sep = ":";
+
+			json_object_object_foreach(kobj, op, kop) {
+				fprintf(out, "%s %s %.2f / %.2f", sep, op,
+					num(at(m, (const char *const[]){ "ops", op,
+						"total_ns", NULL })) / 1e3,
+					num(at(kop, (const char *const[]){
+						"total_ns", NULL })) / 1e3);
+				sep = ";";
+			}
+		}
 		fputs("</li>\n", out);
 	}
 	if (any)
 		fputs("</ul>\n", out);
 }
 
+/* A metric's y axis: the statistic, the metric, its unit. */
 static void metric_label(char *buf, size_t len, const struct cmp_metric *mt)
 {
 	snprintf(buf, len, "%s %s%s%s (%s is better)",

@@ -963,9 +963,6 @@ int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx)
 		run_args_done(&a);
 		return ret;
 	}
-	/* The ceiling pays no costs (run_ceiling.c makes its own target). */
-	free(a.costs);
-	json_object_put(a.costs_json);
 	run_install_interrupts();
 	if (a.c.mm.source == &uffd_fault_source && run_uffd_preflight())
 		return 1;

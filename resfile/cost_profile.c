@@ -14,6 +14,7 @@
 
 #include "base/parse.h"
 #include "base/safefile.h"
+#include "resfile/results_json.h"
 #include "resfile/schema.h"
 
 #define CP_KEY "vmsim_cost_profile"
@@ -22,27 +23,19 @@
 void cost_host_now(struct cost_host *h)
 {
 	struct utsname u;
-	char line[512];
+	char line[4096];          /* a flags line is 1-2 KiB */
 	FILE *f;
 
 	memset(h, 0, sizeof(*h));
 	if (!uname(&u))
 		snprintf(h->release, sizeof(h->release), "%s", u.release);
-	snprintf(h->cpu, sizeof(h->cpu), "unknown");
-	if (!(f = fopen("/proc/cpuinfo", "r")))
+	res_json_cpu_model(h->cpu, sizeof(h->cpu));
+	/* A guest, as vmsim check says it (the CPU's hypervisor flag). */
+	if (!(f = fopen("/proc/cpuinfo", "re")))
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!c)
-			continue;
-		c += c[1] == ' ' ? 2 : 1;
-		c[strcspn(c, "\n")] = 0;
-		if (!strncmp(line, "model name", 10) && !strcmp(h->cpu, "unknown"))
-			snprintf(h->cpu, sizeof(h->cpu), "%s", c);
-		if (!strncmp(line, "flags", 5) && strstr(c, " hypervisor"))
-			h->vm = true;
-	}
+	while (!h->vm && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5))
+			h->vm = strstr(line, " hypervisor") != NULL;
 	fclose(f);
 }
 
@@ -419,14 +412,18 @@ int cost_profile_write(const struct cost_profile *p, const char *path,
 		snprintf(err, len, "out of memory");
 		return -ENOMEM;
 	}
-	ret = sf_open(&out, path, &spec, err, len);
-	if (!ret)
-		ret = sf_emit(&out, emit_json, o);
+	if ((ret = sf_open(&out, path, &spec, err, len))) {
+		json_object_put(o);
+		return ret;
+	}
+	note[0] = 0;
+	ret = sf_emit(&out, emit_json, o);
 	if (ret >= 0)
 		ret = sf_commit(&out, true, where, sizeof(where), note, sizeof(note));
-	if (ret < 0 && !err[0])
-		snprintf(err, len, "%s", note);
-	else if (ret > 0)
+	else
+		snprintf(err, len, "cannot write it anywhere: %s", strerror(-ret));
+	/* Beside it, under $TMPDIR, or lost: the note says which. */
+	if (ret && note[0])
 		snprintf(err, len, "%s", note);
 	sf_abort(&out);
 	json_object_put(o);

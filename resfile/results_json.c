@@ -342,7 +342,7 @@ static json_object *point_json(const struct res_file *r,
 	return o;
 }
 
-static void cpu_model(char *buf, size_t len)
+void res_json_cpu_model(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	char line[512];
@@ -394,7 +394,7 @@ static json_object *meta_json(const struct res_file *r)
 	uname(&u);
 	JADD(o, RK_KERNEL, json_object_new_string(u.release));
 	JADD(o, RK_MACHINE, json_object_new_string(u.machine));
-	cpu_model(buf, sizeof(buf));
+	res_json_cpu_model(buf, sizeof(buf));
 	JADD(o, RK_CPU_MODEL, json_object_new_string(buf));
 	JADD(o, RK_CPUS, json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
 	JADD(o, RK_NUMA_NODES, json_object_new_int(

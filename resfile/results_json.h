@@ -16,6 +16,10 @@
 json_object *res_json_of(const struct res_file *r, json_object *options,
 			 json_object *command, json_object *by_scheme);
 
+/* The CPU's model name (/proc/cpuinfo), as a result's meta.cpu_model and
+ * a cost profile's host record it; "unknown" where it cannot be read. */
+void res_json_cpu_model(char *buf, size_t len);
+
 /* h's causes a replay can make (replayable) or not, as
  * "kernel_fault 993/0, exec 2/13" (read/write); "none". */
 void res_json_host_causes(const struct res_host_lock *h, bool replayable,

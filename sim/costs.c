@@ -23,26 +23,16 @@ void sim_costs_ticks(const struct sim_costs *c,
 {
 	for (int i = 0; i < SIM_COST_NOPS; i++) {
 		const struct sim_op_cost *o = &c->op[i];
-		bool sys = c->on && c->syscall_ns && o->out_ns >= c->syscall_ns;
+		bool sys = c->syscall_ns && o->out_ns >= c->syscall_ns;
 
-		t[i] = (struct sim_op_ticks){ .syscall = sys };
+		t[i] = (struct sim_op_ticks){ 0 };
 		if (!c->on)
 			continue;
+		t[i].syscall = sys;
 		t[i].out = ns_ticks(sys ? o->out_ns - c->syscall_ns : o->out_ns);
 		t[i].in = ns_ticks(o->in_ns);
 		t[i].down = ns_ticks(o->down_ns);
 	}
-}
-
-void sim_cost_spin(uint64_t ticks)
-{
-	uint64_t t0;
-
-	if (!ticks)
-		return;
-	t0 = cycles_now();
-	while (cycles_now() - t0 < ticks)
-		;
 }
 
 void sim_cost_syscall(void)

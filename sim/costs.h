@@ -32,6 +32,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/clock.h"
+
 /* The operation classes a profile measures, in its order. */
 enum sim_cost_op {
 	SIM_COST_MMAP,
@@ -69,8 +71,18 @@ struct sim_op_ticks {
 void sim_costs_ticks(const struct sim_costs *c,
 		     struct sim_op_ticks t[SIM_COST_NOPS]);
 
-/* Busy work for ticks cycles_now() ticks (0: none). */
-void sim_cost_spin(uint64_t ticks);
+/* Busy work for ticks cycles_now() ticks (0: none): the CPU spins, no
+ * sleep, no system call (--costs, and --hold-extra's busy work). */
+static inline void sim_cost_spin(uint64_t ticks)
+{
+	uint64_t t0;
+
+	if (!ticks)
+		return;
+	t0 = cycles_now();
+	while (cycles_now() - t0 < ticks)
+		;
+}
 /* One real system call that touches no memory map (its entry and exit). */
 void sim_cost_syscall(void);
 

@@ -264,13 +264,7 @@ uint64_t sim_mm_source_counter(const struct sim_mm *mm, const char *name);
  * (no sleep, no syscall) as a longer tree walk would. */
 static inline void sim_mm_hold_extra(const struct sim_mm *mm)
 {
-	uint64_t t0;
-
-	if (!mm->hold_extra_cycles)
-		return;
-	t0 = cycles_now();
-	while (cycles_now() - t0 < mm->hold_extra_cycles)
-		;
+	sim_cost_spin(mm->hold_extra_cycles);
 }
 
 /* --costs: what operation class op pays outside its lock (before it),
