@@ -26,6 +26,7 @@
 
 #include "base/parse.h"
 #include "base/stats.h"
+#include "resfile/busy.h"
 #include "resfile/schema.h"
 
 double cmp_spread(const double *a, size_t na, const double *b, size_t nb,
@@ -63,17 +64,47 @@ static double num_at(json_object *p, const char *a, const char *b,
 	       json_object_get_double(o) : NAN;
 }
 
-/* Was f's point at tasks disturbed for a spinning lock: its holders
- * preempted (holds a kernel spinlock could not have) for over 1% of the
- * timed span, or other load while such a lock was contended? */
-static bool point_disturbed(const struct cmp_file *f, int tasks)
+/* The finite numbers of array key in object o into x (at most cap), NaN
+ * for the others; how many. */
+static size_t nums_of(json_object *o, const char *key, double *x, size_t cap)
 {
-	json_object *p = cmp_point_of(f, tasks), *l, *n, *o;
-	bool contended = false;
-	double busy = 0, long_ns = 0, span;
-	size_t cnt = 0;
+	json_object *a;
+	size_t n = 0;
 
-	if (!p || !json_object_object_get_ex(p, RK_LOCKSTAT, &l) ||
+	if (!o || !json_object_object_get_ex(o, key, &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(a) && n < cap; i++) {
+		json_object *v = json_object_array_get_idx(a, i);
+
+		x[n++] = v && (json_object_is_type(v, json_type_double) ||
+			       json_object_is_type(v, json_type_int)) ?
+			 json_object_get_double(v) : NAN;
+	}
+	return n;
+}
+
+/* The length of array key in object o (0: none). */
+static size_t arr_len(json_object *o, const char *key)
+{
+	json_object *a;
+
+	return o && json_object_object_get_ex(o, key, &a) &&
+	       json_object_is_type(a, json_type_array) ?
+	       json_object_array_length(a) : 0;
+}
+
+/* Were f's point's spinning locks' holders preempted (holds a kernel
+ * spinlock could not have) for over 1% of the timed span, or was there
+ * other load while such a lock was contended? */
+static bool spin_disturbed(json_object *p, double others, char *why,
+			   size_t len)
+{
+	json_object *l;
+	bool contended = false;
+	double long_ns = 0, span;
+
+	if (!json_object_object_get_ex(p, RK_LOCKSTAT, &l) ||
 	    !json_object_is_type(l, json_type_object))
 		return false;
 	span = num_at(p, RK_TIMED_S, NULL, NULL, NULL);
@@ -96,32 +127,70 @@ static bool point_disturbed(const struct cmp_file *f, int tasks)
 				contended = true;
 		}
 	}
-	if (isfinite(span) && span > 0 && long_ns / (span * 1e9) > CMP_LONG_HOLD_SHARE)
+	if (isfinite(span) && span > 0 && long_ns / (span * 1e9) > CMP_LONG_HOLD_SHARE) {
+		snprintf(why, len, "a spinning lock's holders were preempted "
+			 "for %.1f%% of the time", 100 * long_ns / (span * 1e9));
 		return true;
-	if (!contended || !json_object_object_get_ex(p, RK_NOISE, &n) ||
-	    !json_object_object_get_ex(n, RK_OTHERS_CPUS, &o) ||
-	    !json_object_is_type(o, json_type_array))
-		return false;
-	for (size_t i = 0; i < json_object_array_length(o); i++) {
-		json_object *v = json_object_array_get_idx(o, i);
-
-		if (v && (json_object_is_type(v, json_type_double) ||
-			  json_object_is_type(v, json_type_int))) {
-			busy += json_object_get_double(v);
-			cnt++;
-		}
 	}
-	return cnt && busy / (double)cnt > CMP_BUSY_OTHERS;
+	if (contended && isfinite(others) && others > CMP_BUSY_OTHERS) {
+		snprintf(why, len, "others kept %.2f CPUs busy while a "
+			 "spinning lock was contended", others);
+		return true;
+	}
+	return false;
 }
 
-/* A metric the one-line verdicts speak of: the primary one and every
- * other rate (writer-ops/sec beside faults/sec). */
+bool cmp_point_disturbed(const struct cmp_file *f, int tasks, char *why,
+			 size_t len)
+{
+	json_object *p = cmp_point_of(f, tasks), *n = NULL;
+	struct res_busy b = { .tasks = tasks };
+	double *x;
+	size_t cap, no, nw, ns;
+	double others = 0, cpus;
+	bool ret;
+
+	why[0] = 0;
+	if (!p)
+		return false;
+	json_object_object_get_ex(p, RK_NOISE, &n);
+	cap = arr_len(n, RK_OTHERS_CPUS);
+	cap = cap > arr_len(n, RK_STEAL) ? cap : arr_len(n, RK_STEAL);
+	cap = cap ? cap : 1;
+	x = calloc(3 * cap, sizeof(*x));
+	if (!x)
+		return false;
+	no = nums_of(n, RK_OTHERS_CPUS, x, cap);
+	nw = nums_of(n, RK_VMSIM_CPUS, x + cap, cap);
+	ns = nums_of(n, RK_STEAL, x + 2 * cap, cap);
+	b.others = x;
+	b.own = nw == no ? x + cap : NULL;
+	b.steal = x + 2 * cap;
+	b.n = no;
+	b.ceiling = num_at(p, RK_HARNESS_EFFICIENCY, NULL, NULL, NULL);
+	cpus = num_at(f->root, RK_META, RK_CPUS, NULL, NULL);
+	b.ncpus = isfinite(cpus) && cpus >= 1 && cpus < 1e6 ? (int)cpus : 0;
+	for (size_t i = 0; i < no; i++)
+		others += isfinite(x[i]) ? x[i] / (double)no : 0;
+	/* Steal may have fewer entries than others in a hand-made file. */
+	if (ns < no)
+		b.steal = NULL;
+	ret = res_busy_judge(&b, why, len) || spin_disturbed(p, others, why, len);
+	free(x);
+	return ret;
+}
+
+/* A metric the one-line verdicts speak of: the primary one, every
+ * other rate (writer-ops/sec beside faults/sec)... */
 static bool verdict_metric(const struct cmp_metric *m)
 {
 	size_t n = strlen(m->name);
 
+	/* ... and a call's tail latency (maps_reader's writer-p99: the
+	 * figure the workload is about). */
 	return m->primary || (m->higher && n > 4 &&
-			      !strcmp(m->name + n - 4, "/sec"));
+			      !strcmp(m->name + n - 4, "/sec")) ||
+	       (!m->higher && n > 4 && !strcmp(m->name + n - 4, "-p99"));
 }
 
 /* The mean row r of m: its clause in each compared file's verdict. */
@@ -140,7 +209,7 @@ static void verdict_add(struct printer *pr, const struct row *r,
 		const char *word = r->sig[i] == 1 ? "significant" :
 				   r->sig[i] == 0 ? "not significant" :
 				   r->sig[i] == CMP_WITHIN ? "noise: within the spread" :
-				   r->sig[i] == CMP_DISTURBED ? "disturbed" :
+				   r->sig[i] == CMP_DISTURBED ? "disturbed, not a finding" :
 				   "too few samples to tell";
 
 		if (!f)
@@ -149,6 +218,9 @@ static void verdict_add(struct printer *pr, const struct row *r,
 			fputs(", ", f);
 		if (r->invalid[i] || r->invalid[0] || !isfinite(r->pct[i]))
 			fprintf(f, "%s invalid", what);
+		else if (r->sig[i] == CMP_DISTURBED && r->why[i][0])
+			fprintf(f, "%s %+.1f%% (%s: %s)", what, r->pct[i], word,
+				r->why[i]);
 		else
 			fprintf(f, "%s %+.1f%% (%s)", what, r->pct[i], word);
 	}
@@ -158,11 +230,15 @@ static void verdict_add(struct printer *pr, const struct row *r,
 static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 			int tasks)
 {
-	double *x[CMP_MAX_FILES];
+	double *x[CMP_MAX_FILES], spread;
 	size_t nx[CMP_MAX_FILES];
 	struct row r = { .section = "metric" };
+	bool disturbed[CMP_MAX_FILES];
+	char why[CMP_MAX_FILES][96];
 
 	for (int i = 0; i < pr->n; i++) {
+		disturbed[i] = cmp_point_disturbed(&pr->files[i], tasks, why[i],
+						   sizeof(why[i]));
 		nx[i] = cmp_samples_of(&pr->files[i], m->name, tasks, &x[i]);
 		/* Not a number to compute with, nor to compare against. */
 		r.invalid[i] = !cmp_point_valid(&pr->files[i], m, tasks, x[i],
@@ -188,16 +264,20 @@ static void metric_rows(struct printer *pr, const struct cmp_metric *m,
 			r.sig[i] = cmp_significant(pr->o, x[0], nx[0], x[i], nx[i],
 						   m->higher, &p) == 1 &&
 				   isfinite(r.pct[i]) && r.pct[i] != 0;
+			spread = cmp_spread(x[0], nx[0], x[i], nx[i], m->higher);
 			/* A difference within the spread of the samples
 			 * behind it is no finding, significant or not. */
-			if (isfinite(r.pct[i]) &&
-			    fabs(r.pct[i]) < cmp_spread(x[0], nx[0], x[i], nx[i],
-							 m->higher))
+			if (isfinite(r.pct[i]) && fabs(r.pct[i]) < spread)
 				r.sig[i] = CMP_WITHIN;
-			/* Nor is one that a preempted spinlock holder made. */
-			else if (point_disturbed(&pr->files[0], tasks) ||
-				 point_disturbed(&pr->files[i], tasks))
+			/* Nor is one the machine made: others' load, the
+			 * hypervisor, a preempted spinlock holder... */
+			else if (disturbed[0] || disturbed[i]) {
+				int k = disturbed[i] ? i : 0;
+
+				snprintf(r.why[i], sizeof(r.why[i]), "in %.30s, %.76s",
+					 pr->files[k].label, why[k]);
 				r.sig[i] = CMP_DISTURBED;
+			}
 		}
 		if (st == ST_MEAN && verdict_metric(m))
 			verdict_add(pr, &r, m, tasks);
@@ -319,14 +399,14 @@ static double noise_mean(json_object *p, const char *field)
 }
 
 /* What the machine was doing (results' noise): the mean steal (per cent
- * of all CPUs), other processes' CPUs, vmsim's involuntary switches a
+ * of all CPUs), other processes' CPUs and vmsim's own, its involuntary switches a
  * second; the samples far out and whether they form two groups. Rows
  * only where some file has them; no better or worse. */
 static void noise_rows(struct printer *pr, int tasks)
 {
 	static const struct { const char *stat, *field; double scale; } rows[] = {
 		{ "Steal%", RK_STEAL, 0.01 }, { "Others", RK_OTHERS_CPUS, 1 },
-		{ "Ivcsw/s", RK_IVCSW_PER_S, 1 },
+		{ "Vmsim", RK_VMSIM_CPUS, 1 }, { "Ivcsw/s", RK_IVCSW_PER_S, 1 },
 	};
 	bool any = false;
 
@@ -343,6 +423,24 @@ static void noise_rows(struct printer *pr, int tasks)
 			any |= isfinite(r.v[i]);
 		}
 		if (any)
+			cmp_emit_row(pr, &r);
+	}
+	/* The samples the run flagged (stopped, starved): left out of every
+	 * statistic above, so said in the table, not only on stderr. */
+	{
+		struct row r = { .section = "noise", .integer = true, .nopct = true,
+				 .stat = "Left-out" };
+		bool flagged = false;
+
+		snprintf(r.key, sizeof(r.key), "noise-%d", tasks);
+		for (int i = 0; i < pr->n; i++) {
+			r.v[i] = cmp_point_of(&pr->files[i], tasks) ?
+				 cmp_point_nflagged(&pr->files[i], tasks) : NAN;
+			r.pct[i] = NAN;
+			r.sig[i] = -1;
+			flagged |= r.v[i] > 0;
+		}
+		if (flagged)
 			cmp_emit_row(pr, &r);
 	}
 	for (int s = 0; s < 2 && any; s++) {
@@ -466,8 +564,19 @@ static void print_head(struct printer *pr)
 	if (pr->o->format == CMP_HTML) {
 		cmp_html_begin(pr);
 	} else if (pr->o->format == CMP_TEXT) {
-		fprintf(out, "vmsim compare: workload %s\n\n",
+		fprintf(out, "vmsim compare: workload %s\n",
 			pr->files[0].workload_shown);
+		/* Each metric's unit, as the result declares it. */
+		{
+			int k = 0;
+
+			for (int m = 0; m < pr->files[0].nmetrics; m++)
+				if (pr->files[0].metrics[m].unit)
+					fprintf(out, "%s%s %s", k++ ? ", " :
+						"units: ", pr->files[0].metrics[m].name,
+						pr->files[0].metrics[m].unit);
+			fprintf(out, "%s\n", k ? "\n" : "");
+		}
 		cmp_print_header_text(pr);
 	} else if (pr->o->format == CMP_MARKDOWN) {
 		fprintf(out, "| Stat | Metric |");
@@ -619,11 +728,15 @@ void cmp_print(FILE *out, const struct cmp_file *files, int n,
 			"(~x.xx%%): smaller than the spread of the samples "
 			"behind it (the larger CoeffVar of the two): not a "
 			"finding, significant or not. (!x.xx%%): disturbed — "
-			"spinning locks' holders were preempted (holds over "
-			"100 us, over 1%% of the time), or other load kept CPUs "
-			"busy while one was contended: not a finding.\n",
+			"other processes took turns with vmsim's tasks (over "
+			"%.2f CPUs busy with none to spare), the hypervisor took "
+			"over %.0f%%, the harness reached under %.1fx of linear "
+			"at that task count, or spinning locks' holders were "
+			"preempted (holds over 100 us, over 1%% of the time): "
+			"not a finding (the verdict lines say which).\n",
 			o->format == CMP_MARKDOWN ? "**x.xx%** / " : "",
-			rule[o->test], level);
+			rule[o->test], level, RES_BUSY_OTHERS,
+			100 * RES_BUSY_STEAL, RES_BUSY_CEILING);
 	print_verdicts(&pr);
 	if (o->format == CMP_TEXT || o->format == CMP_MARKDOWN) {
 		cmp_print_host_distance(out, files, n);

@@ -193,6 +193,13 @@ int cmp_mismatch(const struct cmp_file *a, const struct cmp_file *b,
 json_object *cmp_point_of(const struct cmp_file *f, int tasks);
 /* Has the point at tasks samples the run flagged (not measurements)? */
 bool cmp_point_flagged(const struct cmp_file *f, int tasks);
+/* Did the machine let f's point at tasks be measured (resfile/busy.h's
+ * rule on its samples' noise), and were its spinning locks' holders left
+ * alone? true with why (one clause) when not: a difference it stands
+ * behind is "disturbed, not a finding" in every verdict and the gate
+ * cannot judge it. */
+bool cmp_point_disturbed(const struct cmp_file *f, int tasks, char *why,
+			 size_t len);
 /* How many samples of the point at tasks the run flagged. */
 int cmp_point_nflagged(const struct cmp_file *f, int tasks);
 /* The points of f whose flagged samples are left out of its statistics
@@ -229,8 +236,11 @@ bool cmp_host_distance(const struct cmp_file *files, int n, int i, int tasks,
 /* Text: the distance table, where there is a kernel column. */
 void cmp_print_host_distance(FILE *out, const struct cmp_file *files, int n);
 /* What a replay's ratio to the host's mmap_lock means for scheme (the
- * host with per-VMA locks), for the read or the write side: a clause. */
-const char *cmp_host_lock_meaning(const char *scheme, bool write);
+ * host with per-VMA locks), for the read or the write side: a clause
+ * into buf, its words chosen by the ratio (what the design predicts, and
+ * whether this ratio is that). */
+void cmp_host_lock_meaning(char *buf, size_t len, const char *scheme,
+			   bool write, double ratio);
 /* Text: each replay file's ratios to the recording's mmap_lock, each
  * with what it means (nothing where none has a recording's lock). */
 void cmp_print_host_lock(FILE *out, const struct cmp_file *files, int n);

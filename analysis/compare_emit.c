@@ -258,9 +258,13 @@ static void finding_diff(FILE *f, const struct printer *pr,
 	}
 	fprintf(f, " %+.1f%% (%s)", r->pct[i], r->sig[i] == 1 ? "significant" :
 		r->sig[i] == CMP_WITHIN ? "within the spread: not a finding" :
-		r->sig[i] == CMP_DISTURBED ? "disturbed: a spinning lock's "
-		"holder preempted, or other load; not a finding" :
+		r->sig[i] == CMP_DISTURBED ? "disturbed, not a finding" :
 		"not significant: not a finding");
+	if (r->sig[i] == CMP_DISTURBED && r->why[i][0]) {
+		fputs(" (", f);
+		cmp_html_text(f, r->why[i]);
+		fputs(")", f);
+	}
 }
 
 /* The sentences a mean row of a primary metric supports: each scheme's

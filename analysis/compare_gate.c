@@ -85,6 +85,21 @@ static int by_p(const void *a, const void *b)
 
 /* Every row the gate tests, with its effect and p; -1 (why filled) when
  * one cannot be judged. */
+/* A point the machine did not let be measured (cmp_point_disturbed) is
+ * no evidence either way: the gate cannot judge it. -EINVAL with why. */
+static int refuse_disturbed(const struct cmp_file *f,
+			    const struct cmp_metric *m, int tasks, char *why,
+			    size_t len)
+{
+	char what[128];
+
+	if (!cmp_point_disturbed(f, tasks, what, sizeof(what)))
+		return 0;
+	snprintf(why, len, "%s-%d of %s was disturbed (%s): not a finding; "
+		 "gate on a quieter machine", m->name, tasks, f->shown, what);
+	return -EINVAL;
+}
+
 static int gate_rows(const struct cmp_file *files, int n,
 		     const struct cmp_opts *o, struct gate_row **out,
 		     int *nrows, char *why, size_t len)
@@ -107,6 +122,14 @@ static int gate_rows(const struct cmp_file *files, int n,
 				size_t ni = cmp_samples_of(&files[i], mt->name,
 						       b->tasks[t], &xi);
 
+				if (refuse_disturbed(b, mt, b->tasks[t], why, len) ||
+				    refuse_disturbed(&files[i], mt, b->tasks[t],
+						     why, len)) {
+					free(xb);
+					free(xi);
+					free(r);
+					return -1;
+				}
 				if (nb < GATE_MIN_SAMPLES || ni < GATE_MIN_SAMPLES) {
 					snprintf(why, len, "%s-%d has %zu sample%s in "
 						 "%s (the gate needs at least %d on "
@@ -377,6 +400,12 @@ static int round_row(const struct cmp_file *const runs[2], int rounds,
 		double b = run_mean(&runs[0][i], m, tasks),
 		       c = run_mean(&runs[1][i], m, tasks);
 
+		if (refuse_disturbed(&runs[0][i], m, tasks, why, len) ||
+		    refuse_disturbed(&runs[1][i], m, tasks, why, len)) {
+			free(d);
+			return -EINVAL;
+		}
+
 		if (!(b > 0) || !(c > 0) || !isfinite(b) || !isfinite(c)) {
 			snprintf(why, len, "%s-%d of round %d is not a positive "
 				 "mean on both sides (base %g, candidate %g)",
@@ -447,6 +476,8 @@ static int side_logs(const struct cmp_file *files, const int *side, int n,
 
 		if (side[i] != s)
 			continue;
+		if (refuse_disturbed(&files[i], m, tasks, why, len))
+			return -1;
 		v = run_mean(&files[i], m, tasks);
 		if (!(v > 0) || !isfinite(v)) {
 			snprintf(why, len, "%s-%d of %s is not a positive mean "

@@ -166,26 +166,50 @@ void cmp_print_host_distance(FILE *out, const struct cmp_file *files, int n)
 	fprintf(out, "\n");
 }
 
-const char *cmp_host_lock_meaning(const char *scheme, bool write)
+/* What each design predicts of a replay's mm lock against the host's
+ * mmap_lock (per-VMA locks), by side: the reason, and the range of
+ * ratios the prediction holds for. */
+static const struct {
+	const char *scheme;              /* a prefix; NULL: every other */
+	bool write;
+	double lo, hi;
+	const char *design, *expect;
+} lock_meaning[] = {
+	{ NULL, true, 0.5, 2, "every scheme takes the mm lock's write side "
+	  "where the host does", "near 1x" },
+	{ "pervma", false, 0.5, 2, "the host's own design (per-VMA locks, "
+	  "6.4+): this is the comparison", "near 1x" },
+	{ "spf", false, 0, 2, "faults speculate without the mm lock and take "
+	  "it only to retry", "near or below the host's" },
+	{ "none", false, 0, INFINITY, "no lock: counted, never contended",
+	  NULL },
+	{ "range", false, 2, INFINITY, "its range lock stands in for the mm "
+	  "lock and every fault takes it", "far above the host's" },
+	{ NULL, false, 2, INFINITY, "every fault takes the mm lock's read "
+	  "side, which the host (per-VMA locks) takes for few",
+	  "far above the host's" },
+};
+
+void cmp_host_lock_meaning(char *buf, size_t len, const char *scheme,
+			   bool write, double ratio)
 {
-	if (write)
-		return "every scheme takes the mm lock's write side where the "
-		       "host does: near 1x is faithful";
-	if (!strcmp(scheme, "pervma"))
-		return "the host's own design (per-VMA locks, 6.4+): this is "
-		       "the comparison, near 1x is faithful";
-	if (!strcmp(scheme, "spf"))
-		return "faults speculate without the mm lock and take it only "
-		       "to retry: near or below the host's";
-	if (!strcmp(scheme, "none"))
-		return "no lock: counted, never contended";
-	if (!strncmp(scheme, "range", 5))
-		return "its range lock stands in for the mm lock and every fault "
-		       "takes it: far above the host's by design, not a fault "
-		       "of the replay";
-	return "every fault takes the mm lock's read side, which the host "
-	       "(per-VMA locks) takes for few: far above by design, not a "
-	       "fault of the replay";
+	size_t k = 0, n = sizeof(lock_meaning) / sizeof(*lock_meaning);
+
+	for (; k < n - 1; k++)
+		if (lock_meaning[k].write == write &&
+		    (write || !lock_meaning[k].scheme || !strncmp(scheme,
+		     lock_meaning[k].scheme, strlen(lock_meaning[k].scheme))))
+			break;
+	if (!lock_meaning[k].expect)
+		snprintf(buf, len, "%s", lock_meaning[k].design);
+	else if (ratio >= lock_meaning[k].lo && ratio <= lock_meaning[k].hi)
+		snprintf(buf, len, "%s: %s, as the design predicts",
+			 lock_meaning[k].design, lock_meaning[k].expect);
+	else
+		snprintf(buf, len, "%s, which predicts %s: this is not; its "
+			 "lock statistics (vmsim compare) say where the "
+			 "acquisitions came from", lock_meaning[k].design,
+			 lock_meaning[k].expect);
 }
 
 /* One side's ratio of a replay's host_mmap_lock, NaN where none. */
@@ -213,6 +237,7 @@ void cmp_print_host_lock(FILE *out, const struct cmp_file *files, int n)
 		if (!p || !json_object_object_get_ex(p, RK_HOST_MMAP_LOCK, &h))
 			continue;
 		for (int s = 0; s < 2; s++) {
+			char meaning[320];
 			bool rep;
 			double r = json_object_object_get_ex(h, s ? RK_WRITE : RK_READ,
 							     &side) ?
@@ -229,10 +254,12 @@ void cmp_print_host_lock(FILE *out, const struct cmp_file *files, int n)
 					"a version 1 recording; record again for "
 					"the part a replay can make)");
 			head = true;
+			cmp_host_lock_meaning(meaning, sizeof(meaning),
+					      f->scheme, s, r);
 			fprintf(out, "%s %s: %.2fx (%s%s)\n", f->label,
 				s ? "writes" : "reads", r, rep ? "" : "against the "
 				"whole count, which holds what no replay "
-				"makes; ", cmp_host_lock_meaning(f->scheme, s));
+				"makes; ", meaning);
 		}
 	}
 }

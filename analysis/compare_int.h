@@ -68,6 +68,7 @@ struct row {
 					  * of the samples behind it,
 					  * CMP_DISTURBED: see above */
 	bool invalid[CMP_MAX_FILES];     /* samples that are not measurements */
+	char why[CMP_MAX_FILES][112];    /* CMP_DISTURBED: the reason */
 };
 
 struct printer {

@@ -51,6 +51,7 @@ static void pool_point(json_object *dst, json_object *src)
 		append_array(dn, sn, RK_STEAL);
 		append_array(dn, sn, RK_OTHERS_CPUS);
 		append_array(dn, sn, RK_IVCSW_PER_S);
+		append_array(dn, sn, RK_VMSIM_CPUS);
 		/* Outliers and bimodality belong to one run's samples. */
 		json_object_object_del(dn, RK_OUTLIERS);
 		json_object_object_del(dn, RK_BIMODAL);

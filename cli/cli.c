@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
@@ -109,4 +110,19 @@ int cli_main(int argc, char **argv)
 	const struct cli_ctx ctx = { .dry_run = false };
 
 	return cli_main_ctx(argc, argv, &ctx);
+}
+
+const char *cli_docs_dir(void)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = 0;
+		/* The build tree's binary: the source's docs, where they are. */
+		if (!strcmp(self, VMSIM_BUILD_EXE) &&
+		    access(VMSIM_DOCS_SOURCE, R_OK) == 0)
+			return VMSIM_DOCS_SOURCE;
+	}
+	return VMSIM_DOCS_INSTALLED;
 }

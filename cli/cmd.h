@@ -60,6 +60,9 @@ extern int cli_ncommands;
 void cli_usage(FILE *f);
 /* vmsim CMD --help: CMD's usage and options only (all: an unknown CMD); 0. */
 int cli_help(const char *cmd);
+/* The directory of vmsim's documentation: the source tree's for the
+ * build tree's binary, else where the package installs it. */
+const char *cli_docs_dir(void);
 /* Which VMA trees this vmsim has, and the kernel source of the maple
  * tree (vmsim --version, vmsim check). */
 void cmd_check_tree_source(FILE *f);

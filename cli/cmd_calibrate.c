@@ -27,7 +27,11 @@
 #include "base/parse.h"
 #include "base/safefile.h"
 #include "locks/lock_ops.h"
+#include "workloads/workload.h"
+#include "cli/run.h"
+#include "resfile/busy.h"
 #include "resfile/cost_profile.h"
+#include "base/stats.h"
 
 #define CAL_DEFAULT_WORKLOADS "pft,page_fault1,mmap1,brk1,fault_vs_mmap,malloc_arena"
 #define CAL_RUN_TIMEOUT_S 1800
@@ -155,35 +159,157 @@ static int cal_recipe(const struct cal_args *a, const char *wl,
 			   run_args_add(v, a->costs) : 0);
 }
 
-/* One table row a task count: the kernel's mean and scaling, the
- * model's level and scaling, and the shape's distance (! beyond the
- * warning and the spread, ~ within the spread); warnings into *warn. */
-static void cal_rows(const char *wl, const char *src, const struct cmp_file f[2],
-		     int *warn)
+/* The larger CoeffVar (per cent) of the kernel's and the model's samples
+ * of metric m at tasks; NaN with fewer than two on both sides. */
+static double cal_spread(const struct cmp_file f[2], const struct cmp_metric *m,
+			 int tasks)
 {
-	for (int t = 0; t < f[0].ntasks; t++) {
+	double worst = NAN;
+
+	for (int i = 0; m && i < 2; i++) {
+		double *x, mean;
+		size_t n = cmp_samples_of(&f[i], m->name, tasks, &x);
+
+		mean = n > 1 ? stats_amean(x, n) : NAN;
+		if (n > 1 && mean > 0) {
+			double cv = 100 * stats_stddev(x, n) / mean;
+
+			worst = isnan(worst) || cv > worst ? cv : worst;
+		}
+		free(x);
+	}
+	return worst;
+}
+
+/* Why a row has no figure: a file's own fault (cmp_validate), or no
+ * sample at this count. */
+static void cal_invalid_why(const struct cmp_file f[2], int tasks, char *why,
+			    size_t len)
+{
+	char v[512];
+
+	for (int i = 0; i < 2; i++) {
+		if (cmp_validate(&f[i], NULL, v, sizeof(v))) {
+			snprintf(why, len, "%.40s: %.400s", f[i].label, v);
+			return;
+		}
+		if (!cmp_point_of(&f[i], tasks)) {
+			snprintf(why, len, "%s: no sample at %d task%s", f[i].label,
+				 tasks, PLURAL(tasks));
+			return;
+		}
+	}
+	snprintf(why, len, "no primary metric to set side by side");
+}
+
+/* What calibrate counted over its rows. */
+struct cal_tally {
+	int far, disturbed, collapsed, invalid;
+};
+
+/*
+ * One table row a task count: the kernel's mean and scaling, the
+ * model's level and scaling, the shape's distance (! beyond the warning
+ * and the spread, ~ within the spread), the samples' spread, and what
+ * the machine let the row be. A row the machine disturbed (resfile/busy.h)
+ * is no finding either way: no mark, its reason. A collapse — the
+ * model's rate at N below a tenth of its own level at the fewest tasks,
+ * against the kernel's — is a failure of the run or a finding about the
+ * model, never noise: marked, and told after the table.
+ */
+static void cal_rows(const char *wl, const char *src, const struct cmp_file f[2],
+		     struct cal_tally *t)
+{
+	for (int k = 0; k < f[0].ntasks; k++) {
 		struct cmp_host_dist d;
-		int tasks = f[0].tasks[t];
-		char ks[16] = "-", ms[16] = "-", sh[24] = "-";
-		bool within, far;
+		int tasks = f[0].tasks[k];
+		char ks[16] = "-", ms[16] = "-", sh[24] = "-", sp[16] = "-",
+		     why[512] = "", mach[600] = "quiet";
+		bool within, far, collapse, dist = false;
+		double spread;
 
 		if (!cmp_host_distance(f, 2, 1, tasks, &d)) {
-			printf("%-14s %-10s %5d %14s\n", wl, src, tasks,
-			       "invalid");
+			cal_invalid_why(f, tasks, why, sizeof(why));
+			printf("%-14s %-10s %5d %14s  %s\n", wl, src, tasks,
+			       "invalid:", why);
+			t->invalid++;
 			continue;
 		}
-		within = isfinite(d.spread_pct) && fabs(d.shape_pct) < d.spread_pct;
-		far = !within && fabs(d.shape_pct) > CMP_HOST_SHAPE_WARN;
+		for (int i = 0; i < 2 && !dist; i++)
+			if ((dist = cmp_point_disturbed(&f[i], tasks, why,
+							sizeof(why))))
+				snprintf(mach, sizeof(mach), "disturbed (%s: %s)",
+					 f[i].label, why);
+		spread = cal_spread(f, d.metric, tasks);
+		if (isfinite(spread))
+			snprintf(sp, sizeof(sp), "%.1f%%", spread);
+		collapse = isfinite(d.scaling) && d.scaling / d.kscaling < 0.1;
+		within = !collapse && isfinite(d.spread_pct) &&
+			 fabs(d.shape_pct) < d.spread_pct;
+		far = !dist && !within && fabs(d.shape_pct) > CMP_HOST_SHAPE_WARN;
 		if (isfinite(d.scaling)) {
 			snprintf(ks, sizeof(ks), "%.2fx", d.kscaling);
 			snprintf(ms, sizeof(ms), "%.2fx", d.scaling);
-			snprintf(sh, sizeof(sh), "%+.0f%%%s", d.shape_pct,
-				 within ? " ~" : far ? " !" : "");
+			if (collapse)
+				snprintf(sh, sizeof(sh), "collapse");
+			else
+				snprintf(sh, sizeof(sh), "%+.0f%%%s", d.shape_pct,
+					 dist ? "" : within ? " ~" : far ? " !" : "");
 		}
-		printf("%-14s %-10s %5d %14.0f %9s %9.2fx %9s %9s\n", wl, src,
-		       tasks, d.kmean, ks, d.level, ms, sh);
-		*warn += far;
+		printf("%-14s %-10s %5d %14.0f %9s %9.2fx %9s %9s %8s  %s\n", wl,
+		       src, tasks, d.kmean, ks, d.level, ms, sh, sp, mach);
+		t->far += far && !collapse;
+		t->disturbed += dist;
+		t->collapsed += collapse;
 	}
+}
+
+/* Is the machine busy now (a look of RUN_BUSY_LOOK_S)? Others' CPUs
+ * over the look; NaN if it could not be read or a signal came. */
+static double cal_others_now(void)
+{
+	struct host_busy a, b;
+	struct timespec ts = { 0, (long)(RUN_BUSY_LOOK_S * 1e9) };
+
+	run_host_busy_now(&a);
+	if (nanosleep(&ts, NULL))
+		return NAN;
+	run_host_busy_now(&b);
+	if (!a.ok || !b.ok || b.wall <= a.wall)
+		return NAN;
+	return ((b.busy - a.busy) - (b.own - a.own)) / (b.wall - a.wall);
+}
+
+/* What each model leaves out, for the workloads whose rows differ from
+ * the kernel's (the mechanisms measured in docs/figures.md). */
+static const struct {
+	const char *wl, *why;
+} cal_advice[] = {
+	{ "mmap1", "the model's mmap and munmap leave out what the kernel does "
+	  "outside the lock (the system call's entry and exit, the page "
+	  "tables): its lock is held for most of an operation, so it contends "
+	  "at 2 tasks as no kernel does; --costs PROFILE (vmsim calibrate "
+	  "--profile) pays the kernel's times" },
+	{ "mmap2", "as mmap1 (each task its own file mapping)" },
+	{ "brk1", "as mmap1 for brk; and the kernel's brk of a shared break "
+	  "is a no-op for a thread whose break another moved" },
+	{ "page_fault1", "through uffd each fault is a round trip to a "
+	  "handler, and two tasks' handlers share the CPUs (vmsim bench scale: "
+	  "the harness's own ceiling)" },
+	{ "pft", "through uffd each fault is a round trip to a handler" },
+	{ "fault_vs_mmap", "through uffd each fault is a round trip to a "
+	  "handler; the writer's operations as in mmap1" },
+	{ "malloc_arena", "in threads mode both tasks' pages are in one host "
+	  "mapping of one mm (the arena), where the kernel's tasks fault their "
+	  "own heaps: --mode processes" },
+};
+
+static const char *cal_advice_of(const char *wl)
+{
+	for (size_t i = 0; i < sizeof(cal_advice) / sizeof(*cal_advice); i++)
+		if (!strcmp(cal_advice[i].wl, wl))
+			return cal_advice[i].why;
+	return NULL;
 }
 
 /* Load DIR/W-S-kernel.json and DIR/W-S-SCHEME.json into f. */
@@ -209,7 +335,7 @@ static int cal_load(const char *out, const char *scheme, struct cmp_file f[2],
  * with err. */
 static int cal_one(const struct cal_args *a, const char *self, const char *dir,
 		   const char *wl, const char *src, const char *scheme,
-		   int *warn, char *err, size_t len)
+		   struct cal_tally *t, char *err, size_t len)
 {
 	struct run_args_vec v = { 0 };
 	struct cmp_file f[2] = { 0 };
@@ -229,10 +355,73 @@ static int cal_one(const struct cal_args *a, const char *self, const char *dir,
 	if (!ret)
 		ret = cal_load(out, scheme, f, err, len);
 	if (!ret)
-		cal_rows(wl, src, f, warn);
+		cal_rows(wl, src, f, t);
 	cmp_file_free(&f[0]);
 	cmp_file_free(&f[1]);
 	return ret;
+}
+
+/* The list "a,b," of the workloads with rows to explain. */
+static bool seen_wl(const char *wl, const char *list)
+{
+	size_t n = strlen(wl);
+
+	for (const char *p = list; *p; p = strchr(p, ',') + 1)
+		if (!strncmp(p, wl, n) && p[n] == ',')
+			return true;
+	return false;
+}
+
+static void note_wl(const char *wl, char *list, size_t len)
+{
+	size_t used = strlen(list);
+
+	if (used + strlen(wl) + 2 <= len)
+		snprintf(list + used, len - used, "%s,", wl);
+}
+
+/* After the table: what its columns mean, what disturbed or collapsed,
+ * and in words what each model leaves out where its rows differ. */
+static void cal_summary(const struct cal_tally *tp, char *wls_far)
+{
+	const struct cal_tally t = *tp;
+
+	printf("\nkernel rate: the kernel's mean (Hmean of a rate); k-scale and "
+	       "m-scale: the kernel's and the model's rate at N tasks over their "
+	       "own at the fewest; model/k: the model's rate over the kernel's; "
+	       "shape: how far m-scale is from k-scale (! over %.0f%% beyond the "
+	       "spread, ~ within the spread of the four means: not a finding; "
+	       "collapse: the model's rate fell below a tenth of the kernel's "
+	       "shape); spread: the larger CoeffVar of the two at N; machine: "
+	       "quiet, or what disturbed the row (no mark: not a finding)\n",
+	       CMP_HOST_SHAPE_WARN);
+	if (t.disturbed)
+		printf("warning: %d row%s measured on a disturbed machine (other "
+		       "load, steal or the harness's ceiling): calibrate again on "
+		       "a quieter one\n", t.disturbed, PLURAL(t.disturbed));
+	if (t.collapsed)
+		printf("warning: %d row%s collapsed: a failure of the run or a "
+		       "finding about the model, not noise (--keep DIR keeps each "
+		       "run's log)\n", t.collapsed, PLURAL(t.collapsed));
+	if (t.invalid)
+		printf("warning: %d row%s invalid (the reason is in the row)\n",
+		       t.invalid, PLURAL(t.invalid));
+	if (t.far)
+		printf("warning: %d shape%s differ%s from the kernel's by more than "
+		       "%.0f%% (marked !)\n", t.far, PLURAL(t.far),
+		       t.far == 1 ? "s" : "", CMP_HOST_SHAPE_WARN);
+	for (char *w = wls_far, *e; *w; w = e + 1) {
+		const char *why;
+
+		e = strchr(w, ',');
+		*e = 0;
+		why = cal_advice_of(w);
+		if (why)
+			printf("  %s: %s\n", w, why);
+	}
+	if (t.far || t.collapsed)
+		printf("the mechanisms, measured: %s/fidelity.md and "
+		       "%s/figures.md\n", cli_docs_dir(), cli_docs_dir());
 }
 
 static int cal_all(const struct cal_args *a, const char *self, const char *dir,
@@ -241,7 +430,9 @@ static int cal_all(const struct cal_args *a, const char *self, const char *dir,
 	const char *scheme = k->per_vma_lock == 0 ? "rwsem" : "pervma";
 	char *wls = strdup(a->workloads), *srcs = strdup(a->sources);
 	char err[1024] = "", *s1 = NULL, *wl, shown[256] = "";
-	int warn = 0, ret = 0;
+	char wls_far[1024] = "";
+	struct cal_tally t = { 0 };
+	int ret = 0, far_before = 0;
 
 	if (!wls || !srcs) {
 		free(wls);
@@ -256,15 +447,30 @@ static int cal_all(const struct cal_args *a, const char *self, const char *dir,
 	       "costs of " : "; the model's own costs (--costs none)",
 	       a->costs && strcmp(a->costs, "none") ?
 	       parse_printable(shown, sizeof(shown), a->costs) : "");
-	printf("%-14s %-10s %5s %14s %9s %10s %9s %9s\n", "workload", "source",
-	       "tasks", "kernel rate", "k-scale", "model/k", "m-scale", "shape");
+	printf("%-14s %-10s %5s %14s %9s %10s %9s %9s %8s  %s\n", "workload",
+	       "source", "tasks", "kernel rate", "k-scale", "model/k", "m-scale",
+	       "shape", "spread", "machine");
 	for (wl = strtok_r(wls, ",", &s1); wl && !ret; wl = strtok_r(NULL, ",", &s1)) {
 		char *s2 = NULL, *src, *list = strdup(srcs);
 
 		for (src = list ? strtok_r(list, ",", &s2) : NULL; src && !ret;
-		     src = strtok_r(NULL, ",", &s2))
-			ret = cal_one(a, self, dir, wl, src, scheme, &warn, err,
+		     src = strtok_r(NULL, ",", &s2)) {
+			double others = cal_others_now();
+
+			/* Said before minutes are spent on a busy machine,
+			 * and again before each row it goes on being busy. */
+			if (isfinite(others) && others > RES_BUSY_OTHERS) {
+				printf("warning: before %s %s: other processes kept "
+				       "%.2f CPUs busy: its rows will likely read "
+				       "disturbed\n", wl, src, others);
+			}
+			ret = cal_one(a, self, dir, wl, src, scheme, &t, err,
 				      sizeof(err));
+			if (!ret && !seen_wl(wl, wls_far) &&
+			    t.far + t.collapsed > far_before)
+				note_wl(wl, wls_far, sizeof(wls_far));
+			far_before = t.far + t.collapsed;
+		}
 		free(list);
 		ret = ret ? ret : list ? 0 : -ENOMEM;
 	}
@@ -275,17 +481,7 @@ static int cal_all(const struct cal_args *a, const char *self, const char *dir,
 			"out of memory" : err);
 		return gate_signal() ? 128 + gate_signal() : 1;
 	}
-	printf("\nkernel rate: the kernel's mean (Hmean of a rate); k-scale and "
-	       "m-scale: the kernel's and the model's rate at N tasks over their "
-	       "own at the fewest; model/k: the model's rate over the kernel's; "
-	       "shape: how far m-scale is from k-scale (! over %.0f%% beyond the "
-	       "spread, ~ within the spread of the four means: not a finding)\n",
-	       CMP_HOST_SHAPE_WARN);
-	if (warn)
-		printf("warning: %d shape%s differ%s from the kernel's by more than "
-		       "%.0f%% (marked !): see docs/fidelity.md for what each "
-		       "model leaves out\n", warn, warn == 1 ? "" : "s",
-		       warn == 1 ? "s" : "", CMP_HOST_SHAPE_WARN);
+	cal_summary(&t, wls_far);
 	return 0;
 }
 
@@ -472,10 +668,20 @@ int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx)
 	return ret;
 }
 
+/* The names an option takes, for completion and the man page. */
+static void cal_values(const struct option *o, FILE *f)
+{
+	if (!strcmp(o->name, "workload"))
+		for (int i = 0; i < wl_nworkloads; i++)
+			fprintf(f, "%s%s", i ? " " : "", wl_workloads[i]->name);
+	else if (!strcmp(o->name, "fault-source"))
+		fputs("synthetic uffd", f);
+}
+
 const struct cli_optset *cmd_calibrate_optsets(void)
 {
 	static const struct cli_optset sets[] = {
-		{ NULL, cal_opts, CAL_SHORT, NULL, NULL },
+		{ NULL, cal_opts, CAL_SHORT, NULL, cal_values },
 		{ 0 }
 	};
 

@@ -250,6 +250,12 @@ static int gate_cand_check(const struct gate_args *a,
 		return fprintf(stderr, "%s: gate: out of memory\n", prog), 1;
 	}
 	ret = gate_words_check(&words, "--candidate-opts") ? EXIT_USAGE : 0;
+	/* Another candidate binary may know other options: its words are
+	 * checked for what the gate itself forbids, not parsed by this one. */
+	if (a->cand_prog) {
+		run_args_free(&words);
+		return ret;
+	}
 	for (int i = 0; i < words.n && !ret; i++)
 		ret = run_args_add(check, words.argv[i]) ? 1 : 0;
 	run_args_free(&words);
@@ -317,7 +323,7 @@ static int gate_recipe(struct gate_args *a, int argc, char **argv)
 	ret = cmd_run(check.n, check.argv, &dry) ? EXIT_USAGE : 0;
 	/* The candidate's own options go through the same checks, said as
 	 * theirs (of this vmsim: another candidate binary may know others). */
-	if (!ret && a->cand_opts && !a->cand_prog)
+	if (!ret && a->cand_opts)
 		ret = gate_cand_check(a, &check, &dry);
 	run_args_free(&check);
 	return ret;

@@ -1013,11 +1013,13 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 	if (!ret && a.c.mm.source == &uffd_fault_source && run_uffd_preflight())
 		ret = 1;
 	if (!ret) {
-		struct host_busy t0;
+		struct host_busy t0, look;
 		struct host_probe hp;
 		struct run_ceiling hc = { 0 };
 
-		/* What the host charges, for the result's meta (untimed). */
+		/* What the host charges, for the result's meta (untimed);
+		 * the machine's load over that time. */
+		run_host_busy_now(&look);
 		probe_host(&hp);
 		run_print_banner(&a.c);
 		run_print_host_kernel(&a.c, &hp.kernel);
@@ -1025,6 +1027,7 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		if (a.c.wo.replay)
 			run_replay_print(&a.c);
 		run_warn_oversubscribed(&a.c);
+		run_warn_busy_before(&a.c, &look);
 		run_ceiling_before(&a, &hc);
 		run_host_busy_now(&t0);
 		ret = runner_run(&a.c, r, err, sizeof(err));

@@ -35,6 +35,11 @@ void run_host_busy_now(struct host_busy *b);
  * 10%, and one if other processes kept CPUs busy during the run. */
 void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0,
 		    const struct run_cfg *c);
+/* Before the run: a look at the machine since a (the host probe's time,
+ * made up to RUN_BUSY_LOOK_S); one line (and true) if others keep busy
+ * the CPUs the run will need (the verdicts' rule, resfile/busy.h). */
+#define RUN_BUSY_LOOK_S 0.3
+bool run_warn_busy_before(const struct run_cfg *c, const struct host_busy *a);
 /* Before the run: one line if at some task count the threads that run
  * without blocking (tasks, writers, busy-polling handlers) outnumber
  * the online CPUs: they take turns, and no scheme scales past them. */

@@ -16,6 +16,7 @@
 #include "cli/cmd.h"
 #include "base/parse.h"
 #include "cli/run.h"
+#include "resfile/busy.h"
 #include "sim/faults/sources.h"
 #include "base/stats.h"
 #include "uffd/uffd.h"
@@ -421,6 +422,41 @@ void run_warn_oversubscribed(const struct run_cfg *c)
 		       PLURAL(cpus), cpus, c->wo.replay ?
 		       " (a replay runs a task for each recorded thread)" : "");
 	}
+}
+
+bool run_warn_busy_before(const struct run_cfg *c, const struct host_busy *a)
+{
+	struct host_busy b;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double others, left;
+	int most = runner_max_tasks(c);
+	int busy = most + (c->wl->background ? c->wo.writers : 0) +
+		   (c->wl->options & WL_OPT_MAPS ? c->wo.readers : 0);
+
+	run_host_busy_now(&b);
+	left = RUN_BUSY_LOOK_S - (b.wall - a->wall);
+	if (left > 0) {
+		struct timespec ts = { 0, (long)(left * 1e9) };
+
+		/* A signal ends the look early: then nothing is said. */
+		if (nanosleep(&ts, NULL))
+			return false;
+		run_host_busy_now(&b);
+	}
+	if (!a->ok || !b.ok || b.wall <= a->wall || cpus <= 0)
+		return false;
+	others = ((b.busy - a->busy) - (b.own - a->own)) / (b.wall - a->wall);
+	/* The rule of the verdicts (resfile/busy.h), with the run's most
+	 * tasks and its writers and readers as what vmsim will keep busy. */
+	if (others <= RES_BUSY_OTHERS ||
+	    others + busy <= (double)cpus - RES_BUSY_OTHERS)
+		return false;
+	printf("warning: the machine is busy: other processes kept "
+		"%.2f CPUs of %ld busy over the last %.1f s; vmsim's %d thread%s "
+		"will take turns with them, and verdicts on what is measured so "
+		"will read \"disturbed, not a finding\"\n", others, cpus,
+		b.wall - a->wall, busy, PLURAL(busy));
+	return true;
 }
 
 void run_warn_noise(const struct res_file *r, int n, const struct host_busy *t0,

@@ -38,8 +38,14 @@ static void print_host_lock(const struct res_point *p,
 		} else if (isfinite(hc.ratio[s])) {
 			printf(", %.2fx the host's", hc.ratio[s]);
 		}
-		if (isfinite(h->have_causes ? hc.ratio_rep[s] : hc.ratio[s]))
-			printf(" (%s)", cmp_host_lock_meaning(scheme, s == LS_WRITE));
+		if (isfinite(h->have_causes ? hc.ratio_rep[s] : hc.ratio[s])) {
+			char meaning[320];
+
+			cmp_host_lock_meaning(meaning, sizeof(meaning), scheme,
+					      s == LS_WRITE, h->have_causes ?
+					      hc.ratio_rep[s] : hc.ratio[s]);
+			printf(" (%s)", meaning);
+		}
 		printf("\n");
 	}
 	if (h->have_causes) {

@@ -34,6 +34,9 @@ install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/LICENSE
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data/traces/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/vmsim/traces)
+# The gate's recipe builds the base from a commit (docs/gate.md).
+install(PROGRAMS ${CMAKE_SOURCE_DIR}/scripts/build-rev.sh
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/vmsim/scripts)
 
 # The Debian package: the libraries vmsim links (Debian 12's names),
 # perf for `vmsim record`.

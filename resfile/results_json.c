@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "workloads/trace/perf_conv.h"
+#include "resfile/busy.h"
 #include "resfile/schema.h"
 #include "base/stats.h"
 #include "sim/vma_tree.h"
@@ -167,23 +168,24 @@ static json_object *flagged_json(const struct res_point *p)
 static json_object *noise_json(const struct res_file *r,
 			       const struct res_point *p)
 {
-	json_object *o = json_object_new_object(), *a[3], *out;
+	json_object *o = json_object_new_object(), *a[4], *out;
 	struct stats_shape sh;
 	int m = 0;
 
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 4; k++)
 		a[k] = json_object_new_array();
 	for (int i = 0; i < p->nsamples; i++) {
-		const double v[3] = { p->noise[i].steal, p->noise[i].others,
-				      p->noise[i].ivcsw };
+		const double v[4] = { p->noise[i].steal, p->noise[i].others,
+				      p->noise[i].ivcsw, p->noise[i].own };
 
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 4; k++)
 			json_object_array_add(a[k], isfinite(v[k]) ?
 					      json_object_new_double(v[k]) : NULL);
 	}
 	JADD(o, RK_STEAL, a[0]);
 	JADD(o, RK_OTHERS_CPUS, a[1]);
 	JADD(o, RK_IVCSW_PER_S, a[2]);
+	JADD(o, RK_VMSIM_CPUS, a[3]);
 	while (m < r->nmetrics - 1 && !r->metrics[m].primary)
 		m++;
 	stats_shape(p->samples[m], p->nsamples, &sh);
@@ -195,6 +197,32 @@ static json_object *noise_json(const struct res_file *r,
 	JADD(o, RK_OUTLIERS, out);
 	JADD(o, RK_BIMODAL, json_object_new_boolean(sh.bimodal));
 	return o;
+}
+
+/* The machine's verdict on the point (resfile/busy.h), where it is one of
+ * disturbance: the reason, for scripts; compare judges again from the
+ * samples' noise, by the same rule. */
+static void busy_json(json_object *o, const struct res_point *p)
+{
+	double *x = p->nsamples ? calloc(3 * (size_t)p->nsamples, sizeof(*x)) : NULL;
+	struct res_busy b = { .n = (size_t)p->nsamples, .tasks = p->tasks,
+			      .ceiling = p->has_ceiling ? p->ceiling_eff : NAN,
+			      .ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN) };
+	char why[128];
+
+	if (!x)
+		return;
+	for (int i = 0; i < p->nsamples; i++) {
+		x[i] = p->noise[i].others;
+		x[p->nsamples + i] = p->noise[i].own;
+		x[2 * p->nsamples + i] = p->noise[i].steal;
+	}
+	b.others = x;
+	b.own = x + p->nsamples;
+	b.steal = x + 2 * p->nsamples;
+	if (res_busy_judge(&b, why, sizeof(why)))
+		JADD(o, RK_DISTURBED, json_object_new_string(why));
+	free(x);
 }
 
 void res_json_host_causes(const struct res_host_lock *h, bool replayable,
@@ -288,6 +316,7 @@ static json_object *point_json(const struct res_file *r,
 		JADD(o, RK_FLAGGED, flagged_json(p));
 	if (p->nsamples)
 		JADD(o, RK_NOISE, noise_json(r, p));
+	busy_json(o, p);
 	JADD(o, RK_TOUCHES, JU64(p->touches));
 	JADD(o, RK_HOST_FAULTS, JU64(p->host_faults));
 	JADD(o, RK_SEGV, JU64(p->segv));

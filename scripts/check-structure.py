@@ -30,6 +30,7 @@ LAYERS = ["base", "locks/sync", "locks", "uffd", "sim", "workloads",
           "resfile", "analysis", "bench", "cli"]
 # analysis/ reads result files and links no simulator code.
 ANALYSIS_MAY_INCLUDE = ("analysis/", "base/", "resfile/schema.h",
+                        "resfile/busy.h",
                         "resfile/run_opts.h", "resfile/run_opts.def",
                         "locks/schemes.def")
 # What cli/ may include of the layers under workloads/: their interfaces.
@@ -106,6 +107,7 @@ PREFIXES = [
     ("bench/host_probe.c", ["probe_"]),
     ("bench/cost_probe.c", ["cost_probe_"]),
     ("resfile/cost_profile.c", ["cost_"]),
+    ("resfile/busy.c", ["res_busy_"]),
     ("cli/gate_run.c", ["gate_"]),
     ("cli/gate_junit.c", ["gate_junit_"]),
     ("cli/run_*.c", ["run_"]),

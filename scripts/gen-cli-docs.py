@@ -175,9 +175,13 @@ _vmsim_complete() {
 		local vals=${_vmsim_vals["$key $prev"]}
 		if [ -n "$vals" ]; then
 			# a list (-l rwsem,pervma): the word after the last comma
-			local head=
+			# and none already in the list (-l rwsem,<TAB>: not rwsem)
+			local head= w keep=
 			[[ $cur == *,* ]] && head=${cur%,*},
-			COMPREPLY=($(compgen -P "$head" -W "$vals" -- "${cur##*,}"))
+			for w in $vals; do
+				[[ ",$head" == *",$w,"* ]] || keep+=" $w"
+			done
+			COMPREPLY=($(compgen -P "$head" -W "$keep" -- "${cur##*,}"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,4 +175,32 @@ int host_cpustat_read(struct host_cpustat *out)
 	out->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	out->ok = true;
 	return 0;
+}
+
+double host_pid_cpu(pid_t pid)
+{
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+	char path[64], buf[1024], *p;
+	int fd;
+	ssize_t n;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/stat");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NAN;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || hz <= 0)
+		return NAN;
+	buf[n] = 0;
+	/* The name in brackets may hold anything, ')' too: after the last. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%llu %llu", &ut, &st) != 2)
+		return NAN;
+	return (double)(ut + st) / (double)hz;
 }

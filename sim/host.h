@@ -78,5 +78,9 @@ struct host_cpustat {
 };
 /* Read it now (no allocation). Returns 0 or -errno (then !ok). */
 int host_cpustat_read(struct host_cpustat *out);
+/* The CPU time process pid (0: this one) has used so far, user and
+ * system, all its threads, in /proc/stat's units (ticks, as seconds) so
+ * that it subtracts from host_cpustat's busy; NaN if it cannot be read. */
+double host_pid_cpu(pid_t pid);
 
 #endif

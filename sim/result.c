@@ -56,7 +56,12 @@ void res_point_note(struct res_point *p, double wall, double cpu,
 	p->cpu[p->nsamples] = cpu;
 	p->flag[p->nsamples] = (unsigned char)flag;
 	p->noise[p->nsamples] = noise ? *noise :
-		(struct res_noise){ NAN, NAN, NAN };
+		(struct res_noise){ NAN, NAN, NAN, NAN };
+	/* The clock's tick rounds a short sample's figures either way. */
+	if (p->noise[p->nsamples].others < 0)
+		p->noise[p->nsamples].others = 0;
+	if (p->noise[p->nsamples].steal < 0)
+		p->noise[p->nsamples].steal = 0;
 }
 
 int res_point_nflagged(const struct res_point *p)

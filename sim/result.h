@@ -84,6 +84,7 @@ struct res_noise {
 	double steal;                    /* share of all CPUs' time the
 					  * hypervisor gave away (0 to 1) */
 	double others;                   /* CPUs other processes kept busy */
+	double own;                      /* CPUs vmsim's own kept busy */
 	double ivcsw;                    /* vmsim's involuntary context
 					  * switches per second */
 };

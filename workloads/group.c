@@ -289,6 +289,16 @@ static void point_calls(struct res_point *p, const struct lat_hist *calls)
 		hist_merge(p->call_lat, calls);
 }
 
+double group_cpu(const struct group *g)
+{
+	double t = host_pid_cpu(0);
+
+	for (int i = 0; g->pids && i < g->nagents; i++)
+		if (g->pids[i])
+			t += host_pid_cpu(g->pids[i]);
+	return t;
+}
+
 int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 		 char *err, size_t errlen)
 {

@@ -52,6 +52,9 @@ int group_finish(struct group *g, struct wl_iter *it, struct res_point *p,
 		 char *err, size_t errlen);
 /* Stop the agents; add their counters to p (if not NULL). */
 void group_destroy(struct group *g, struct res_point *p);
+/* The CPU time (s, in /proc/stat's ticks) used so far by this process and
+ * the group's task processes: what vmsim itself spent, all of it. */
+double group_cpu(const struct group *g);
 /* Allocations the group's simulated zone could not meet (0: no zone). */
 uint64_t group_frames_failed(const struct group *g);
 

@@ -144,25 +144,36 @@ static int sample_loop(const struct run_cfg *c, struct group *g,
 
 /*
  * The machine over the timed phase (from the gate's opening to the
- * tasks' end): the share of all CPUs stolen, the CPUs that processes
- * other than vmsim's tasks (background writers too) and handlers kept
- * busy (busy time minus what they used, over the wall time), vmsim's
- * involuntary switches a second.
+ * tasks' end): the share of all CPUs stolen; the CPUs vmsim itself kept
+ * busy (this process and its task processes, all threads: the tasks,
+ * handlers, writers, and what the kernel did for them, the tasks' exit
+ * included) and the CPUs everything else did (busy time minus vmsim's,
+ * over the wall time), both in /proc/stat's ticks so that one subtracts
+ * from the other; vmsim's involuntary switches a second. Where vmsim's
+ * own time cannot be read, the tasks', handlers' and writers' clocks
+ * stand in (they leave out the process's other threads).
  */
 static void note_noise(const struct host_cpustat *a, const struct host_cpustat *b,
-		       double wall, const struct wl_iter *it, struct res_noise *z)
+		       double own_a, double own_b, double wall,
+		       const struct wl_iter *it, struct res_noise *z)
 {
-	*z = (struct res_noise){ NAN, NAN, NAN };
+	double own;
+
+	*z = (struct res_noise){ NAN, NAN, NAN, NAN };
 	if (wall <= 0)
 		return;
 	z->ivcsw = (double)it->ivcsw / wall;
 	if (!a->ok || !b->ok || a->ncpus <= 0)
 		return;
+	own = isfinite(own_a) && isfinite(own_b) && own_b >= own_a ?
+	      own_b - own_a : it->cpu + it->bg_cpu + it->handler;
 	z->steal = (b->steal - a->steal) / (wall * a->ncpus);
-	z->others = ((b->busy - a->busy) -
-		     (it->cpu + it->bg_cpu + it->handler)) / wall;
-	if (z->others < 0)               /* the clock's tick: it rounds */
-		z->others = 0;
+	z->own = own / wall;
+	/* Left unclamped: a pass can be a tick or two (10 ms) long, and a
+	 * tick's rounding either way; its passes' sum is the sample's, and
+	 * the sample is clamped (res_point_note). Clamping each pass biased
+	 * a 10 ms pass's others up to half a CPU on an idle machine. */
+	z->others = ((b->busy - a->busy) - own) / wall;
 }
 
 /* One iteration of g; fills it, and p's host section. */
@@ -172,6 +183,7 @@ static int run_iteration(const struct run_cfg *c, struct group *g,
 {
 	struct host_vmstat v0, v1;
 	struct host_cpustat s0, s1;
+	double own0, own1;
 	struct wl_iter keep = *it;
 	unsigned long c0 = atomic_load(&conts);
 	uint64_t t0;
@@ -186,15 +198,17 @@ static int run_iteration(const struct run_cfg *c, struct group *g,
 	if (ret)
 		return ret;
 	host_cpustat_read(&s0);
+	own0 = group_cpu(g);
 	t0 = mono_ns();
 	if (c->wl->loop)
 		ret = sample_loop(c, g, it, err, errlen);
 	else
 		ret = group_wait_foreground(g, err, errlen);
 	host_cpustat_read(&s1);
+	own1 = group_cpu(g);
 	it->noise_wall = (double)(mono_ns() - t0) / 1e9;
 	ret2 = group_finish(g, it, p, ret ? NULL : err, ret ? 0 : errlen);
-	note_noise(&s0, &s1, it->noise_wall, it, &it->noise);
+	note_noise(&s0, &s1, own0, own1, it->noise_wall, it, &it->noise);
 	host_vmstat_read(&v1);
 	host_vmstat_add_delta(&p->vmstat, &v0, &v1);
 	it->stopped = atomic_load(&conts) != c0;
@@ -364,6 +378,8 @@ static void pass_add(struct wl_iter *sum, const struct wl_iter *one)
 				    b * one->noise.others;
 		sum->noise.ivcsw = a * (sum->noise_wall > 0 ? sum->noise.ivcsw : 0) +
 				   b * one->noise.ivcsw;
+		sum->noise.own = a * (sum->noise_wall > 0 ? sum->noise.own : 0) +
+				 b * one->noise.own;
 	}
 	sum->noise_wall = w;
 	sum->stopped |= one->stopped;

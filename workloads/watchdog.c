@@ -40,7 +40,7 @@ struct watchdog {
  * is elsewhere. Best effort: /proc may be unreadable. */
 static void wd_thread_state(int tid)
 {
-	char path[64], st[256] = "", wchan[64] = "";
+	char path[64], st[256] = "", wchan[64] = "", state;
 	const char *p;
 	FILE *f;
 
@@ -57,8 +57,31 @@ static void wd_thread_state(int tid)
 		fclose(f);
 	}
 	p = strrchr(st, ')');
-	fprintf(stderr, "vmsim: watchdog:   its thread %d: state %c, in %s\n",
-		tid, p && p[1] && p[2] ? p[2] : '?', wchan[0] ? wchan : "?");
+	state = p && p[1] && p[2] ? p[2] : '?';
+	/* What the state says of the two ways a fault goes unanswered. */
+	fprintf(stderr, "vmsim: watchdog:   its thread %d: state %c, in %s%s\n",
+		tid, state, wchan[0] ? wchan : "?", state == 'R' ?
+		" (running or runnable: spinning, or starved of a CPU)" :
+		state == 'S' || state == 'D' ? " (asleep: waiting for a wake-up "
+		"that has not come, or for a holder that does not let go)" : "");
+}
+
+/* The scheme and its event counters at the moment: which lock, and how
+ * far its slow paths went (sleeps, wake-ups, retries). */
+static void wd_scheme_state(struct watchdog *w)
+{
+	const struct lock_ops *ops = w->mm->cfg.lock;
+	const char *names[LOCK_MAX_COUNTERS];
+	uint64_t v[LOCK_MAX_COUNTERS];
+	int n = ops && ops->counters && w->mm->lock ?
+		ops->counters(w->mm->lock, names, v) : 0;
+
+	fprintf(stderr, "vmsim: watchdog:   the scheme: %s", ops ? ops->name : "?");
+	for (int i = 0, shown = 0; i < n; i++)
+		if (v[i])
+			fprintf(stderr, "%s%s %llu", shown++ ? ", " : "; its counters: ",
+				names[i], (unsigned long long)v[i]);
+	fprintf(stderr, "\n");
 }
 
 static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
@@ -73,6 +96,7 @@ static void wd_report(struct watchdog *w, struct wl_task *t, uint64_t now,
 		"been resolved after %.1f s\n", addr, t->id,
 		(double)(now - since) / 1e9);
 	wd_thread_state(atomic_load(&t->tid));
+	wd_scheme_state(w);
 	for (int h = 0; h < nh; h++) {
 		struct fault_worker st;
 

@@ -77,6 +77,13 @@ schemes=$("$vmsim" list --tsv | awk -F'\t' '$1 == "scheme" || $1 == "host" {prin
 [ "$(complete vmsim run -l "" | sort | tr '\n' ' ')" = "$schemes" ] ||
 	fail "vmsim run -l <TAB>: $(complete vmsim run -l "" | tr '\n' ' '), want $schemes"
 complete vmsim run -l rwsem,p | grep -qx 'rwsem,pervma' || fail "-l rwsem,p<TAB>: $(complete vmsim run -l rwsem,p)"
+# A list offers no name twice; calibrate's names are its own tables'
+# (issue 64: it offered file names).
+! complete vmsim run -l rwsem, | grep -qx 'rwsem,rwsem' || fail "-l rwsem,<TAB> offers rwsem again"
+complete vmsim run -l rwsem, | grep -qx 'rwsem,pervma' || fail "-l rwsem,<TAB>: $(complete vmsim run -l rwsem,)"
+complete vmsim calibrate -w "" | grep -qx mmap1 || fail "calibrate -w <TAB>: $(complete vmsim calibrate -w "" | head -3)"
+[ "$(complete vmsim calibrate --fault-source "" | sort | tr '\n' ' ')" = "synthetic uffd " ] ||
+	fail "calibrate --fault-source <TAB>: $(complete vmsim calibrate --fault-source "" | tr '\n' ' ')"
 complete vmsim "" | grep -qx gate || fail "vmsim <TAB>: no gate"
 complete vmsim bench "" | grep -qx scale || fail "vmsim bench <TAB>: no scale"
 complete vmsim-compare --sig | grep -qx -- --significance || fail "vmsim-compare --sig<TAB>"
@@ -103,7 +110,8 @@ cmake --install "$build" --prefix "$tmp/inst" >"$tmp/install.log" 2>&1 ||
 	fail "cmake --install: $(tail -3 "$tmp/install.log")"
 for f in bin/vmsim bin/vmsim-compare share/man/man1/vmsim-run.1 \
 	 share/bash-completion/completions/vmsim share/bash-completion/completions/vmsim-compare \
-	 share/doc/vmsim/LICENSE share/vmsim/traces/sort.trace; do
+	 share/doc/vmsim/LICENSE share/vmsim/traces/sort.trace \
+	 share/vmsim/scripts/build-rev.sh; do
 	[ -s "$tmp/inst/$f" ] || fail "cmake --install: no $f"
 done
 "$tmp/inst/bin/vmsim" --version >/dev/null || fail "the installed vmsim does not run"
@@ -112,7 +120,8 @@ done
 deb=$(ls "$tmp"/pkg/vmsim_*.deb 2>/dev/null | head -1)
 if [ -n "$deb" ]; then
 	dpkg-deb -c "$deb" >"$tmp/contents"
-	for f in ./usr/bin/vmsim ./usr/share/man/man1/vmsim-run.1 ./usr/share/bash-completion/completions/vmsim; do
+	for f in ./usr/bin/vmsim ./usr/share/man/man1/vmsim-run.1 ./usr/share/bash-completion/completions/vmsim \
+		 ./usr/share/vmsim/scripts/build-rev.sh; do
 		grep -q " $f\$" "$tmp/contents" || fail "the package lacks $f"
 	done
 	dep=$(dpkg-deb -f "$deb" Depends)
