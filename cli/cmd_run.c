@@ -782,6 +782,8 @@ static void run_show(const struct run_args *a, struct res_file *r, int ret,
 	for (int i = 0; i < runner_ntargets(c); i++)
 		run_print_source_errors(&r[i], runner_ntargets(c) > 1 ?
 				    runner_target_label(c, i) : NULL);
+	if (measured && c->wo.replay)
+		run_replay_pace_report(c, r, runner_ntargets(c));
 }
 
 /* What a result records of how vmsim ran, beside the run's config. */
@@ -900,6 +902,7 @@ static void run_args_init(struct run_args *out)
 			.wo = { .iterations = 0, .writers = -1, .readers = -1, .duration = 5,
 				.warmup = 1, .cycles = 20000, .interval_ms = 1000 },
 			.min_sample_ms = 200,
+			.speed = 1,              /* replay: as the program ran */
 			.targets = { { .lock = &rwsem_lock_ops,
 				       .slab = SLAB_MALLOC,
 				       .rcu_free = RCU_FREE_CALL_RCU } },

@@ -70,6 +70,15 @@ int run_host_lock_read(const char *trace, struct res_host_lock *h,
  * went elsewhere, -errno when lost; each said in one line. */
 int run_replay_publish(struct run_cfg *c, bool complete);
 void run_replay_print(const struct run_cfg *c);
+/* Its pace (and a warning where asap puts more threads than CPUs), and
+ * the bound its recording puts on any scheme (the host's mmap_lock
+ * waits over its span). */
+void run_replay_print_pace(const struct run_cfg *c);
+void run_replay_print_bound(const struct run_cfg *c);
+/* After the run: each target's time a pass beside the program's, and a
+ * warning where asap made the replay many times denser. */
+void run_replay_pace_report(const struct run_cfg *c, const struct res_file *r,
+			    int n);
 void run_replay_done(struct run_cfg *c);
 
 /* The harness's own ceiling (cli/run_ceiling.c): pft under the none

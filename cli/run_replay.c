@@ -263,7 +263,10 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 		return EXIT_USAGE;
 	}
 	load_host_lock(c);
-	p->speed = c->speed;
+	c->host_lock.span_ns = p->span_ns;
+	/* The check mode runs events one at a time, in turn: a check, not
+	 * a measurement, and no pace to keep. */
+	p->speed = c->replay_log ? 0 : c->speed;
 	c->tasks[0] = p->nthreads;
 	c->ntasklist = 1;
 	c->wo.replay = p;
@@ -291,6 +294,113 @@ void run_replay_print(const struct run_cfg *c)
 	       (unsigned long long)p->skipped[RP_SKIP_ADVICE],
 	       (unsigned long long)p->skipped[RP_SKIP_SPLIT],
 	       p->arena_need / 1048576.0, p->ncl, PLURAL(p->ncl));
+	run_replay_print_pace(c);
+	run_replay_print_bound(c);
+}
+
+void run_replay_print_pace(const struct run_cfg *c)
+{
+	const struct rp_plan *p = c->wo.replay;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	double span = (double)p->span_ns / 1e9;
+
+	if (p->speed == 1)
+		printf("pace: as recorded, each thread's events at their "
+		       "recorded times in its order (%.3f s a pass)\n", span);
+	else if (p->speed > 0)
+		printf("pace: the recorded times divided by %g (%.3f s a pass "
+		       "at least)\n", p->speed, span / p->speed);
+	else
+		printf("pace: asap, each thread's events as fast as the model "
+		       "goes (recorded: %.3f s a pass)\n", span);
+	if (p->speed != 1 && !c->replay_log && cpus > 0 && p->nthreads > cpus)
+		printf("warning: %d recorded threads on %ld CPUs, paced faster "
+		       "than recorded: threads that took turns with others' "
+		       "pauses now take turns with each other (--speed recorded "
+		       "keeps the program's overlap)\n", p->nthreads, cpus);
+}
+
+/* The bound a recording puts on every scheme: a scheme changes how long
+ * threads wait for the mm lock, not the program's work, so the wall time
+ * it could save is at most what the threads waited (all of them, summed:
+ * an overestimate where they waited at once). */
+void run_replay_print_bound(const struct run_cfg *c)
+{
+	const struct res_host_lock *h = &c->host_lock;
+	const struct rp_plan *p = c->wo.replay;
+	double span = (double)p->span_ns / 1e9, w[LS_NSIDES];
+
+	if (!h->have || !(span > 0))
+		return;
+	for (int s = 0; s < LS_NSIDES; s++)
+		w[s] = (double)h->wait_ns[s] / 1e9;
+	printf("the most a lock scheme could give it: its threads waited %.3f ms "
+	       "on the host's mmap_lock (read %.3f, write %.3f) in its %.3f s: "
+	       "at most %.2f%% of its time\n", 1e3 * (w[0] + w[1]), 1e3 * w[0],
+	       1e3 * w[1], span, 100 * (w[0] + w[1]) / span);
+}
+
+/* The mean of metric m's samples of point k of r (NaN: none). */
+static double point_mean(const struct res_file *r, int m, int k)
+{
+	const struct res_point *pt = &r->points[k];
+	double s = 0;
+
+	if (m < 0 || !pt->nsamples)
+		return NAN;
+	for (int i = 0; i < pt->nsamples; i++)
+		s += pt->samples[m][i];
+	return s / pt->nsamples;
+}
+
+void run_replay_pace_report(const struct run_cfg *c, const struct res_file *r,
+			    int n)
+{
+	const struct rp_plan *p = c->wo.replay;
+	double span = p ? (double)p->span_ns / 1e9 : 0;
+	bool head = false;
+	double densest = 0;
+
+	if (!p || c->replay_log || !(span > 0) || !p->events)
+		return;
+	for (int i = 0; i < n; i++) {
+		int m = -1;
+
+		for (int k = 0; k < r[i].nmetrics; k++)
+			if (!strcmp(r[i].metrics[k].name, "time"))
+				m = k;
+		if (!r[i].npoints || m < 0)
+			continue;
+		double t = point_mean(&r[i], m, 0);
+
+		if (!(t > 0))
+			continue;
+		if (!head)
+			printf("pace: the program ran its %llu events in %.3f s "
+			       "(%.1f us an event); a pass took", (unsigned long long)
+			       p->events, span, 1e6 * span / (double)p->events);
+		/* Paced, a pass's time is the pace; what the model spends is
+		 * its fault's time (a touch that faulted, mean). */
+		printf("%s %s %.3f s (%s", head ? "," : "",
+		       r[i].label ? r[i].label : r[i].scheme, t, p->speed > 0 ?
+		       (t > 1.05 * span / p->speed ? "behind the pace" :
+			"kept the pace") : "");
+		if (p->speed == 0)
+			printf("%.1f us an event", 1e6 * t / (double)p->events);
+		if (r[i].points[0].lat && r[i].points[0].lat->count)
+			printf("; a touch %.2f us", (double)r[i].points[0].lat->sum_ns /
+			       (double)r[i].points[0].lat->count / 1e3);
+		printf(")");
+		head = true;
+		densest = fmax(densest, span / t);
+	}
+	if (head)
+		printf("\n");
+	if (p->speed == 0 && densest >= 2)
+		printf("warning: asap ran the recording up to %.0fx denser than the "
+		       "program did: its threads overlap here where they did not "
+		       "when recorded, and contend as the program never did "
+		       "(--speed recorded keeps its pace)\n", densest);
 }
 
 int run_replay_publish(struct run_cfg *c, bool complete)

@@ -254,6 +254,8 @@ static json_object *host_lock_json(const struct res_host_lock *h,
 	json_object *o = json_object_new_object();
 
 	JADD(o, RK_CLASS, json_object_new_string(hc->cls));
+	if (h->span_ns)
+		JADD(o, RK_HOST_SPAN_S, json_object_new_double((double)h->span_ns / 1e9));
 	for (int s = 0; s < LS_NSIDES; s++) {
 		json_object *j = json_object_new_object();
 

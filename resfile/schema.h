@@ -56,6 +56,7 @@
 #define RK_HOST_LEFT_OUT         "host_left_out"
 #define RK_HOST_MMAP_LOCK        "host_mmap_lock"
 #define RK_HOST_REPLAYABLE       "host_replayable"
+#define RK_HOST_SPAN_S           "host_span_s"
 #define RK_HOST_TRYLOCK_FAILED   "host_trylock_failed"
 #define RK_HOST_WAIT_NS          "host_wait_ns"
 #define RK_IVCSW_PER_S           "ivcsw_per_s"

@@ -166,6 +166,7 @@ struct res_host_lock {
 	bool have;
 	uint64_t acquired[LS_NSIDES], failed[LS_NSIDES];
 	uint64_t wait_ns[LS_NSIDES], hold_ns[LS_NSIDES];
+	uint64_t span_ns;                /* the recording's (its last event) */
 	/* Since the lock file's version 2: the acquisitions a replay can
 	 * make (the trace holds their events), and by cause (indexed as
 	 * workloads/trace/perf_conv.h's enum perf_cause). */

@@ -99,6 +99,7 @@ struct rp_plan {
 	unsigned long brk_off;           /* the first break, in the arena */
 	/* What the recording holds and what of it is replayed. */
 	uint64_t events, faults, calls, skipped[RP_NSKIP];
+	uint64_t span_ns;                /* the last event's recorded time */
 	double speed;                    /* 0: as fast as possible */
 	/* Calls the simulation refused where the recording succeeded. */
 	_Atomic uint64_t diverged;

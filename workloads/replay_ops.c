@@ -173,6 +173,8 @@ static int add_op(struct rp_plan *p, struct rp_model *m, const struct trace_ev *
 	op->kind = (uint8_t)ev->kind;
 	op->seq = (uint32_t)p->events;
 	op->t_ns = ev->t_ns;
+	if (ev->t_ns > p->span_ns)
+		p->span_ns = ev->t_ns;
 	op->rec = (unsigned long)(ev->kind == TR_MMAP && ev->ret >= 0 ?
 				  (uint64_t)ev->ret : ev->addr);
 	op->rank = RP_NONE;

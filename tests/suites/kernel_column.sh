@@ -115,7 +115,7 @@ done
 # A recorded program of another kind than sort: the shipped xz trace.
 out=$tmp/xz
 if timeout 300 "$VMSIM" run -w replay --trace "$traces/xz.trace" \
-	-l kernel,pervma,rwsem -i 1 --min-sample 0 --ceiling off -q \
+	-l kernel,pervma,rwsem -i 1 --min-sample 0 --ceiling off -q --speed asap \
 	-o "$out.json" >"$out.log" 2>&1 &&
 	check_kernel "$out-kernel.json" 0 "$out-pervma.json" \
 	>"$out.check" 2>&1; then
