@@ -59,6 +59,9 @@ struct cmp_opts {
 	/* The gates: where each row they judged goes (vmsim gate --junit),
 	 * or NULL. */
 	struct cmp_gate_rows *rows;
+	/* The gates: judge a point the machine disturbed (cmp_point_disturbed)
+	 * anyway, each such row said, instead of CANNOT JUDGE. */
+	bool allow_disturbed;
 };
 
 /* A row a gate judged: a primary metric at a task count of a

@@ -87,7 +87,7 @@ static int by_p(const void *a, const void *b)
  * one cannot be judged. */
 /* A point the machine did not let be measured (cmp_point_disturbed) is
  * no evidence either way: the gate cannot judge it. -EINVAL with why. */
-static int refuse_disturbed(const struct cmp_file *f,
+static int refuse_disturbed(const struct cmp_opts *o, const struct cmp_file *f,
 			    const struct cmp_metric *m, int tasks, char *why,
 			    size_t len)
 {
@@ -95,6 +95,12 @@ static int refuse_disturbed(const struct cmp_file *f,
 
 	if (!cmp_point_disturbed(f, tasks, what, sizeof(what)))
 		return 0;
+	if (o->allow_disturbed) {
+		fprintf(stderr, "vmsim: gate: %s-%d of %s was disturbed (%s): "
+			"judged anyway (--allow-disturbed)\n", m->name, tasks,
+			f->shown, what);
+		return 0;
+	}
 	snprintf(why, len, "%s-%d of %s was disturbed (%s): not a finding; "
 		 "gate on a quieter machine", m->name, tasks, f->shown, what);
 	return -EINVAL;
@@ -122,8 +128,8 @@ static int gate_rows(const struct cmp_file *files, int n,
 				size_t ni = cmp_samples_of(&files[i], mt->name,
 						       b->tasks[t], &xi);
 
-				if (refuse_disturbed(b, mt, b->tasks[t], why, len) ||
-				    refuse_disturbed(&files[i], mt, b->tasks[t],
+				if (refuse_disturbed(o, b, mt, b->tasks[t], why, len) ||
+				    refuse_disturbed(o, &files[i], mt, b->tasks[t],
 						     why, len)) {
 					free(xb);
 					free(xi);
@@ -386,7 +392,8 @@ static double run_mean(const struct cmp_file *f, const struct cmp_metric *m,
 /* A row by rounds: the log ratios (positive = better), their mean as
  * the effect, the one-sided t as p. -EINVAL with why when a round has no
  * usable mean; -ENOMEM. */
-static int round_row(const struct cmp_file *const runs[2], int rounds,
+static int round_row(const struct cmp_opts *o,
+		     const struct cmp_file *const runs[2], int rounds,
 		     const struct cmp_metric *m, int tasks, struct gate_row *row,
 		     char *why, size_t len)
 {
@@ -400,8 +407,8 @@ static int round_row(const struct cmp_file *const runs[2], int rounds,
 		double b = run_mean(&runs[0][i], m, tasks),
 		       c = run_mean(&runs[1][i], m, tasks);
 
-		if (refuse_disturbed(&runs[0][i], m, tasks, why, len) ||
-		    refuse_disturbed(&runs[1][i], m, tasks, why, len)) {
+		if (refuse_disturbed(o, &runs[0][i], m, tasks, why, len) ||
+		    refuse_disturbed(o, &runs[1][i], m, tasks, why, len)) {
 			free(d);
 			return -EINVAL;
 		}
@@ -449,7 +456,7 @@ int cmp_gate_rounds(FILE *out, const struct cmp_file *const runs[2],
 	}
 	for (int m = 0; m < b->nmetrics; m++)
 		for (int t = 0; b->metrics[m].primary && t < b->ntasks; t++)
-			if (round_row(runs, rounds, &b->metrics[m], b->tasks[t],
+			if (round_row(o, runs, rounds, &b->metrics[m], b->tasks[t],
 				      &r[nr++], why, sizeof(why)))
 				return cannot_judge(r, why, line, len);
 	if (!nr)
@@ -465,9 +472,9 @@ int cmp_gate_rounds(FILE *out, const struct cmp_file *const runs[2],
 /* The logs of one side's run means of metric m at tasks (side: the
  * files whose side[] is s); their count, or -1 (why filled) when a run
  * has no positive mean there. */
-static int side_logs(const struct cmp_file *files, const int *side, int n,
-		     int s, const struct cmp_metric *m, int tasks, double *out,
-		     char *why, size_t len)
+static int side_logs(const struct cmp_opts *o, const struct cmp_file *files,
+		     const int *side, int n, int s, const struct cmp_metric *m,
+		     int tasks, double *out, char *why, size_t len)
 {
 	int k = 0;
 
@@ -476,7 +483,7 @@ static int side_logs(const struct cmp_file *files, const int *side, int n,
 
 		if (side[i] != s)
 			continue;
-		if (refuse_disturbed(&files[i], m, tasks, why, len))
+		if (refuse_disturbed(o, &files[i], m, tasks, why, len))
 			return -1;
 		v = run_mean(&files[i], m, tasks);
 		if (!(v > 0) || !isfinite(v)) {
@@ -493,9 +500,10 @@ static int side_logs(const struct cmp_file *files, const int *side, int n,
  * (the runs of both sides spread alike: one machine, one recipe), df =
  * nb + nc - 2, one-sided towards worse. -EINVAL with why when it cannot
  * be tested. */
-static int runs_row(const struct cmp_file *files, const int *side, int n,
-		    int cs, int cfile, const struct cmp_metric *m, int tasks,
-		    struct gate_row *row, char *why, size_t len)
+static int runs_row(const struct cmp_opts *o, const struct cmp_file *files,
+		    const int *side, int n, int cs, int cfile,
+		    const struct cmp_metric *m, int tasks, struct gate_row *row,
+		    char *why, size_t len)
 {
 	double *lb = calloc((size_t)n, sizeof(double)), *lc = calloc((size_t)n,
 		sizeof(double)), sp2, d;
@@ -506,8 +514,8 @@ static int runs_row(const struct cmp_file *files, const int *side, int n,
 		ret = -ENOMEM;
 		goto out;
 	}
-	nb = side_logs(files, side, n, side[0], m, tasks, lb, why, len);
-	nc = side_logs(files, side, n, cs, m, tasks, lc, why, len);
+	nb = side_logs(o, files, side, n, side[0], m, tasks, lb, why, len);
+	nc = side_logs(o, files, side, n, cs, m, tasks, lc, why, len);
 	if (nb < 0 || nc < 0)
 		goto out;
 	if (nb + nc - 2 < 2) {
@@ -598,7 +606,7 @@ int cmp_gate_runs(FILE *out, const struct cmp_file *files, const int *side,
 			first = side[j] != side[c];
 		for (int m = 0; first && m < b->nmetrics; m++)
 			for (int t = 0; b->metrics[m].primary && t < b->ntasks; t++)
-				if (runs_row(files, side, n, side[c], c,
+				if (runs_row(o, files, side, n, side[c], c,
 					     &b->metrics[m], b->tasks[t], &r[nr++],
 					     why, sizeof(why)))
 					return cannot_judge(r, why, line, len);

@@ -11,7 +11,8 @@
 #include "base/parse.h"
 
 enum { OPT_FORMAT = 300, OPT_LABEL, OPT_TEST, OPT_ALPHA, OPT_FAIL, OPT_METRIC,
-       OPT_SIGNIFICANCE, OPT_ALLOW_MISMATCH, OPT_BASELINE };
+       OPT_SIGNIFICANCE, OPT_ALLOW_MISMATCH, OPT_BASELINE,
+       OPT_ALLOW_DISTURBED };
 
 /*
  * Before the table: is every file a measurement, and were the runs made
@@ -78,6 +79,7 @@ static const struct option compare_opts[] = {
 	{ "fail-on-regression", optional_argument, NULL, OPT_FAIL },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH },
+	{ "allow-disturbed", no_argument, NULL, OPT_ALLOW_DISTURBED },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
@@ -139,6 +141,7 @@ static int compare_opt(struct compare_args *a, int opt, char **argv)
 		return 0;
 	case OPT_METRIC: a->o.metric = optarg; return 0;
 	case OPT_ALLOW_MISMATCH: a->allow_mismatch = true; return 0;
+	case OPT_ALLOW_DISTURBED: a->o.allow_disturbed = true; return 0;
 	case OPT_BASELINE: a->baseline = optarg; return 0;
 	case 'h': a->help = true; return 0;
 	}

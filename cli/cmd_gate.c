@@ -86,6 +86,7 @@ static const struct option gate_opts[] = {
 	{ "keep", required_argument, NULL, 'o' },
 	{ "junit", required_argument, NULL, 'J' },
 	{ "allow-mismatch", no_argument, NULL, 'M' },
+	{ "allow-disturbed", no_argument, NULL, 'D' },
 	{ "pooled", no_argument, NULL, 'P' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -121,6 +122,9 @@ static void gate_usage(void)
 	       "                         | mannwhitney | mmtests-ttest\n"
 	       "  --allow-mismatch       with --baseline: gate although the stored\n"
 	       "                         run was made differently (said)\n"
+	       "  --allow-disturbed      judge runs the machine disturbed (others'\n"
+	       "                         load, steal, the harness's ceiling) anyway,\n"
+	       "                         each said; without it: CANNOT JUDGE\n"
 	       "  --keep DIR             keep every run and the pooled files in DIR\n"
 	       "                         (a new directory)\n"
 	       "  --junit FILE           also write the verdict as a JUnit XML test\n"
@@ -157,6 +161,7 @@ static int gate_opt(struct gate_args *a, int opt, char **argv)
 	case 'J': a->junit = optarg; return 0;
 	case 'q': a->quiet = true; return 0;
 	case 'M': a->allow_mismatch = true; return 0;
+	case 'D': a->o.allow_disturbed = true; return 0;
 	case 'P': a->pooled = true; return 0;
 	case 'n':
 		if (parse_long(optarg, 1, GATE_MAX_ROUNDS, &v))

@@ -74,7 +74,7 @@ struct run_args {
 	struct run_cfg c;
 	const char *json;
 	bool force, quiet, brief, verdicts, mem_given, help, handler_cpu_given;
-	bool tasks_given;
+	bool tasks_given, arena_given;
 	bool made_dir;                   /* -o DIR/ was made by this run */
 	bool ceiling;                    /* --ceiling on (the default) */
 	bool model_given;                /* -l or -w */
@@ -150,6 +150,7 @@ static int run_sim_opt(struct run_args *a, enum run_opt_id opt, const char *arg)
 				   "of 4K", arg);
 		return 0;
 	case RUN_O_ARENA:
+		a->arena_given = true;
 		if (parse_size(arg, &c->mm.arena_size) ||
 		    c->mm.arena_size % SIM_PAGE_SIZE)
 			return cli_bad("bad size '%s' for --arena: want a multiple "
@@ -363,7 +364,7 @@ static int run_settle(struct run_args *a)
 		return cli_bad("--trace, --speed and --replay-log go with -w replay, "
 			   "not '%s'", c->wl->name);
 	if ((c->wl->options & WL_OPT_TRACE) &&
-	    run_replay_settle(c, a->tasks_given, a->force))
+	    run_replay_settle(c, a->tasks_given, a->arena_given, a->force))
 		return EXIT_USAGE;
 	if (c->wo.writers < 0)
 		c->wo.writers = c->wl->background ? 1 : 0;

@@ -51,6 +51,9 @@ static const char compare_text[] =
 "                           run with other options; the last line of the\n"
 "                           output is the verdict\n"
 "      --allow-mismatch     gate runs made with different options anyway\n"
+"      --allow-disturbed    gate points the machine disturbed (others' load,\n"
+"                           steal, the harness's ceiling) anyway, each said;\n"
+"                           without it they are CANNOT JUDGE\n"
 "      --metric NAME        the metric for --format gnuplot (default: first)\n";
 
 static const char report_text[] =

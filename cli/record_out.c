@@ -125,10 +125,19 @@ static void tell_others(const struct perf_conv *c)
 	}
 	if (rest)
 		fprintf(stderr, ", others %llu", (unsigned long long)rest);
-	fprintf(stderr, "; --follow %s records %s instead\n",
-		top[0] && top[0]->comm[0] ? top[0]->comm : "NAME",
-		top[0] && top[0]->comm[0] ? "that one" : "the process that "
-		"execs NAME");
+	/* The largest is the followed name's own: forked children that did
+	 * not exec (a browser's zygote's renderers), or later execs of it.
+	 * --follow cannot name it apart; -p PID records one such process. */
+	if (top[0] && c->follow_comm[0] && !strcmp(top[0]->comm, c->follow_comm))
+		fprintf(stderr, "; they are other processes named %s (children "
+			"forked without an exec, or later execs), which --follow "
+			"cannot tell apart: record one alone with -p PID\n",
+			c->follow_comm);
+	else
+		fprintf(stderr, "; --follow %s records %s instead\n",
+			top[0] && top[0]->comm[0] ? top[0]->comm : "NAME",
+			top[0] && top[0]->comm[0] ? "that one" : "the process "
+			"that execs NAME");
 }
 
 static void run_print_summary(const char *path, const struct trace_summary *s,
@@ -137,7 +146,7 @@ static void run_print_summary(const char *path, const struct trace_summary *s,
 	char shown[PATH_MAX];
 	struct stat st;
 
-	printf("recorded %llu events of %u thread%s over %.3f s: %llu faults "
+	fprintf(stderr, "recorded %llu events of %u thread%s over %.3f s: %llu faults "
 	       "(%llu kernel-mode), "
 	       "%llu mmap, %llu munmap, %llu mprotect, %llu mremap, "
 	       "%llu madvise, %llu brk",
@@ -152,9 +161,9 @@ static void run_print_summary(const char *path, const struct trace_summary *s,
 	       (unsigned long long)s->by_kind[TR_MADVISE],
 	       (unsigned long long)s->by_kind[TR_BRK]);
 	if (!stat(path, &st))
-		printf(" -> %s (%.1f KiB)", parse_printable(shown, sizeof(shown), path),
+		fprintf(stderr, " -> %s (%.1f KiB)", parse_printable(shown, sizeof(shown), path),
 		       st.st_size / 1024.0);
-	printf("\n");
+	fprintf(stderr, "\n");
 	if (c->lost)
 		fprintf(stderr, "%s: record: perf lost %llu events: the trace "
 			"is incomplete (a replay meets faults and calls it "
@@ -229,16 +238,16 @@ static void print_causes(const struct perf_mm *m, const uint64_t rep[2])
 {
 	const char *sep = "";
 
-	printf("host mmap_lock by cause (read/write):");
+	fprintf(stderr, "host mmap_lock by cause (read/write):");
 	for (int k = 0; k < PC_NCAUSES; k++) {
 		if (!m->cause[k][0] && !m->cause[k][1])
 			continue;
-		printf("%s %s %llu/%llu", sep, perf_conv_cause_names[k],
+		fprintf(stderr, "%s %s %llu/%llu", sep, perf_conv_cause_names[k],
 		       (unsigned long long)m->cause[k][0],
 		       (unsigned long long)m->cause[k][1]);
 		sep = ",";
 	}
-	printf("\nhost mmap_lock a replay can make: %llu/%llu of %llu/%llu "
+	fprintf(stderr, "\nhost mmap_lock a replay can make: %llu/%llu of %llu/%llu "
 	       "(exec, exit, fork, faults and calls outside the trace's mappings "
 	       "and other left out)\n", (unsigned long long)rep[0],
 	       (unsigned long long)rep[1],
@@ -264,7 +273,7 @@ static int report_host_lock(struct record_out *o, const struct perf_conv *c)
 	for (int w = 0; w < 2; w++) {
 		const struct perf_lockside *l = &m->lock[w];
 
-		printf("host mmap_lock %-5s %llu acquired (%llu trylocks "
+		fprintf(stderr, "host mmap_lock %-5s %llu acquired (%llu trylocks "
 		       "failed): waited %.3f ms in all (max %.1f us), held "
 		       "%.3f ms (max %.1f us)\n", side[w],
 		       (unsigned long long)l->acquired,

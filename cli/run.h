@@ -60,7 +60,8 @@ size_t run_mem_need(const struct run_cfg *c);
  * and the task count set: 0 or EXIT_USAGE; what the plan replays,
  * printed; after the run, what diverged, and the plan freed. */
 int run_replay_opt(struct run_cfg *c, enum run_opt_id which, const char *arg);
-int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force);
+int run_replay_settle(struct run_cfg *c, bool tasks_given, bool arena_given,
+		      bool force);
 /* TRACE.mmap_lock.json (its name into path) into h: 0, 1 when there is
  * none, -1 with the reason in *why (unreadable, not vmsim record's). */
 int run_host_lock_read(const char *trace, struct res_host_lock *h,

@@ -201,7 +201,49 @@ static void load_host_lock(struct run_cfg *c)
 			parse_printable(shown, sizeof(shown), path), why);
 }
 
-int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
+/* Most of a trace (or all of it) not replayed: said, with why; refused
+ * (EXIT_USAGE) where nothing is left, or where most of its events lie
+ * outside every mapping it knows (a -p attach to a running program: its
+ * mappings made before): what is left is not the program. */
+static int replay_skipped(const struct run_cfg *c, const struct rp_plan *p)
+{
+	char shown[256];
+
+	if (p->skipped[RP_DO] * 2 < p->events) {
+		bool unknown = p->skipped[RP_SKIP_NEVER_MAPPED] * 2 > p->events;
+		bool none = !p->skipped[RP_DO];
+
+		if (unknown) {
+			fprintf(stderr, "%s: trace %s: %llu of its %llu events lie "
+				"outside any mapping it made (made before the "
+				"recording began, as with -p): not the program; "
+				"record it from its start\n", prog,
+				parse_printable(shown, sizeof(shown), c->trace),
+				(unsigned long long)p->skipped[RP_SKIP_NEVER_MAPPED],
+				(unsigned long long)p->events);
+			return EXIT_USAGE;
+		}
+		fprintf(stderr, "%s: %strace %s: %s %llu of its %llu events "
+			"can be replayed (%llu calls failed when recorded, %llu "
+			"events outside any mapping it made, %llu madvise of "
+			"advice vmsim does not model, %llu spanning a collapsed "
+			"gap)\n", prog, none ? "" : "warning: ",
+			parse_printable(shown, sizeof(shown), c->trace),
+			none ? "nothing to replay:" : "only",
+			(unsigned long long)p->skipped[RP_DO],
+			(unsigned long long)p->events,
+			(unsigned long long)p->skipped[RP_SKIP_FAILED],
+			(unsigned long long)p->skipped[RP_SKIP_NEVER_MAPPED],
+			(unsigned long long)p->skipped[RP_SKIP_ADVICE],
+			(unsigned long long)p->skipped[RP_SKIP_SPLIT]);
+		if (none)
+			return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int run_replay_settle(struct run_cfg *c, bool tasks_given, bool arena_given,
+		      bool force)
 {
 	struct rp_plan *p;
 	char err[600], shown[256];
@@ -217,33 +259,22 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool force)
 			parse_printable(shown, sizeof(shown), c->trace), err);
 		return EXIT_USAGE;
 	}
-	if (p->skipped[RP_DO] * 2 < p->events) {
-		/* Most of it (or all of it) is not replayed: say so, why. */
-		bool none = !p->skipped[RP_DO];
-
-		fprintf(stderr, "%s: %strace %s: %s %llu of its %llu events "
-			"can be replayed (%llu calls failed when recorded, %llu "
-			"events outside any mapping it made, %llu madvise of "
-			"advice vmsim does not model, %llu spanning a collapsed "
-			"gap)\n", prog, none ? "" : "warning: ",
-			parse_printable(shown, sizeof(shown), c->trace),
-			none ? "nothing to replay:" : "only",
-			(unsigned long long)p->skipped[RP_DO],
-			(unsigned long long)p->events,
-			(unsigned long long)p->skipped[RP_SKIP_FAILED],
-			(unsigned long long)p->skipped[RP_SKIP_NEVER_MAPPED],
-			(unsigned long long)p->skipped[RP_SKIP_ADVICE],
-			(unsigned long long)p->skipped[RP_SKIP_SPLIT]);
-		if (none) {
-			rp_plan_free(p);
-			return EXIT_USAGE;
-		}
+	if (replay_skipped(c, p)) {
+		rp_plan_free(p);
+		return EXIT_USAGE;
 	}
 	if (tasks_given && (c->ntasklist != 1 || c->tasks[0] != p->nthreads)) {
 		fprintf(stderr, "%s: the trace has %d threads: replay runs one "
 			"task each (drop -t)\n", prog, p->nthreads);
 		rp_plan_free(p);
 		return EXIT_USAGE;
+	}
+	/* Sized to the trace where --arena was not given: the arena is
+	 * address space reserved, not memory. */
+	if (p->arena_need > c->mm.arena_size && !arena_given) {
+		unsigned long step = 64UL << 20;
+
+		c->mm.arena_size = (p->arena_need + step - 1) / step * step;
 	}
 	if (p->arena_need > c->mm.arena_size) {
 		char need[32], have[32];

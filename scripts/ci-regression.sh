@@ -20,7 +20,10 @@ case $1 in
 esac
 base=$1
 shift
-args=(--baseline "$base")
+# VMSIM_GATE_ARGS: gate options before the rest (--allow-disturbed on a
+# runner known to be shared; word-split).
+# shellcheck disable=SC2206
+args=(${VMSIM_GATE_ARGS:-} --baseline "$base")
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then args+=(--fail-on-regression "$1"); shift; fi
 if [ "${1:-}" = "--" ]; then
 	shift

@@ -656,6 +656,11 @@ cp "$tmp/ba.json" "$tmp/ba2.json"
 rc=$?
 [ $rc -eq 2 ] && tail -1 "$tmp/busy" | grep -q '^CANNOT JUDGE: .*was disturbed (others kept 0.90 CPUs of 2 busy)' && ok ||
 	fail "the gate on a busy machine's run: exit $rc, $(tail -1 "$tmp/busy")"
+"$VMSIM" compare --fail-on-regression --allow-disturbed "$tmp/bb.json" "$tmp/ba.json" >"$tmp/busy" 2>&1
+rc=$?
+[ $rc -eq 1 ] && tail -1 "$tmp/busy" | grep -q '^REGRESSION' &&
+grep -q 'judged anyway (--allow-disturbed)' "$tmp/busy" && ok ||
+	fail "--allow-disturbed: exit $rc, $(tail -2 "$tmp/busy")"
 
 # The slab caches grow as the kernel's do (issue 35): an allocation-heavy
 # loop under lazy RCU (mmap_stress, 3,000 cycles: the fixed node cache
