@@ -128,14 +128,6 @@ static int gate_rows(const struct cmp_file *files, int n,
 				size_t ni = cmp_samples_of(&files[i], mt->name,
 						       b->tasks[t], &xi);
 
-				if (refuse_disturbed(o, b, mt, b->tasks[t], why, len) ||
-				    refuse_disturbed(o, &files[i], mt, b->tasks[t],
-						     why, len)) {
-					free(xb);
-					free(xi);
-					free(r);
-					return -1;
-				}
 				if (nb < GATE_MIN_SAMPLES || ni < GATE_MIN_SAMPLES) {
 					snprintf(why, len, "%s-%d has %zu sample%s in "
 						 "%s (the gate needs at least %d on "
@@ -144,6 +136,15 @@ static int gate_rows(const struct cmp_file *files, int n,
 						 PLURAL(nb < ni ? nb : ni),
 						 nb < ni ? b->shown : files[i].shown,
 						 GATE_MIN_SAMPLES);
+					free(xb);
+					free(xi);
+					free(r);
+					return -1;
+				}
+				/* After the count: a file's own fault first. */
+				if (refuse_disturbed(o, b, mt, b->tasks[t], why, len) ||
+				    refuse_disturbed(o, &files[i], mt, b->tasks[t],
+						     why, len)) {
 					free(xb);
 					free(xi);
 					free(r);
