@@ -178,6 +178,36 @@ static size_t vm_size_now(void)
  */
 #define AS_SLACK (128UL << 20)
 
+/* A uffd a task registers the arena in 2 MiB stripes, a mapping each, in
+ * every target's mm, all counted against the host's vm.max_map_count:
+ * a large trace's arena (a browser's: 53 GiB) needs more than the host
+ * allows. Refused before anything runs, with what would fit. */
+static int check_map_count(const struct run_cfg *c, int most)
+{
+	unsigned long long limit = 0, stripes, need;
+	int ntgt = runner_ntargets(c), fit;
+	FILE *f;
+
+	if (runner_uffds(c, most) <= 1 || !(f = fopen("/proc/sys/vm/max_map_count", "r")))
+		return 0;
+	if (fscanf(f, "%llu", &limit) != 1)
+		limit = 0;
+	fclose(f);
+	stripes = (c->mm.arena_size + (2UL << 20) - 1) / (2UL << 20);
+	/* What else a run maps (libraries, stacks, pools): a margin. */
+	need = stripes * (unsigned long long)ntgt + 4096;
+	if (!limit || need <= limit)
+		return 0;
+	fit = (int)((limit > 4096 ? limit - 4096 : 0) / (stripes ? stripes : 1));
+	fprintf(stderr, "%s: the arena (%llu MiB) in 2 MiB stripes, a uffd a task, "
+		"needs %llu mappings for %d target%s, over vm.max_map_count %llu: "
+		"give --uffd shared (one registration), at most %d target%s, or "
+		"raise it (sysctl vm.max_map_count=%llu)\n", prog,
+		(unsigned long long)(c->mm.arena_size >> 20), need, ntgt,
+		PLURAL(ntgt), limit, fit, PLURAL(fit), need);
+	return -1;
+}
+
 static int check_address_space(const struct run_cfg *c, int most)
 {
 	struct rlimit rl;
@@ -323,6 +353,8 @@ int run_check_limits(const struct run_cfg *c, int max_tasks,
 		return EXIT_USAGE;
 	}
 	if (check_mem(c, most, mem_given))
+		return EXIT_USAGE;
+	if (check_map_count(c, most))
 		return EXIT_USAGE;
 	return check_address_space(c, most);
 }
