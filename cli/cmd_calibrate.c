@@ -391,8 +391,8 @@ static void cal_summary(const struct cal_tally *tp, char *wls_far)
 	       "own at the fewest; model/k: the model's rate over the kernel's; "
 	       "shape: how far m-scale is from k-scale (! over %.0f%% beyond the "
 	       "spread, ~ within the spread of the four means: not a finding; "
-	       "collapse: the model's rate fell below a tenth of the kernel's "
-	       "shape); spread: the larger CoeffVar of the two at N; machine: "
+	       "collapse: the model's scaling fell below a tenth of the "
+	       "kernel's); spread: the larger CoeffVar of the two at N; machine: "
 	       "quiet, or what disturbed the row (no mark: not a finding)\n",
 	       CMP_HOST_SHAPE_WARN);
 	if (t.disturbed)
