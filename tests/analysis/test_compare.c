@@ -256,6 +256,31 @@ START_TEST(test_busy_rule)
 }
 END_TEST
 
+/* A replay's ratio to the host's mmap_lock: the words chosen by the
+ * ratio (issue 64: "spf reads: 26.87x (... near or below the host's)"). */
+START_TEST(test_lock_meaning)
+{
+	char b[320];
+
+	cmp_host_lock_meaning(b, sizeof(b), "spf", false, 26.87);
+	ck_assert_msg(strstr(b, "which predicts near or below the host's: this "
+			      "is not"), "%s", b);
+	cmp_host_lock_meaning(b, sizeof(b), "spf", false, 0.9);
+	ck_assert_msg(strstr(b, "as the design predicts"), "%s", b);
+	cmp_host_lock_meaning(b, sizeof(b), "pervma", false, 1.26);
+	ck_assert_msg(strstr(b, "near 1x, as the design predicts"), "%s", b);
+	cmp_host_lock_meaning(b, sizeof(b), "pervma", false, 9.5);
+	ck_assert_msg(strstr(b, "this is not"), "%s", b);
+	cmp_host_lock_meaning(b, sizeof(b), "rwsem", false, 10.4);
+	ck_assert_msg(strstr(b, "far above the host's, as the design predicts"),
+		      "%s", b);
+	cmp_host_lock_meaning(b, sizeof(b), "range-list", false, 1.0);
+	ck_assert_msg(strstr(b, "range lock") && strstr(b, "this is not"), "%s", b);
+	cmp_host_lock_meaning(b, sizeof(b), "rwsem", true, 3.0);
+	ck_assert_msg(strstr(b, "write side") && strstr(b, "this is not"), "%s", b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare");
@@ -273,6 +298,7 @@ int main(void)
 	tcase_add_test(tc, test_significance_rules);
 	tcase_add_test(tc, test_reader);
 	tcase_add_test(tc, test_busy_rule);
+	tcase_add_test(tc, test_lock_meaning);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }
