@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -490,6 +491,53 @@ static int run_perf_script(const char *data, const char *errlog,
 	return WIFEXITED(*st) && !WEXITSTATUS(*st) ? 0 : -EIO;
 }
 
+/* -p: the process's mappings now (/proc/PID/maps, every line whatever
+ * its length), but the kernel's own ([vdso], [vvar], [vsyscall]). 0, or
+ * -errno. */
+static int rec_snapshot_maps(long pid, struct perf_premap **out, size_t *n)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0, have = 0;
+	struct perf_premap *v = NULL;
+	FILE *f;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long lo, hi;
+		char perm[8];
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s%n", &lo, &hi, perm,
+			   &pos) < 3 || hi <= lo || strstr(line + pos, "[v"))
+			continue;
+		if (*n == have) {
+			size_t want = have ? 2 * have : 64;
+			struct perf_premap *nv = realloc(v, want * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				free(line);
+				fclose(f);
+				return -ENOMEM;
+			}
+			v = nv;
+			have = want;
+		}
+		v[(*n)++] = (struct perf_premap){ lo, hi - lo,
+			(perm[0] == 'r' ? PROT_READ : 0) |
+			(perm[1] == 'w' ? PROT_WRITE : 0) |
+			(perm[2] == 'x' ? PROT_EXEC : 0) };
+	}
+	free(line);
+	fclose(f);
+	*out = v;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct rec_args a = { .out = "vmsim.trace", .duration = 10 };
@@ -500,6 +548,8 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	struct record_out out;
 	bool help = false;
 	int ret, status = 0;
+	struct perf_premap *pre = NULL;
+	size_t npre = 0;
 
 	if ((ret = rec_parse(argc, argv, &a, &help)) || help) {
 		if (help)
@@ -539,13 +589,18 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	snprintf(errlog, sizeof(errlog), "%s/record.err", dir);
 	snprintf(slog, sizeof(slog), "%s/script.err", dir);
 	record_comment(a.cmd, a.pid, a.duration, a.comment, sizeof(a.comment));
+	if (a.pid && rec_snapshot_maps(a.pid, &pre, &npre))
+		fprintf(stderr, "%s: record: warning: cannot read /proc/%ld/maps: "
+			"what it mapped before the recording is not in the trace\n",
+			prog, a.pid);
 	ret = run_perf_record(&a, data, errlog, &status);
 	if (!ret) {
 		struct record_job job = {
 			.comment = a.comment, .data = data, .errlog = errlog,
 			.scratch = dir,
 			.script_log = slog,
-			.pid = a.pid, .status = status, .script = run_perf_script,
+			.pid = a.pid, .pre = pre, .npre = npre,
+			.status = status, .script = run_perf_script,
 			.follow_comm = a.follow_comm, .follow_pid = a.follow_pid,
 			.signal_at_start = rec_sig,
 		};
@@ -557,6 +612,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 		ret = -1;
 	}
 	record_release(&out);
+	free(pre);
 	unlink(data);
 	unlink(errlog);
 	unlink(slog);

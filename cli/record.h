@@ -53,6 +53,9 @@ struct record_job {
 	const char *errlog;              /* perf record's complaints (-p) */
 	const char *script_log;          /* perf script's */
 	long pid;                        /* -p: that process only; 0 */
+	/* -p: its mappings when the recording began (/proc/PID/maps). */
+	const struct perf_premap *pre;
+	size_t npre;
 	/* --follow: the process traced is this one, or the first that
 	 * execs a program of this name; else the command's own. */
 	long follow_pid;

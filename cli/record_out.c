@@ -164,6 +164,11 @@ static void run_print_summary(const char *path, const struct trace_summary *s,
 		fprintf(stderr, " -> %s (%.1f KiB)", parse_printable(shown, sizeof(shown), path),
 		       st.st_size / 1024.0);
 	fprintf(stderr, "\n");
+	if (c->pre_done && c->npre)
+		fprintf(stderr, "%s: record: %zu of the mmaps are the process's "
+			"mappings when the recording began (/proc/PID/maps), "
+			"anonymous in the trace, so that what it touches there "
+			"replays\n", prog, c->npre);
 	if (c->lost)
 		fprintf(stderr, "%s: record: perf lost %llu events: the trace "
 			"is incomplete (a replay meets faults and calls it "
@@ -354,8 +359,11 @@ static int conv_emit(FILE *f, void *arg)
 	x->rc = (struct restart_ctx){ &x->w, f, x->comment };
 	x->c.restart = restart_trace;
 	x->c.restart_arg = &x->rc;
-	if (x->j->pid)
+	if (x->j->pid) {
 		x->c.pid = x->j->pid;        /* -p: that process only */
+		x->c.pre = x->j->pre;
+		x->c.npre = x->j->npre;
+	}
 	if (x->j->follow_pid)
 		x->c.pid = x->j->follow_pid;
 	if (x->j->follow_comm)

@@ -220,6 +220,28 @@ static void note_mapped(struct perf_conv *c, const struct trace_ev *ev)
 	}
 }
 
+/* -p: the mappings made before the recording, as private anonymous
+ * fixed mmaps by the first thread seen, at its first event's time (a
+ * file's pages replayed as anonymous: docs/fidelity.md). */
+static void put_premaps(struct perf_conv *c, int th, uint64_t t)
+{
+	c->pre_done = true;
+	for (size_t i = 0; i < c->npre; i++) {
+		const struct perf_premap *m = &c->pre[i];
+		struct trace_ev ev = {
+			.kind = TR_MMAP, .thread = (uint32_t)th, .t_ns = t,
+			.addr = m->start, .len = m->len, .arg = m->prot,
+			.arg2 = 0x32,        /* MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED */
+			.fd = -1, .ret = (int64_t)m->start,
+		};
+
+		if (m->start >= TRACE_ADDR_LIMIT || m->len >= TRACE_ADDR_LIMIT)
+			continue;
+		note_mapped(c, &ev);
+		trace_writer_put(c->w, &ev);
+	}
+}
+
 static void enter_call(struct perf_conv *c, int th, uint64_t t, int call,
 		       const char *f)
 {
@@ -757,6 +779,8 @@ void perf_conv_line(struct perf_conv *c, const char *line)
 		c->too_many_threads++;
 		return;
 	}
+	if (c->npre && !c->pre_done)
+		put_premaps(c, th, t);
 	if (!strcmp(group, "exceptions") && !strcmp(name, "page_fault_user"))
 		put_fault(c, th, t, line + pos, false);
 	else if (!strcmp(group, "exceptions") && !strcmp(name, "page_fault_kernel"))

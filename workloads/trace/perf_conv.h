@@ -92,6 +92,11 @@ struct perf_range {
 	uint64_t start, end;
 };
 
+struct perf_premap {
+	uint64_t start, len;
+	uint32_t prot;                   /* PROT_* */
+};
+
 struct perf_conv {
 	struct trace_writer *w;
 	long pid;                        /* the traced process; -1: not yet */
@@ -106,6 +111,12 @@ struct perf_conv {
 	bool others_full;                /* more processes than others[] */
 	uint64_t t0;                     /* the first event's time (ns) */
 	bool started;
+	/* -p: the mappings the process had when the recording began (its
+	 * /proc/PID/maps), put in the trace as mmaps at its start so that
+	 * what it touches there is replayable; set by the caller. */
+	const struct perf_premap *pre;
+	size_t npre;
+	bool pre_done;
 	/* A syscall entered and not yet exited, per thread index. */
 	struct trace_ev pend[TRACE_MAX_THREADS];
 	bool open[TRACE_MAX_THREADS];
