@@ -48,6 +48,8 @@ struct rec_args {
 	bool lock_events;                /* the kernel has mmap_lock:* */
 	long convert_timeout;            /* s perf script may take */
 	const char *follow_comm;         /* --follow NAME, or NULL */
+	struct perf_premap *pre;         /* -p: its maps at attach */
+	size_t npre;
 	long follow_pid;                 /* --follow PID, or 0 */
 	char **cmd;                      /* NULL-terminated */
 	char comment[TRACE_MAX_COMMENT];
@@ -538,6 +540,15 @@ static int rec_snapshot_maps(long pid, struct perf_premap **out, size_t *n)
 	return 0;
 }
 
+/* -p: the snapshot, or a warning that there is none. */
+static void rec_premaps(long pid, struct perf_premap **pre, size_t *npre)
+{
+	if (pid && rec_snapshot_maps(pid, pre, npre))
+		fprintf(stderr, "%s: record: warning: cannot read /proc/%ld/maps: "
+			"what it mapped before the recording is not in the trace\n",
+			prog, pid);
+}
+
 int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct rec_args a = { .out = "vmsim.trace", .duration = 10 };
@@ -548,8 +559,6 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	struct record_out out;
 	bool help = false;
 	int ret, status = 0;
-	struct perf_premap *pre = NULL;
-	size_t npre = 0;
 
 	if ((ret = rec_parse(argc, argv, &a, &help)) || help) {
 		if (help)
@@ -589,18 +598,15 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	snprintf(errlog, sizeof(errlog), "%s/record.err", dir);
 	snprintf(slog, sizeof(slog), "%s/script.err", dir);
 	record_comment(a.cmd, a.pid, a.duration, a.comment, sizeof(a.comment));
-	if (a.pid && rec_snapshot_maps(a.pid, &pre, &npre))
-		fprintf(stderr, "%s: record: warning: cannot read /proc/%ld/maps: "
-			"what it mapped before the recording is not in the trace\n",
-			prog, a.pid);
+	rec_premaps(a.pid, &a.pre, &a.npre);
 	ret = run_perf_record(&a, data, errlog, &status);
 	if (!ret) {
 		struct record_job job = {
 			.comment = a.comment, .data = data, .errlog = errlog,
 			.scratch = dir,
 			.script_log = slog,
-			.pid = a.pid, .pre = pre, .npre = npre,
-			.status = status, .script = run_perf_script,
+			.pid = a.pid, .pre = a.pre, .npre = a.npre, .status = status,
+			.script = run_perf_script,
 			.follow_comm = a.follow_comm, .follow_pid = a.follow_pid,
 			.signal_at_start = rec_sig,
 		};
@@ -612,7 +618,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 		ret = -1;
 	}
 	record_release(&out);
-	free(pre);
+	free(a.pre);
 	unlink(data);
 	unlink(errlog);
 	unlink(slog);
