@@ -100,7 +100,16 @@ START_TEST(test_costs_move_hold)
 		      "%s: %d mmaps paying %d ns inside held %llu ns in all",
 		      ops->name, N, COST_NS, (unsigned long long)in_mm);
 	/* Paid outside: not inside (less than half of it there, on
-	 * average, whatever else the machine did). */
+	 * average). A holder preempted on a busy machine (a sanitizer
+	 * suite beside it) holds for milliseconds: such a cycle is taken
+	 * again, up to 5 times; a cost paid inside adds N * COST_NS to
+	 * every one of them. */
+	for (int k = 0; k < 5 && !(out_mm < base_mm + N * (uint64_t)COST_NS / 2 &&
+				   dn_mm < base_mm + N * (uint64_t)COST_NS / 2); k++) {
+		cycle(b, &base_mm, &base_mu);
+		cycle(o, &out_mm, &out_mu);
+		cycle(d, &dn_mm, &dn_mu);
+	}
 	ck_assert_msg(out_mm < base_mm + N * (uint64_t)COST_NS / 2,
 		      "%s: paid outside, the lock was held %llu ns (without: "
 		      "%llu)", ops->name, (unsigned long long)out_mm,

@@ -651,7 +651,14 @@ PY
 "$VMSIM" compare "$tmp/ba.json" "$tmp/bb.json" >"$tmp/busy" 2>&1 &&
 grep -qE '^Hmean .*\(! *50\.00%\)' "$tmp/busy" &&
 grep -q 'disturbed, not a finding: in .*, others kept 0.90 CPUs of 2 busy' "$tmp/busy" &&
-! "$VMSIM" compare "$tmp/ba.json" "$tmp/bc.json" 2>/dev/null | grep -q '(disturbed' && ok ||
+! "$VMSIM" compare "$tmp/ba.json" "$tmp/bc.json" 2>/dev/null | grep -q '(disturbed' &&
+python3 - "$tmp/bb.json" "$tmp/bd.json" <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1]))
+del r["results"][0]["noise"]["vmsim_cpus"]     # a result before issue 64
+json.dump(r, open(sys.argv[2], "w"))
+PY
+! "$VMSIM" compare "$tmp/ba.json" "$tmp/bd.json" 2>/dev/null | grep -q '(disturbed' && ok ||
 	fail "busy machine's mark: $(grep -E '^Hmean| vs ' "$tmp/busy")"
 # compare says each metric's unit, shows the samples it left out
 # (flagged) in its table, and speaks of a tail latency (maps_reader's
