@@ -51,6 +51,7 @@ struct rec_args {
 	struct perf_premap *pre;         /* -p: its maps at attach */
 	size_t npre;
 	long follow_pid;                 /* --follow PID, or 0 */
+	long follow_fork;                /* --follow fork:N, or 0 */
 	char **cmd;                      /* NULL-terminated */
 	char comment[TRACE_MAX_COMMENT];
 };
@@ -92,6 +93,15 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 					   "want 1 to 86400 seconds", optarg);
 			break;
 		case 'F':
+			if (!strncmp(optarg, "fork:", 5)) {
+				if (parse_long(optarg + 5, 1, 1L << 20,
+					       &a->follow_fork))
+					return cli_bad("record: bad --follow '%s': "
+						   "want fork:N, N from 1 (the "
+						   "N-th process the command makes)",
+						   optarg);
+				break;
+			}
 			if (optarg[strspn(optarg, "0123456789")] == 0) {
 				if (parse_long(optarg, 1, 1L << 30, &a->follow_pid))
 					return cli_bad("record: bad --follow process "
@@ -118,7 +128,7 @@ static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
 	if (!a->pid && !a->cmd)
 		return cli_bad("record: %s", "nothing to record: want 'vmsim record "
 			   "[-o FILE] -- CMD [ARGS...]' or '-p PID'");
-	if (a->pid && (a->follow_comm || a->follow_pid))
+	if (a->pid && (a->follow_comm || a->follow_pid || a->follow_fork))
 		return cli_bad("record: %s", "--follow goes with a command (-p "
 			   "records that process)");
 	if (a->duration_given && !a->pid)
@@ -604,7 +614,7 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 		struct record_job job = {
 			.comment = a.comment, .data = data, .errlog = errlog,
 			.scratch = dir,
-			.script_log = slog,
+			.script_log = slog, .follow_fork = a.follow_fork,
 			.pid = a.pid, .pre = a.pre, .npre = a.npre, .status = status,
 			.script = run_perf_script,
 			.follow_comm = a.follow_comm, .follow_pid = a.follow_pid,

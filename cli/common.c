@@ -71,7 +71,7 @@ static const char report_text[] =
 "      --significance RULE  as for compare (default welch)\n";
 
 static const char record_text[] =
-"usage: vmsim record [-f] [-o FILE] [--follow NAME|PID] [--] CMD [ARGS...]\n"
+"usage: vmsim record [-f] [-o FILE] [--follow NAME|PID|fork:N] [--] CMD [ARGS...]\n"
 "       vmsim record [-f] [-o FILE] -p PID [--duration S]\n"
 "Runs CMD under perf (or attaches to PID for S seconds) and writes what\n"
 "it did to its address space (mmap, munmap, mprotect, mremap, madvise,\n"
@@ -84,10 +84,14 @@ static const char record_text[] =
 "  -f, --force              replace FILE if it is a trace\n"
 "  -p, --pid PID            attach to a running process\n"
 "      --duration S         with -p: seconds to record (default 10)\n"
-"      --follow NAME|PID    trace the first process that execs NAME (cc1,\n"
+"      --follow NAME|PID|fork:N\n"
+"                           trace the first process that execs NAME (cc1,\n"
 "                           not gcc: a trace is one address space), or\n"
-"                           process PID, instead of CMD itself; the\n"
-"                           others' events are counted and named\n"
+"                           process PID, or the N-th process the command\n"
+"                           makes (a child that forks without exec: it\n"
+"                           begins with its parent's mappings), instead\n"
+"                           of CMD itself; the others' events are counted\n"
+"                           and named\n"
 "      --convert-timeout S  end perf script if converting takes longer\n"
 "                           (default 600): the trace keeps what it had\n"
 "SIGINT, SIGTERM, SIGHUP stop the recording; the trace keeps what was\n"

@@ -57,8 +57,9 @@ struct record_job {
 	const struct perf_premap *pre;
 	size_t npre;
 	/* --follow: the process traced is this one, or the first that
-	 * execs a program of this name; else the command's own. */
-	long follow_pid;
+	 * execs a program of this name, or the follow_fork-th process made;
+	 * else the command's own. */
+	long follow_pid, follow_fork;
 	const char *follow_comm;
 	int status;                      /* perf record's wait status */
 	int signal_at_start;             /* a signal ended the recording */

@@ -118,21 +118,29 @@ static void tell_others(const struct perf_conv *c)
 		(unsigned long long)c->other_pid, c->others_full ? "more than " :
 		"", c->nothers, c->nothers == 1 && !c->others_full ? "" : "es");
 	for (int k = 0; k < 3 && top[k]; k++) {
-		fprintf(stderr, "%s %s%spid %ld: %llu", k ? "," : "",
-			top[k]->comm, top[k]->comm[0] ? " " : "", top[k]->pid,
-			(unsigned long long)top[k]->events);
+		fprintf(stderr, "%s %s%spid %ld", k ? "," : "", top[k]->comm,
+			top[k]->comm[0] ? " " : "", top[k]->pid);
+		if (top[k]->fork_no)
+			fprintf(stderr, " (fork:%d)", top[k]->fork_no);
+		fprintf(stderr, ": %llu", (unsigned long long)top[k]->events);
 		rest -= top[k]->events;
 	}
 	if (rest)
 		fprintf(stderr, ", others %llu", (unsigned long long)rest);
-	/* The largest is the followed name's own: forked children that did
-	 * not exec (a browser's zygote's renderers), or later execs of it.
-	 * --follow cannot name it apart; -p PID records one such process. */
-	if (top[0] && c->follow_comm[0] && !strcmp(top[0]->comm, c->follow_comm))
-		fprintf(stderr, "; they are other processes named %s (children "
-			"forked without an exec, or later execs), which --follow "
-			"cannot tell apart: record one alone with -p PID\n",
-			c->follow_comm);
+	/* The largest exec'd a name of its own: --follow NAME. Else it is
+	 * a child that did not exec (a browser's zygote's renderers), or a
+	 * later exec of the followed name: --follow fork:N, its number. */
+	if (top[0] && top[0]->fork_no && (!top[0]->execd ||
+	    (c->follow_comm[0] && !strcmp(top[0]->comm, c->follow_comm))))
+		fprintf(stderr, "; --follow fork:%d records that one instead (%s"
+			"; it begins with the mappings it inherited)\n",
+			top[0]->fork_no, top[0]->execd ? "a later exec of the "
+			"same name" : "forked without an exec");
+	else if (top[0] && c->follow_comm[0] &&
+		 !strcmp(top[0]->comm, c->follow_comm))
+		fprintf(stderr, "; they are other processes named %s, which "
+			"--follow NAME cannot tell apart: record one alone with "
+			"-p PID\n", c->follow_comm);
 	else
 		fprintf(stderr, "; --follow %s records %s instead\n",
 			top[0] && top[0]->comm[0] ? top[0]->comm : "NAME",
@@ -164,7 +172,13 @@ static void run_print_summary(const char *path, const struct trace_summary *s,
 		fprintf(stderr, " -> %s (%.1f KiB)", parse_printable(shown, sizeof(shown), path),
 		       st.st_size / 1024.0);
 	fprintf(stderr, "\n");
-	if (c->pre_done && c->npre)
+	if (c->pre_done && c->npre && c->followed_parent)
+		fprintf(stderr, "%s: record: %zu of the mmaps are what its parent "
+			"(pid %ld) had mapped at the fork, as recorded (anonymous "
+			"in the trace; the image's and the stack's, mapped before "
+			"the recording, are not among them)\n", prog, c->npre,
+			c->followed_parent);
+	else if (c->pre_done && c->npre)
 		fprintf(stderr, "%s: record: %zu of the mmaps are the process's "
 			"mappings when the recording began (/proc/PID/maps), "
 			"anonymous in the trace, so that what it touches there "
@@ -351,6 +365,9 @@ static int conv_emit(FILE *f, void *arg)
 	else if (x->j->follow_pid)
 		snprintf(x->comment, sizeof(x->comment), "%.2000s (its process "
 			 "%ld: --follow)", x->j->comment, x->j->follow_pid);
+	else if (x->j->follow_fork)
+		snprintf(x->comment, sizeof(x->comment), "%.2000s (its process "
+			 "fork:%ld: --follow)", x->j->comment, x->j->follow_fork);
 	else
 		snprintf(x->comment, sizeof(x->comment), "%s", x->j->comment);
 	trace_writer_init(&x->w, f, x->comment);
@@ -366,6 +383,8 @@ static int conv_emit(FILE *f, void *arg)
 	}
 	if (x->j->follow_pid)
 		x->c.pid = x->j->follow_pid;
+	x->c.follow_fork = (int)x->j->follow_fork;
+	x->c.track_maps = x->j->follow_pid || x->j->follow_fork;
 	if (x->j->follow_comm)
 		snprintf(x->c.follow_comm, sizeof(x->c.follow_comm), "%s",
 			 x->j->follow_comm);
@@ -579,6 +598,12 @@ static void tell_empty(const struct conv_ctx *x)
 			"its start-up, are left out)\n", prog, by,
 			parse_printable(shown, sizeof(shown), x->c.exe),
 			(unsigned long long)x->c.dropped);
+	else if (x->c.follow_fork && x->c.pid < 0)
+		fprintf(stderr, "%s: record: nothing recorded%s: the command made "
+			"%d process%s, not %d (--follow fork:N counts each "
+			"fork, vfork or clone of a process, threads not)\n", prog,
+			by, x->c.forks, x->c.forks == 1 ? "" : "es",
+			x->c.follow_fork);
 	else if (x->c.follow_comm[0] && x->c.pid < 0)
 		fprintf(stderr, "%s: record: nothing recorded%s: no process "
 			"exec'd %s (%d others ran: --follow takes the name of "

@@ -79,6 +79,7 @@ PREFIXES = [
     ("sim/faults/uffd_*.c", ["uffd_source_", "uffd_touch_", "*_fault_source"]),
     ("sim/faults/*.c", ["fault_", "*_fault_source"]),
     ("workloads/trace/perf_conv.c", ["perf_conv_"]),
+    ("workloads/trace/perf_maps.c", ["perf_maps_"]),
     ("workloads/trace/*.c", ["trace_"]),
     ("workloads/replay*.c", ["rp_", "*_workload"]),
     ("workloads/runner.c", ["runner_"]),

@@ -69,7 +69,7 @@ echo "record: through a shell's exec, the same $n events"
 name=$(basename "$prog" | cut -c1-15)
 "$vmsim" record -o "$tmp/fork0.trace" -- bash -c '"$0" "$1"; true' "$prog" "$tmp/expected3" \
 	>"$tmp/fork0.out" 2>"$tmp/fork0.err" || fail "record via a forking bash exited $?"
-grep -q "other process.* left out (a trace is one address space): $name pid [0-9]*: [0-9]*.*; --follow $name records that one instead" "$tmp/fork0.err" ||
+grep -q "other process.* left out (a trace is one address space): $name pid [0-9]* (fork:1): [0-9]*.*; --follow $name records that one instead" "$tmp/fork0.err" ||
 	fail "the child not named: $(cat "$tmp/fork0.err")"
 "$vmsim" record -o "$tmp/fork.trace" --follow "$name" -- bash -c '"$0" "$1"; true' "$prog" "$tmp/expected3" \
 	>"$tmp/fork.out" 2>"$tmp/fork.err" || fail "record --follow exited $?: $(cat "$tmp/fork.err")"
@@ -84,6 +84,44 @@ rc=0
 [ $rc -eq 1 ] && grep -q "nothing recorded: no process exec'd no-such-prog" "$tmp/nofollow.err" && [ ! -e "$tmp/nofollow.trace" ] ||
 	fail "--follow of a name no process ran: $(cat "$tmp/nofollow.err")"
 echo "record: through a shell's fork, --follow $name records the same $n events"
+
+# 1d. A child that forks without exec (issue 64: a browser's zygote's
+# renderers): named by its number, and --follow fork:N records it,
+# beginning with what it inherited, so that its writes to the parent's
+# window replay as faults in a mapping.
+"$vmsim" record -o "$tmp/zf0.trace" -- "$prog" --fork >"$tmp/zf0.out" 2>"$tmp/zf0.err" ||
+	fail "record of a forking program exited $?: $(cat "$tmp/zf0.err")"
+grep -q "left out (a trace is one address space): $name pid [0-9]* (fork:1): [0-9]*; --follow fork:1 records that one instead (forked without an exec" "$tmp/zf0.err" ||
+	fail "the forked child not named by its number: $(cat "$tmp/zf0.err")"
+"$vmsim" record -o "$tmp/zf.trace" --follow fork:1 -- "$prog" --fork >"$tmp/zf.out" 2>"$tmp/zf.err" ||
+	fail "record --follow fork:1 exited $?: $(cat "$tmp/zf.err")"
+grep -q "of the mmaps are what its parent (pid [0-9]*) had mapped at the fork" "$tmp/zf.err" ||
+	fail "the inherited mappings not said: $(cat "$tmp/zf.err")"
+"$vmsim" trace info "$tmp/zf.trace" >"$tmp/zf.info" 2>&1 || fail "trace info: $(cat "$tmp/zf.info")"
+grep -q "^command   .*(its process fork:1: --follow)" "$tmp/zf.info" || fail "fork:1 comment: $(head -2 "$tmp/zf.info")"
+"$vmsim" trace show "$tmp/zf.trace" | awk '$4 ~ /^0x3000/ { print $3, $4, $6 }' >"$tmp/zf.got"
+python3 - "$tmp/zf.got" <<'PY' || fail "the followed fork's window: $(cat "$tmp/zf.got")"
+import sys
+ev = [l.split() for l in open(sys.argv[1])]
+# Inherited: the parent's 16 pages as one mapping, first; then the
+# child's 16 writes to them, its own mmap of 4 pages and their writes.
+assert ev[0] == ["mmap", "0x300000000000", "0x100000"], ev[0]
+faults = [e[1] for e in ev if e[0] == "fault"]
+want = ["0x3000000%x0000" % i for i in range(16)]
+assert faults[:16] == want, faults
+assert ["mmap", "0x300001000000", "0x40000"] in ev, ev
+assert len(faults) == 20, faults
+PY
+"$vmsim" run --ceiling off -w replay --trace "$tmp/zf.trace" -l rwsem -i 1 --min-sample 0 -q --brief \
+	--replay-log "$tmp/zf.log" -o "$tmp/zf.json" -f >"$tmp/zf.run" 2>&1 ||
+	fail "replay of the followed fork exited $?: $(cat "$tmp/zf.run")"
+got=$(awk '$4 ~ /^0x3000/ && $3 == "fault" && $5 == 1' "$tmp/zf.log" | wc -l)
+[ "$got" -eq 20 ] || fail "the followed fork's replay made $got window faults, not 20"
+rc=0
+"$vmsim" record -o "$tmp/zf9.trace" --follow fork:9 -- "$prog" --fork >/dev/null 2>"$tmp/zf9.err" || rc=$?
+[ $rc -eq 1 ] && grep -q "nothing recorded: the command made 1 process, not 9" "$tmp/zf9.err" ||
+	fail "--follow fork:9 of a program that made 1: rc $rc: $(cat "$tmp/zf9.err")"
+echo "record: a child forked without exec, --follow fork:1: its 16 inherited pages and 4 own replay"
 
 # 2. Replay: VMA count after every call, one fault per recorded fault.
 awk '$2 == "vmas" { print $3 }' "$tmp/expected" >"$tmp/want_vmas"

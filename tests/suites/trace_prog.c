@@ -12,6 +12,10 @@
  *                         time column), and "vmas N" after each call
  *   trace_prog --loop S   for S seconds, every 5 ms: mmap 64 KiB, write
  *                         two of its pages, munmap (for `record -p`)
+ *   trace_prog --fork     maps 16 pages at WINDOW (one in every 64 KiB
+ *                         written), forks without exec; the child writes
+ *                         the 16 inherited pages, maps 4 of its own and
+ *                         writes them (for `record --follow fork:N`)
  *
  * It allocates nothing itself (static buffers, no stdio) so that the
  * window's events are only these.
@@ -22,6 +26,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -140,6 +145,38 @@ static int loop(int secs)
 	return 0;
 }
 
+/* The parent's mapping, the child's writes to it and its own. */
+static int forked(void)
+{
+	char *p = mmap((void *)WINDOW, 16 * K64, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	pid_t child;
+	int st;
+
+	if (p == MAP_FAILED)
+		return 1;
+	for (int i = 0; i < 16; i++)
+		p[i * K64] = 1;
+	if ((child = fork()) < 0)
+		return 1;
+	if (!child) {
+		char *q;
+
+		for (int i = 0; i < 16; i++)
+			p[i * K64] = 2;
+		q = mmap((void *)(WINDOW + (16UL << 20)), 4 * K64,
+			 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+			 MAP_FIXED_NOREPLACE, -1, 0);
+		if (q == MAP_FAILED)
+			_exit(1);
+		for (int i = 0; i < 4; i++)
+			q[i * K64] = 3;
+		_exit(0);
+	}
+	return waitpid(child, &st, 0) == child && WIFEXITED(st) &&
+	       !WEXITSTATUS(st) ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long a = WINDOW, b = WINDOW + (16UL << 20);
@@ -148,6 +185,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--loop"))
 		return loop(atoi(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "--fork"))
+		return forked();
 	if (argc != 2)
 		return 2;
 	map(0, a, 16 * K64);

@@ -232,6 +232,115 @@ START_TEST(test_perf_exec)
 }
 END_TEST
 
+/* Process 10 execs, maps 8 pages, unmaps the third, makes the fifth
+ * and sixth read-only, fails a munmap, and moves its break. */
+static void zygote_maps(struct perf_conv *c)
+{
+	perf_conv_line(c, "  10/10 5.000000000: sched:sched_process_exec: "
+		       "filename=/bin/zygote pid=10 old_pid=10");
+	perf_conv_line(c, "  10/10 5.000000100:     syscalls:sys_enter_mmap: "
+		       "addr: 0x00000000, len: 0x00008000, prot: 0x00000003, "
+		       "flags: 0x00000022, fd: 0xffffffff, off: 0x00000000");
+	perf_conv_line(c, "  10/10 5.000000200:      syscalls:sys_exit_mmap: "
+		       "0x7f0000000000");
+	perf_conv_line(c, "  10/10 5.000000300:  syscalls:sys_enter_munmap: "
+		       "addr: 0x7f0000002000, len: 0x00001000");
+	perf_conv_line(c, "  10/10 5.000000400:   syscalls:sys_exit_munmap: 0x0");
+	perf_conv_line(c, "  10/10 5.000000500: syscalls:sys_enter_mprotect: "
+		       "start: 0x7f0000004000, len: 0x00002000, prot: 0x00000001");
+	perf_conv_line(c, "  10/10 5.000000600: syscalls:sys_exit_mprotect: 0x0");
+	perf_conv_line(c, "  10/10 5.000000610:  syscalls:sys_enter_munmap: "
+		       "addr: 0x7f0000006000, len: 0x00001000");
+	perf_conv_line(c, "  10/10 5.000000620:   syscalls:sys_exit_munmap: "
+		       "0xffffffffffffffea");
+	perf_conv_line(c, "  10/10 5.000000630:      syscalls:sys_enter_brk: "
+		       "brk: 0x00000000");
+	perf_conv_line(c, "  10/10 5.000000640:       syscalls:sys_exit_brk: "
+		       "0x555555559000");
+	perf_conv_line(c, "  10/10 5.000000650:      syscalls:sys_enter_brk: "
+		       "brk: 0x55555557a000");
+	perf_conv_line(c, "  10/10 5.000000660:       syscalls:sys_exit_brk: "
+		       "0x55555557a000");
+}
+
+/* --follow fork:N: the N-th process made (threads not counted) is the
+ * traced one, and its trace begins with its parent's mappings at the
+ * fork — as the parent's calls left them: an mmap, a munmap of part of
+ * it, an mprotect of another part, a failed munmap that changed nothing,
+ * its heap — so that its fault in an inherited page is a mapped one. */
+START_TEST(test_perf_follow_fork)
+{
+	static char buf[1 << 14];
+	FILE *f = fmemopen(buf, sizeof(buf), "wb");
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	struct perf_conv *c = calloc(1, sizeof(*c));
+	struct trace_reader r;
+	struct trace_ev e;
+	char err[256];
+	size_t len;
+
+	trace_writer_init(w, f, NULL);
+	perf_conv_init(c, w);
+	c->follow_fork = 2;
+	c->track_maps = true;
+	zygote_maps(c);
+	/* A thread, then the first process, then the second: followed. */
+	perf_conv_line(c, "  10/10 5.000000700: task:task_newtask: pid=11 "
+		       "comm=zygote clone_flags=3d0f00 oom_score_adj=0");
+	perf_conv_line(c, "  10/10 5.000000800: task:task_newtask: pid=20 "
+		       "comm=zygote clone_flags=1200011 oom_score_adj=0");
+	perf_conv_line(c, "  10/10 5.000000900: task:task_newtask: pid=30 "
+		       "comm=zygote clone_flags=1200011 oom_score_adj=0");
+	/* The parent changes its maps after the fork: not the child's. */
+	perf_conv_line(c, "  10/10 5.000001000:  syscalls:sys_enter_munmap: "
+		       "addr: 0x7f0000000000, len: 0x00001000");
+	perf_conv_line(c, "  10/10 5.000001100:   syscalls:sys_exit_munmap: 0x0");
+	perf_conv_line(c, "  30/30 5.000002000:  exceptions:page_fault_user: "
+		       "address=0x7f0000000010 ip=0x4000 error_code=0x6");
+	perf_conv_line(c, "  20/20 5.000002100:  exceptions:page_fault_user: "
+		       "address=0x7f0000000010 ip=0x4000 error_code=0x6");
+	ck_assert_int_eq(trace_writer_finish(w), 0);
+	len = (size_t)ftell(f);
+	fclose(f);
+	ck_assert_int_eq(c->pid, 30);
+	ck_assert_int_eq(c->forks, 2);
+	ck_assert_int_eq(c->followed_parent, 10);
+	ck_assert_int_eq(c->nothers, 2);           /* 10 and 20 */
+	for (int i = 0; i < c->nothers; i++)
+		if (c->others[i].pid == 20) {
+			ck_assert_int_eq(c->others[i].fork_no, 1);
+			ck_assert_str_eq(c->others[i].comm, "zygote");
+			ck_assert(!c->others[i].execd);
+		}
+	f = fmemopen(buf, len, "rb");
+	ck_assert_int_eq(trace_open_stream(&r, f, err, sizeof(err)), 0);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.kind, TR_THREAD);
+	ck_assert_uint_eq(e.tid, 30);
+	static const struct { uint64_t start, len, prot; } want[] = {
+		{ 0x7f0000000000ULL, 0x2000, 3 }, { 0x7f0000003000ULL, 0x1000, 3 },
+		{ 0x7f0000004000ULL, 0x2000, 1 }, { 0x7f0000006000ULL, 0x2000, 3 },
+		{ 0x555555559000ULL, 0x21000, 3 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+		ck_assert_int_eq(e.kind, TR_MMAP);
+		ck_assert_uint_eq(e.addr, want[i].start);
+		ck_assert_uint_eq(e.len, want[i].len);
+		ck_assert_uint_eq(e.arg, want[i].prot);
+		ck_assert_int_eq(e.ret, (int64_t)want[i].start);
+	}
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 1);
+	ck_assert_int_eq(e.kind, TR_FAULT);
+	ck_assert_uint_eq(e.addr, 0x7f0000000000ULL);
+	ck_assert_int_eq(trace_next(&r, &e, err, sizeof(err)), 0);
+	fclose(f);
+	free(w);
+	perf_conv_fini(c);
+	free(c);
+}
+END_TEST
+
 /* A version 1 trace (no checksums), made by hand: still read. */
 START_TEST(test_version1)
 {
@@ -714,6 +823,7 @@ int main(void)
 	tcase_add_test(tc, test_version1);
 	tcase_add_test(tc, test_perf_lines);
 	tcase_add_test(tc, test_perf_exec);
+	tcase_add_test(tc, test_perf_follow_fork);
 	tcase_add_test(tc, test_perf_lock_downgrade);
 	tcase_add_test(tc, test_perf_kernel_causes);
 	tcase_add_test(tc, test_version_bounds);

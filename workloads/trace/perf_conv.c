@@ -24,7 +24,7 @@ const char *const perf_conv_events[] = {
 	"syscalls:sys_enter_madvise", "syscalls:sys_exit_madvise",
 	"syscalls:sys_enter_brk", "syscalls:sys_exit_brk",
 	"exceptions:page_fault_user", "exceptions:page_fault_kernel",
-	"sched:sched_process_exec", NULL,
+	"sched:sched_process_exec", "task:task_newtask", NULL,
 };
 
 const char *const perf_conv_lock_events[] = {
@@ -242,18 +242,16 @@ static void put_premaps(struct perf_conv *c, int th, uint64_t t)
 	}
 }
 
-static void enter_call(struct perf_conv *c, int th, uint64_t t, int call,
-		       const char *f)
+/* A call's entry into ev: false (counted) when its fields are not. */
+static bool parse_enter(struct perf_conv *c, struct trace_ev *ev, int th,
+			uint64_t t, int call, const char *f)
 {
 	uint64_t v[6] = { 0 };
-	struct trace_ev *ev = &c->pend[th];
 
 	if (hex_fields(f, v, calls[call].nfields) != calls[call].nfields) {
 		c->bad_lines++;
-		return;
+		return false;
 	}
-	if (c->open[th])
-		c->unpaired++;               /* an entry whose exit was lost */
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = calls[call].kind;
 	ev->thread = (uint32_t)th;
@@ -278,8 +276,21 @@ static void enter_call(struct perf_conv *c, int th, uint64_t t, int call,
 	    ev->arg3 >= TRACE_ADDR_LIMIT ||
 	    (ev->kind == TR_MREMAP && ev->arg >= TRACE_ADDR_LIMIT)) {
 		c->bad_lines++;
-		return;
+		return false;
 	}
+	return true;
+}
+
+static void enter_call(struct perf_conv *c, int th, uint64_t t, int call,
+		       const char *f)
+{
+	struct trace_ev ev;
+
+	if (!parse_enter(c, &ev, th, t, call, f))
+		return;
+	if (c->open[th])
+		c->unpaired++;               /* an entry whose exit was lost */
+	c->pend[th] = ev;
 	c->open[th] = true;
 }
 
@@ -335,6 +346,7 @@ static void on_exec(struct perf_conv *c, const char *f)
 	 * as the events before it do: the old program's and its children's. */
 	c->in_exec = false;
 	drop_old_mms(c);
+	c->npre = 0;                     /* what it had is gone */
 	if (!fn)
 		return;
 	fn += 9;
@@ -632,6 +644,9 @@ void perf_conv_flush(struct perf_conv *c)
 void perf_conv_fini(struct perf_conv *c)
 {
 	perf_conv_flush(c);
+	perf_maps_fini(&c->maps);
+	free(c->pre_own);
+	c->pre_own = NULL;
 	free(c->ranges);
 	c->ranges = NULL;
 	c->nranges = c->cap_ranges = 0;
@@ -697,26 +712,117 @@ static void exec_comm(const char *f, char *out)
 	out[n] = 0;
 }
 
+static int which_call(const char *name, bool *enter);
+
+static struct perf_other *other_of(struct perf_conv *c, long pid)
+{
+	for (int i = 0; i < c->nothers; i++)
+		if (c->others[i].pid == pid)
+			return &c->others[i];
+	if (c->nothers == PERF_MAX_OTHERS)
+		return NULL;
+	c->others[c->nothers] = (struct perf_other){ .pid = pid };
+	return &c->others[c->nothers++];
+}
+
 /* An event of a process the trace leaves out: counted by process. */
 static void note_other(struct perf_conv *c, long pid, const char *comm)
 {
-	struct perf_other *o = NULL;
+	struct perf_other *o = other_of(c, pid);
 
 	c->other_pid++;
-	for (int i = 0; i < c->nothers && !o; i++)
-		if (c->others[i].pid == pid)
-			o = &c->others[i];
-	if (!o && c->nothers < PERF_MAX_OTHERS) {
-		o = &c->others[c->nothers++];
-		*o = (struct perf_other){ .pid = pid };
-	}
 	if (!o) {
 		c->others_full = true;   /* counted in other_pid, unnamed */
 		return;
 	}
 	o->events++;
-	if (comm && comm[0])
+	if (comm && comm[0]) {
 		snprintf(o->comm, sizeof(o->comm), "%s", comm);
+		o->execd = true;
+	}
+}
+
+/* The traced process was made in the recording by parent: its trace
+ * begins with what parent had mapped then (as -p's with its maps). */
+static void take_parents_maps(struct perf_conv *c, long parent)
+{
+	uint64_t brk[2];
+
+	c->followed_parent = parent;
+	free(c->pre_own);
+	c->pre_own = NULL;
+	if (perf_maps_get(&c->maps, parent, &c->pre_own, &c->npre, brk)) {
+		c->maps.lost++;
+		c->npre = 0;
+	}
+	c->pre = c->pre_own;
+	c->pre_done = false;
+	c->brk_lo = brk[0];
+	c->brk_hi = brk[1];
+}
+
+#ifndef CLONE_THREAD
+#define CLONE_THREAD 0x00010000
+#endif
+
+/* "pid=C comm=X clone_flags=HEX oom_score_adj=N", in the maker's
+ * context: a new process (not a thread) is counted, copies its maker's
+ * mappings, and is the traced one if --follow names it. */
+static void on_newtask(struct perf_conv *c, long pid, const char *f)
+{
+	const char *fl = strstr(f, " clone_flags="), *cm = strstr(f, "comm=");
+	struct perf_other *o;
+	long child;
+	char *end;
+
+	if (strncmp(f + strspn(f, " "), "pid=", 4) || !fl) {
+		c->bad_lines++;
+		return;
+	}
+	child = strtol(f + strspn(f, " ") + 4, &end, 10);
+	if (child <= 0 || strtoull(fl + 13, NULL, 16) & CLONE_THREAD)
+		return;
+	c->forks++;
+	if (c->track_maps)
+		perf_maps_fork(&c->maps, pid, child);
+	if (c->follow_fork == c->forks && c->pid < 0)
+		c->pid = child;
+	if (child == c->pid) {
+		if (c->track_maps)
+			take_parents_maps(c, pid);
+		return;
+	}
+	if ((o = other_of(c, child))) {
+		o->fork_no = c->forks;
+		if (cm && !o->comm[0]) {
+			size_t n = (size_t)(fl - cm - 5);
+
+			snprintf(o->comm, sizeof(o->comm), "%.*s",
+				 (int)(n < PERF_COMM_LEN - 1 ? n : PERF_COMM_LEN - 1),
+				 cm + 5);
+		}
+	} else {
+		c->others_full = true;
+	}
+}
+
+/* An untraced process's call: what it maps, for a child it may fork. */
+static void other_call(struct perf_conv *c, long pid, uint32_t tid,
+		       const char *name, const char *f)
+{
+	struct trace_ev ev;
+	bool enter;
+	int call = which_call(name, &enter);
+	uint64_t v;
+
+	if (call < 0)
+		return;
+	if (enter) {
+		if (parse_enter(c, &ev, 0, 0, call, f))
+			perf_maps_enter(&c->maps, tid, &ev);
+	} else if (hex_fields(f, &v, 1) == 1) {
+		perf_maps_exit(&c->maps, pid, tid, calls[call].kind, (int64_t)v);
+	}
 }
 
 void perf_conv_line(struct perf_conv *c, const char *line)
@@ -751,16 +857,24 @@ void perf_conv_line(struct perf_conv *c, const char *line)
 	is_exec = !strcmp(group, "sched") && !strcmp(name, "sched_process_exec");
 	if (is_exec)
 		exec_comm(line + pos, comm);
+	if (!strcmp(group, "task") && !strcmp(name, "task_newtask")) {
+		on_newtask(c, pid, line + pos);
+		return;
+	}
 	/* --follow COMM: the first process to exec it is the one traced. */
 	if (is_exec && c->follow_comm[0] && !strcmp(comm, c->follow_comm)) {
 		c->follow_matches++;
 		if (c->pid < 0)
 			c->pid = pid;
 	}
-	if (c->pid < 0 && !c->follow_comm[0])
+	if (c->pid < 0 && !c->follow_comm[0] && !c->follow_fork)
 		c->pid = pid;
 	if (pid != c->pid) {
 		note_other(c, pid, is_exec ? comm : NULL);
+		if (c->track_maps && is_exec)
+			perf_maps_exec(&c->maps, pid);
+		else if (c->track_maps && !strcmp(group, "syscalls"))
+			other_call(c, pid, (uint32_t)tid, name, line + pos);
 		return;
 	}
 	if (is_exec) {

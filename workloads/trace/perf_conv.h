@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "workloads/trace/perf_maps.h"
 #include "workloads/trace/trace.h"
 
 /* The tracepoints vmsim record asks perf for (NULL-terminated), and
@@ -84,17 +85,15 @@ struct perf_other {
 	long pid;
 	uint64_t events;
 	char comm[PERF_COMM_LEN];        /* what it exec'd last; "": none */
+	int fork_no;                     /* the N of --follow fork:N; 0: not
+					  * made in the recording */
+	bool execd;                      /* comm is from its exec */
 };
 #define PERF_MAX_MMS 64                  /* address spaces told apart */
 
 /* A range the trace mapped (for telling a fault at a mapped page). */
 struct perf_range {
 	uint64_t start, end;
-};
-
-struct perf_premap {
-	uint64_t start, len;
-	uint32_t prot;                   /* PROT_* */
 };
 
 struct perf_conv {
@@ -106,6 +105,19 @@ struct perf_conv {
 	 * the first process seen (the recorded command). */
 	char follow_comm[PERF_COMM_LEN];
 	int follow_matches;              /* processes that exec'd it */
+	/* --follow fork:N: the traced process is the N-th that the
+	 * recorded processes make (task:task_newtask without CLONE_THREAD:
+	 * a fork, vfork or clone of a new process); 0: not by that. */
+	int follow_fork;
+	int forks;                       /* processes made so far */
+	long followed_parent;            /* the traced one's, if it was made
+					  * in the recording; else 0 */
+	/* What the untraced processes map (set track_maps before the first
+	 * line: --follow fork:N or PID), for the traced one's start: a
+	 * process that forks without exec begins with its parent's. */
+	bool track_maps;
+	struct perf_maps maps;
+	struct perf_premap *pre_own;     /* pre, when taken from maps */
 	struct perf_other others[PERF_MAX_OTHERS];
 	int nothers;                     /* others[] in use */
 	bool others_full;                /* more processes than others[] */
