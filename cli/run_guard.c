@@ -199,12 +199,18 @@ static int check_map_count(const struct run_cfg *c, int most)
 	if (!limit || need <= limit)
 		return 0;
 	fit = (int)((limit > 4096 ? limit - 4096 : 0) / (stripes ? stripes : 1));
+	/* Where not even one target fits, fewer targets is no way out. */
+	char fewer[64] = "";
+
+	if (fit >= 1)
+		snprintf(fewer, sizeof(fewer), ", at most %d target%s", fit,
+			 PLURAL(fit));
 	fprintf(stderr, "%s: the arena (%llu MiB) in 2 MiB stripes, a uffd a task, "
 		"needs %llu mappings for %d target%s, over vm.max_map_count %llu: "
-		"give --uffd shared (one registration), at most %d target%s, or "
+		"give --uffd shared (one registration)%s, or "
 		"raise it (sysctl vm.max_map_count=%llu)\n", prog,
 		(unsigned long long)(c->mm.arena_size >> 20), need, ntgt,
-		PLURAL(ntgt), limit, fit, PLURAL(fit), need);
+		PLURAL(ntgt), limit, fewer, need);
 	return -1;
 }
 
