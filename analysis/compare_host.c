@@ -241,8 +241,21 @@ static void print_bound(FILE *out, json_object *h)
 			w += json_object_get_double(v) / 1e9;
 	fprintf(out, "\nThe most a lock scheme could give this program: its threads "
 		"waited %.3f ms on the host's mmap_lock in its %.3f s: at most "
-		"%.2f%% of its time (a scheme changes waiting, not the work).\n",
+		"%.2f%% of its time (a scheme changes waiting, not the work)",
 		1e3 * w, span, 100 * w / span);
+	if (json_object_object_get_ex(h, RK_HOST_WORST_THREAD, &side) &&
+	    json_object_object_get_ex(side, RK_SHARE, &v)) {
+		json_object *tid, *run;
+		double share = json_object_get_double(v);
+
+		if (json_object_object_get_ex(side, RK_TID, &tid) &&
+		    json_object_object_get_ex(side, RK_RUN_S, &run))
+			fprintf(out, "; the thread that waited most of its run, "
+				"tid %lld: %.2f%% of its %.3f s",
+				(long long)json_object_get_int64(tid), 100 * share,
+				json_object_get_double(run));
+	}
+	fprintf(out, ".\n");
 }
 
 void cmp_print_host_lock(FILE *out, const struct cmp_file *files, int n)

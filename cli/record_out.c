@@ -7,6 +7,7 @@
  * the check that it is whole — and summarized.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +275,118 @@ static void print_causes(const struct perf_mm *m, const uint64_t rep[2])
 	       (unsigned long long)m->lock[1].acquired);
 }
 
+static const char *const side_names[2] = { "read", "write" };
+
+/* "mmap_call in __vm_munmap": what a holder or a waiter was doing. */
+static const char *holder_what(const struct perf_conv *c,
+			       const struct perf_holder *h, char *buf,
+			       size_t len)
+{
+	const char *site = h->site ? c->waits.sites[h->site] : "";
+
+	snprintf(buf, len, "%s%s%s", h->cause < PC_NCAUSES ?
+		 perf_conv_cause_names[h->cause] : "?", site[0] ? " in " : "",
+		 site);
+	return buf;
+}
+
+static json_object *holder_json(const struct perf_conv *c,
+				const struct perf_holder *h)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "tid", json_object_new_int64(h->tid));
+	json_object_object_add(o, "side", json_object_new_string(
+				       side_names[h->write & 1]));
+	json_object_object_add(o, "cause", json_object_new_string(
+		h->cause < PC_NCAUSES ? perf_conv_cause_names[h->cause] : "?"));
+	json_object_object_add(o, "site", json_object_new_string(
+				       h->site ? c->waits.sites[h->site] : ""));
+	return o;
+}
+
+/* The share of a thread's run (its first to its last event) it spent
+ * waiting; NaN where it ran no time. */
+static double wait_share(const struct perf_wait_thread *t)
+{
+	uint64_t run = t->t_last > t->t_first ? t->t_last - t->t_first : 0;
+
+	return run ? (double)(t->wait_ns[0] + t->wait_ns[1]) / (double)run : NAN;
+}
+
+/* Each thread's waits against its run time, and the longest waits with
+ * who held the lock: the three of each on the terminal, all in j. */
+static void report_waits(const struct perf_conv *c, json_object *j)
+{
+	const struct perf_waits *w = &c->waits;
+	const struct perf_wait_thread *top[3] = { NULL };
+	json_object *ja = json_object_new_array(), *jt = json_object_new_array();
+	char a[160], b[160];
+
+	for (int i = 0; i < PERF_WAIT_THREADS; i++) {
+		const struct perf_wait_thread *t = &w->th[i];
+		json_object *o, *ws;
+
+		if (!t->tid || t->t_last <= t->t_first)
+			continue;
+		o = json_object_new_object();
+		ws = json_object_new_object();
+		json_object_object_add(o, "tid", json_object_new_int64(t->tid));
+		json_object_object_add(o, "run_ns", json_object_new_uint64(
+					       t->t_last - t->t_first));
+		for (int s = 0; s < 2; s++)
+			json_object_object_add(ws, side_names[s],
+					       json_object_new_uint64(t->wait_ns[s]));
+		json_object_object_add(o, "wait_ns", ws);
+		json_object_array_add(jt, o);
+		for (int k = 0; k < 3; k++)
+			if (!top[k] || wait_share(t) > wait_share(top[k])) {
+				memmove(&top[k + 1], &top[k],
+					sizeof(top[0]) * (size_t)(2 - k));
+				top[k] = t;
+				break;
+			}
+	}
+	for (int i = 0; i < w->ntop; i++) {
+		const struct perf_wait_top *e = &w->top[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "wait_ns", json_object_new_uint64(e->wait_ns));
+		json_object_object_add(o, "waiter", holder_json(c, &e->waiter));
+		json_object_object_add(o, "holder", e->have_holder ?
+				       holder_json(c, &e->holder) : NULL);
+		json_object_array_add(ja, o);
+	}
+	json_object_object_add(j, "threads", jt);
+	json_object_object_add(j, "longest_waits", ja);
+	if (top[0] && top[0]->wait_ns[0] + top[0]->wait_ns[1]) {
+		fprintf(stderr, "host mmap_lock waits by thread (the most of "
+			"its run):");
+		for (int k = 0; k < 3 && top[k] && top[k]->wait_ns[0] +
+		     top[k]->wait_ns[1]; k++)
+			fprintf(stderr, "%s tid %u %.2f%% (read %.3f ms, write "
+				"%.3f ms of %.3f s)", k ? "," : "", top[k]->tid,
+				100 * wait_share(top[k]), top[k]->wait_ns[0] / 1e6,
+				top[k]->wait_ns[1] / 1e6,
+				(top[k]->t_last - top[k]->t_first) / 1e9);
+		fprintf(stderr, "\n");
+	}
+	for (int i = 0; i < w->ntop && i < 3; i++) {
+		const struct perf_wait_top *e = &w->top[i];
+
+		fprintf(stderr, "%s %.3f ms: tid %u for %s (%s)", i ?
+			";" : "host mmap_lock longest waits:", e->wait_ns / 1e6,
+			e->waiter.tid, side_names[e->waiter.write & 1],
+			holder_what(c, &e->waiter, a, sizeof(a)));
+		if (e->have_holder)
+			fprintf(stderr, " behind tid %u holding %s (%s)",
+				e->holder.tid, side_names[e->holder.write & 1],
+				holder_what(c, &e->holder, b, sizeof(b)));
+	}
+	if (w->ntop)
+		fprintf(stderr, "\n");
+}
+
 /* The host's mmap_lock as the program took it: a line per side, its
  * causes, and TRACE.mmap_lock.json beside the trace (for comparing with
  * a replay's lockstat). Returns enum sf_where, or -1 after one line. */
@@ -310,6 +423,7 @@ static int report_host_lock(struct record_out *o, const struct perf_conv *c)
 	json_object_object_add(j, "kernel_faults",
 			       json_object_new_uint64(c->kernel_faults));
 	print_causes(m, rep);
+	report_waits(c, j);
 	spec.force = o->force;
 	ret = sf_open(&out, o->side, &spec, err, sizeof(err));
 	if (!ret && (ret = sf_emit(&out, emit_json, j)) >= 0)

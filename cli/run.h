@@ -64,6 +64,8 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool arena_given,
 		      bool force);
 /* TRACE.mmap_lock.json (its name into path) into h: 0, 1 when there is
  * none, -1 with the reason in *why (unreadable, not vmsim record's). */
+/* The most a lock file may be (a thread a line: a few MiB at most). */
+#define RUN_HOST_LOCK_MAX (64L << 20)
 int run_host_lock_read(const char *trace, struct res_host_lock *h,
 		       char *path, size_t plen, const char **why);
 

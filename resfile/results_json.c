@@ -256,6 +256,14 @@ static json_object *host_lock_json(const struct res_host_lock *h,
 	JADD(o, RK_CLASS, json_object_new_string(hc->cls));
 	if (h->span_ns)
 		JADD(o, RK_HOST_SPAN_S, json_object_new_double((double)h->span_ns / 1e9));
+	if (h->have_threads) {
+		json_object *t = json_object_new_object();
+
+		JADD(t, RK_TID, json_object_new_int64(h->worst_tid));
+		JADD(t, RK_SHARE, json_object_new_double(h->worst_share));
+		JADD(t, RK_RUN_S, json_object_new_double((double)h->worst_run_ns / 1e9));
+		JADD(o, RK_HOST_WORST_THREAD, t);
+	}
 	for (int s = 0; s < LS_NSIDES; s++) {
 		json_object *j = json_object_new_object();
 

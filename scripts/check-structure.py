@@ -80,6 +80,7 @@ PREFIXES = [
     ("sim/faults/*.c", ["fault_", "*_fault_source"]),
     ("workloads/trace/perf_conv.c", ["perf_conv_"]),
     ("workloads/trace/perf_maps.c", ["perf_maps_"]),
+    ("workloads/trace/perf_waits.c", ["perf_waits_"]),
     ("workloads/trace/*.c", ["trace_"]),
     ("workloads/replay*.c", ["rp_", "*_workload"]),
     ("workloads/runner.c", ["runner_"]),

@@ -173,6 +173,12 @@ struct res_host_lock {
 	bool have_causes;
 	uint64_t replayable[LS_NSIDES];
 	uint64_t cause[RES_HOST_CAUSES][LS_NSIDES];
+	/* Since issue 64: the thread that waited the most of its run (its
+	 * first to its last event) on the host's mmap_lock. */
+	bool have_threads;
+	uint32_t worst_tid;
+	double worst_share;
+	uint64_t worst_run_ns;
 };
 
 /* The host kernel the run ran on (vmsim check; a result's meta): what

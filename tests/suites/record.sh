@@ -45,6 +45,16 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["write"]["acquired"] >= 12, r
 assert r["write"]["hold_ns"] > 0 and r["read"]["acquired"] >= 0, r
+# Each thread's waits against its run, and the longest waits (issue 64):
+# the program's two threads, and no wait longer than all of them.
+th = r["threads"]
+assert len(th) == 2 and all(t["run_ns"] > 0 for t in th), th
+total = sum(t["wait_ns"]["read"] + t["wait_ns"]["write"] for t in th)
+# (The address space's figures keep its exec's first acquisitions, which
+# came before the exec event; a thread's begin at the exec.)
+assert 0 < total <= r["read"]["wait_ns"] + r["write"]["wait_ns"], (total, r)
+assert all(w["wait_ns"] <= total and w["waiter"]["tid"] in
+           {t["tid"] for t in th} for w in r["longest_waits"]), r["longest_waits"]
 PY
 fi
 

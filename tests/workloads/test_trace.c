@@ -588,6 +588,89 @@ START_TEST(test_perf_lock_downgrade)
 }
 END_TEST
 
+/* One mmap_lock line of thread tid at usec ("start_locking", "released",
+ * or "acquire_returned" with its chain: frames innermost first). */
+static void lock_line(struct perf_conv *c, int tid, int usec, const char *what,
+		      bool write, const char *const *frames)
+{
+	char l[256];
+
+	snprintf(l, sizeof(l), "  10/%d 5.%09d: mmap_lock:mmap_lock_%s: "
+		 "mm=0xffff888100000000 memcg_id=1 write=%s%s", tid, usec * 1000,
+		 what, write ? "true" : "false", frames ? " success=true" : "");
+	perf_conv_line(c, l);
+	for (; frames && *frames; frames++) {
+		snprintf(l, sizeof(l), "\t%s", *frames);
+		perf_conv_line(c, l);
+	}
+	if (frames)
+		perf_conv_line(c, "");
+}
+
+/* Who waited, behind whom (issue 64): tid 11's munmap waits 1 ms for the
+ * write side while tid 10's mmap holds it; tid 12's fault, asking after
+ * the lock is free but queued behind 11, is put behind the last to
+ * release it before it got the lock. Each thread's waits against its
+ * run (its first to its last event). */
+START_TEST(test_perf_waits)
+{
+	static const char *const ch_mmap[] = {
+		"ffffffff81300000 down_write_killable",
+		"ffffffff81311111 vm_mmap_pgoff+0x9c", NULL };
+	static const char *const ch_munmap[] = {
+		"ffffffff81322222 __vm_munmap", NULL };
+	static const char *const ch_fault[] = {
+		"ffffffff815f7e73 lock_mm_and_find_vma",
+		"ffffffff82261868 exc_page_fault",
+		"ffffffff81000c82 asm_exc_page_fault", NULL };
+	static char buf[1 << 12];
+	FILE *f = fmemopen(buf, sizeof(buf), "wb");
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	struct perf_conv *c = calloc(1, sizeof(*c));
+	const struct perf_wait_thread *t;
+	const struct perf_waits *pw = &c->waits;
+
+	trace_writer_init(w, f, NULL);
+	perf_conv_init(c, w);
+	lock_line(c, 10, 1000, "start_locking", true, NULL);
+	lock_line(c, 10, 1000, "acquire_returned", true, ch_mmap);
+	lock_line(c, 11, 1100, "start_locking", true, NULL);
+	lock_line(c, 10, 2100, "released", true, NULL);
+	lock_line(c, 12, 2100, "start_locking", false, NULL);
+	lock_line(c, 11, 2100, "acquire_returned", true, ch_munmap);
+	lock_line(c, 11, 2400, "released", true, NULL);
+	lock_line(c, 12, 2400, "acquire_returned", false, ch_fault);
+	lock_line(c, 12, 2500, "released", false, NULL);
+	lock_line(c, 10, 11000, "start_locking", false, NULL);
+	perf_conv_flush(c);
+	ck_assert_int_eq(pw->ntop, 2);
+	ck_assert_uint_eq(pw->top[0].wait_ns, 1000000);
+	ck_assert_uint_eq(pw->top[0].waiter.tid, 11);
+	ck_assert_uint_eq(pw->top[0].waiter.write, 1);
+	ck_assert_int_eq(pw->top[0].waiter.cause, PC_MMAP_CALL);
+	ck_assert_str_eq(pw->sites[pw->top[0].waiter.site], "__vm_munmap");
+	ck_assert(pw->top[0].have_holder);
+	ck_assert_uint_eq(pw->top[0].holder.tid, 10);
+	ck_assert_uint_eq(pw->top[0].holder.write, 1);
+	ck_assert_str_eq(pw->sites[pw->top[0].holder.site], "vm_mmap_pgoff");
+	ck_assert_uint_eq(pw->top[1].wait_ns, 300000);
+	ck_assert_uint_eq(pw->top[1].waiter.tid, 12);
+	ck_assert(pw->top[1].have_holder);
+	ck_assert_uint_eq(pw->top[1].holder.tid, 11);
+	t = perf_waits_thread(pw, 11);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->wait_ns[1], 1000000);
+	ck_assert_uint_eq(t->wait_ns[0], 0);
+	t = perf_waits_thread(pw, 10);
+	ck_assert_uint_eq(t->t_last - t->t_first, 10000000);   /* 10 ms */
+	ck_assert_uint_eq(t->wait_ns[0] + t->wait_ns[1], 0);
+	perf_conv_fini(c);
+	fclose(f);
+	free(c);
+	free(w);
+}
+END_TEST
+
 /* One acquisition of mm by tid 10 at usec, with the given chain (frames
  * innermost first, "" ends). */
 static void lock_with_chain(struct perf_conv *c, const char *mm, int usec,
@@ -825,6 +908,7 @@ int main(void)
 	tcase_add_test(tc, test_perf_exec);
 	tcase_add_test(tc, test_perf_follow_fork);
 	tcase_add_test(tc, test_perf_lock_downgrade);
+	tcase_add_test(tc, test_perf_waits);
 	tcase_add_test(tc, test_perf_kernel_causes);
 	tcase_add_test(tc, test_version_bounds);
 	tcase_add_test(tc, test_plan);

@@ -358,6 +358,7 @@ static void on_exec(struct perf_conv *c, const char *f)
 	if ((!c->w->nevents && !c->dropped) || !c->restart)
 		return;
 	c->dropped += c->w->nevents;
+	perf_waits_reset(&c->waits);
 	c->err = c->restart(c->restart_arg, c->exe);
 	memset(c->open, 0, sizeof(c->open));
 	memset(c->last_fault, 0, sizeof(c->last_fault));
@@ -468,6 +469,9 @@ static void chain_frame(struct perf_conv *c, const char *f)
 		return;
 	if (c->chain.fault == -1) {
 		c->chain.fault = ip >= 0xffff800000000000ULL ? 2 : 1;
+		/* A kernel-mode fault's site: the kernel code it hit in. */
+		if (c->chain.fault == 2)
+			c->chain.site = perf_waits_site(&c->waits, sym);
 		return;
 	}
 	if (frame_is(sym, fr_exec))
@@ -476,6 +480,11 @@ static void chain_frame(struct perf_conv *c, const char *f)
 		c->chain.outer = PC_EXIT;
 	else if (frame_is(sym, fr_fork) && c->chain.outer < 0)
 		c->chain.outer = PC_FORK;
+	else
+		goto inner;
+	if (!c->chain.outer_site)
+		c->chain.outer_site = perf_waits_site(&c->waits, sym);
+inner:
 	if (c->chain.inner >= 0)
 		return;
 	if (!strncmp(sym, "asm_exc_page_fault", 18) && c->chain.fault >= 0) {
@@ -491,6 +500,8 @@ static void chain_frame(struct perf_conv *c, const char *f)
 	} else if (frame_is(sym, fr_mmap)) {
 		c->chain.inner = PC_MMAP_CALL;
 	}
+	if (c->chain.inner >= 0 && c->chain.inner != PC_FAULT_FALLBACK)
+		c->chain.site = perf_waits_site(&c->waits, sym);
 }
 
 /* Is the fault thread tid is in (its latest, user or kernel-mode) at a
@@ -581,12 +592,19 @@ static void chain_close(struct perf_conv *c)
 		c->traced_mm = c->chain.mm;
 		c->have_traced_mm = true;
 	}
+	w = h->state == 1 && c->chain.t > h->t ? c->chain.t - h->t : 0;
+	struct perf_holder who = {
+		.tid = c->chain.tid, .write = c->chain.write, .cause = (uint8_t)k,
+		.site = c->chain.outer >= 0 ? c->chain.outer_site : c->chain.site,
+	};
+
+	perf_waits_got(&c->waits, c->chain.mm, &who, c->chain.success, w,
+		       c->chain.t, k != PC_FORK);
 	if (!c->chain.success) {
 		side->failed++;
 		h->state = 0;
 		return;
 	}
-	w = h->state == 1 && c->chain.t > h->t ? c->chain.t - h->t : 0;
 	if (h->state == 2)
 		close_hold(&m->lock[h->write], h->t, c->chain.t);
 	h->write = c->chain.write;
@@ -623,6 +641,7 @@ static void on_lock(struct perf_conv *c, uint32_t tid, uint64_t t,
 		c->chain.success = !strstr(f, "success=false");
 		c->chain.fault = 0;
 		c->chain.inner = c->chain.outer = -1;
+		c->chain.site = c->chain.outer_site = 0;
 		return;
 	}
 	if (!(h = held_of(c, tid, mm)))
@@ -630,9 +649,11 @@ static void on_lock(struct perf_conv *c, uint32_t tid, uint64_t t,
 	if (!strcmp(name, "mmap_lock_start_locking")) {
 		h->state = 1;
 		h->t = t;
+		perf_waits_ask(&c->waits, mm, tid, write, t);
 	} else if (h->state == 2 && (m = mm_of(c, mm))) {   /* released */
 		close_hold(&m->lock[write], h->t, t);
 		h->state = 0;
+		perf_waits_release(&c->waits, mm, tid, t);
 	}
 }
 
@@ -882,6 +903,7 @@ void perf_conv_line(struct perf_conv *c, const char *line)
 		return;
 	}
 	t = sec * 1000000000ULL + nsec;
+	perf_waits_seen(&c->waits, (uint32_t)tid, t);
 	if (!strcmp(group, "mmap_lock")) {
 		on_lock(c, (uint32_t)tid, t, name, line + pos);
 		return;

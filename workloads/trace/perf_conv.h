@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "workloads/trace/perf_maps.h"
+#include "workloads/trace/perf_waits.h"
 #include "workloads/trace/trace.h"
 
 /* The tracepoints vmsim record asks perf for (NULL-terminated), and
@@ -175,7 +176,11 @@ struct perf_conv {
 					  * frame decides */
 		int inner;               /* innermost cause found, or -1 */
 		int outer;               /* exec, exit or fork, or -1 */
+		uint16_t site;           /* the frame that decided inner */
+		uint16_t outer_site;     /* the one that decided outer */
 	} chain;
+	/* Who waited for the traced process's mmap_lock, behind whom. */
+	struct perf_waits waits;
 	uint64_t last_fault[TRACE_MAX_THREADS];   /* by thread index */
 	struct perf_range *ranges;       /* what the trace has mapped */
 	size_t nranges, cap_ranges;
