@@ -37,6 +37,7 @@ int run_replay_opt(struct run_cfg *c, enum run_opt_id which, const char *arg)
 			c->speed = 0;
 			return 0;
 		}
+		c->speed_given = true;
 		if (!strcmp(arg, "recorded")) {
 			c->speed = 1;
 			return 0;
@@ -323,8 +324,9 @@ int run_replay_settle(struct run_cfg *c, bool tasks_given, bool arena_given,
 	load_host_lock(c);
 	c->host_lock.span_ns = p->span_ns;
 	/* The check mode runs events one at a time, in turn: a check, not
-	 * a measurement, and no pace to keep. */
-	p->speed = c->replay_log ? 0 : c->speed;
+	 * a measurement, and no pace to keep unless --speed asks for one
+	 * (then the log's times show each event's against its recording). */
+	p->speed = c->replay_log && !c->speed_given ? 0 : c->speed;
 	c->tasks[0] = p->nthreads;
 	c->ntasklist = 1;
 	c->wo.replay = p;

@@ -27,6 +27,7 @@ enum { PH_MMAP, PH_MUNMAP, PH_MPROTECT, PH_OTHER };
 static void rp_shared_free(struct rp_shared *s)
 {
 	free(s->val);
+	free(s->ran_ns);
 	free(s->done);
 	free(s->progress);
 	free(s->waiting);
@@ -51,9 +52,12 @@ static int rp_setup(struct sim_mm *mm, const struct wl_opts *o, int ntasks,
 	s->done = calloc(p->nlayout + 1, sizeof(*s->done));
 	s->progress = calloc((size_t)p->nthreads, sizeof(*s->progress));
 	s->waiting = calloc((size_t)p->nthreads, sizeof(*s->waiting));
-	if (p->log_out)
+	if (p->log_out) {
 		s->val = calloc(p->events + 1, sizeof(*s->val));
-	if (!s->done || !s->progress || !s->waiting || (p->log_out && !s->val)) {
+		s->ran_ns = calloc(p->events + 1, sizeof(*s->ran_ns));
+	}
+	if (!s->done || !s->progress || !s->waiting ||
+	    (p->log_out && (!s->val || !s->ran_ns))) {
 		rp_shared_free(s);
 		return -ENOMEM;
 	}
@@ -325,6 +329,13 @@ static int rp_task(struct wl_task *t)
 					ret = -EINTR;
 					break;
 				}
+			}
+			if (s->ran_ns) {
+				struct timespec now;
+
+				clock_gettime(CLOCK_MONOTONIC, &now);
+				s->ran_ns[op->seq] = (now.tv_sec - start.tv_sec) *
+					1000000000LL + (now.tv_nsec - start.tv_nsec);
 			}
 			ret = op->kind == TR_FAULT ? do_fault(t, s, op)
 						   : do_layout(t, s, op);

@@ -95,13 +95,17 @@ static int emit_log(FILE *f, void *arg)
 	const struct log_ctx *c = arg;
 	const struct rp_plan *p = c->s->p;
 
-	fprintf(f, "%s (a call: VMAs in its cluster after it; a fault: 1 if "
-		"it faulted)\n", RP_LOG_HEADER);
+	fprintf(f, "%s recorded_us ran_us (a call: VMAs in its cluster after "
+		"it; a fault: 1 if it faulted; the times since the trace's and "
+		"the task's start)\n", RP_LOG_HEADER);
 	for (uint64_t q = 0; q < p->events; q++)
 		if (c->by_seq[q] && c->s->val[q] >= 0)
-			fprintf(f, "%llu %d %s 0x%lx %d\n", (unsigned long long)q,
-				c->who[q], trace_kind_name(c->by_seq[q]->kind),
-				c->by_seq[q]->rec, c->s->val[q]);
+			fprintf(f, "%llu %d %s 0x%lx %d %.1f %.1f\n",
+				(unsigned long long)q, c->who[q],
+				trace_kind_name(c->by_seq[q]->kind),
+				c->by_seq[q]->rec, c->s->val[q],
+				(double)c->by_seq[q]->t_ns / 1e3,
+				(double)c->s->ran_ns[q] / 1e3);
 	return 0;
 }
 

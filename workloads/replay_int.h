@@ -21,6 +21,7 @@ struct rp_shared {
 	 * and per event what the log says (-1: not replayed). */
 	_Atomic int turn;
 	int32_t *val;
+	int64_t *ran_ns;                 /* when it ran, since its task began */
 };
 
 /* Check mode (workloads/replay_check.c): wait for seq's turn (0, or

@@ -86,6 +86,7 @@ struct run_cfg {
 	const char *trace, *replay_log;
 	struct res_host_lock host_lock;  /* the trace's side file, if any */
 	double speed;
+	bool speed_given;                /* --speed: paces --replay-log too */
 	/* Completion workloads: a sample is the mean of passes back to
 	 * back, as many as make it last min_sample_ms (sized from the
 	 * warm-up, the same count for every target of a task count), or

@@ -105,6 +105,27 @@ assert r["options"]["speed"] == 1, r["options"]["speed"]
 assert p["samples"]["time"][0] >= 0.297, p["samples"]["time"]
 assert p["host_mmap_lock"]["host_span_s"] > 0.29, p["host_mmap_lock"]
 PY
+# Paced, each thread's events run in its recorded order and none before
+# its recorded time (issue 64): --replay-log with --speed recorded logs,
+# per event, its recorded time and when it ran.
+"$vmsim" run --ceiling off -w replay --trace "$dir/sort.trace" -l rwsem -i 1 --min-sample 0 -q \
+	--fault-source synthetic --speed recorded --replay-log "$tmp/paced.log" -o "$tmp/pl.json" \
+	>"$tmp/pl.out" 2>&1 || fail "paced replay log: $(cat "$tmp/pl.out")"
+python3 - "$tmp/paced.log" <<'PY' || fail "the paced replay broke a thread's order or ran early"
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if not l.startswith("#")]
+assert len(rows) > 10000, len(rows)
+by = {}
+for seq, th, kind, addr, val, rec, ran in rows:
+    by.setdefault(th, []).append((int(seq), float(rec), float(ran)))
+assert len(by) == 2, by.keys()
+for th, ev in by.items():
+    for (s0, r0, t0), (s1, r1, t1) in zip(ev, ev[1:]):
+        assert s1 > s0 and r1 >= r0, (th, s0, s1)
+        assert t1 >= t0, ("thread %s ran event %d before %d" % (th, s1, s0))
+    early = [e for e in ev if e[2] < e[1] - 0.1]
+    assert not early, ("ran before its recorded time", th, early[:3])
+PY
 "$vmsim" run --ceiling off -w replay --trace "$dir/sort.trace" -l rwsem -i 1 --min-sample 0 \
 	--fault-source synthetic --speed asap -q >"$tmp/a.out" 2>&1 || fail "asap replay"
 grep -q '^warning: asap ran the recording up to [0-9]*x denser than the program did' "$tmp/a.out" ||
