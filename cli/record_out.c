@@ -322,7 +322,14 @@ static void report_waits(const struct perf_conv *c, json_object *j)
 	const struct perf_wait_thread *top[3] = { NULL };
 	json_object *ja = json_object_new_array(), *jt = json_object_new_array();
 	char a[160], b[160];
+	uint64_t longest = 0;
 
+	/* A thread that ran a moment (a helper that took the lock once)
+	 * has a share of nothing: ranked are those that ran at least 1% of
+	 * the longest run (all are in the file). */
+	for (int i = 0; i < PERF_WAIT_THREADS; i++)
+		if (w->th[i].tid && w->th[i].t_last - w->th[i].t_first > longest)
+			longest = w->th[i].t_last - w->th[i].t_first;
 	for (int i = 0; i < PERF_WAIT_THREADS; i++) {
 		const struct perf_wait_thread *t = &w->th[i];
 		json_object *o, *ws;
@@ -339,6 +346,8 @@ static void report_waits(const struct perf_conv *c, json_object *j)
 					       json_object_new_uint64(t->wait_ns[s]));
 		json_object_object_add(o, "wait_ns", ws);
 		json_object_array_add(jt, o);
+		if (t->t_last - t->t_first < longest / 100)
+			continue;
 		for (int k = 0; k < 3; k++)
 			if (!top[k] || wait_share(t) > wait_share(top[k])) {
 				memmove(&top[k + 1], &top[k],
@@ -361,7 +370,7 @@ static void report_waits(const struct perf_conv *c, json_object *j)
 	json_object_object_add(j, "longest_waits", ja);
 	if (top[0] && top[0]->wait_ns[0] + top[0]->wait_ns[1]) {
 		fprintf(stderr, "host mmap_lock waits by thread (the most of "
-			"its run):");
+			"its run, of those that ran 1%% of the longest):");
 		for (int k = 0; k < 3 && top[k] && top[k]->wait_ns[0] +
 		     top[k]->wait_ns[1]; k++)
 			fprintf(stderr, "%s tid %u %.2f%% (read %.3f ms, write "

@@ -154,15 +154,20 @@ static bool host_sides(json_object *j, struct res_host_lock *h)
 static void host_threads(json_object *j, struct res_host_lock *h)
 {
 	json_object *a, *t, *o, *ws;
-	uint64_t run, w[2];
+	uint64_t run, w[2], longest = 0;
 
 	if (!json_object_object_get_ex(j, "threads", &a) ||
 	    !json_object_is_type(a, json_type_array))
 		return;
+	/* As record ranks them: of the threads that ran 1% of the longest. */
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		if (host_count(json_object_array_get_idx(a, i), "run_ns", &run) &&
+		    run > longest)
+			longest = run;
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		t = json_object_array_get_idx(a, i);
 		if (!json_object_object_get_ex(t, "wait_ns", &ws) ||
-		    !host_count(t, "run_ns", &run) || !run ||
+		    !host_count(t, "run_ns", &run) || !run || run < longest / 100 ||
 		    !host_count(ws, "read", &w[0]) || !host_count(ws, "write", &w[1]) ||
 		    !json_object_object_get_ex(t, "tid", &o))
 			continue;

@@ -367,7 +367,13 @@ static void rp_teardown(struct sim_mm *mm, const struct wl_opts *o,
 	 * these two calls. */
 	for (int k = 0; k < 2 && counted; k++)
 		lockstat_sum(mm->lock->classes[0], k, &t0[k]);
-	sim_do_brk(mm, mm->start_brk, &out);
+	/* Only a trace with brk moved a break, and then the one placed in
+	 * the arena (sim_mm_set_brk_base): on the kernel column a trace
+	 * without brk has the host's own break, vmsim's heap, which
+	 * moving back to where it was at set-up would cut from under
+	 * malloc (issue 64: a renderer's replay crashed in free()). */
+	if (s->p->have_brk)
+		sim_do_brk(mm, mm->start_brk, &out);
 	sim_do_munmap(mm, mm->base, mm->end - mm->base);
 	for (int k = 0; k < 2 && counted; k++) {
 		lockstat_sum(mm->lock->classes[0], k, &t1[k]);

@@ -131,6 +131,15 @@ rc=$?
 if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/rl.log")" -eq 1 ]; then pass; else
 	fail "--replay-log with kernel: exit $rc: $(cat "$tmp/rl.log")"; fi
 
+# The kernel column registers no uffd: an arena whose 2 MiB stripes
+# would pass vm.max_map_count is refused only where a model registers
+# it (issue 64: a kernel-only replay of a renderer's trace was refused).
+"$VMSIM" run -w pft -l kernel -t 2 -i 1 -m 1M --arena 256G --ceiling off -q \
+	-o "$tmp/big.json" >"$tmp/big.log" 2>&1
+rc=$?
+if [ $rc -eq 0 ]; then pass; else
+	fail "a kernel-only run with a 256 GiB arena: exit $rc: $(cat "$tmp/big.log")"; fi
+
 # The models' own options get one note, and the run goes on.
 "$VMSIM" run -w pft -l kernel,pervma -t 1 -i 1 -m 1M --hold-extra 10 \
 	--ceiling off -o "$tmp/note.json" >"$tmp/note.out" 2>"$tmp/note.err"

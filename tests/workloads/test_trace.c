@@ -8,12 +8,18 @@
 #include "tests/check_util.h"
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <zlib.h>
 
 #include "workloads/trace/perf_conv.h"
 #include "workloads/trace/trace.h"
 #include "workloads/replay.h"
+#include "workloads/workload.h"
+#include "locks/lock_ops.h"
+#include "sim/mm.h"
+#include "sim/faults/sources.h"
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -477,6 +483,51 @@ START_TEST(test_plan_maps_nothing)
 }
 END_TEST
 
+/* A replay on the kernel column of a trace without brk leaves the host's
+ * break alone: it is vmsim's own heap there, which malloc may have
+ * grown since set-up (issue 64: moving it back at teardown cut a
+ * renderer's replay's heap from under free()). */
+START_TEST(test_replay_host_break)
+{
+	const struct trace_ev ev[] = {
+		{ .kind = TR_MMAP, .thread = 0, .t_ns = 1, .addr = 0x7f0000000000UL,
+		  .len = 0x2000, .arg = 3, .arg2 = 0x22, .fd = -1,
+		  .ret = 0x7f0000000000L },
+		{ .kind = TR_FAULT, .thread = 0, .t_ns = 2, .addr = 0x7f0000001000UL,
+		  .arg = TRACE_FAULT_WRITE },
+	};
+	char path[] = "/tmp/vmsim-test-trace-XXXXXX", err[256];
+	struct wl_opts o = { .iterations = 1 };
+	struct sim_mm_cfg cfg = { .lock = &kernel_lock_ops,
+				  .source = &kernel_fault_source };
+	struct sim_mm *mm;
+	struct rp_plan *p;
+	void *shared = NULL;
+	char *b;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_events(path, ev, 2);
+	ck_assert_msg(!rp_plan_load(path, &p, err, sizeof(err)), "%s", err);
+	unlink(path);
+	ck_assert(!p->have_brk);
+	cfg.arena_size = (p->arena_need + 4095) & ~4095UL;
+	ck_assert_int_eq(sim_mm_create(&cfg, &mm), 0);
+	o.replay = p;
+	ck_assert_int_eq(replay_workload.setup(mm, &o, p->nthreads, &shared), 0);
+	/* The break as the kernel has it (glibc's sbrk(0) answers from a
+	 * cache of its own). */
+	b = (char *)syscall(SYS_brk, 0);
+	ck_assert_ptr_eq((char *)syscall(SYS_brk, b + (1 << 20)), b + (1 << 20));
+	replay_workload.teardown(mm, &o, shared);
+	ck_assert_ptr_eq((char *)syscall(SYS_brk, 0), b + (1 << 20));
+	syscall(SYS_brk, b);
+	sim_mm_destroy(mm);
+	rp_plan_free(p);
+}
+END_TEST
+
 START_TEST(test_plan)
 {
 	const unsigned long A = 0x7f0000000000UL, H = 0x555500000000UL;
@@ -913,6 +964,7 @@ int main(void)
 	tcase_add_test(tc, test_version_bounds);
 	tcase_add_test(tc, test_plan);
 	tcase_add_test(tc, test_plan_maps_nothing);
+	tcase_add_test(tc, test_replay_host_break);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_NORMAL);
 }
