@@ -487,6 +487,8 @@ END_TEST
  * break alone: it is vmsim's own heap there, which malloc may have
  * grown since set-up (issue 64: moving it back at teardown cut a
  * renderer's replay's heap from under free()). */
+extern void __tsan_init(void) __attribute__((weak));
+
 START_TEST(test_replay_host_break)
 {
 	const struct trace_ev ev[] = {
@@ -506,6 +508,13 @@ START_TEST(test_replay_host_break)
 	char *b;
 	int fd = mkstemp(path);
 
+	/* TSan's shadow owns the address range the kernel column's window
+	 * takes (16 TiB up): the kernel column does not run under it. */
+	if (__tsan_init) {
+		close(fd);
+		unlink(path);
+		return;
+	}
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	write_events(path, ev, 2);
