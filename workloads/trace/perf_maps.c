@@ -141,16 +141,12 @@ void perf_maps_fork(struct perf_maps *m, long parent, long child)
 		return;
 	c->n = 0;
 	c->brk_lo = c->brk_hi = 0;
-	/* c's slot may have moved the array: look the parent up after. */
-	if (!(p = proc_of(m, parent, false)) || p == c)
+	/* Adding c may have moved the array: the parent is looked up after
+	 * (room() moves c->v only). */
+	if (!(p = proc_of(m, parent, false)) || p == c || !room(m, c, p->n))
 		return;
-	size_t n = p->n;
-
-	if (!room(m, c, n))
-		return;
-	p = proc_of(m, parent, false);   /* room() reallocates c->v only */
-	memcpy(c->v, p->v, n * sizeof(*c->v));
-	c->n = n;
+	memcpy(c->v, p->v, p->n * sizeof(*c->v));
+	c->n = p->n;
 	c->brk_lo = p->brk_lo;
 	c->brk_hi = p->brk_hi;
 }

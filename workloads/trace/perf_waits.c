@@ -109,7 +109,6 @@ void perf_waits_ask(struct perf_waits *w, uint64_t mm, uint32_t tid,
 
 	if (!p)
 		return;
-	perf_waits_seen(w, tid, t);
 	p->asking = true;
 	p->ask_mm = mm;
 	p->ask_t = t;
@@ -149,7 +148,6 @@ void perf_waits_got(struct perf_waits *w, uint64_t mm,
 	struct perf_wait_top e = { .wait_ns = wait_ns, .waiter = *who };
 
 	if (p) {
-		perf_waits_seen(w, who->tid, t);
 		if (counted && got) {
 			p->wait_ns[who->write] += wait_ns;
 			p->waits[who->write]++;
@@ -182,7 +180,6 @@ void perf_waits_release(struct perf_waits *w, uint64_t mm, uint32_t tid,
 {
 	struct perf_wait_mm *m = mm_of(w, mm);
 
-	perf_waits_seen(w, tid, t);
 	if (!m)
 		return;
 	for (int i = 0; i < m->n; i++)
