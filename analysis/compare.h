@@ -226,7 +226,8 @@ void cmp_say_flags(FILE *err, const struct cmp_file *f, bool invalid);
  * samples). The scaling fields are NaN at base_tasks. false: no kernel
  * column, or no valid point at tasks.
  */
-#define CMP_HOST_SHAPE_WARN 15.0
+#define CMP_HOST_SHAPE_WARN_PCT 15        /* as an integer, for texts */
+#define CMP_HOST_SHAPE_WARN ((double)CMP_HOST_SHAPE_WARN_PCT)
 struct cmp_host_dist {
 	const struct cmp_metric *metric;
 	int base_tasks;

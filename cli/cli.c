@@ -17,47 +17,11 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 
-static int list_main(int argc, char **argv, const struct cli_ctx *ctx)
-{
-	(void)ctx;
-	return cmd_list(argc, argv);
-}
-
-static int check_main(int argc, char **argv, const struct cli_ctx *ctx)
-{
-	if (argc > 1 && cli_is_help(argv[1]))
-		return cli_help("check");
-	if (argc > 1)
-		return cli_bad("unexpected argument '%s'", argv[1]);
-	return ctx->dry_run ? 0 : cmd_check();
-}
-
-static const struct cli_command commands[] = {
-	{ "run", "run a workload under one or more lock schemes, write a result",
-	  cmd_run, cmd_run_optsets },
-	{ "compare", "compare result files or directories: mmtests-style tables,\n"
-	  "the regression gate", cmd_compare, cmd_compare_optsets },
-	{ "report", "one self-contained HTML page of results (tables, graphs)",
-	  cmd_report, cmd_report_optsets },
-	{ "gate", "the CI gate: base and candidate run alternately, judged by\n"
-	  "round; the last line is PASS, REGRESSION or CANNOT JUDGE",
-	  cmd_gate, cmd_gate_optsets },
-	{ "calibrate", "the models against the host kernel (-l kernel): each\n"
-	  "one's rate and scaling beside the kernel's, one table",
-	  cmd_calibrate, cmd_calibrate_optsets },
-	{ "rerun", "run what a result file records again (its every option)",
-	  cmd_rerun, NULL },
-	{ "record", "run a program under perf and write what it did to its\n"
-	  "address space as a trace (replay it with -w replay)",
-	  cmd_record, cmd_record_optsets },
-	{ "trace", "what a trace holds (info), or its events (show)",
-	  cmd_trace, cmd_trace_optsets },
-	{ "bench", "tree: the VMA tree's costs; fault: what a fault costs;\n"
-	  "slab: the slab fast paths' costs; scale: the harness's scaling",
-	  cmd_bench, cmd_bench_optsets },
-	{ "list", "the lock schemes, components and workloads", list_main, NULL },
-	{ "check", "what this machine offers (userfaultfd, io_uring, CPUs, perf)",
-	  check_main, NULL },
+/* Dispatch and vmsim --help's list, in this order. */
+static const struct cli_command *const commands[] = {
+	&cmd_run_desc, &cmd_compare_desc, &cmd_report_desc, &cmd_gate_desc,
+	&cmd_calibrate_desc, &cmd_rerun_desc, &cmd_record_desc, &cmd_trace_desc,
+	&cmd_bench_desc, &cmd_list_desc, &cmd_check_desc,
 };
 #define NCOMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
 
@@ -67,7 +31,7 @@ static int no_command(void)
 	fprintf(stderr, "%s: no command: want ", prog);
 	for (int i = 0; i < NCOMMANDS; i++)
 		fprintf(stderr, "%s%s", i == 0 ? "" : i == NCOMMANDS - 1 ?
-			" or " : ", ", commands[i].name);
+			" or " : ", ", commands[i]->name);
 	cli_see_help();
 	return EXIT_USAGE;
 }
@@ -99,8 +63,8 @@ int cli_main_ctx(int argc, char **argv, const struct cli_ctx *ctx)
 		return 0;
 	}
 	for (int i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(cmd, commands[i].name))
-			return commands[i].run(argc - 1, argv + 1, ctx);
+		if (!strcmp(cmd, commands[i]->name))
+			return commands[i]->run(argc - 1, argv + 1, ctx);
 	cli_set_help_command(NULL);
 	return cli_bad("unknown command '%s'", cmd);
 }

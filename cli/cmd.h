@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "base/complain.h"
+#include "cli/opt.h"
 
 /* What a command runs with. */
 struct cli_ctx {
@@ -30,36 +31,17 @@ struct cli_ctx {
 				  * (for fuzzing the parser) */
 };
 
-/* One getopt table of a command, the one its parser passes to
- * getopt_long: the man pages and the bash completion are generated from
- * these at build time (`vmsim list --options`), so they cannot drift. */
-struct cli_optset {
-	const char *sub;                 /* its sub-command, or NULL */
-	const struct option *longopts;   /* NULL ends a command's sets */
-	const char *shortopts;           /* getopt's letters */
-	/* A long option's one-letter form, or 0; NULL: the letter of its
-	 * val, if shortopts has it. */
-	int (*short_of)(const struct option *o);
-	/* The values an option takes, space-separated on f; NULL: none
-	 * known (a number, a file). */
-	void (*values)(const struct option *o, FILE *f);
-};
-
-/* A command: its name, its line in vmsim --help ("\n" continues it),
- * what runs it, and its getopt tables (NULL: it takes no option). */
-struct cli_command {
-	const char *name, *summary;
-	int (*run)(int argc, char **argv, const struct cli_ctx *ctx);
-	const struct cli_optset *(*optsets)(void);
-};
-
 /* vmsim's commands (cli/cli.c sets them; vmsim-compare has none). */
-extern const struct cli_command *cli_commands;
+extern const struct cli_command *const *cli_commands;
 extern int cli_ncommands;
 
 void cli_usage(FILE *f);
-/* vmsim CMD --help: CMD's usage and options only (all: an unknown CMD); 0. */
+/* vmsim help CMD: CMD's usage and options only; 0, or EXIT_USAGE after
+ * one line for a command there is none of. */
 int cli_help(const char *cmd);
+/* The exit statuses of a command that writes a file, and of one that
+ * only tells (cli/common.c). */
+extern const char cli_exit_write[], cli_exit_info[];
 /* The directory of vmsim's documentation: the source tree's for the
  * build tree's binary, else where the package installs it. */
 const char *cli_docs_dir(void);
@@ -67,36 +49,24 @@ const char *cli_docs_dir(void);
  * tree (vmsim --version, vmsim check). */
 void cmd_check_tree_source(FILE *f);
 
-/* The commands, one file each (cli/cmd_*.c). */
-int cmd_run(int argc, char **argv, const struct cli_ctx *ctx);
-int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx);
-int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx);
-int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx);
-int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx);
-int cmd_report(int argc, char **argv, const struct cli_ctx *ctx);
-int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx);
+/* The commands, one file each (cli/cmd_*.c): what each is (its table,
+ * its help, what runs it). */
+extern const struct cli_command cmd_run_desc, cmd_compare_desc,
+	cmd_report_desc, cmd_gate_desc, cmd_calibrate_desc, cmd_rerun_desc,
+	cmd_record_desc, cmd_trace_desc, cmd_bench_desc, cmd_list_desc,
+	cmd_check_desc;
 /* vmsim bench scale: run's options, the harness's ceiling (cli/cmd_run.c). */
 int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx);
-const struct cli_optset *cmd_bench_scale_optset(void);
-int cmd_record(int argc, char **argv, const struct cli_ctx *ctx);
-int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx);
-int cmd_list(int argc, char **argv);
-/* The commands' option tables (cmd_*_optsets: the parsers' own). */
-const struct cli_optset *cmd_run_optsets(void);
-const struct cli_optset *cmd_compare_optsets(void);
-const struct cli_optset *cmd_report_optsets(void);
-const struct cli_optset *cmd_gate_optsets(void);
-const struct cli_optset *cmd_calibrate_optsets(void);
-const struct cli_optset *cmd_record_optsets(void);
-const struct cli_optset *cmd_trace_optsets(void);
-const struct cli_optset *cmd_bench_optsets(void);
-/* The names compare's, report's and gate's --format, --test and
- * --significance take (cli/cmd_compare.c). */
-void cmd_cmp_values(const struct option *o, FILE *f);
+/* bench scale, whose options are run's (cli/cmd_bench.c). */
+extern const struct cli_command cmd_bench_scale_desc;
+/* run's options that bench scale takes, as a table (cli/cmd_run.c). */
+const struct cli_opt *cmd_bench_scale_opts(void);
+/* The scheme and workload names (cli/cmd_list.c): -l's and -w's values. */
 void cmd_list_names(FILE *f);
+void cmd_list_schemes(FILE *f);
+void cmd_list_workloads(FILE *f);
 /* Prints the scheme and workload names at the end of --help; NULL in
  * vmsim-compare, which links no simulator (set by cli_main_ctx). */
 extern void (*cli_names_hook)(FILE *f);
-int cmd_check(void);
 
 #endif

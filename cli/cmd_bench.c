@@ -3,7 +3,6 @@
  * fault's cost: native, bare userfaultfd, vmsim's paths) and vmsim bench
  * slab (the slab fast paths' cost). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,84 +10,77 @@
 #include "cli/cmd.h"
 #include "base/parse.h"
 
-/* The benchmarks' getopt tables (also their man page and completion:
- * cmd_bench_optsets). */
-static const struct option bench_tree_opts[] = {
-	{ "vmas", required_argument, NULL, 'n' },
-	{ "lookups", required_argument, NULL, 'k' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 }
+struct bench_tree_args {
+	size_t sizes[16];
+	int nsizes;
+	long lookups;
 };
-#define BENCH_TREE_SHORT ":h"
-static const struct option bench_fault_opts[] = {
-	{ "mem", required_argument, NULL, 'm' },
-	{ "rounds", required_argument, NULL, 'r' },
-	{ "wait", required_argument, NULL, 'W' },
-	{ "folio", required_argument, NULL, 'F' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 }
+
+/* --vmas LIST: at most 16 counts, none twice. */
+static int bench_vmas(void *args, const struct cli_opt *o, const char *arg)
+{
+	struct bench_tree_args *a = args;
+	char *save = NULL, *tok, buf[256];
+
+	(void)o;
+	if (parse_list_check(arg))
+		return cli_bad("bad VMA count list '%s': want numbers separated by "
+			       "commas, none empty, such as 1000,65530", arg);
+	if (strlen(arg) >= sizeof(buf))
+		return cli_bad("bad VMA count list '%s': too long (at most 16 "
+			       "counts)", arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
+	a->nsizes = 0;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		long v;
+
+		if (a->nsizes == 16 || parse_long(tok, 1, 10000000, &v))
+			return cli_bad("bad VMA count list '%s': want numbers from 1 "
+				       "to 10000000 such as 1000,65530", arg);
+		for (int i = 0; i < a->nsizes; i++)
+			if (a->sizes[i] == (size_t)v)
+				return cli_bad("VMA count %s given twice", tok);
+		a->sizes[a->nsizes++] = (size_t)v;
+	}
+	return 0;
+}
+
+#define T struct bench_tree_args
+static const struct cli_opt bench_tree_opts[] = {
+	CLI_CALL(bench_vmas, 0, "vmas", "LIST",
+		 "the tree sizes, VMAs (default 1000,65530,1000000;\n"
+		 "at most 16, each from 1 to 10000000)"),
+	CLI_LONG(T, lookups, 0, "lookups", "N", 1000, 1000000000,
+		 "lookups at each size (default 2000000)"),
+	CLI_HELP_OPT,
+	CLI_END
 };
-#define BENCH_FAULT_SHORT ":m:h"
-/* slab and lock: --rounds only. */
-static const struct option bench_rounds_opts_tbl[] = {
-	{ "rounds", required_argument, NULL, 'r' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 }
+#undef T
+
+static int cmd_bench_tree(int argc, char **argv, const struct cli_ctx *ctx);
+
+static const struct cli_command bench_tree_desc = {
+	.name = "tree",
+	.synopsis = "bench tree [--vmas LIST] [--lookups N]",
+	.text = "the VMA trees' lookup and erase+insert costs at several sizes,\n"
+		"vmsim's and the kernel's maple tree (where built) interleaved, against\n"
+		"a sorted array, and the tree nodes an erase+insert used.\n",
+	.opts = bench_tree_opts,
+	.exits = cli_exit_write,
+	.run = cmd_bench_tree,
 };
-#define BENCH_ROUNDS_SHORT ":h"
 
 static int cmd_bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	size_t sizes[16] = { 1000, 65530, 1000000 };
-	int nsizes = 3, opt, ret;
-	long lookups = 2000000;
+	struct bench_tree_args a = { .sizes = { 1000, 65530, 1000000 },
+				     .nsizes = 3, .lookups = 2000000 };
+	int first, ret = cli_parse(&bench_tree_desc, argc, argv, &a, &first);
 
-	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, BENCH_TREE_SHORT, bench_tree_opts,
-				  NULL)) != -1) {
-		char *save = NULL, *tok, buf[256];
-
-		switch (opt) {
-		case 'n':
-			if (parse_list_check(optarg))
-				return cli_bad("bad VMA count list '%s': want numbers "
-					   "separated by commas, none empty, such as "
-					   "1000,65530", optarg);
-			if (strlen(optarg) >= sizeof(buf))
-				return cli_bad("bad VMA count list '%s': too long (at "
-					   "most 16 counts)", optarg);
-			snprintf(buf, sizeof(buf), "%s", optarg);
-			nsizes = 0;
-			for (tok = strtok_r(buf, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				long v;
-
-				if (nsizes == 16 || parse_long(tok, 1, 10000000, &v))
-					return cli_bad("bad VMA count list '%s': want numbers "
-						   "from 1 to 10000000 such as 1000,65530",
-						   optarg);
-				for (int i = 0; i < nsizes; i++)
-					if (sizes[i] == (size_t)v)
-						return cli_bad("VMA count %s given twice", tok);
-				sizes[nsizes++] = (size_t)v;
-			}
-			break;
-		case 'k':
-			if (parse_long(optarg, 1000, 1000000000, &lookups))
-				return cli_bad("bad lookup count '%s': want 1000 or more", optarg);
-			break;
-		case 'h':
-			cli_help("bench");
-			return 0;
-		default:
-			return cli_bad_option(argv, opt, bench_tree_opts);
-		}
-	}
-	if (optind < argc)
-		return cli_bad("unexpected argument '%s'", argv[optind]);
-	if (ctx->dry_run)
-		return 0;
-	ret = bench_tree_run(stdout, sizes, nsizes, lookups);
+	if (ret)
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	if ((ret = cli_no_args(argc, argv, first)) || ctx->dry_run)
+		return ret;
+	ret = bench_tree_run(stdout, a.sizes, a.nsizes, a.lookups);
 	if (ret) {
 		fprintf(stderr, "%s: bench tree: %s\n", prog, strerror(-ret));
 		return 1;
@@ -96,68 +88,110 @@ static int cmd_bench_tree(int argc, char **argv, const struct cli_ctx *ctx)
 	return 0;
 }
 
+struct bench_fault_args {
+	enum uffd_wait_mode waits[4];
+	int nwaits, rounds;
+	size_t mem, folio;
+};
+
 /* --wait LIST: block, poll, busy, uring; none twice. */
-static int bench_waits(const char *arg, enum uffd_wait_mode *w, int *n)
+static int bench_waits(void *args, const struct cli_opt *o, const char *arg)
 {
+	struct bench_fault_args *a = args;
 	char buf[128], *save = NULL, *tok;
 
+	(void)o;
 	if (parse_list_check(arg))
 		return cli_bad("bad wait mode list '%s': want names separated by "
 			   "commas, none empty, such as block,busy", arg);
 	snprintf(buf, sizeof(buf), "%s", arg);
-	*n = 0;
+	a->nwaits = 0;
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*n == 4 || uffd_wait_mode_parse(tok, &w[*n]))
+		if (a->nwaits == 4 || uffd_wait_mode_parse(tok, &a->waits[a->nwaits]))
 			return cli_bad("unknown wait mode '%s': want block, poll, busy "
 				   "or uring", tok);
-		for (int i = 0; i < *n; i++)
-			if (w[i] == w[*n])
+		for (int i = 0; i < a->nwaits; i++)
+			if (a->waits[i] == a->waits[a->nwaits])
 				return cli_bad("wait mode '%s' given twice", tok);
-		(*n)++;
+		a->nwaits++;
 	}
 	return 0;
 }
 
+static void bench_wait_names(const struct cli_opt *o, FILE *f)
+{
+	(void)o;
+	for (int i = 0; i < UFFD_WAIT_NMODES; i++)
+		fprintf(f, "%s%s", i ? " " : "",
+			uffd_wait_mode_name((enum uffd_wait_mode)i));
+}
+
+/* --folio SIZE: a power of two from 4K to 2M. */
+static int bench_folio(void *args, const struct cli_opt *o, const char *arg)
+{
+	size_t *folio = &((struct bench_fault_args *)args)->folio;
+
+	(void)o;
+	if (parse_size(arg, folio) || *folio < 4096 || *folio > (2UL << 20) ||
+	    (*folio & (*folio - 1)))
+		return cli_bad("bad size '%s' for --folio: want a power of two "
+			       "from 4K to 2M", arg);
+	return 0;
+}
+
+#define T struct bench_fault_args
+static const struct cli_opt bench_fault_opts[] = {
+	CLI_SIZE(T, mem, 'm', "mem", "SIZE", 4096, 16LL << 30,
+		 "what each case writes (default 64M)"),
+	CLI_INT(T, rounds, 0, "rounds", "N", 1, 16,
+		"interleaved rounds (default 3)"),
+	{ .kind = CLI_OPT_CALL, .name = "wait", .metavar = "LIST",
+	  .help = "the bare loop's wait modes (default block,busy):\n"
+		  "block | poll | busy | uring",
+	  .call = bench_waits, .values = bench_wait_names },
+	CLI_CALL(bench_folio, 0, "folio", "SIZE",
+		 "the uffd cases again with folios of SIZE (4K to 2M,\n"
+		 "a power of two)"),
+	CLI_HELP_OPT,
+	CLI_END
+};
+#undef T
+
+static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx);
+
+static const struct cli_command bench_fault_desc = {
+	.name = "fault",
+	.synopsis = "bench fault [--mem SIZE] [--rounds N] [--wait LIST] [--folio SIZE]",
+	.text = "what a fault costs: one thread writes --mem (64M) once per case:\n"
+		"the native kernel, a bare uffd loop per wait mode (default block,busy),\n"
+		"vmsim's uffd and synthetic paths per scheme, in interleaved rounds\n"
+		"(default 3); median rates, and each vmsim case's rate divided by its\n"
+		"floor's (the bare loop of its wait mode; native for synthetic).\n",
+	.opts = bench_fault_opts,
+	.exits = cli_exit_write,
+	.run = cmd_bench_fault,
+};
+
 static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	enum uffd_wait_mode waits[4] = { UFFD_WAIT_BLOCK, UFFD_WAIT_BUSY };
-	int nwaits = 2, opt, ret;
-	size_t mem = 64UL << 20, folio = 0;
-	const char *mem_arg = "64M";
-	long rounds = 3;
+	struct bench_fault_args a = { .waits = { UFFD_WAIT_BLOCK, UFFD_WAIT_BUSY },
+				      .nwaits = 2, .rounds = 3, .mem = 64UL << 20 };
 	char err[256];
+	int first, ret = cli_parse(&bench_fault_desc, argc, argv, &a, &first);
 
-	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, BENCH_FAULT_SHORT, bench_fault_opts, NULL)) != -1) {
-		if (opt == 'm')
-			mem_arg = optarg;
-		if (opt == 'm' && (parse_size(optarg, &mem) || mem % 4096 ||
-				   mem > (16UL << 30)))
-			return cli_bad("bad size '%s' for --mem: want a multiple of 4K "
-				   "up to 16G", optarg);
-		if (opt == 'r' && parse_long(optarg, 1, 16, &rounds))
-			return cli_bad("bad round count '%s': want 1 to 16", optarg);
-		if (opt == 'W' && bench_waits(optarg, waits, &nwaits))
-			return EXIT_USAGE;
-		if (opt == 'F' && (parse_size(optarg, &folio) || folio < 4096 ||
-				   folio > (2UL << 20) || (folio & (folio - 1))))
-			return cli_bad("bad size '%s' for --folio: want a power of two "
-				   "from 4K to 2M", optarg);
-		if (opt == 'h') {
-			cli_help("bench");
-			return 0;
-		}
-		if (opt != 'm' && opt != 'r' && opt != 'W' && opt != 'F')
-			return cli_bad_option(argv, opt, bench_fault_opts);
+	if (ret)
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	if ((ret = cli_no_args(argc, argv, first)) || ctx->dry_run)
+		return ret;
+	if (a.folio && a.mem % a.folio) {
+		char m[32], fo[32];
+
+		snprintf(err, sizeof(err), "bad --mem: %s is not a multiple of "
+			 "--folio (%s)", parse_size_str(m, sizeof(m), a.mem),
+			 parse_size_str(fo, sizeof(fo), a.folio));
+		return cli_bad("%s", err);
 	}
-	if (optind < argc)
-		return cli_bad("unexpected argument '%s'", argv[optind]);
-	if (ctx->dry_run)
-		return 0;
-	if (folio && mem % folio)
-		return cli_bad("bad size '%s' for --mem: want a multiple of --folio",
-			   mem_arg);
-	ret = bench_fault_run(stdout, mem, (int)rounds, waits, nwaits, folio,
+	ret = bench_fault_run(stdout, a.mem, a.rounds, a.waits, a.nwaits, a.folio,
 			      err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: bench fault: %s\n", prog, err);
@@ -166,39 +200,63 @@ static int cmd_bench_fault(int argc, char **argv, const struct cli_ctx *ctx)
 	return 0;
 }
 
-/* The options of a bench that takes only --rounds (default 7, at most
- * 64): 0 and *rounds, 1 after --help, or EXIT_USAGE after one line. */
-static int bench_rounds_opts(int argc, char **argv, long *rounds)
-{
-	int opt;
+/* slab and lock: --rounds only (default 7). */
+struct bench_rounds_args {
+	int rounds;
+};
 
-	_Static_assert(BENCH_SLAB_ROUNDS_MAX == 64 && BENCH_LOCK_ROUNDS_MAX == 64,
-		       "the message says 64");
-	*rounds = 7;
-	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, BENCH_ROUNDS_SHORT, bench_rounds_opts_tbl, NULL)) != -1) {
-		if (opt == 'r' && parse_long(optarg, 1, 64, rounds))
-			return cli_bad("bad round count '%s': want 1 to 64", optarg);
-		if (opt == 'h') {
-			cli_help("bench");
-			return 1;
-		}
-		if (opt != 'r')
-			return cli_bad_option(argv, opt, bench_rounds_opts_tbl);
-	}
-	if (optind < argc)
-		return cli_bad("unexpected argument '%s'", argv[optind]);
-	return 0;
+_Static_assert(BENCH_SLAB_ROUNDS_MAX == 64 && BENCH_LOCK_ROUNDS_MAX == 64,
+	       "the table says 64");
+static const struct cli_opt bench_rounds_opts[] = {
+	CLI_INT(struct bench_rounds_args, rounds, 0, "rounds", "N", 1, 64,
+		"interleaved rounds (default 7)"),
+	CLI_HELP_OPT,
+	CLI_END
+};
+
+static int cmd_bench_slab(int argc, char **argv, const struct cli_ctx *ctx);
+static int cmd_bench_lock(int argc, char **argv, const struct cli_ctx *ctx);
+
+static const struct cli_command bench_slab_desc = {
+	.name = "slab",
+	.synopsis = "bench slab [--rounds N]",
+	.text = "ns per allocation + free on the slab fast paths, one thread:\n"
+		"slub and sheaves, each in restartable sequences and under the CPU's\n"
+		"lock (--slab-fastpath), in interleaved rounds; medians.\n",
+	.opts = bench_rounds_opts,
+	.exits = cli_exit_write,
+	.run = cmd_bench_slab,
+};
+
+static const struct cli_command bench_lock_desc = {
+	.name = "lock",
+	.synopsis = "bench lock [--rounds N]",
+	.text = "ns per uncontended acquisition + release of a page's range, one\n"
+		"thread, read side and write side, every scheme, in interleaved rounds;\n"
+		"medians, and ratios to rwsem.\n",
+	.opts = bench_rounds_opts,
+	.exits = cli_exit_write,
+	.run = cmd_bench_lock,
+};
+
+/* The rounds of slab or lock: 0 and *rounds, or the parse's status. */
+static int bench_rounds(const struct cli_command *d, int argc, char **argv,
+			int *rounds)
+{
+	struct bench_rounds_args a = { .rounds = 7 };
+	int first, ret = cli_parse(d, argc, argv, &a, &first);
+
+	*rounds = a.rounds;
+	return ret ? ret : cli_no_args(argc, argv, first);
 }
 
 static int cmd_bench_slab(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	long rounds;
-	int ret = bench_rounds_opts(argc, argv, &rounds);
+	int rounds, ret = bench_rounds(&bench_slab_desc, argc, argv, &rounds);
 
 	if (ret || ctx->dry_run)
-		return ret == 1 ? 0 : ret;
-	ret = bench_slab_run(stdout, (int)rounds);
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	ret = bench_slab_run(stdout, rounds);
 	if (ret) {
 		fprintf(stderr, "%s: bench slab: cannot set up a slab cache: %s\n",
 			prog, strerror(-ret));
@@ -209,12 +267,11 @@ static int cmd_bench_slab(int argc, char **argv, const struct cli_ctx *ctx)
 
 static int cmd_bench_lock(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	long rounds;
-	int ret = bench_rounds_opts(argc, argv, &rounds);
+	int rounds, ret = bench_rounds(&bench_lock_desc, argc, argv, &rounds);
 
 	if (ret || ctx->dry_run)
-		return ret == 1 ? 0 : ret;
-	ret = bench_lock_run(stdout, (int)rounds);
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	ret = bench_lock_run(stdout, rounds);
 	if (ret) {
 		fprintf(stderr, "%s: bench lock: cannot make a scheme's lock: %s\n",
 			prog, strerror(-ret));
@@ -223,26 +280,35 @@ static int cmd_bench_lock(int argc, char **argv, const struct cli_ctx *ctx)
 	return 0;
 }
 
-/* The benchmarks: one table for dispatch and for the names a message
- * lists. */
-static const struct {
-	const char *name;
-	int (*run)(int argc, char **argv, const struct cli_ctx *ctx);
-} benches[] = {
-	{ "tree", cmd_bench_tree },
-	{ "fault", cmd_bench_fault },
-	{ "slab", cmd_bench_slab },
-	{ "lock", cmd_bench_lock },
-	{ "scale", cmd_bench_scale },
+const struct cli_command cmd_bench_scale_desc = {
+	.name = "scale",
+	.synopsis = "bench scale [RUN OPTIONS]",
+	.text = "the harness's own ceiling: pft under the none scheme at 1 and\n"
+		"-t's task counts, with vmsim run's fault source, mode, uffd and handler\n"
+		"options, -i samples each (default 5) of at least --min-sample; each\n"
+		"count's Hmean faults/sec and its efficiency against linear (the 1-task\n"
+		"rate times min(tasks, CPUs)), and one warning line under 0.8x. Its\n"
+		"options are vmsim run's that say how the harness runs\n"
+		"('vmsim bench scale --help' lists them).\n",
+	.opts_fn = cmd_bench_scale_opts,
+	.exits = cli_exit_write,
+	.run = cmd_bench_scale,
 };
-#define NBENCHES ((int)(sizeof(benches) / sizeof(benches[0])))
+
+/* The benchmarks: one table for dispatch, help and the names a message
+ * lists. */
+static const struct cli_command *const benches[] = {
+	&bench_tree_desc, &bench_fault_desc, &bench_slab_desc, &bench_lock_desc,
+	&cmd_bench_scale_desc, NULL
+};
+#define NBENCHES ((int)(sizeof(benches) / sizeof(benches[0])) - 1)
 
 static const char *bench_name(int i)
 {
-	return benches[i].name;
+	return benches[i]->name;
 }
 
-int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
+static int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	if (argc < 2)
 		return cli_unknown("bench: which benchmark?", NULL, bench_name,
@@ -250,33 +316,16 @@ int cmd_bench(int argc, char **argv, const struct cli_ctx *ctx)
 	if (cli_is_help(argv[1]))
 		return cli_help("bench");
 	for (int i = 0; i < NBENCHES; i++)
-		if (!strcmp(argv[1], benches[i].name))
-			return benches[i].run(argc - 1, argv + 1, ctx);
+		if (!strcmp(argv[1], benches[i]->name))
+			return benches[i]->run(argc - 1, argv + 1, ctx);
 	return cli_unknown("benchmark", argv[1], bench_name, NBENCHES);
 }
 
-static void bench_values(const struct option *o, FILE *f)
-{
-	if (strcmp(o->name, "wait"))
-		return;
-	for (int i = 0; i < UFFD_WAIT_NMODES; i++)
-		fprintf(f, "%s%s", i ? " " : "",
-			uffd_wait_mode_name((enum uffd_wait_mode)i));
-}
-
-const struct cli_optset *cmd_bench_optsets(void)
-{
-	static struct cli_optset sets[NBENCHES + 1];
-
-	_Static_assert(NBENCHES == 5, "a benchmark without its table below");
-	sets[0] = (struct cli_optset){ "tree", bench_tree_opts,
-				       BENCH_TREE_SHORT, NULL, NULL };
-	sets[1] = (struct cli_optset){ "fault", bench_fault_opts,
-				       BENCH_FAULT_SHORT, NULL, bench_values };
-	sets[2] = (struct cli_optset){ "slab", bench_rounds_opts_tbl,
-				       BENCH_ROUNDS_SHORT, NULL, NULL };
-	sets[3] = (struct cli_optset){ "lock", bench_rounds_opts_tbl,
-				       BENCH_ROUNDS_SHORT, NULL, NULL };
-	sets[4] = *cmd_bench_scale_optset();
-	return sets;
-}
+const struct cli_command cmd_bench_desc = {
+	.name = "bench",
+	.summary = "tree: the VMA tree's costs; fault: what a fault costs;\n"
+		   "slab: the slab fast paths' costs; scale: the harness's scaling",
+	.exits = cli_exit_write,
+	.run = cmd_bench,
+	.subs = benches,
+};

@@ -11,7 +11,6 @@
  * CMP_HOST_SHAPE_WARN per cent beyond the spread of the runs.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -43,101 +42,77 @@ struct cal_args {
 	bool quiet, force;
 };
 
-#define CAL_SHORT "+:w:t:i:qh"
-static const struct option cal_opts[] = {
-	{ "workload", required_argument, NULL, 'w' },
-	{ "tasks", required_argument, NULL, 't' },
-	{ "fault-source", required_argument, NULL, 'f' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "iterations", required_argument, NULL, 'i' },
-	{ "keep", required_argument, NULL, 'k' },
-	{ "profile", required_argument, NULL, 'p' },
-	{ "rounds", required_argument, NULL, 'r' },
-	{ "calls", required_argument, NULL, 'c' },
-	{ "force", no_argument, NULL, 'F' },
-	{ "costs", required_argument, NULL, 'C' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 }
+static void cal_workload_names(const struct cli_opt *o, FILE *f)
+{
+	(void)o;
+	cmd_list_workloads(f);
+}
+
+static void cal_source_names(const struct cli_opt *o, FILE *f)
+{
+	(void)o;
+	fputs("synthetic uffd", f);
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define T struct cal_args
+static const struct cli_opt cal_opts[] = {
+	{ .kind = CLI_OPT_STRING, .shrt = 'w', .name = "workload",
+	  .metavar = "LIST", .help = "workloads (default " CAL_DEFAULT_WORKLOADS ")",
+	  .off = CLI_AT(T, workloads, const char *), .values = cal_workload_names },
+	CLI_STR(T, tasks, 't', "tasks", "LIST", "task counts (default 1-CPUs)"),
+	{ .kind = CLI_OPT_STRING, .name = "fault-source", .metavar = "LIST",
+	  .help = "synthetic,uffd (default both)",
+	  .off = CLI_AT(T, sources, const char *), .values = cal_source_names },
+	CLI_INT(T, duration, 0, "duration", "N", 1, 3600,
+		"loop workloads' samples (default 5)"),
+	CLI_INT(T, iterations, 'i', "iterations", "N", 1, 3600,
+		"other workloads' samples (default 5)"),
+	CLI_STR(T, dir, 0, "keep", "DIR",
+		"keep the runs' results and logs in DIR\n"
+		"(new; default: a temporary one, removed)"),
+	CLI_STR(T, costs, 0, "costs", "FILE|none",
+		"the runs' models pay the cost profile FILE\n"
+		"(vmsim run --costs; default none)"),
+	CLI_STR(T, profile, 0, "profile", "FILE",
+		"instead of the table: measure what each\n"
+		"operation costs the kernel and every model\n"
+		"at one task (its mmap_lock traced) and\n"
+		"write the cost profile FILE (new) for\n"
+		"--costs"),
+	CLI_INT(T, rounds, 0, "rounds", "N", 1, COST_PROBE_MAX_ROUNDS,
+		"--profile's rounds, cases rotated (default 9)"),
+	CLI_INT(T, calls, 0, "calls", "N", 2, 100000,
+		"--profile's calls a round (default 2000)"),
+	CLI_FLAG(T, force, 0, "force", "--profile may replace a cost profile"),
+	CLI_FLAG(T, quiet, 'q', "quiet", "no progress lines on stderr"),
+	CLI_HELP_OPT,
+	CLI_END
 };
+#undef T
 
-static void cal_usage(void)
-{
-	printf("usage: vmsim calibrate [options]\n\n"
-	       "How far the models are from the host kernel on this machine: each\n"
-	       "workload runs with -l kernel,SCHEME (SCHEME: the design the host's\n"
-	       "faults follow, pervma with per-VMA locks, rwsem without) at each\n"
-	       "task count, under each fault source; one table sets the model's\n"
-	       "rate against the kernel's and its scaling (rate at N tasks over its\n"
-	       "own at the fewest) against the kernel's, and warns where the shapes\n"
-	       "differ by more than %.0f%% beyond the spread of the runs.\n\n"
-	       "  -w, --workload LIST      workloads (default %s)\n"
-	       "  -t, --tasks LIST         task counts (default 1-CPUs)\n"
-	       "      --fault-source LIST  synthetic,uffd (default both)\n"
-	       "      --duration N         loop workloads' samples (default 5)\n"
-	       "  -i, --iterations N       other workloads' samples (default 5)\n"
-	       "      --keep DIR           keep the runs' results and logs in DIR\n"
-	       "                           (new; default: a temporary one, removed)\n"
-	       "      --costs FILE|none    the runs' models pay the cost profile FILE\n"
-	       "                           (vmsim run --costs; default none)\n"
-	       "      --profile FILE       instead of the table: measure what each\n"
-	       "                           operation costs the kernel and every model\n"
-	       "                           at one task (its mmap_lock traced) and\n"
-	       "                           write the cost profile FILE (new) for\n"
-	       "                           --costs\n"
-	       "      --rounds N           --profile's rounds, cases rotated\n"
-	       "                           (1-%d, default 9)\n"
-	       "      --calls N            --profile's calls a round (2-100000,\n"
-	       "                           default 2000)\n"
-	       "      --force              --profile may replace a cost profile\n"
-	       "  -q, --quiet              no progress lines on stderr\n"
-	       "\nexit status: 0 done (warnings or not); 1 a run failed (stderr\n"
-	       "  says which, and where its log is); 2 bad input.\n",
-	       CMP_HOST_SHAPE_WARN, CAL_DEFAULT_WORKLOADS, COST_PROBE_MAX_ROUNDS);
-}
+static int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx);
 
-static int cal_int(const char *arg, const char *what, int *out)
-{
-	long v;
-
-	if (parse_long(arg, 1, 3600, &v))
-		return cli_bad(what, arg);
-	*out = (int)v;
-	return 0;
-}
-
-static int cal_opt(struct cal_args *a, int opt, char **argv)
-{
-	long v;
-
-	switch (opt) {
-	case 'w': a->workloads = optarg; return 0;
-	case 't': a->tasks = optarg; return 0;
-	case 'f': a->sources = optarg; return 0;
-	case 'd': return cal_int(optarg, "calibrate: bad --duration '%s': want "
-				 "N from 1 to 3600", &a->duration);
-	case 'i': return cal_int(optarg, "calibrate: bad --iterations '%s': "
-				 "want N from 1 to 3600", &a->iterations);
-	case 'k': a->dir = optarg; return 0;
-	case 'p': a->profile = optarg; return 0;
-	case 'C': a->costs = optarg; return 0;
-	case 'F': a->force = true; return 0;
-	case 'r':
-		if (parse_long(optarg, 1, COST_PROBE_MAX_ROUNDS, &v))
-			return cli_bad("calibrate: bad --rounds '%s': want N from 1 "
-				       "to 64", optarg);
-		a->rounds = (int)v;
-		return 0;
-	case 'c':
-		if (parse_long(optarg, 2, 100000, &v))
-			return cli_bad("calibrate: bad --calls '%s': want N from 2 "
-				       "to 100000", optarg);
-		a->calls = (int)v;
-		return 0;
-	case 'q': a->quiet = true; return 0;
-	default: return cli_bad_option(argv, opt, cal_opts);
-	}
-}
+const struct cli_command cmd_calibrate_desc = {
+	.name = "calibrate",
+	.summary = "the models against the host kernel (-l kernel): each\n"
+		   "one's rate and scaling beside the kernel's, one table",
+	.synopsis = "calibrate [options]",
+	.text = "How far the models are from the host kernel on this machine: each\n"
+		"workload runs with -l kernel,SCHEME (SCHEME: the design the host's\n"
+		"faults follow, pervma with per-VMA locks, rwsem without) at each\n"
+		"task count, under each fault source; one table sets the model's\n"
+		"rate against the kernel's and its scaling (rate at N tasks over its\n"
+		"own at the fewest) against the kernel's, and warns where the shapes\n"
+		"differ by more than " STR(CMP_HOST_SHAPE_WARN_PCT) "% beyond the "
+		"spread of the runs.\n",
+	.opts = cal_opts,
+	.exits = "\nexit status: 0 done (warnings or not); 1 a run failed (stderr\n"
+		 "  says which, and where its log is); 2 bad input.\n",
+	.in_order = true,
+	.run = cmd_calibrate,
+};
 
 /* The recipe of one run: the workload's own samples option. */
 static int cal_recipe(const struct cal_args *a, const char *wl,
@@ -613,7 +588,7 @@ static int cal_profile(const struct cal_args *a)
 	return ret < 0 ? 1 : 0;
 }
 
-int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx)
+static int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct cal_args a = { .workloads = CAL_DEFAULT_WORKLOADS,
 			      .sources = "synthetic,uffd", .duration = 5,
@@ -621,19 +596,13 @@ int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx)
 	struct res_host_kernel k;
 	struct sigaction old[3];
 	char self[PATH_MAX] = "", dir[PATH_MAX], tasks[32];
-	int opt, ret;
+	int first, ret;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, CAL_SHORT, cal_opts, NULL)) != -1) {
-		if (opt == 'h') {
-			cal_usage();
-			return 0;
-		}
-		if ((ret = cal_opt(&a, opt, argv)))
-			return ret;
-	}
-	if (optind < argc)
-		return cli_bad("calibrate: unexpected argument '%s'", argv[optind]);
+	ret = cli_parse(&cmd_calibrate_desc, argc, argv, &a, &first);
+	if (ret)
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	if (first < argc)
+		return cli_bad("calibrate: unexpected argument '%s'", argv[first]);
 	snprintf(tasks, sizeof(tasks), "1-%ld", sysconf(_SC_NPROCESSORS_ONLN));
 	if (!a.tasks)
 		a.tasks = tasks;
@@ -666,24 +635,4 @@ int cmd_calibrate(int argc, char **argv, const struct cli_ctx *ctx)
 		fprintf(stderr, "vmsim: calibrate: the runs' results and logs are "
 			"in %s\n", dir);
 	return ret;
-}
-
-/* The names an option takes, for completion and the man page. */
-static void cal_values(const struct option *o, FILE *f)
-{
-	if (!strcmp(o->name, "workload"))
-		for (int i = 0; i < wl_nworkloads; i++)
-			fprintf(f, "%s%s", i ? " " : "", wl_workloads[i]->name);
-	else if (!strcmp(o->name, "fault-source"))
-		fputs("synthetic uffd", f);
-}
-
-const struct cli_optset *cmd_calibrate_optsets(void)
-{
-	static const struct cli_optset sets[] = {
-		{ NULL, cal_opts, CAL_SHORT, NULL, cal_values },
-		{ 0 }
-	};
-
-	return sets;
 }

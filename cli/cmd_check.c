@@ -156,13 +156,32 @@ void cmd_check_tree_source(FILE *f)
 			"again, or -DVMSIM_KERNEL_SRC=DIR)\n");
 }
 
-int cmd_check(void)
+static const struct cli_opt check_opts[] = { CLI_HELP_OPT, CLI_END };
+
+static int cmd_check(int argc, char **argv, const struct cli_ctx *ctx);
+
+const struct cli_command cmd_check_desc = {
+	.name = "check",
+	.summary = "what this machine offers (userfaultfd, io_uring, CPUs, perf)",
+	.synopsis = "check",
+	.text = "What this machine offers: userfaultfd and its features, io_uring, CPUs\n"
+		"and NUMA nodes, the cost of a cross-CPU wake-up.\n",
+	.opts = check_opts,
+	.exits = cli_exit_info,
+	.run = cmd_check,
+};
+
+static int cmd_check(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct io_uring ring;
 	struct host_probe hp;
 	struct utsname u;
-	int ret;
+	int first, ret = cli_parse(&cmd_check_desc, argc, argv, NULL, &first);
 
+	if (ret)
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	if ((ret = cli_no_args(argc, argv, first)) || ctx->dry_run)
+		return ret;
 	uname(&u);
 	printf("kernel:        %s %s\n", u.release, u.machine);
 	check_uffd();

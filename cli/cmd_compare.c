@@ -1,18 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* vmsim compare: result files side by side, as mmtests compare does. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/cmp_opts.h"
 #include "analysis/compare.h"
 #include "base/parse.h"
-
-enum { OPT_FORMAT = 300, OPT_LABEL, OPT_TEST, OPT_ALPHA, OPT_FAIL, OPT_METRIC,
-       OPT_SIGNIFICANCE, OPT_ALLOW_MISMATCH, OPT_BASELINE,
-       OPT_ALLOW_DISTURBED };
 
 /*
  * Before the table: is every file a measurement, and were the runs made
@@ -69,84 +65,72 @@ static int compare_check(const struct cmp_file *files, int n, bool gate,
 	return 0;
 }
 
-#define COMPARE_SHORT ":h"
-static const struct option compare_opts[] = {
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "test", required_argument, NULL, OPT_TEST },
-	{ "significance", required_argument, NULL, OPT_SIGNIFICANCE },
-	{ "alpha", required_argument, NULL, OPT_ALPHA },
-	{ "fail-on-regression", optional_argument, NULL, OPT_FAIL },
-	{ "metric", required_argument, NULL, OPT_METRIC },
-	{ "allow-mismatch", no_argument, NULL, OPT_ALLOW_MISMATCH },
-	{ "allow-disturbed", no_argument, NULL, OPT_ALLOW_DISTURBED },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 }
-};
-
 /* compare's command line, as parsed. */
 struct compare_args {
 	struct cmp_opts o;
 	const char *labels[64];
 	const char *baseline;
 	int nlabels;
-	bool fail, allow_mismatch, help;
+	bool fail, allow_mismatch;
 	double pct;
 };
 
-/* One option: 0, or the exit status of a bad one. */
-static int compare_opt(struct compare_args *a, int opt, char **argv)
+static int compare_label(void *args, const struct cli_opt *o, const char *arg)
 {
-	char *end;
-	int i;
+	struct compare_args *a = args;
 
-	switch (opt) {
-	case OPT_FORMAT:
-		i = cli_pick("format", optarg, cmp_format_names, CMP_NFORMATS);
-		if (i < 0)
-			return EXIT_USAGE;
-		a->o.format = (enum cmp_format)i;
-		return 0;
-	case OPT_LABEL:
-		if (a->nlabels == 64)
-			return cli_bad("too many labels at '%s'", optarg);
-		a->labels[a->nlabels++] = optarg;
-		return 0;
-	case OPT_TEST:
-	case OPT_SIGNIFICANCE:
-		i = opt == OPT_TEST ?
-			cli_pick("test", optarg, cmp_test_names,
-				 CMP_MANNWHITNEY + 1) :
-			cli_pick("significance rule", optarg, cmp_test_names,
-				 CMP_NTESTS);
-		if (i < 0)
-			return EXIT_USAGE;
-		a->o.test = (enum cmp_test)i;
-		return 0;
-	case OPT_ALPHA:
-		a->o.alpha = strtod(optarg, &end);
-		if (*end || !(a->o.alpha > 0 && a->o.alpha < 1))
-			return cli_bad("bad alpha '%s': want a number between 0 and 1",
-				   optarg);
-		return 0;
-	case OPT_FAIL:
-		a->fail = true;
-		if (optarg) {
-			a->pct = strtod(optarg, &end);
-			if (*end || !(a->pct >= 0 && a->pct < 1000))
-				return cli_bad("bad regression threshold '%s': want a "
-					   "percentage such as 5", optarg);
-		}
-		return 0;
-	case OPT_METRIC: a->o.metric = optarg; return 0;
-	case OPT_ALLOW_MISMATCH: a->allow_mismatch = true; return 0;
-	case OPT_ALLOW_DISTURBED: a->o.allow_disturbed = true; return 0;
-	case OPT_BASELINE: a->baseline = optarg; return 0;
-	case 'h': a->help = true; return 0;
-	}
-	return cli_bad_option(argv, opt, compare_opts);
+	(void)o;
+	if (a->nlabels == 64)
+		return cli_bad("too many labels at '%s'", arg);
+	a->labels[a->nlabels++] = arg;
+	return 0;
 }
+
+#define T struct compare_args
+static const struct cli_opt compare_opts[] = {
+	CLI_ENUM(T, o.format, 0, "format", "FMT", cmp_format_names, CMP_NFORMATS,
+		 "text | markdown | csv | json | gnuplot | wis\n"
+		 "(will-it-scale's MIN/MAX/MEAN/MEDIAN/STDDEV\n"
+		 "summary) (default text)"),
+	CMP_OPT_BASELINE(T),
+	CLI_CALL(compare_label, 0, "label", "NAME",
+		 "column label, once per file in order (default:\n"
+		 "the scheme; with several directories, the\n"
+		 "directory's name)"),
+	CMP_OPT_SIGNIFICANCE(T),
+	CLI_ENUM(T, o.test, 0, "test", "TEST", cmp_test_names, CMP_MANNWHITNEY + 1,
+		 "the same (welch | mannwhitney), older name"),
+	CMP_OPT_ALPHA(T),
+	CMP_OPT_FAIL(T, .optional = true, CLI_GIVEN(T, fail)),
+	CMP_OPT_ALLOW_MISMATCH(T),
+	CMP_OPT_ALLOW_DISTURBED(T),
+	CLI_STR(T, o.metric, 0, "metric", "NAME",
+		"the metric for --format gnuplot (default: first)"),
+	CLI_HELP_OPT,
+	CLI_END
+};
+#undef T
+
+static int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx);
+
+const struct cli_command cmd_compare_desc = {
+	.name = "compare",
+	.summary = "compare result files or directories: mmtests-style tables,\n"
+		   "the regression gate",
+	.synopsis = "compare [options] RESULT...",
+	.text = "Compares result files, or results directories (every result in them):\n"
+		"the base (the first, or --baseline) against each of the others.\n",
+	.opts = compare_opts,
+	.after = "\nWith --fail-on-regression, the gate (docs/gate.md): exit 2, CANNOT\n"
+		 "JUDGE, if a file is not a valid measurement (incomplete, NaN/negative/\n"
+		 "missing or flagged samples, fewer than 3 samples) or was run with other\n"
+		 "options; the last line of the output is the verdict.\n",
+	.exits = "\n"
+		 "exit status: 0 done (with --fail-on-regression: no regression); 1 a\n"
+		 "  regression (--fail-on-regression); 2 bad input (one line on stderr says\n"
+		 "  which value and why), or a file the gate cannot trust.\n",
+	.run = cmd_compare,
+};
 
 /* The gate, after the table: its regressions, then the verdict as the
  * last line of the output; 0 pass, 1 regression, 2 cannot judge (said
@@ -190,7 +174,7 @@ static int compare_metric_check(const struct cmp_file *base, const char *metric)
 	return EXIT_USAGE;
 }
 
-int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
+static int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	/* The gate's minimum effect by default: 5%, above what identical
 	 * runs differ by on a shared VM (docs/gate.md: measured). */
@@ -200,23 +184,16 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 	struct cmp_inputs in;
 	struct cmp_file *files;
 	char err[1400];
-	int opt, n, ret = 0;
+	int first, n, ret = 0;
 
-	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, COMPARE_SHORT, compare_opts, NULL)) != -1) {
-		ret = compare_opt(&a, opt, argv);
-		if (ret)
-			return ret;
-		if (a.help) {
-			cli_help("compare");
-			return 0;
-		}
-	}
-	n = argc - optind;
+	ret = cli_parse(&cmd_compare_desc, argc, argv, &a, &first);
+	if (ret)
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	n = argc - first;
 	if (n < 1)
 		return cli_bad("%s", "compare needs at least one result file or "
 			       "results directory");
-	if (cmp_inputs_expand(argv + optind, n, &in, err, sizeof(err))) {
+	if (cmp_inputs_expand(argv + first, n, &in, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return EXIT_USAGE;
 	}
@@ -255,27 +232,4 @@ int cmd_compare(int argc, char **argv, const struct cli_ctx *ctx)
 	free(files);
 	cmp_inputs_free(&in);
 	return ret;
-}
-
-/* The names --format, --test and --significance take (completion). */
-void cmd_cmp_values(const struct option *o, FILE *f)
-{
-	int n = !strcmp(o->name, "format") ? CMP_NFORMATS :
-		!strcmp(o->name, "test") ? CMP_MANNWHITNEY + 1 :
-		!strcmp(o->name, "significance") ? CMP_NTESTS : 0;
-	const char *const *names = !strcmp(o->name, "format") ?
-				   cmp_format_names : cmp_test_names;
-
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s%s", i ? " " : "", names[i]);
-}
-
-const struct cli_optset *cmd_compare_optsets(void)
-{
-	static const struct cli_optset sets[] = {
-		{ NULL, compare_opts, COMPARE_SHORT, NULL, cmd_cmp_values },
-		{ 0 }
-	};
-
-	return sets;
 }

@@ -25,7 +25,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +35,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/cmp_opts.h"
 #include "cli/run.h"
 #include "analysis/compare.h"
 #include "cli/gate.h"
@@ -69,142 +69,99 @@ struct gate_args {
 	struct run_args_vec runv;        /* the run's options */
 };
 
-#define GATE_SHORT "+:qh"
-static const struct option gate_opts[] = {
-	{ "base", required_argument, NULL, 'B' },
-	{ "candidate", required_argument, NULL, 'C' },
-	{ "candidate-opts", required_argument, NULL, 'X' },
-	{ "recipe", required_argument, NULL, 'r' },
-	{ "baseline", required_argument, NULL, 'b' },
-	{ "rounds", required_argument, NULL, 'n' },
-	{ "run-timeout", required_argument, NULL, 'T' },
-	{ "calibrate", required_argument, NULL, 'c' },
-	{ "calibrate-aa", required_argument, NULL, 'A' },
-	{ "fail-on-regression", required_argument, NULL, 'p' },
-	{ "alpha", required_argument, NULL, 'a' },
-	{ "significance", required_argument, NULL, 's' },
-	{ "keep", required_argument, NULL, 'o' },
-	{ "junit", required_argument, NULL, 'J' },
-	{ "allow-mismatch", no_argument, NULL, 'M' },
-	{ "allow-disturbed", no_argument, NULL, 'D' },
-	{ "pooled", no_argument, NULL, 'P' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 }
-};
-
-static void gate_usage(void)
+/* --keep DIR: its files are DIR/candidate-N.json and the like: room. */
+static int gate_keep(void *args, const struct cli_opt *o, const char *arg)
 {
-	printf("usage: vmsim gate [options] -- RUN OPTIONS\n"
-	       "       vmsim gate [options] --recipe RESULT.json\n"
-	       "       vmsim gate [options] --baseline RESULT.json\n"
-	       "Runs the base and the candidate alternately with the same "
-	       "options and gates\nby round: each round's pair gives the ratio "
-	       "of the two means, and a\none-sided t over the rounds' log "
-	       "ratios, with Holm over the rows, decides.\nThe last line is the "
-	       "verdict (PASS, REGRESSION, CANNOT JUDGE; exit 0, 1, 2).\n\n"
-	       "  --base PROG            the base vmsim binary (default: this one)\n"
-	       "  --candidate PROG       the candidate vmsim binary (default: this one)\n"
-	       "  --candidate-opts OPTS  run options for the candidate only\n"
-	       "                         (e.g. \"--hold-extra 500\")\n"
-	       "  --recipe RESULT        run what RESULT records (its options)\n"
-	       "  --baseline RESULT      RESULT is the base; only the candidate runs\n"
-	       "  --rounds N             base and candidate rounds (default %d; by\n"
-	       "                         round at least %d)\n"
-	       "  --run-timeout SECS     end a run (its whole process group) that\n"
-	       "                         has not ended in SECS (default %d)\n"
-	       "  --fail-on-regression PCT  the minimum effect (default %g)\n"
-	       "  --alpha A              family-wise alpha (default 0.05)\n"
-	       "  --pooled               pool each side's samples and test them with\n"
-	       "                         --significance instead of by round (the\n"
-	       "                         only way with --baseline)\n"
-	       "  --significance RULE    with --pooled or --baseline: welch (default)\n"
-	       "                         | mannwhitney | mmtests-ttest\n"
-	       "  --allow-mismatch       with --baseline: gate although the stored\n"
-	       "                         run was made differently (said)\n"
-	       "  --allow-disturbed      judge runs the machine disturbed (others'\n"
-	       "                         load, steal, the harness's ceiling) anyway,\n"
-	       "                         each said; without it: CANNOT JUDGE\n"
-	       "  --keep DIR             keep every run and the pooled files in DIR\n"
-	       "                         (a new directory)\n"
-	       "  --junit FILE           also write the verdict as a JUnit XML test\n"
-	       "                         result: a testcase per workload and task\n"
-	       "                         count, a failure on a regression (FILE is\n"
-	       "                         new, or a JUnit file of vmsim gate's)\n"
-	       "  --calibrate N          N A/A and N A/B gates (the candidate with\n"
-	       "                         --hold-extra costing about 10%%): the gate's\n"
-	       "                         false-alarm and detection rates\n"
-	       "  --calibrate-aa N       N A/A gates only: the false-alarm rate\n"
-	       "  -q, --quiet            no line per round\n", GATE_DEFAULT_ROUNDS,
-	       GATE_MIN_ROUNDS, GATE_DEFAULT_RUN_TIMEOUT, CMP_GATE_DEFAULT_PCT);
+	(void)o;
+	if (strlen(arg) > 3900)
+		return cli_bad("gate: --keep directory name too long ('%s')", arg);
+	((struct gate_args *)args)->dir = arg;
+	return 0;
 }
 
-static int gate_opt(struct gate_args *a, int opt, char **argv)
+/* --calibrate-aa N: --calibrate N, the A/A gates only. */
+static int gate_calibrate_aa(void *args, const struct cli_opt *o,
+			     const char *arg)
 {
+	struct gate_args *a = args;
 	long v;
-	char *end;
-	int k;
 
-	switch (opt) {
-	case 'B': a->base_prog = optarg; return 0;
-	case 'C': a->cand_prog = optarg; return 0;
-	case 'X': a->cand_opts = optarg; return 0;
-	case 'r': a->recipe = optarg; return 0;
-	case 'b': a->baseline = optarg; return 0;
-	case 'o':
-		/* Its files are DIR/candidate-N.json and the like: room. */
-		if (strlen(optarg) > 3900)
-			return cli_bad("gate: --keep directory name too long "
-				   "('%s')", optarg);
-		a->dir = optarg;
-		return 0;
-	case 'J': a->junit = optarg; return 0;
-	case 'q': a->quiet = true; return 0;
-	case 'M': a->allow_mismatch = true; return 0;
-	case 'D': a->o.allow_disturbed = true; return 0;
-	case 'P': a->pooled = true; return 0;
-	case 'n':
-		if (parse_long(optarg, 1, GATE_MAX_ROUNDS, &v))
-			return cli_bad("gate: bad --rounds '%s': want 1 to 100", optarg);
-		a->rounds = (int)v;
-		return 0;
-	case 'T':
-		if (parse_long(optarg, 1, 86400, &v))
-			return cli_bad("gate: bad --run-timeout '%s': want 1 to "
-				   "86400 seconds", optarg);
-		a->run_timeout = (int)v;
-		return 0;
-	case 'A':
-		a->aa_only = true;
-		/* fall through */
-	case 'c':
-		if (parse_long(optarg, 1, 1000, &v))
-			return cli_bad("gate: bad --calibrate '%s': want 1 to 1000 "
-				   "gates of each kind", optarg);
-		a->calibrate = (int)v;
-		return 0;
-	case 'p':
-		a->pct = strtod(optarg, &end);
-		if (*end || !(a->pct >= 0 && a->pct < 1000))
-			return cli_bad("gate: bad regression threshold '%s': want a "
-				   "percentage such as 5", optarg);
-		return 0;
-	case 'a':
-		a->o.alpha = strtod(optarg, &end);
-		if (*end || !(a->o.alpha > 0 && a->o.alpha < 1))
-			return cli_bad("gate: bad alpha '%s': want a number between 0 "
-				   "and 1", optarg);
-		return 0;
-	case 's':
-		/* The rules with a p-value (mmtests-ci has none). */
-		if ((k = cli_pick("gate significance rule", optarg,
-				  cmp_test_names, CMP_MMTESTS_TTEST + 1)) < 0)
-			return EXIT_USAGE;
-		a->o.test = (enum cmp_test)k;
-		return 0;
-	}
-	return cli_bad_option(argv, opt, gate_opts);
+	if (parse_long(arg, (long)o->lo, (long)o->hi, &v))
+		return cli_opt_bad(o, arg);
+	a->calibrate = (int)v;
+	a->aa_only = true;
+	return 0;
 }
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define T struct gate_args
+static const struct cli_opt gate_opts[] = {
+	CLI_STR(T, base_prog, 0, "base", "PROG",
+		"the base vmsim binary (default: this one)"),
+	CLI_STR(T, cand_prog, 0, "candidate", "PROG",
+		"the candidate vmsim binary (default: this one)"),
+	CLI_STR(T, cand_opts, 0, "candidate-opts", "OPTS",
+		"run options for the candidate only\n(e.g. \"--hold-extra 500\")"),
+	CLI_STR(T, recipe, 0, "recipe", "RESULT",
+		"run what RESULT records (its options)"),
+	CLI_STR(T, baseline, 0, "baseline", "RESULT",
+		"RESULT is the base; only the candidate runs"),
+	CLI_INT(T, rounds, 0, "rounds", "N", 1, GATE_MAX_ROUNDS,
+		"base and candidate rounds (default " STR(GATE_DEFAULT_ROUNDS)
+		"; by\nround at least " STR(GATE_MIN_ROUNDS) ")"),
+	CLI_INT(T, run_timeout, 0, "run-timeout", "SECS", 1, 86400,
+		"end a run (its whole process group) that\nhas not ended in SECS "
+		"(default " STR(GATE_DEFAULT_RUN_TIMEOUT) ")"),
+	CMP_OPT_FAIL(T, .shrt = 0),
+	CMP_OPT_ALPHA(T),
+	CLI_FLAG(T, pooled, 0, "pooled",
+		 "pool each side's samples and test them with\n--significance "
+		 "instead of by round (the\nonly way with --baseline)"),
+	CMP_OPT_SIGNIFICANCE(T),
+	CMP_OPT_ALLOW_MISMATCH(T),
+	CMP_OPT_ALLOW_DISTURBED(T),
+	CLI_CALL(gate_keep, 0, "keep", "DIR",
+		 "keep every run and the pooled files in DIR\n(a new directory)"),
+	CLI_STR(T, junit, 0, "junit", "FILE",
+		"also write the verdict as a JUnit XML test\nresult: a testcase "
+		"per workload and task\ncount, a failure on a regression (FILE is\n"
+		"new, or a JUnit file of vmsim gate's)"),
+	CLI_INT(T, calibrate, 0, "calibrate", "N", 1, 1000,
+		"N A/A and N A/B gates (the candidate with\n--hold-extra costing "
+		"about 10%): the gate's\nfalse-alarm and detection rates"),
+	{ .kind = CLI_OPT_CALL, .name = "calibrate-aa", .metavar = "N",
+	  .help = "N A/A gates only: the false-alarm rate",
+	  .call = gate_calibrate_aa, .lo = 1, .hi = 1000 },
+	CLI_FLAG(T, quiet, 'q', "quiet", "no line per round"),
+	CLI_HELP_OPT,
+	CLI_END
+};
+#undef T
+
+static int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx);
+
+const struct cli_command cmd_gate_desc = {
+	.name = "gate",
+	.summary = "the CI gate: base and candidate run alternately, judged by\n"
+		   "round; the last line is PASS, REGRESSION or CANNOT JUDGE",
+	.synopsis = "gate [options] -- RUN OPTIONS\n"
+		    "gate [options] --recipe RESULT.json\n"
+		    "gate [options] --baseline RESULT.json",
+	.text = "Runs the base and the candidate alternately with the same options and gates\n"
+		"by round: each round's pair gives the ratio of the two means, and a\n"
+		"one-sided t over the rounds' log ratios, with Holm over the rows, decides.\n"
+		"The last line is the verdict (PASS, REGRESSION, CANNOT JUDGE; exit 0, 1, 2).\n",
+	.opts = gate_opts,
+	.after = "\n--significance is the test of --pooled and --baseline: a rule with a\n"
+		 "p-value (not mmtests-ci).\n",
+	.exits = "\nexit status: 0 PASS; 1 REGRESSION, or the --junit file could not be\n"
+		 "  written; 2 bad input, or CANNOT JUDGE (a run failed or hung, a result\n"
+		 "  not to be trusted); 128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP:\n"
+		 "  the run's process group with it).\n",
+	.in_order = true,
+	.run = cmd_gate,
+};
 
 /* One refusal of gate_words_check: "gate: WHOSE: 'VAL' WHY" (whose and
  * why are the code's own words, without '%'). */
@@ -267,20 +224,20 @@ static int gate_cand_check(const struct gate_args *a,
 	if (ret)
 		return ret;
 	cli_set_help_context("--candidate-opts");
-	ret = cmd_run(check->n, check->argv, dry) ? EXIT_USAGE : 0;
+	ret = cmd_run_desc.run(check->n, check->argv, dry) ? EXIT_USAGE : 0;
 	cli_set_help_context(NULL);
 	return ret;
 }
 
 /* The run's options: after --, or from a result (its first word "run"
  * dropped). Checked by vmsim run's own parser, without running. */
-static int gate_recipe(struct gate_args *a, int argc, char **argv)
+static int gate_recipe(struct gate_args *a, int argc, char **argv, int first)
 {
 	const char *from = a->recipe ? a->recipe : a->baseline;
 	const struct cli_ctx dry = { .dry_run = true };
 	struct run_args_vec check = { 0 };
 	char err[512];
-	int given = argc - optind, ret = 0;
+	int given = argc - first, ret = 0;
 
 	if (from && given)
 		return cli_bad("gate: give the run's options after -- or %s, not "
@@ -311,7 +268,7 @@ static int gate_recipe(struct gate_args *a, int argc, char **argv)
 			ret = run_args_add(&a->runv, check.argv[i]);
 		run_args_free(&check);
 	} else {
-		for (int i = optind; i < argc && !ret; i++)
+		for (int i = first; i < argc && !ret; i++)
 			ret = run_args_add(&a->runv, argv[i]);
 	}
 	if (ret)
@@ -325,7 +282,7 @@ static int gate_recipe(struct gate_args *a, int argc, char **argv)
 		run_args_free(&check);
 		return fprintf(stderr, "%s: gate: out of memory\n", prog), 1;
 	}
-	ret = cmd_run(check.n, check.argv, &dry) ? EXIT_USAGE : 0;
+	ret = cmd_run_desc.run(check.n, check.argv, &dry) ? EXIT_USAGE : 0;
 	/* The candidate's own options go through the same checks, said as
 	 * theirs (of this vmsim: another candidate binary may know others). */
 	if (!ret && a->cand_opts)
@@ -717,7 +674,7 @@ static int gate_verdict(struct gate_args *a, const char *dir)
 	return ret;
 }
 
-int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
+static int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	static char self[PATH_MAX];
 	struct gate_args a = { .rounds = GATE_DEFAULT_ROUNDS,
@@ -726,19 +683,18 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 			       .o = { .test = CMP_WELCH } };
 	struct sigaction old[3];
 	char dir[PATH_MAX], line[1024];
-	int opt, ret;
+	int first, ret;
 	bool temp;
 
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, GATE_SHORT, gate_opts, NULL)) != -1) {
-		if (opt == 'h') {
-			gate_usage();
-			return 0;
-		}
-		if ((ret = gate_opt(&a, opt, argv)))
-			return ret;
-	}
-	ret = gate_recipe(&a, argc, argv);
+	ret = cli_parse(&cmd_gate_desc, argc, argv, &a, &first);
+	if (ret)
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	/* The rules with a p-value (mmtests-ci has none). */
+	if (a.o.test == CMP_MMTESTS_CI)
+		return cli_bad("gate: --significance '%s' has no p-value to gate "
+			       "on: want welch, mannwhitney or mmtests-ttest",
+			       cmp_test_names[a.o.test]);
+	ret = gate_recipe(&a, argc, argv, first);
 	if (ret || ctx->dry_run)
 		goto done;
 	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0)
@@ -795,14 +751,4 @@ int cmd_gate(int argc, char **argv, const struct cli_ctx *ctx)
 done:
 	run_args_free(&a.runv);
 	return ret;
-}
-
-const struct cli_optset *cmd_gate_optsets(void)
-{
-	static const struct cli_optset sets[] = {
-		{ NULL, gate_opts, GATE_SHORT, NULL, cmd_cmp_values },
-		{ 0 }
-	};
-
-	return sets;
 }

@@ -36,50 +36,24 @@ static int list_tsv(void)
 	return 0;
 }
 
-/* --options: every command's getopt tables, what the man pages and the
- * bash completion are generated from at build time
- * (scripts/gen-cli-docs.py), one line each:
+/* --options: every command's table, what the man pages, the bash
+ * completion and docs/usage.md's option tables are made from at build
+ * time (scripts/gen-cli-docs.py), one line each, tab-separated:
  *   command NAME SUMMARY
  *   sub NAME SUB
- *   option NAME SUB|- --LONG -L|- ARG(0 none, 1 required, 2 optional) VALUES
- * tab-separated; VALUES space-separated, or empty. */
-static void list_optset(const char *cmd, const struct cli_optset *set)
-{
-	const char *sub = set->sub ? set->sub : "-";
-
-	if (set->sub)
-		printf("sub\t%s\t%s\n", cmd, set->sub);
-	for (const struct option *o = set->longopts; o->name; o++) {
-		int c = set->short_of ? set->short_of(o) :
-			o->val > 0 && o->val < 128 && o->val != ':' &&
-			o->val != '+' && strchr(set->shortopts, o->val) ?
-			o->val : 0;
-
-		printf("option\t%s\t%s\t--%s\t", cmd, sub, o->name);
-		if (c)
-			printf("-%c", c);
-		else
-			putchar('-');
-		printf("\t%d\t", o->has_arg);
-		if (set->values)
-			set->values(o, stdout);
-		putchar('\n');
-	}
-}
-
+ *   synopsis NAME SUB|- LINE
+ *   text NAME SUB|- TEXT
+ *   option NAME SUB|- --LONG -L|- ARG VALUES METAVAR|- KIND BOUNDS HELP
+ *   after NAME SUB|- TEXT
+ *   exits NAME TEXT
+ * ARG: 0 none, 1 required, 2 optional (--name=VALUE); VALUES the names
+ * it takes, space-separated, or empty; KIND flag, int, number, choice,
+ * string, size, parsed or help; BOUNDS what --help says the parser holds
+ * it to, or empty; a TEXT's newlines are "\n", its backslashes "\\". */
 static int list_options(void)
 {
-	for (int i = 0; i < cli_ncommands; i++) {
-		const struct cli_command *c = &cli_commands[i];
-
-		printf("command\t%s\t", c->name);
-		for (const char *p = c->summary; *p; p++)
-			putchar(*p == '\n' ? ' ' : *p);
-		putchar('\n');
-		for (const struct cli_optset *s = c->optsets ? c->optsets() : NULL;
-		     s && s->longopts; s++)
-			list_optset(c->name, s);
-	}
+	for (int i = 0; i < cli_ncommands; i++)
+		cli_list_options(cli_commands[i], stdout);
 	return 0;
 }
 
@@ -89,10 +63,9 @@ void cmd_list_names(FILE *f)
 {
 	int col = 0;
 
-	fputs("\nlock schemes (-l):", f);
-	for (int i = 0; i < lock_nschemes; i++)
-		fprintf(f, " %s", lock_schemes[i]->name);
-	fprintf(f, " %s (the host itself)", kernel_lock_ops.name);
+	fputs("\nlock schemes (-l): ", f);
+	cmd_list_schemes(f);
+	fputs(" (the host itself)", f);
 	fputs("\nworkloads (-w):", f);
 	col = 17;
 	for (int i = 0; i < wl_nworkloads; i++) {
@@ -108,18 +81,66 @@ void cmd_list_names(FILE *f)
 	fputs("\n('vmsim list': what each is)\n", f);
 }
 
-int cmd_list(int argc, char **argv)
+/* -l's names, the host's last; -w's. */
+void cmd_list_schemes(FILE *f)
 {
-	struct utsname u;
+	for (int i = 0; i < lock_nschemes; i++)
+		fprintf(f, "%s ", lock_schemes[i]->name);
+	fputs(kernel_lock_ops.name, f);
+}
 
-	if (argc > 1 && !strcmp(argv[1], "--tsv") && argc == 2)
+void cmd_list_workloads(FILE *f)
+{
+	for (int i = 0; i < wl_nworkloads; i++)
+		fprintf(f, "%s%s", i ? " " : "", wl_workloads[i]->name);
+}
+
+struct list_args {
+	bool tsv, options;
+};
+
+static const struct cli_opt list_opts[] = {
+	CLI_FLAG(struct list_args, tsv, 0, "tsv",
+		 "one tab-separated line each, for scripts and the\n"
+		 "test suites (scheme NAME excludes | workload NAME\n"
+		 "PRIMARY MODES WRITES ISOLATION TEST-ARGS)"),
+	CLI_FLAG(struct list_args, options, 0, "options",
+		 "every command's options as its table has them,\n"
+		 "from which the man pages, the bash completion and\n"
+		 "docs/usage.md's option tables are made at build time"),
+	CLI_HELP_OPT,
+	CLI_END
+};
+
+static int cmd_list(int argc, char **argv, const struct cli_ctx *ctx);
+
+const struct cli_command cmd_list_desc = {
+	.name = "list",
+	.summary = "the lock schemes, components and workloads",
+	.synopsis = "list [--tsv | --options]",
+	.text = "The lock schemes, the mm's components and the workloads, a line each.\n",
+	.opts = list_opts,
+	.exits = cli_exit_info,
+	.run = cmd_list,
+};
+
+static int cmd_list(int argc, char **argv, const struct cli_ctx *ctx)
+{
+	struct list_args a = { .tsv = false };
+	struct utsname u;
+	int first, ret = cli_parse(&cmd_list_desc, argc, argv, &a, &first);
+
+	(void)ctx;
+	if (ret)
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	if ((ret = cli_no_args(argc, argv, first)))
+		return ret;
+	if (a.tsv && a.options)
+		return cli_bad("%s", "--tsv or --options, not both");
+	if (a.tsv)
 		return list_tsv();
-	if (argc > 1 && !strcmp(argv[1], "--options") && argc == 2)
+	if (a.options)
 		return list_options();
-	if (argc > 1 && cli_is_help(argv[1]))
-		return cli_help("list");
-	if (argc > 1)
-		return cli_bad("unexpected argument '%s'", argv[1]);
 	printf("lock schemes:\n");
 	for (int i = 0; i < lock_nschemes; i++)
 		printf("  %-12s %s\n", lock_schemes[i]->name, lock_schemes[i]->desc);

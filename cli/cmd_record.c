@@ -39,6 +39,10 @@
 #include "base/clock.h"
 #include "base/parse.h"
 
+/* perf script's deadline (--convert-timeout): it reads a file, so
+ * minutes even for a long recording; past this it is hung. */
+#define REC_CONVERT_TIMEOUT 600
+
 struct rec_args {
 	const char *out;
 	long pid;                        /* -p; 0: run a command */
@@ -56,72 +60,96 @@ struct rec_args {
 	char comment[TRACE_MAX_COMMENT];
 };
 
-#define REC_SHORT "+o:p:d:fh"
-static const struct option rec_opts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "force", no_argument, NULL, 'f' },
-	{ "convert-timeout", required_argument, NULL, 'T' },
-	{ "follow", required_argument, NULL, 'F' },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 }
+/* --follow NAME|PID|fork:N: 0 or EXIT_USAGE. */
+static int rec_follow(void *args, const struct cli_opt *o, const char *arg)
+{
+	struct rec_args *a = args;
+
+	(void)o;
+	if (!strncmp(arg, "fork:", 5)) {
+		if (parse_long(arg + 5, 1, 1L << 20, &a->follow_fork))
+			return cli_bad("record: bad --follow '%s': want fork:N, N "
+				       "from 1 (the N-th process the command "
+				       "makes)", arg);
+		return 0;
+	}
+	if (arg[strspn(arg, "0123456789")] == 0) {
+		if (parse_long(arg, 1, 1L << 30, &a->follow_pid))
+			return cli_bad("record: bad --follow process id '%s'", arg);
+		return 0;
+	}
+	if (!arg[0] || strlen(arg) >= PERF_COMM_LEN || strchr(arg, '/'))
+		return cli_bad("record: bad --follow '%s': want a process id, or "
+			       "a program's name as the kernel keeps it (at most "
+			       "15 characters, no '/': cc1, not "
+			       "/usr/lib/gcc/.../cc1)", arg);
+	a->follow_comm = arg;
+	return 0;
+}
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define T struct rec_args
+static const struct cli_opt rec_opts[] = {
+	CLI_STR(T, out, 'o', "output", "FILE", "the trace (default vmsim.trace)"),
+	CLI_FLAG(T, force, 'f', "force", "replace FILE if it is a trace"),
+	CLI_LONG(T, pid, 'p', "pid", "PID", 1, 1L << 30,
+		 "attach to a running process"),
+	{ .kind = CLI_OPT_LONG, .shrt = 'd', .name = "duration", .metavar = "S",
+	  .help = "with -p: seconds to record (default 10)",
+	  .off = CLI_AT(T, duration, long), .lo = 1, .hi = 86400,
+	  CLI_GIVEN(T, duration_given) },
+	CLI_CALL(rec_follow, 0, "follow", "NAME|PID|fork:N",
+		 "trace the first process that execs NAME (cc1,\n"
+		 "not gcc: a trace is one address space), or\n"
+		 "process PID, or the N-th process the command\n"
+		 "makes (a child that forks without exec: it\n"
+		 "begins with its parent's mappings), instead\n"
+		 "of CMD itself; the others' events are counted\n"
+		 "and named"),
+	CLI_LONG(T, convert_timeout, 0, "convert-timeout", "S", 1, 86400,
+		 "end perf script if converting takes longer\n"
+		 "(default " STR(REC_CONVERT_TIMEOUT) "): the trace keeps what it had"),
+	CLI_HELP_OPT,
+	CLI_END
+};
+#undef T
+
+static int cmd_record(int argc, char **argv, const struct cli_ctx *ctx);
+
+const struct cli_command cmd_record_desc = {
+	.name = "record",
+	.summary = "run a program under perf and write what it did to its\n"
+		   "address space as a trace (replay it with -w replay)",
+	.synopsis = "record [-f] [-o FILE] [--follow NAME|PID|fork:N] [--] CMD [ARGS...]\n"
+		    "record [-f] [-o FILE] -p PID [--duration S]",
+	.text = "Runs CMD under perf (or attaches to PID for S seconds) and writes what\n"
+		"it did to its address space (mmap, munmap, mprotect, mremap, madvise,\n"
+		"brk, page faults) as a trace; where the kernel has the mmap_lock\n"
+		"tracepoints, also the host's own lock acquisitions (FILE.mmap_lock.json).\n"
+		"Needs root or kernel.perf_event_paranoid -1. Replay it with\n"
+		"'vmsim run -w replay --trace FILE'.\n",
+	.opts = rec_opts,
+	.after = "SIGINT, SIGTERM, SIGHUP stop the recording; the trace keeps what was\n"
+		 "recorded until then.\n",
+	.exits = "\n"
+		 "exit status: 0 done; 1 nothing was recorded, perf failed, the conversion\n"
+		 "  timed out (the trace keeps what was converted), or the trace could not\n"
+		 "  go where asked (stderr says where it went); 2 bad input (one line on\n"
+		 "  stderr says which value and why); 128+N stopped by signal N (SIGINT,\n"
+		 "  SIGTERM, SIGHUP): the trace keeps what was recorded until then, or\n"
+		 "  stderr says why there was nothing.\n",
+	.in_order = true,
+	.run = cmd_record,
 };
 
-static int rec_parse(int argc, char **argv, struct rec_args *a, bool *help)
+static int rec_parse(int argc, char **argv, struct rec_args *a)
 {
-	int opt;
+	int first, ret = cli_parse(&cmd_record_desc, argc, argv, a, &first);
 
-	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, REC_SHORT, rec_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': a->out = optarg; break;
-		case 'p':
-			if (parse_long(optarg, 1, 1L << 30, &a->pid))
-				return cli_bad("record: bad process id '%s'", optarg);
-			break;
-		case 'd':
-			if (parse_long(optarg, 1, 86400, &a->duration))
-				return cli_bad("record: bad --duration '%s': want 1 to "
-					   "86400 seconds", optarg);
-			a->duration_given = true;
-			break;
-		case 'f': a->force = true; break;
-		case 'T':
-			if (parse_long(optarg, 1, 86400, &a->convert_timeout))
-				return cli_bad("record: bad --convert-timeout '%s': "
-					   "want 1 to 86400 seconds", optarg);
-			break;
-		case 'F':
-			if (!strncmp(optarg, "fork:", 5)) {
-				if (parse_long(optarg + 5, 1, 1L << 20,
-					       &a->follow_fork))
-					return cli_bad("record: bad --follow '%s': "
-						   "want fork:N, N from 1 (the "
-						   "N-th process the command makes)",
-						   optarg);
-				break;
-			}
-			if (optarg[strspn(optarg, "0123456789")] == 0) {
-				if (parse_long(optarg, 1, 1L << 30, &a->follow_pid))
-					return cli_bad("record: bad --follow process "
-						   "id '%s'", optarg);
-				break;
-			}
-			if (!optarg[0] || strlen(optarg) >= PERF_COMM_LEN ||
-			    strchr(optarg, '/'))
-				return cli_bad("record: bad --follow '%s': want a "
-					   "process id, or a program's name as "
-					   "the kernel keeps it (at most 15 "
-					   "characters, no '/': cc1, not "
-					   "/usr/lib/gcc/.../cc1)", optarg);
-			a->follow_comm = optarg;
-			break;
-		case 'h': *help = true; return 0;
-		default: return cli_bad_option(argv, opt, rec_opts);
-		}
-	}
-	a->cmd = optind < argc ? argv + optind : NULL;
+	if (ret)
+		return ret;
+	a->cmd = first < argc ? argv + first : NULL;
 	if (a->pid && a->cmd)
 		return cli_bad("record: give a command or -p PID, not both ('%s')",
 			   a->cmd[0]);
@@ -280,9 +308,6 @@ static const int rec_signals[] = { SIGINT, SIGTERM, SIGHUP };
 /* perf script past its deadline: ended (its pipe closes, the conversion
  * keeps what it had). */
 static volatile sig_atomic_t rec_timed_out;
-/* perf script's deadline (--convert-timeout): it reads a file, so
- * minutes even for a long recording; past this it is hung. */
-#define REC_CONVERT_TIMEOUT 600
 
 static void rec_on_alarm(int sig)
 {
@@ -559,7 +584,7 @@ static void rec_premaps(long pid, struct perf_premap **pre, size_t *npre)
 			prog, pid);
 }
 
-int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
+static int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct rec_args a = { .out = "vmsim.trace", .duration = 10 };
 	char dir[PATH_MAX], data[PATH_MAX + 16], errlog[PATH_MAX + 16],
@@ -567,14 +592,10 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	const char *tmpdir = sf_tmpdir();
 	struct sigaction old[3];
 	struct record_out out;
-	bool help = false;
 	int ret, status = 0;
 
-	if ((ret = rec_parse(argc, argv, &a, &help)) || help) {
-		if (help)
-			cli_help("record");
-		return ret;
-	}
+	if ((ret = rec_parse(argc, argv, &a)))
+		return ret == CLI_PARSED_HELP ? 0 : ret;
 	if (ctx->dry_run)
 		return 0;
 	if (a.convert_timeout)
@@ -641,14 +662,4 @@ int cmd_record(int argc, char **argv, const struct cli_ctx *ctx)
 	if (rec_timed_out)               /* the trace is what was converted */
 		return 1;
 	return ret < 0 ? 1 : ret > 0 ? 1 : 0;
-}
-
-const struct cli_optset *cmd_record_optsets(void)
-{
-	static const struct cli_optset sets[] = {
-		{ NULL, rec_opts, REC_SHORT, NULL, NULL },
-		{ 0 }
-	};
-
-	return sets;
 }

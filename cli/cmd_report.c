@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* vmsim report: one self-contained HTML page of results (report.h). */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,21 +9,45 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/cmp_opts.h"
 #include "analysis/compare.h"
 #include "analysis/report.h"
 #include "base/parse.h"
 #include "base/safefile.h"
 
-enum { OPT_BASELINE = 300, OPT_SIGNIFICANCE };
+/* report's command line, as parsed. */
+struct report_args {
+	struct cmp_opts o;
+	const char *out, *baseline;
+	bool force;
+};
 
-#define REPORT_SHORT ":o:fh"
-static const struct option report_opts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "force", no_argument, NULL, 'f' },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "significance", required_argument, NULL, OPT_SIGNIFICANCE },
-	{ "help", no_argument, NULL, 'h' },
-	{ 0 }
+#define T struct report_args
+static const struct cli_opt report_opts[] = {
+	CLI_STR(T, out, 'o', "output", "FILE", "the page (default report.html)"),
+	CLI_FLAG(T, force, 'f', "force", "replace FILE if it is a vmsim report"),
+	CMP_OPT_BASELINE(T),
+	CMP_OPT_SIGNIFICANCE(T),
+	CLI_HELP_OPT,
+	CLI_END
+};
+#undef T
+
+static int cmd_report(int argc, char **argv, const struct cli_ctx *ctx);
+
+const struct cli_command cmd_report_desc = {
+	.name = "report",
+	.summary = "one self-contained HTML page of results (tables, graphs)",
+	.synopsis = "report [-o FILE.html] [-f] [--baseline NAME] RESULT...",
+	.text = "One self-contained HTML page (no script, nothing fetched) of result files\n"
+		"or results directories: the comparison tables with their significance\n"
+		"marks, a scaling graph per metric against the task count with the\n"
+		"linear-scaling line, latency percentiles, lock wait and hold histograms\n"
+		"per class and side, each run's noise, and the findings the tables\n"
+		"support.\n",
+	.opts = report_opts,
+	.exits = cli_exit_write,
+	.run = cmd_report,
 };
 
 /* --force replaces only a page vmsim report wrote. */
@@ -96,57 +119,28 @@ static int report_write(const char *path, bool force, const struct report_job *j
 	return 0;
 }
 
-/* The options: 0, or the exit status of a bad one (or of --help). */
-static int report_parse(int argc, char **argv, const char **out, bool *force,
-			const char **baseline, struct cmp_opts *o, bool *help)
+static int cmd_report(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	int opt, i;
-
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, REPORT_SHORT, report_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': *out = optarg; break;
-		case 'f': *force = true; break;
-		case OPT_BASELINE: *baseline = optarg; break;
-		case OPT_SIGNIFICANCE:
-			i = cli_pick("significance rule", optarg,
-				     cmp_test_names, CMP_NTESTS);
-			if (i < 0)
-				return EXIT_USAGE;
-			o->test = (enum cmp_test)i;
-			break;
-		case 'h': *help = true; return 0;
-		default: return cli_bad_option(argv, opt, report_opts);
-		}
-	}
-	if (optind >= argc)
-		return cli_bad("%s", "report needs at least one result file or "
-			       "results directory");
-	return 0;
-}
-
-int cmd_report(int argc, char **argv, const struct cli_ctx *ctx)
-{
-	struct cmp_opts o = { .format = CMP_HTML, .test = CMP_WELCH };
-	const char *out = "report.html", *baseline = NULL;
+	struct report_args a = { .o = { .format = CMP_HTML, .test = CMP_WELCH },
+				 .out = "report.html" };
 	struct cmp_file *files = NULL;
 	struct cmp_inputs in = { 0 };
 	char err[1400];
-	bool force = false, help = false;
-	int ret = report_parse(argc, argv, &out, &force, &baseline, &o, &help);
+	int first, ret = cli_parse(&cmd_report_desc, argc, argv, &a, &first);
 
-	if (help)
-		return cli_help("report");
 	if (ret)
-		return ret;
-	if (cmp_inputs_expand(argv + optind, argc - optind, &in, err, sizeof(err))) {
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	if (first >= argc)
+		return cli_bad("%s", "report needs at least one result file or "
+			       "results directory");
+	if (cmp_inputs_expand(argv + first, argc - first, &in, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return EXIT_USAGE;
 	}
 	files = calloc((size_t)in.n, sizeof(*files));
 	if (!files)
 		ret = 1;
-	else if (cmp_inputs_load(&in, files, NULL, 0, baseline, err,
+	else if (cmp_inputs_load(&in, files, NULL, 0, a.baseline, err,
 				 sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		ret = EXIT_USAGE;
@@ -154,23 +148,13 @@ int cmd_report(int argc, char **argv, const struct cli_ctx *ctx)
 		report_warn(files, in.n);
 	}
 	if (!ret && !ctx->dry_run) {
-		struct report_job j = { files, in.n, &o };
+		struct report_job j = { files, in.n, &a.o };
 
-		ret = report_write(out, force, &j);
+		ret = report_write(a.out, a.force, &j);
 	}
 	for (int i = 0; files && i < in.n; i++)
 		cmp_file_free(&files[i]);
 	free(files);
 	cmp_inputs_free(&in);
 	return ret;
-}
-
-const struct cli_optset *cmd_report_optsets(void)
-{
-	static const struct cli_optset sets[] = {
-		{ NULL, report_opts, REPORT_SHORT, NULL, cmd_cmp_values },
-		{ 0 }
-	};
-
-	return sets;
 }

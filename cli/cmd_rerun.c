@@ -46,29 +46,46 @@ static void print_command(const struct run_args_vec *v)
 	putchar('\n');
 }
 
-int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx)
+struct rerun_args {
+	bool print;
+};
+
+static const struct cli_opt rerun_opts[] = {
+	CLI_FLAG(struct rerun_args, print, 0, "print",
+		 "run nothing: print the vmsim run command line\n"
+		 "it would run, quoted for a shell"),
+	CLI_HELP_OPT,
+	CLI_END
+};
+
+static int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx);
+
+const struct cli_command cmd_rerun_desc = {
+	.name = "rerun",
+	.summary = "run what a result file records again (its every option)",
+	.synopsis = "rerun [--print] RESULT.json [vmsim run options...]",
+	.text = "Runs the run that made RESULT.json again, with every option it records;\n"
+		"options given here come after them (later ones win).\n",
+	.opts = rerun_opts,
+	.exits = "\nexit status: vmsim run's (vmsim run --help); 2 also for a result\n"
+		 "  that cannot be run again (one line says why).\n",
+	.in_order = true,
+	.run = cmd_rerun,
+};
+
+static int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct run_args_vec v;
 	struct cmp_file f;
-	bool print = false;
+	struct rerun_args a = { .print = false };
 	char err[512];
-	int ret;
+	int first, ret = cli_parse(&cmd_rerun_desc, argc, argv, &a, &first);
 
-	if (argc >= 2 && cli_is_help(argv[1])) {
-		printf("usage: vmsim rerun [--print] RESULT.json [vmsim run "
-		       "options...]\n"
-		       "Runs the run that made RESULT.json again, with every "
-		       "option it records;\noptions given here come after "
-		       "them (later ones win).\n"
-		       "  --print    run nothing: print the vmsim run command "
-		       "line it would run\n");
-		return 0;
-	}
-	if (argc >= 2 && !strcmp(argv[1], "--print")) {
-		print = true;
-		argc--;
-		argv++;
-	}
+	if (ret)
+		return ret == CLI_PARSED_HELP ? 0 : ret;
+	/* RESULT.json is argv[1] from here, run's options after it. */
+	argc -= first - 1;
+	argv += first - 1;
 	if (argc < 2)
 		return cli_bad("%s", "rerun: want 'vmsim rerun [--print] RESULT.json [run "
 			   "options...]'");
@@ -91,9 +108,9 @@ int cmd_rerun(int argc, char **argv, const struct cli_ctx *ctx)
 			fprintf(stderr, "%s: rerun: out of memory\n", prog);
 			return 1;
 		}
-	if (print)
+	if (a.print)
 		print_command(&v);
-	ret = print ? 0 : cmd_run(v.n, v.argv, ctx);
+	ret = a.print ? 0 : cmd_run_desc.run(v.n, v.argv, ctx);
 	run_args_free(&v);
 	return ret;
 }

@@ -157,8 +157,8 @@ static int run_sim_opt(struct run_args *a, enum run_opt_id opt, const char *arg)
 				   "of 4K", arg);
 		return 0;
 	case RUN_O_MAX_MAP_COUNT:
-		if (parse_long(arg, 1, 100000000, &v))
-			return cli_bad("bad --max-map-count '%s': want 1 or more", arg);
+		if (parse_long(arg, run_optlist[opt].lo, run_optlist[opt].hi, &v))
+			return cli_bad("bad --max-map-count '%s': want 1 to 100000000", arg);
 		c->mm.max_map_count = (size_t)v;
 		return 0;
 	case RUN_O_COSTS:
@@ -166,14 +166,14 @@ static int run_sim_opt(struct run_args *a, enum run_opt_id opt, const char *arg)
 		json_object_put(a->costs_json);
 		return run_costs_load(arg, &a->costs, &a->costs_json);
 	case RUN_O_HOLD_EXTRA:
-		if (parse_long(arg, 0, 10000000, &v))
+		if (parse_long(arg, run_optlist[opt].lo, run_optlist[opt].hi, &v))
 			return cli_bad("bad --hold-extra '%s': want 0 to 10000000 ns "
 				   "of busy work per critical section", arg);
 		c->mm.hold_extra_ns = (uint64_t)v;
 		return 0;
 	case RUN_O_CYCLES:
-		if (parse_long(arg, 1, 100000000, &v))
-			return cli_bad("bad cycle count '%s': want 1 or more", arg);
+		if (parse_long(arg, run_optlist[opt].lo, run_optlist[opt].hi, &v))
+			return cli_bad("bad cycle count '%s': want 1 to 100000000", arg);
 		c->wo.cycles = v;
 		a->given |= WL_OPT_CYCLES;
 		return 0;
@@ -184,7 +184,7 @@ static int run_sim_opt(struct run_args *a, enum run_opt_id opt, const char *arg)
 		a->given |= WL_OPT_ZAP;
 		return 0;
 	case RUN_O_READERS:
-		if (parse_long(arg, 0, 64, &v))
+		if (parse_long(arg, run_optlist[opt].lo, run_optlist[opt].hi, &v))
 			return cli_bad("bad --readers '%s': want 0 to 64", arg);
 		c->wo.readers = (int)v;
 		a->given |= WL_OPT_MAPS;
@@ -438,42 +438,6 @@ static const struct run_bind run_binds[RUN_NOPTS] = {
 #undef NOFIELD
 };
 
-/* getopt's tables, from run_optlist: the long options (each value
- * RUN_OPT_VAL(id)) and the letters, ':' first. */
-static struct option run_longopts[RUN_NOPTS + 1];
-static char run_shortopts[2 * RUN_NOPTS + 2];
-
-static void run_getopt_tables(void)
-{
-	size_t n = 0;
-
-	if (run_shortopts[0])
-		return;
-	run_shortopts[n++] = ':';
-	for (int i = 0; i < RUN_NOPTS; i++) {
-		const struct run_opt *o = &run_optlist[i];
-
-		run_longopts[i] = (struct option){ o->name, o->metavar ?
-			required_argument : no_argument, NULL, RUN_OPT_VAL(i) };
-		if (o->shrt) {
-			run_shortopts[n++] = o->shrt;
-			if (o->metavar)
-				run_shortopts[n++] = ':';
-		}
-	}
-}
-
-/* run's table and bench scale's part of it (.scale), for the man pages
- * and the completion (cmd.h: struct cli_optset). */
-static struct option run_scale_longopts[RUN_NOPTS + 1];
-
-static int run_short_of(const struct option *o)
-{
-	int id = o->val - RUN_OPT_VAL(0);
-
-	return id >= 0 && id < RUN_NOPTS ? run_optlist[id].shrt : 0;
-}
-
 /* A word of the names an option takes: [a-z][a-z0-9_-]* (not a number). */
 static size_t run_word(const char *p)
 {
@@ -512,64 +476,68 @@ static bool run_text_words(const char *t, FILE *f)
 	return false;
 }
 
-static void run_values(const struct option *lo, FILE *f)
+/* The names an option of run's takes (completion, the man page). */
+static void run_values(const struct cli_opt *co, FILE *f)
 {
-	int id = lo->val - RUN_OPT_VAL(0);
-	const struct run_opt *o;
+	const struct run_opt *o = &run_optlist[co->id];
 
-	if (id < 0 || id >= RUN_NOPTS)
-		return;
-	o = &run_optlist[id];
-	if (id == RUN_O_LOCK) {
-		for (int i = 0; i < lock_nschemes; i++)
-			fprintf(f, "%s ", lock_schemes[i]->name);
-		fputs(kernel_lock_ops.name, f);
-	} else if (id == RUN_O_WORKLOAD) {
-		for (int i = 0; i < wl_nworkloads; i++)
-			fprintf(f, "%s%s", i ? " " : "", wl_workloads[i]->name);
-	} else if (o->nchoices) {
+	if (co->id == RUN_O_LOCK)
+		cmd_list_schemes(f);
+	else if (co->id == RUN_O_WORKLOAD)
+		cmd_list_workloads(f);
+	else if (o->nchoices)
 		for (int i = 0; i < o->nchoices; i++)
 			fprintf(f, "%s%s", i ? " " : "", o->choices[i]);
-	} else if (!run_text_words(o->list, f)) {
+	else if (!run_text_words(o->list, f))
 		run_text_words(o->help, f);
+}
+
+static int run_one_opt(struct run_args *a, enum run_opt_id id, const char *arg);
+
+/* An entry of run's table, parsed by run_one_opt (--help ends the
+ * parse: the caller prints the help of its own command). */
+static int run_cli_call(void *args, const struct cli_opt *o, const char *arg)
+{
+	struct run_args *a = args;
+	int ret = run_one_opt(a, (enum run_opt_id)o->id, arg);
+
+	return !ret && a->help ? CLI_PARSED_HELP : ret;
+}
+
+/* run's table as cli/opt.h's, made from resfile's once: every entry is
+ * parsed by run_one_opt; bench scale's is the part it takes (.scale). */
+static struct cli_opt run_cli_opts[RUN_NOPTS + 1], run_scale_opts[RUN_NOPTS + 1];
+
+static void run_cli_tables(void)
+{
+	int n = 0;
+
+	if (run_cli_opts[0].name)
+		return;
+	for (int i = 0; i < RUN_NOPTS; i++) {
+		const struct run_opt *o = &run_optlist[i];
+
+		run_cli_opts[i] = (struct cli_opt){
+			.kind = CLI_OPT_CALL, .shrt = o->shrt, .name = o->name,
+			.metavar = o->metavar, .help = o->help, .lo = o->lo,
+			.hi = o->hi, .choices = o->choices,
+			.nchoices = o->nchoices, .values = run_values,
+			.call = run_cli_call, .id = i };
+		if (o->scale || !o->help)
+			run_scale_opts[n++] = run_cli_opts[i];
 	}
 }
 
-const struct cli_optset *cmd_run_optsets(void)
+static const struct cli_opt *run_opts_table(void)
 {
-	static struct cli_optset sets[2];
-
-	run_getopt_tables();
-	sets[0] = (struct cli_optset){ NULL, run_longopts, run_shortopts,
-				       run_short_of, run_values };
-	return sets;
+	run_cli_tables();
+	return run_cli_opts;
 }
 
-/* bench scale's options: run's that it takes. */
-const struct cli_optset *cmd_bench_scale_optset(void)
+const struct cli_opt *cmd_bench_scale_opts(void)
 {
-	static struct cli_optset set;
-	int n = 0;
-
-	run_getopt_tables();
-	for (int i = 0; i < RUN_NOPTS; i++)
-		if (run_optlist[i].scale || !run_optlist[i].help)
-			run_scale_longopts[n++] = run_longopts[i];
-	run_scale_longopts[n] = (struct option){ 0 };
-	set = (struct cli_optset){ "scale", run_scale_longopts, run_shortopts,
-				   run_short_of, run_values };
-	return &set;
-}
-
-/* getopt's value as an option of the table, or -1 (unknown, no value). */
-static int run_opt_id(int opt)
-{
-	if (opt >= RUN_OPT_VAL(0) && opt < RUN_OPT_VAL(RUN_NOPTS))
-		return opt - RUN_OPT_VAL(0);
-	for (int i = 0; opt > 0 && opt != '?' && opt != ':' && i < RUN_NOPTS; i++)
-		if (run_optlist[i].shrt == opt)
-			return i;
-	return -1;
+	run_cli_tables();
+	return run_scale_opts;
 }
 
 /* An option bound to a field (BIND): its value there; 0 or EXIT_USAGE. */
@@ -638,25 +606,23 @@ static int run_one_opt(struct run_args *a, enum run_opt_id id, const char *arg)
 	return ret;
 }
 
+/* Parses with every option of run's table (bench scale refuses those
+ * it does not take in run_one_opt, by name); 0 with a->help set after
+ * --help, or EXIT_USAGE. */
+static const struct cli_command run_parse_desc = {
+	.name = "run", .opts_fn = run_opts_table,
+};
+
 static int run_parse(int argc, char **argv, struct run_args *a)
 {
-	int opt, id, ret;
+	int first, ret = cli_parse(&run_parse_desc, argc, argv, a, &first);
 
-	run_getopt_tables();
-	optind = 0;      /* 0: glibc re-initialises getopt fully */
-	while ((opt = getopt_long(argc, argv, run_shortopts, run_longopts,
-				  NULL)) != -1) {
-		id = run_opt_id(opt);
-		if (id < 0)
-			return cli_bad_option(argv, opt, run_longopts);
-		ret = run_one_opt(a, (enum run_opt_id)id, optarg);
-		if (a->help)
-			return 0;
-		if (ret)
-			return ret;
-	}
-	if (optind < argc)
-		return cli_bad("unexpected argument '%s'", argv[optind]);
+	if (ret == CLI_PARSED_HELP)
+		return 0;
+	if (ret)
+		return ret;
+	if (first < argc)
+		return cli_bad("unexpected argument '%s'", argv[first]);
 	return run_settle(a);
 }
 
@@ -961,8 +927,10 @@ int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx)
 	run_args_init(&a);
 	a.scale = true;
 	ret = run_parse(argc, argv, &a);
-	if (a.help)
-		return cli_help("bench");
+	if (a.help) {
+		cli_print_help(&cmd_bench_scale_desc, stdout);
+		return 0;
+	}
 	if (ret || ctx->dry_run) {
 		run_args_done(&a);
 		return ret;
@@ -991,7 +959,7 @@ int cmd_bench_scale(int argc, char **argv, const struct cli_ctx *ctx)
 	return 0;
 }
 
-int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
+static int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 {
 	struct run_args a;
 	struct res_file r[RUNNER_MAX_SCHEMES] = { 0 };
@@ -1065,3 +1033,30 @@ int cmd_run(int argc, char **argv, const struct cli_ctx *ctx)
 		res_file_free(&r[i]);
 	return run_status(ret);
 }
+
+/* Its options follow, from resfile/run_opts.def; then the names -l and
+ * -w take. */
+static void run_more_help(FILE *f)
+{
+	if (cli_names_hook)
+		cli_names_hook(f);
+}
+
+const struct cli_command cmd_run_desc = {
+	.name = "run",
+	.summary = "run a workload under one or more lock schemes, write a result",
+	.synopsis = "run [options]",
+	.text = "Runs a workload under each scheme of -l, interleaved iteration by\n"
+		"iteration; prints the summary and the comparison; writes the results.\n",
+	.opts_fn = run_opts_table,
+	.more_help = run_more_help,
+	.exits = "\n"
+		 "exit status: 0 done; 1 the run failed, or its result could not go where\n"
+		 "  asked (it went elsewhere, and stderr says where); 2 bad input (one line on\n"
+		 "  stderr says which value and why); 3 the run was aborted (a fault nobody\n"
+		 "  answered, a task process died); 128+N stopped by signal N (SIGINT, SIGTERM,\n"
+		 "  SIGHUP): what was measured is printed and written, complete: false. A\n"
+		 "  repeat of the signal within a second is ignored; a later one exits within\n"
+		 "  a second.\n",
+	.run = cmd_run,
+};

@@ -182,37 +182,66 @@ static int trace_show(const char *path)
 	return 0;
 }
 
-int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx)
+static const struct cli_opt trace_opts[] = { CLI_HELP_OPT, CLI_END };
+
+static int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx);
+
+static const struct cli_command trace_info_desc = {
+	.name = "info",
+	.synopsis = "trace info FILE",
+	.text = "what a trace holds (its command, threads, events by kind,\n"
+		"addresses, span).\n",
+	.opts = trace_opts,
+	.exits = cli_exit_write,
+	.run = cmd_trace,
+};
+
+static const struct cli_command trace_show_desc = {
+	.name = "show",
+	.synopsis = "trace show FILE",
+	.text = "its events as text, one a line.\n",
+	.opts = trace_opts,
+	.exits = cli_exit_write,
+	.run = cmd_trace,
+};
+
+static const struct cli_command *const trace_subs[] = {
+	&trace_info_desc, &trace_show_desc, NULL
+};
+
+const struct cli_command cmd_trace_desc = {
+	.name = "trace",
+	.summary = "what a trace holds (info), or its events (show)",
+	.exits = cli_exit_write,
+	.run = cmd_trace,
+	.subs = trace_subs,
+};
+
+static int cmd_trace(int argc, char **argv, const struct cli_ctx *ctx)
 {
-	for (int i = 1; i < argc && i < 3; i++)
-		if (cli_is_help(argv[i]))
-			return cli_help("trace");
+	const struct cli_command *sub = NULL;
+	int first, ret;
+
+	if (argc > 1 && cli_is_help(argv[1]))
+		return cli_help("trace");
 	if (argc < 2)
 		return cli_bad("trace: %s", "want 'trace info FILE' or 'trace show "
 			   "FILE'");
-	if (strcmp(argv[1], "info") && strcmp(argv[1], "show"))
+	for (int i = 0; trace_subs[i]; i++)
+		if (!strcmp(argv[1], trace_subs[i]->name))
+			sub = trace_subs[i];
+	if (!sub)
 		return cli_bad("trace: unknown subcommand '%s': want info or show",
 			   argv[1]);
-	if (argc != 3)
+	ret = cli_parse(sub, argc - 1, argv + 1, NULL, &first);
+	if (ret == CLI_PARSED_HELP)
+		return 0;
+	if (ret)
+		return ret;
+	if (argc - 1 - first != 1)
 		return cli_bad("trace %s: want exactly one FILE", argv[1]);
 	if (ctx->dry_run)
 		return 0;
-	return !strcmp(argv[1], "info") ? trace_info(argv[2])
-					: trace_show(argv[2]);
-}
-
-/* info and show take a FILE and no option. */
-const struct cli_optset *cmd_trace_optsets(void)
-{
-	static const struct option none[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	static const struct cli_optset sets[] = {
-		{ "info", none, "h", NULL, NULL },
-		{ "show", none, "h", NULL, NULL },
-		{ 0 }
-	};
-
-	return sets;
+	return !strcmp(argv[1], "info") ? trace_info(argv[first + 1])
+					: trace_show(argv[first + 1]);
 }

@@ -12,5 +12,5 @@ int main(int argc, char **argv)
 
 	cli_stdout_init();
 	opterr = 0;      /* getopt's complaints are ours: cli_bad_option() */
-	return cli_stdout_close(cmd_compare(argc, argv, &ctx));
+	return cli_stdout_close(cmd_compare_desc.run(argc, argv, &ctx));
 }

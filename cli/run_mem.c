@@ -12,6 +12,8 @@
 #include "cli/run.h"
 #include "base/parse.h"
 
+_Static_assert(RCU_LAZY_MAX == 10000, "run_opts.def's bound of --rcu-lazy-max");
+
 #define PHYS_MAX (64UL << 30)
 
 /* --folio, --fault-around: a power of two from a page to a PMD (2M). */
@@ -93,14 +95,14 @@ static int slab_tuning_opt(struct run_cfg *c, enum run_opt_id which,
 		c->mm.rcu_cbs = (enum sim_rcu_cbs)k;
 		return 0;
 	case RUN_O_RCU_LAZY_MAX:
-		if (parse_long(arg, 1, RCU_LAZY_MAX, &v))
+		if (parse_long(arg, run_optlist[which].lo, run_optlist[which].hi, &v))
 			return cli_bad("bad --rcu-lazy-max '%s': want 1 to 10000 "
 				   "sheaves", arg);
 		c->mm.rcu_lazy_max = (uint32_t)v;
 		c->rcu_lazy_given = true;
 		return 0;
 	case RUN_O_RCU_LAZY_FLUSH:
-		if (parse_long(arg, 1, 3600000, &v))
+		if (parse_long(arg, run_optlist[which].lo, run_optlist[which].hi, &v))
 			return cli_bad("bad --rcu-lazy-flush '%s': want 1 to 3600000 "
 				   "ms", arg);
 		c->mm.rcu_lazy_flush_ms = (uint64_t)v;

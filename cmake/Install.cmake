@@ -1,8 +1,9 @@
 # What `cmake --install` and the Debian package (`cpack -G DEB`) hold:
 # vmsim and vmsim-compare, a man page a command and bash completion —
-# both made at build time from the parsers' own option tables by the
-# vmsim just built (scripts/gen-cli-docs.py: `vmsim list --options` and
-# each command's --help), so that they cannot drift from the parser —
+# both made at build time from the commands' own option tables by the
+# vmsim just built (scripts/gen-cli-docs.py: `vmsim list --options`,
+# which cli/opt.c writes from the tables the parser and --help use), so
+# that they cannot drift from the parser —
 # the documentation and the shipped traces.
 include(GNUInstallDirs)
 # python3 by name: FindPython3's introspection took 2.5 s of every

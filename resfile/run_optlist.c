@@ -45,28 +45,4 @@ const char *run_opt_needs_text(const struct run_opt *o)
 }
 
 /* "  -l, --lock NAME[,NAME]   text", later lines of text under its start. */
-#define HELP_COL 27
 
-void run_opts_help(FILE *f)
-{
-	for (int i = 0; i < RUN_NOPTS; i++) {
-		const struct run_opt *o = &run_optlist[i];
-		const char *s = o->help, *nl;
-		int w;
-
-		if (!s)
-			continue;
-		w = o->shrt ? fprintf(f, "  -%c, --%s", o->shrt, o->name) :
-			      fprintf(f, "      --%s", o->name);
-		if (o->metavar)
-			w += fprintf(f, " %s", o->metavar);
-		fprintf(f, "%*s", w < HELP_COL ? HELP_COL - w : 1, "");
-		for (; (nl = strchr(s, '\n')); s = nl + 1)
-			fprintf(f, "%.*s\n%*s", (int)(nl - s), s, HELP_COL, "");
-		fprintf(f, "%s\n", s);
-		/* The bounds the parser holds it to, from the same fields. */
-		if (o->hi)
-			fprintf(f, "%*s%s from %ld to %ld\n", HELP_COL, "",
-				o->metavar, o->lo, o->hi);
-	}
-}

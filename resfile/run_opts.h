@@ -116,7 +116,5 @@ bool run_opt_applies(const struct run_opt *o, const char *source,
 		     bool processes);
 /* Where o applies, for a refusal: "with the uffd fault source". */
 const char *run_opt_needs_text(const struct run_opt *o);
-/* --help's option lines. */
-void run_opts_help(FILE *f);
 
 #endif

@@ -103,6 +103,7 @@ PREFIXES = [
     ("base/complain.c", ["cli_", "msg_"]),
     ("resfile/run_opt*.c", ["run_"]),
     ("cli/cli.c", ["cli_"]),
+    ("cli/opt.c", ["cli_"]),
     ("cli/cmd_*.c", ["cmd_"]),
     ("cli/record*.c", ["record_"]),
     ("bench/bench*.c", ["bench_"]),

@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Generate vmsim's man pages and bash completion at build time.
+"""Make vmsim's man pages, bash completion and docs/usage.md's option
+tables from the commands' own tables.
 
-    gen-cli-docs.py VMSIM OUTDIR
+    gen-cli-docs.py VMSIM OUTDIR             man pages and completion
+    gen-cli-docs.py --usage VMSIM USAGE.md   rewrite USAGE.md's tables
+    gen-cli-docs.py --check VMSIM USAGE.md   exit 1 if one is stale
 
-Reads the parsers' own getopt tables (`VMSIM list --options`: every
-command, sub-command and option, with the names an option takes) and
-each command's --help text, and writes OUTDIR/man1/vmsim.1,
-OUTDIR/man1/vmsim-CMD.1 (one a command) and OUTDIR/vmsim.bash (the
-completion of vmsim and vmsim-compare). An option is listed in its page
-because its command's table has it; its description is its --help line.
-An option the help text does not describe is an error (exit 1): the
-tables and the help have drifted. Nothing here knows an option's name.
+Everything comes from `VMSIM list --options` (cli/opt.c writes it from
+each command's table, cli/cmd_list.c says its form): every command,
+sub-command, synopsis line, description, option — its names, value,
+kind, the bounds the parser holds it to, its help — and exit statuses.
+Nothing is scraped from --help, and nothing here knows an option's name:
+an option is in a page, in the completion and in usage.md because its
+command's table has it. OUTDIR gets man1/vmsim.1, man1/vmsim-CMD.1 (one
+a command) and vmsim.bash (the completion of vmsim and vmsim-compare).
+In USAGE.md a table is the lines between `<!-- options: CMD -->` (or
+`CMD SUB`) and `<!-- /options -->`.
 """
 import re
 import subprocess
 import sys
 from pathlib import Path
-
-OPT_LINE = re.compile(r"^( {2,8})((?:-[A-Za-z0-9], )?--?[A-Za-z0-9][\w-]*\S*(?: [^ ].*?)?)(?: {2,}(.*))?$")
 
 
 def run(vmsim, *args):
@@ -29,62 +32,69 @@ def run(vmsim, *args):
     return p.stdout
 
 
+def unescape(s):
+    if s == "-":             # an empty field
+        return ""
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), s)
+
+
+def part(cmd, sub):
+    key = sub or "-"
+    return cmd["parts"].setdefault(key, {"syn": [], "text": "", "after": "", "opts": []})
+
+
 def load_tables(vmsim):
     cmds, order = {}, []
     for line in run(vmsim, "list", "--options").splitlines():
         f = line.split("\t")
-        if f[0] == "command":
-            cmds[f[1]] = {"summary": f[2], "subs": [], "opts": []}
+        kind = f[0]
+        if kind == "command":
+            cmds[f[1]] = {"summary": unescape(f[2]).replace("\n", " "),
+                          "subs": [], "parts": {}, "exits": ""}
             order.append(f[1])
-        elif f[0] == "sub":
-            cmds[f[1]]["subs"].append(f[2])
-        elif f[0] == "option":
-            cmds[f[1]]["opts"].append({
-                "sub": None if f[2] == "-" else f[2], "long": f[3],
-                "short": None if f[4] == "-" else f[4], "arg": int(f[5]),
-                "values": f[6].split() if len(f) > 6 else []})
+            continue
+        c = cmds.get(f[1]) if len(f) > 1 else None
+        if c is None:
+            sys.exit(f"gen-cli-docs: a line of list --options not understood: {line!r}")
+        sub = None if len(f) < 3 or f[2] == "-" else f[2]
+        if kind == "sub":
+            c["subs"].append(f[2])
+            part(c, f[2])
+        elif kind == "synopsis":
+            part(c, sub)["syn"].append(f[3])
+        elif kind in ("text", "after"):
+            part(c, sub)[kind] = unescape(f[3])
+        elif kind == "exits":
+            c["exits"] = unescape(f[2])
+        elif kind == "option" and len(f) >= 11:
+            part(c, sub)["opts"].append({
+                "sub": sub, "long": f[3], "short": None if f[4] == "-" else f[4],
+                "arg": int(f[5]), "values": [] if f[6] == "-" else f[6].split(),
+                "metavar": None if f[7] == "-" else f[7], "kind": f[8],
+                "bounds": unescape(f[9]), "help": unescape(f[10])})
         else:
             sys.exit(f"gen-cli-docs: a line of list --options not understood: {line!r}")
     return order, cmds
 
 
-def parse_help(text):
-    """(synopsis lines, blocks): a block is ("para", [lines]) or
-    ("opt", term, [description lines])."""
-    lines = text.rstrip("\n").split("\n")
-    syn = []
-    while lines and (lines[0].startswith("usage:") or
-                     (syn and lines[0].startswith("       "))):
-        syn.append(re.sub(r"^(usage:)?\s*", "", lines.pop(0)))
-    blocks, cur = [], None
-    for ln in lines:
-        m = OPT_LINE.match(ln)
-        if m and not ln.strip().startswith("--help'"):
-            cur = ["opt", m.group(2).strip(), [m.group(3)] if m.group(3) else [],
-                   len(m.group(1))]
-            blocks.append(cur)
-        elif cur and cur[0] == "opt" and ln.startswith(" " * (cur[3] + 2)) and ln.strip():
-            cur[2].append(ln.strip())
-        elif not ln.strip():
-            cur = None
-            blocks.append(["blank"])
-        else:
-            if not cur or cur[0] != "para":
-                cur = ["para", []]
-                blocks.append(cur)
-            cur[1].append(ln)
-    return syn, blocks
+def term(o):
+    t = (o["short"] + ", " if o["short"] else "") + o["long"]
+    if o["metavar"]:
+        t += f"[={o['metavar']}]" if o["arg"] == 2 else f" {o['metavar']}"
+    return t
 
 
-def described(blocks):
-    """The long options (and letters) an option block of the help names."""
-    names = {}
-    for b in blocks:
-        if b[0] != "opt":
-            continue
-        for n in re.findall(r"(?<![\w-])(--?[A-Za-z0-9][\w-]*)", b[1]):
-            names.setdefault(n, b)
-    return names
+def described(o):
+    """An option's description: its help, then its bounds."""
+    lines = [l for l in o["help"].split("\n") if l]
+    if o["bounds"]:
+        lines.append(o["bounds"])
+    return lines
+
+
+def listed(opts):
+    """The options a help lists (not --help itself, nor a hidden one)."""
+    return [o for o in opts if o["kind"] != "help" and o["help"]]
 
 
 def esc(s):
@@ -93,69 +103,81 @@ def esc(s):
     return "\\&" + s if s[:1] in ".'" else s
 
 
-def page(name, section_title, version, summary, syn, blocks, extra):
+def para(text):
+    out = []
+    for chunk in re.split(r"\n\s*\n", text.strip("\n")):
+        if chunk.strip():
+            out += [".PP", ".nf"] + [esc(l) for l in chunk.split("\n")] + [".fi"]
+    return out
+
+
+def opt_lines(opts):
+    out = []
+    for o in listed(opts):
+        out += [".TP", f"\\fB{esc(term(o))}\\fR"]
+        out += [esc(l) for l in o["help"].split("\n") if l]
+        if o["bounds"]:
+            out += [".br", esc(o["bounds"])]
+    return out
+
+
+def page(name, see, version, c):
+    top = c["parts"].get("-", {"syn": [], "text": "", "after": "", "opts": []})
+    syn = list(top["syn"])
+    for s in c["subs"]:
+        syn += c["parts"][s]["syn"]
     out = [f'.TH {name.upper()} 1 "" "vmsim {version}" "vmsim manual"',
-           ".SH NAME", f"{esc(name)} \\- {esc(summary)}"]
+           ".SH NAME", f"{esc(name)} \\- {esc(c['summary'])}"]
     if syn:
-        out += [".SH SYNOPSIS", ".nf"] + [esc(s) for s in syn] + [".fi"]
-    out += [".SH DESCRIPTION"]
-    for b in blocks:
-        if b[0] == "blank":
-            out.append(".PP")
-        elif b[0] == "para":
-            out += [".PP", ".nf"] + [esc(l) for l in b[1]] + [".fi"]
-        else:
-            out += [".TP", f"\\fB{esc(b[1])}\\fR"] + [esc(l) for l in b[2]]
-    out += extra
-    out += [".SH SEE ALSO", section_title, ""]
+        out += [".SH SYNOPSIS", ".nf"] + [esc("vmsim " + s) for s in syn] + [".fi"]
+    out += [".SH DESCRIPTION"] + para(top["text"])
+    if listed(top["opts"]):
+        out += [".SH OPTIONS"] + opt_lines(top["opts"])
+    for s in c["subs"]:
+        p = c["parts"][s]
+        out += [f".SS {esc(s)}"] + para(p["text"]) + opt_lines(p["opts"]) + para(p["after"])
+    out += para(top["after"])
+    if c["exits"].strip():
+        out += [".SH EXIT STATUS"] + para(re.sub(r"^\s*exit status:\s*", "", c["exits"].strip()))
+    out += [".SH SEE ALSO", see, ""]
     return "\n".join(out)
 
 
-def check_described(cmd, opts, names, fallback):
-    """Every option of the tables, found in the help (or, for a
-    sub-command taking run's options, in run's): the option blocks to
-    add for the latter; exits on one that is nowhere."""
-    extra, missing = [], []
-    for o in opts:
-        if o["long"] == "--help":
-            continue
-        if o["long"] in names:
-            continue
-        b = fallback.get(o["long"]) if fallback else None
-        if b:
-            extra.append((o, b))
-        else:
-            missing.append(o["long"])
-    if missing:
-        sys.exit(f"gen-cli-docs: vmsim {cmd}: {', '.join(missing)} in the "
-                 "parser's table but not in its --help: describe it there")
-    return extra
+def main_page(see, version, order, cmds):
+    out = ['.TH VMSIM 1 "" "vmsim ' + version + '" "vmsim manual"', ".SH NAME",
+           "vmsim \\- a user-space virtual memory manager simulator: lock schemes "
+           "of the mm compared on real page faults", ".SH SYNOPSIS", ".nf",
+           "vmsim \\fICOMMAND\\fR [\\fIoptions\\fR]", "vmsim \\-\\-help | \\-\\-version",
+           ".fi", ".SH COMMANDS"]
+    for c in order:
+        out += [".TP", f"\\fBvmsim\\-{esc(c)}\\fR(1)", esc(cmds[c]["summary"])]
+    out += [".SH SEE ALSO", see, ""]
+    return "\n".join(out)
 
 
 def completion(order, cmds):
     q = lambda s: "'" + s.replace("'", "'\\''") + "'"
     out = ["# bash completion for vmsim and vmsim-compare: generated at build",
-           "# time from the parsers' getopt tables (scripts/gen-cli-docs.py).",
+           "# time from the commands' option tables (scripts/gen-cli-docs.py).",
            "declare -gA _vmsim_opts=() _vmsim_args=() _vmsim_vals=() _vmsim_subs=()",
            f"_vmsim_cmds={q(' '.join(order))}"]
     for c in order:
         d = cmds[c]
         if d["subs"]:
             out.append(f"_vmsim_subs[{c}]={q(' '.join(d['subs']))}")
-        keys = {}
-        for o in d["opts"]:
-            k = c + ("/" + o["sub"] if o["sub"] else "")
-            names = [o["long"]] + ([o["short"]] if o["short"] else [])
-            keys.setdefault(k, {"opts": [], "args": []})
-            keys[k]["opts"] += names
-            if o["arg"]:
-                keys[k]["args"] += names
-                if o["values"]:
-                    for n in names:
-                        out.append(f"_vmsim_vals[{q(k + ' ' + n)}]={q(' '.join(o['values']))}")
-        for k, v in keys.items():
-            out.append(f"_vmsim_opts[{q(k)}]={q(' '.join(v['opts']))}")
-            out.append(f"_vmsim_args[{q(k)}]={q(' ' + ' '.join(v['args']) + ' ')}")
+        for key, p in d["parts"].items():
+            k = c + ("" if key == "-" else "/" + key)
+            opts, args = [], []
+            for o in p["opts"]:
+                names = [o["long"]] + ([o["short"]] if o["short"] else [])
+                opts += names
+                if o["arg"]:
+                    args += names
+                    if o["values"]:
+                        for n in names:
+                            out.append(f"_vmsim_vals[{q(k + ' ' + n)}]={q(' '.join(o['values']))}")
+            out.append(f"_vmsim_opts[{q(k)}]={q(' '.join(opts))}")
+            out.append(f"_vmsim_args[{q(k)}]={q(' ' + ' '.join(args) + ' ')}")
     out.append(r'''
 # _vmsim_complete KEY FIRST: complete COMP_WORDS[COMP_CWORD] for the
 # command KEY ("run", or a command and sub-command joined by a slash)
@@ -201,10 +223,15 @@ _vmsim() {
 		return
 	fi
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "$_vmsim_cmds --help --version" -- "${COMP_WORDS[1]}"))
+		COMPREPLY=($(compgen -W "$_vmsim_cmds help --help --version" -- "${COMP_WORDS[1]}"))
 		return
 	fi
 	local cmd=${COMP_WORDS[1]}
+	if [ "$cmd" = help ]; then
+		[ "$COMP_CWORD" -eq 2 ] &&
+			COMPREPLY=($(compgen -W "$_vmsim_cmds" -- "${COMP_WORDS[2]}"))
+		return
+	fi
 	if [ -n "${_vmsim_subs[$cmd]}" ]; then
 		if [ "$COMP_CWORD" -eq 2 ]; then
 			COMPREPLY=($(compgen -W "${_vmsim_subs[$cmd]}" -- "${COMP_WORDS[2]}"))
@@ -220,38 +247,82 @@ complete -F _vmsim vmsim vmsim-compare
     return "\n".join(out)
 
 
+def md_cell(s):
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def usage_table(c, sub):
+    p = c["parts"].get(sub or "-")
+    if p is None:
+        return None
+    rows = ["| option | meaning | bounds |", "|---|---|---|"]
+    for o in listed(p["opts"]):
+        rows.append(f"| `{md_cell(term(o))}` | {md_cell(o['help'])} | "
+                    f"{md_cell(o['bounds'])} |")
+    return rows
+
+
+BLOCK = re.compile(r"^<!-- options: ([a-z-]+)(?: ([a-z-]+))? -->$")
+
+
+def usage(vmsim, path, check):
+    order, cmds = load_tables(vmsim)
+    lines = Path(path).read_text().split("\n")
+    out, i, stale, seen = [], 0, [], set()
+    while i < len(lines):
+        m = BLOCK.match(lines[i])
+        out.append(lines[i])
+        i += 1
+        if not m:
+            continue
+        name = m.group(1) + (" " + m.group(2) if m.group(2) else "")
+        c = cmds.get(m.group(1))
+        table = usage_table(c, m.group(2)) if c else None
+        if table is None:
+            sys.exit(f"gen-cli-docs: {path}: no command '{name}' for its table")
+        j = i
+        while j < len(lines) and lines[j] != "<!-- /options -->":
+            j += 1
+        if j == len(lines):
+            sys.exit(f"gen-cli-docs: {path}: the table of '{name}' has no end")
+        if lines[i:j] != table:
+            stale.append(name)
+        out += table
+        seen.add(name)
+        i = j
+    # run's options (and bench scale's, which are run's) are usage.md's
+    # own table, each with its measured detail: docs.sh checks that it
+    # names every one.
+    want = [c if k == "-" else f"{c} {k}" for c in order
+            for k, p in cmds[c]["parts"].items() if listed(p["opts"])]
+    missing = [n for n in want if n not in seen and n not in ("run", "bench scale")]
+    if check:
+        if stale or missing:
+            sys.exit(f"gen-cli-docs: {path}: " +
+                     "; ".join(([f"stale table(s): {', '.join(stale)}"] if stale else []) +
+                               ([f"no table for: {', '.join(missing)}"] if missing else [])) +
+                     f" (scripts/gen-cli-docs.py --usage VMSIM {path})")
+        return
+    Path(path).write_text("\n".join(out))
+    if missing:
+        print(f"gen-cli-docs: {path}: no table yet for: {', '.join(missing)}", file=sys.stderr)
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] in ("--usage", "--check"):
+        usage(sys.argv[2], sys.argv[3], sys.argv[1] == "--check")
+        return
     if len(sys.argv) != 3:
-        sys.exit("usage: gen-cli-docs.py VMSIM OUTDIR")
+        sys.exit("usage: gen-cli-docs.py VMSIM OUTDIR | --usage|--check VMSIM USAGE.md")
     vmsim, outdir = sys.argv[1], Path(sys.argv[2])
     version = run(vmsim, "--version").split("\n")[0].split()[1]
     order, cmds = load_tables(vmsim)
     man = outdir / "man1"
     man.mkdir(parents=True, exist_ok=True)
     see = ", ".join([r"\fBvmsim\fR(1)"] + [rf"\fBvmsim\-{c}\fR(1)" for c in order])
-    run_names = described(parse_help(run(vmsim, "run", "--help"))[1])
     for c in order:
-        syn, blocks = parse_help(run(vmsim, c, "--help"))
-        names = described(blocks)
-        # A sub-command that takes run's options ("[RUN OPTIONS]") finds
-        # their descriptions in run's help.
-        takes_run = c != "run" and any("RUN OPTIONS" in s for s in syn)
-        extra = check_described(c, cmds[c]["opts"], names,
-                                run_names if takes_run else None)
-        add = []
-        if extra:
-            subs = sorted({o["sub"] or c for o, _ in extra})
-            add = [".SH RUN OPTIONS", f"What {', '.join(subs)} takes of "
-                   r"\fBvmsim\-run\fR(1)'s options, as there:"]
-            for o, b in extra:
-                add += [".TP", f"\\fB{esc(b[1])}\\fR"] + [esc(l) for l in b[2]]
-        (man / f"vmsim-{c}.1").write_text(
-            page(f"vmsim-{c}", see, version, cmds[c]["summary"], syn, blocks, add))
-    syn, blocks = parse_help(run(vmsim, "--help"))
-    (man / "vmsim.1").write_text(
-        page("vmsim", see, version, "a user-space virtual memory manager "
-             "simulator: lock schemes of the mm compared on real page faults",
-             syn, blocks, []))
+        (man / f"vmsim-{c}.1").write_text(page(f"vmsim-{c}", see, version, cmds[c]))
+    (man / "vmsim.1").write_text(main_page(see, version, order, cmds))
     (outdir / "vmsim.bash").write_text(completion(order, cmds))
 
 

@@ -480,31 +480,8 @@ for rule in welch mmtests-ttest mmtests-ci; do
 done
 expect_usage_error "'nope'" compare --significance nope "$data/base.json"
 
-# The bounds run --help states for each integer option are the ones its
-# parser enforces: one past either end is refused naming the same range
-# (issue 48: the help said --handlers 1 to 1024 where 17 failed mid-run).
-python3 - "$VMSIM" <<'PY' && ok || fail "run --help's bounds against the parser's"
-import re, subprocess, sys
-v = sys.argv[1]
-h = subprocess.run([v, "run", "--help"], capture_output=True, text=True).stdout
-opt, found, bad = None, [], []
-for line in h.splitlines():
-    m = re.match(r"^  (?:-\w, )?--([\w-]+)", line) or re.match(r"^      --([\w-]+)", line)
-    if m:
-        opt = m.group(1)
-    m = re.match(r"^ {20,}\S+ from (\d+) to (\d+)$", line)
-    if m and opt:
-        found.append((opt, int(m.group(1)), int(m.group(2))))
-if len(found) < 10:
-    sys.exit(f"only {len(found)} integer options state their bounds")
-for opt, lo, hi in found:
-    for val in [hi + 1] + ([lo - 1] if lo > 0 else []):
-        r = subprocess.run([v, "run", f"--{opt}", str(val)], capture_output=True, text=True)
-        if r.returncode != 2 or f"want {lo} to {hi}" not in r.stderr:
-            bad.append(f"--{opt} {val}: exit {r.returncode}, {r.stderr.strip()}")
-if bad:
-    sys.exit("; ".join(bad))
-PY
+# The bounds each --help states are the parser's: tests/cli/test_tables.c
+# (every command, every bounded option, both ends).
 
 # The harness's own ceiling (issue 33): a run of several task counts
 # measures pft under none at them, records the efficiency, and says in
