@@ -2,7 +2,7 @@
 /*
  * The cost probe behind `vmsim calibrate --profile` (bench/bench.h): each
  * operation class of sim/costs.h, one call at a time at one task, on the
- * host kernel (through the kernel column's own backend, sim/native.h) and
+ * host kernel (through the kernel column's own backend, sim/backend.h) and
  * on every model with each VMA tree — its time per call, and the part of
  * it spent holding the mm-wide lock.
  *
@@ -40,6 +40,7 @@
 #include "base/clock.h"
 #include "base/stats.h"
 #include "locks/lock_ops.h"
+#include "sim/backend.h"
 #include "sim/faults/sources.h"
 #include "sim/mm.h"
 #include "sim/vma.h"
@@ -413,12 +414,12 @@ static int probe_round(struct probe_set *s, struct sim_mm *mm,
 		ret = probe_pre(&x, op);
 		if (ret)
 			break;
-		if (!mm->host)
+		if (mm->be == &sim_model_backend)
 			model_held(mm, h0);
 		s->t0[i] = mono_ns();
 		ret = probe_call(&x, op, i);
 		s->t1[i] = mono_ns();
-		if (!mm->host) {
+		if (mm->be == &sim_model_backend) {
 			model_held(mm, h1);
 			in += (double)(h1[side] - h0[side]);
 			down += (double)(h1[!side] - h0[!side]);
@@ -444,7 +445,7 @@ static int probe_round(struct probe_set *s, struct sim_mm *mm,
 			return -EOVERFLOW;
 		}
 		attribute(s, s->ev, n, r);
-	} else if (!mm->host) {
+	} else if (mm->be == &sim_model_backend) {
 		r->in_ns = in / s->calls;
 		r->down_ns = op == SIM_COST_MADVISE ? 0 : down / s->calls;
 	}

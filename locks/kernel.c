@@ -3,7 +3,7 @@
  * kernel — the host kernel as a target of a run (`-l kernel`): no lock of
  * vmsim's. The simulated mm sees lock_ops.host and hands the workload's
  * mmap, munmap, mprotect, madvise, process_madvise and brk, and every
- * touch, to the host (sim/native.h); what contends is the host's own
+ * touch, to the host (sim/backend.h); what contends is the host's own
  * mmap_lock and per-VMA locks (Linux 6.4+), over a real mm: vmsim's own
  * process in threads mode, one forked process per task in processes mode.
  *

@@ -196,7 +196,7 @@ struct lock_ops {
 	/*
 	 * Not a model but the host kernel itself (kernel_lock_ops, `-l
 	 * kernel`): the mm hands every address-space call and every touch
-	 * to the host (sim/native.h), whose own mmap_lock and per-VMA locks
+	 * to the host (sim/backend.h), whose own mmap_lock and per-VMA locks
 	 * are what contends. The scheme's instance has no lock class and
 	 * only create and destroy; nothing else of it is ever called.
 	 */

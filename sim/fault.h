@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
+#include "sim/backend.h"
 #include "sim/fault_source.h"
 #include "sim/mm.h"
 
@@ -55,8 +56,8 @@ _Atomic(const char *) *sim_fault_phase(void);
 static inline int sim_touch_flags(struct sim_mm *mm, unsigned long addr,
 				  unsigned flags, unsigned char *val)
 {
-	/* The host's mappings lie where it put them (sim/native.h). */
-	if (!mm->host && (addr < mm->base || addr >= mm->end))
+	/* The host's mappings lie where it put them (sim/backend.h). */
+	if (mm->be->arena && (addr < mm->base || addr >= mm->end))
 		return -EFAULT;
 	return mm->src->ops->touch(mm->src, addr, flags, val);
 }

@@ -14,7 +14,8 @@
  * needs mmap_lock) holds one VMA's read lock at a time, found under RCU
  * by lock_next_vma() — here lock_ops.vma_read_next. PROCMAP_QUERY (6.11)
  * finds one VMA, covering the address or the next after it, under
- * mmap_read_lock, and since 6.17 under that VMA's lock alone.
+ * mmap_read_lock, and since 6.17 under that VMA's lock alone. Under
+ * -l kernel the reader reads the host's own (sim/mm_kernel.c).
  *
  * A scheme without per-VMA locks takes its read side over the chunk's
  * range: [position, end of the last VMA the buffer will hold), found
@@ -33,30 +34,9 @@
 
 #include "sim/fault_source.h"
 #include "sim/maps.h"
+#include "sim/backend.h"
 #include "sim/mm.h"
 
-/* PROCMAP_QUERY (Linux 6.11, <linux/fs.h>); the headers here are 6.1. */
-#ifndef PROCMAP_QUERY
-struct procmap_query {
-	uint64_t size;
-	uint64_t query_flags;
-	uint64_t query_addr;
-	uint64_t vma_start;
-	uint64_t vma_end;
-	uint64_t vma_flags;
-	uint64_t vma_page_size;
-	uint64_t vma_offset;
-	uint64_t inode;
-	uint32_t dev_major;
-	uint32_t dev_minor;
-	uint32_t vma_name_size;
-	uint32_t build_id_size;
-	uint64_t vma_name_addr;
-	uint64_t build_id_addr;
-};
-#define PROCMAP_QUERY _IOWR('f', 17, struct procmap_query)
-#define PROCMAP_QUERY_COVERING_OR_NEXT_VMA 0x10
-#endif
 
 const char *const sim_maps_kind_names[SIM_MAPS_NKINDS] = {
 	[SIM_MAPS_MAPS] = "maps", [SIM_MAPS_SMAPS] = "smaps",
@@ -76,13 +56,7 @@ int sim_maps_open(struct sim_maps_reader *r, struct sim_mm *mm,
 {
 	*r = (struct sim_maps_reader){ .mm = mm, .kind = kind,
 				       .mm_lock = mm_lock, .fd = -1 };
-	if (mm->host) {
-		r->fd = open(kind == SIM_MAPS_SMAPS ? "/proc/self/smaps" :
-			     "/proc/self/maps", O_RDONLY | O_CLOEXEC);
-		if (r->fd < 0)
-			return -errno;
-	}
-	return 0;
+	return mm->be->maps_open ? mm->be->maps_open(r) : 0;
 }
 
 void sim_maps_close(struct sim_maps_reader *r)
@@ -295,101 +269,17 @@ static int read_locked(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
 	return n;
 }
 
-/* --- the host (-l kernel) --------------------------------------------------- */
-
-/* A complete line of maps or smaps: a VMA's header (its first word a
- * range: "start-end", no colon), shown to fn. */
-static int host_line(const char *s, sim_maps_fn *fn, void *arg)
-{
-	const char *sp = strchr(s, ' ');
-	const char *dash = strchr(s, '-');
-	struct sim_maps_vma v = { 0 };
-	char *e;
-
-	if (!sp || !dash || dash > sp || memchr(s, ':', (size_t)(sp - s)))
-		return 0;
-	if (fn) {
-		v.start = strtoul(s, &e, 16);
-		v.end = strtoul(dash + 1, &e, 16);
-		if (sp[1] == 'r')
-			v.flags |= VM_READ;
-		if (sp[1] && sp[2] == 'w')
-			v.flags |= VM_WRITE;
-		if (sp[1] && sp[2] && sp[3] == 'x')
-			v.flags |= VM_EXEC;
-		if (sp[1] && sp[2] && sp[3] && sp[4] == 's')
-			v.flags |= VM_SHARED;
-		fn(&v, arg);
-	}
-	return 1;
-}
-
-static int host_read(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
-{
-	ssize_t got = read(r->fd, r->buf, sizeof(r->buf));
-	int n = 0;
-
-	if (got < 0)
-		return -errno;
-	if (!got) {
-		r->wrapped = true;
-		r->part = 0;
-		return lseek(r->fd, 0, SEEK_SET) < 0 ? -errno : 0;
-	}
-	for (size_t at = 0; at < (size_t)got;) {
-		const char *nl = memchr(r->buf + at, '\n', (size_t)got - at);
-		size_t end = nl ? (size_t)(nl - r->buf) : (size_t)got;
-		/* Only a line's start matters (its range and permissions):
-		 * the rest of a long line is passed over. */
-		size_t take = end - at;
-
-		if (take > sizeof(r->line) - 1 - r->part)
-			take = sizeof(r->line) - 1 - r->part;
-		memcpy(r->line + r->part, r->buf + at, take);
-		r->part += take;
-		if (!nl)
-			break;
-		r->line[r->part] = '\0';
-		n += host_line(r->line, fn, arg);
-		r->part = 0;
-		at = end + 1;
-	}
-	return n;
-}
-
-static int host_query(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
-{
-	struct procmap_query q = {
-		.size = sizeof(q),
-		.query_flags = PROCMAP_QUERY_COVERING_OR_NEXT_VMA,
-		.query_addr = r->pos,
-	};
-	struct sim_maps_vma v;
-
-	if (ioctl(r->fd, PROCMAP_QUERY, &q) < 0) {
-		if (errno != ENOENT)
-			return -errno;
-		r->pos = 0;              /* past the last VMA: start again */
-		r->wrapped = true;
-		return 0;
-	}
-	/* Its flags' bits are VM_READ, VM_WRITE, VM_EXEC and VM_SHARED's. */
-	v = (struct sim_maps_vma){ q.vma_start, q.vma_end, q.vma_flags & 0xf };
-	r->pos = q.vma_end;
-	if (fn)
-		fn(&v, arg);
-	return 1;
-}
-
 int sim_maps_read(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
+{
+	r->wrapped = false;
+	return r->mm->be->maps_read(r, fn, arg);
+}
+
+int sim_model_maps_read(struct sim_maps_reader *r, sim_maps_fn *fn, void *arg)
 {
 	struct lock_inst *l = r->mm->lock;
 	int n;
 
-	r->wrapped = false;
-	if (r->mm->host)
-		return r->kind == SIM_MAPS_QUERY ? host_query(r, fn, arg) :
-		       host_read(r, fn, arg);
 	if (l->ops->vma_read_next && !r->mm_lock && r->kind != SIM_MAPS_SMAPS)
 		n = read_per_vma(r, fn, arg);
 	else

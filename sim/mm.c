@@ -15,7 +15,7 @@
 
 #include "locks/sync/rcu.h"
 #include "sim/host.h"
-#include "sim/native.h"
+#include "sim/backend.h"
 #include "sim/faults/sources.h"
 
 #ifndef SYS_pidfd_open
@@ -145,20 +145,19 @@ static void sim_mm_place(struct sim_mm *mm)
  * a pidfd at all: 5.10 for process_madvise, 5.3 for pidfd_open). Try it
  * on one page of the arena, which no VMA covers yet.
  */
-static void probe_process_madvise(struct sim_mm *mm)
+static bool model_process_madvise_ok(struct sim_mm *mm)
 {
 	struct iovec iov = { (void *)mm->base, SIM_PAGE_SIZE };
 
+	return host_process_madvise(mm->pidfd, &iov, 1, MADV_DONTNEED) ==
+	       (long)SIM_PAGE_SIZE;
+}
+
+static void probe_process_madvise(struct sim_mm *mm)
+{
 	mm->pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	if (mm->pidfd < 0)
-		return;
-	/* The host's window is unmapped: try a page of its own. */
-	if (mm->host) {
-		mm->process_madvise_ok = sim_process_madvise_self_ok();
-		return;
-	}
-	mm->process_madvise_ok = host_process_madvise(mm->pidfd, &iov, 1,
-				       MADV_DONTNEED) == (long)SIM_PAGE_SIZE;
+	if (mm->pidfd >= 0)
+		mm->process_madvise_ok = mm->be->process_madvise_ok(mm);
 }
 
 bool sim_process_madvise_self_ok(void)
@@ -179,7 +178,8 @@ bool sim_process_madvise_self_ok(void)
 }
 
 /* The arena: the only real mapping of an mm (with the source's page
- * map), made once, here. */
+ * map), made once, here. The heap starts at its bottom; mmap places
+ * top-down (a replay moves it: sim_mm_set_brk_base). */
 static int sim_mm_map_arena(struct sim_mm *mm)
 {
 	void *p = host_mmap(NULL, mm->cfg.arena_size, PROT_READ | PROT_WRITE,
@@ -189,7 +189,15 @@ static int sim_mm_map_arena(struct sim_mm *mm)
 		return -errno;
 	mm->base = (unsigned long)p;
 	mm->end = mm->base + mm->cfg.arena_size;
+	mm->start_brk = mm->base;
+	atomic_init(&mm->brk, mm->base);
 	return 0;
+}
+
+static void sim_mm_unmap_arena(struct sim_mm *mm)
+{
+	if (mm->base)
+		host_munmap((void *)mm->base, mm->end - mm->base);
 }
 
 /* Room for the live VMAs and for those waiting for a grace period;
@@ -409,20 +417,15 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	/* The scheme's policy: who serialises the tree's writers. */
 	vma_tree_set_external_lock(&mm->tree, cfg->lock->serialises_writers);
 	mm->tree.keep_spares = cfg->tree_spares;
-	mm->host = cfg->lock->host;
+	/* -l kernel: the host does it all; every other scheme: the model. */
+	mm->be = cfg->lock->host ? &sim_kernel_backend : &sim_model_backend;
 	ret = sim_mm_vmas_init(mm);
 	if (!ret)
-		ret = mm->host ? sim_native_init(mm) : sim_mm_map_arena(mm);
+		ret = mm->be->init(mm);
 	if (!ret)
 		ret = sim_mm_frames_init(mm);
 	if (ret)
 		goto err;
-	/* The heap starts at the bottom; mmap places top-down (a replay
-	 * moves it: sim_mm_set_brk_base). The host's: where it is. */
-	if (!mm->host) {
-		mm->start_brk = mm->base;
-		atomic_init(&mm->brk, mm->base);
-	}
 	env = (struct lock_env){
 		.space_start = mm->base, .space_end = mm->end,
 		.mprotect_range = cfg->mprotect_range,
@@ -436,10 +439,8 @@ int sim_mm_create(const struct sim_mm_cfg *cfg, struct sim_mm **out)
 	ret = cfg->lock->create(&env, &mm->lock);
 	if (ret)
 		goto err;
-	if (!mm->host)
-		sim_mm_place(mm);
-	ret = mm->host ? kernel_fault_source.create(mm, NULL, &mm->src) :
-	      cfg->source->create(mm, cfg->source_opts, &mm->src);
+	mm->be->place(mm);
+	ret = mm->be->source(mm);
 	if (ret)
 		goto err;
 	probe_process_madvise(mm);
@@ -477,10 +478,8 @@ void sim_mm_destroy(struct sim_mm *mm)
 	slot_array_destroy(&mm->faults);
 	if (mm->lock)
 		mm->lock->ops->destroy(mm->lock);
-	if (mm->host)
-		sim_native_fini(mm);
-	else if (mm->base)
-		host_munmap((void *)mm->base, mm->end - mm->base);
+	if (mm->be)
+		mm->be->fini(mm);
 	free(mm);
 }
 
@@ -526,6 +525,34 @@ void sim_mm_set_brk_base(struct sim_mm *mm, unsigned long addr)
 {
 	mm->start_brk = addr;
 	atomic_store(&mm->brk, addr);
-	if (mm->host)
-		sim_native_place_heap(mm);
+	mm->be->place_heap(mm);
 }
+
+static void model_place_heap(struct sim_mm *mm)
+{
+	(void)mm;                        /* its brk starts from start_brk */
+}
+
+static int model_source(struct sim_mm *mm)
+{
+	return mm->cfg.source->create(mm, mm->cfg.source_opts, &mm->src);
+}
+
+/* The model: the VMA tree, the scheme and the fault source, in one arena. */
+const struct sim_mm_backend sim_model_backend = {
+	.name = "model",
+	.arena = true,
+	.init = sim_mm_map_arena,
+	.fini = sim_mm_unmap_arena,
+	.place = sim_mm_place,
+	.place_heap = model_place_heap,
+	.source = model_source,
+	.process_madvise_ok = model_process_madvise_ok,
+	.mmap = sim_model_mmap,
+	.munmap = sim_model_munmap,
+	.mprotect = sim_model_mprotect,
+	.madvise = sim_model_madvise,
+	.madvise_batch = sim_model_madvise_batch,
+	.brk = sim_model_brk,
+	.maps_read = sim_model_maps_read,
+};

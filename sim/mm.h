@@ -144,12 +144,14 @@ struct sim_mm_cfg {
 };
 
 struct sim_native;
+struct sim_mm_backend;
 
 struct sim_mm {
 	struct sim_mm_cfg cfg;
-	/* The host kernel does it all (cfg.lock->host): every call and
-	 * touch goes to it (sim/native.h), and the tree stays empty. */
-	bool host;
+	/* What backs it: the model, or the host kernel (cfg.lock->host:
+	 * every call and touch goes to it and the tree stays empty);
+	 * sim/backend.h. */
+	const struct sim_mm_backend *be;
 	struct sim_native *native;
 	unsigned long base, end;         /* the arena: [base, end) */
 	struct vma_tree tree;

@@ -15,11 +15,11 @@
 #include "sim/vma_txn.h"
 #include "locks/sync/rcu.h"
 #include "sim/host.h"
-#include "sim/native.h"
+#include "sim/backend.h"
 
 /* --- munmap ---------------------------------------------------------------- */
 
-int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
+int sim_model_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
@@ -27,9 +27,6 @@ int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
 	struct vma_txn x;
 	struct vma_detached detached;
 	int ret;
-
-	if (mm->host)
-		return sim_native_munmap(mm, start, len);
 
 	if (len > mm->end - mm->base)
 		return -EINVAL;
@@ -133,7 +130,7 @@ static int mmap_check(struct sim_mm *mm, unsigned long addr, size_t *len,
 	return 0;
 }
 
-static int mmap_model(struct sim_mm *mm, unsigned long addr, size_t len,
+int sim_model_mmap(struct sim_mm *mm, unsigned long addr, size_t len,
 		      int prot, int flags, int file, unsigned long pgoff,
 		      unsigned long *out)
 {
@@ -214,14 +211,6 @@ out:
 	return ret;
 }
 
-int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
-		int flags, int file, unsigned long pgoff, unsigned long *out)
-{
-	if (mm->host)
-		return sim_native_mmap(mm, addr, len, prot, flags, file, pgoff,
-				       out);
-	return mmap_model(mm, addr, len, prot, flags, file, pgoff, out);
-}
 
 /* --- mprotect -------------------------------------------------------------- */
 
@@ -260,8 +249,8 @@ unsigned long sim_layout_seq(void *arg)
 	return vma_tree_seq(&((struct sim_mm *)arg)->tree);
 }
 
-int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
-		    int prot)
+int sim_model_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
+		       int prot)
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
@@ -271,9 +260,6 @@ int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
 	struct sim_vma *v;
 	bool hole;
 	int ret = 0;
-
-	if (mm->host)
-		return sim_native_mprotect(mm, start, len, prot);
 
 	if (start & ~SIM_PAGE_MASK)
 		return -EINVAL;
@@ -383,15 +369,13 @@ static int madvise_check(struct sim_mm *mm, unsigned long start, size_t len,
 	return 0;
 }
 
-int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
-		   int advice)
+int sim_model_madvise(struct sim_mm *mm, unsigned long start, size_t len,
+		      int advice)
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
 	int ret;
 
-	if (mm->host)
-		return sim_native_madvise(mm, start, len, advice);
 	ret = madvise_check(mm, start, len, advice);
 	if (ret || !len)
 		return ret;
@@ -409,18 +393,14 @@ int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
 	return ret;
 }
 
-size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
-			    int n, int advice, bool one_syscall, int *err)
+size_t sim_model_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
+			       int n, int advice, bool one_syscall, int *err)
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
 	unsigned long lo = ~0UL, hi = 0;
 	size_t done = 0;
 	int i;
-
-	if (mm->host)
-		return sim_native_madvise_batch(mm, iov, n, advice, one_syscall,
-						err);
 
 	*err = 0;
 	if (one_syscall && (advice != MADV_DONTNEED || !mm->process_madvise_ok)) {
@@ -509,16 +489,13 @@ static int brk_change(struct vma_txn *x, unsigned long lo, unsigned long hi,
 	return ret;
 }
 
-int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
+int sim_model_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 {
 	const struct lock_ops *ops = mm->lock->ops;
 	struct lock_handle h = { 0 };
 	unsigned long oldbrk, lo, hi;
 	struct vma_txn x;
 	int ret = 0;
-
-	if (mm->host)
-		return sim_native_brk(mm, newbrk, out);
 
 	sim_mm_cost_out(mm, SIM_COST_BRK);
 	for (;;) {
@@ -566,4 +543,40 @@ int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
 	}
 	ops->write_end(mm->lock, &h);
 	return ret;
+}
+
+/* --- the calls, each the mm's backend's (sim/backend.h) -------------------- */
+
+int sim_do_mmap(struct sim_mm *mm, unsigned long addr, size_t len, int prot,
+		int flags, int file, unsigned long pgoff, unsigned long *out)
+{
+	return mm->be->mmap(mm, addr, len, prot, flags, file, pgoff, out);
+}
+
+int sim_do_munmap(struct sim_mm *mm, unsigned long start, size_t len)
+{
+	return mm->be->munmap(mm, start, len);
+}
+
+int sim_do_mprotect(struct sim_mm *mm, unsigned long start, size_t len,
+		    int prot)
+{
+	return mm->be->mprotect(mm, start, len, prot);
+}
+
+int sim_do_madvise(struct sim_mm *mm, unsigned long start, size_t len,
+		   int advice)
+{
+	return mm->be->madvise(mm, start, len, advice);
+}
+
+size_t sim_do_madvise_batch(struct sim_mm *mm, const struct iovec *iov,
+			    int n, int advice, bool one_syscall, int *err)
+{
+	return mm->be->madvise_batch(mm, iov, n, advice, one_syscall, err);
+}
+
+int sim_do_brk(struct sim_mm *mm, unsigned long newbrk, unsigned long *out)
+{
+	return mm->be->brk(mm, newbrk, out);
 }

@@ -305,24 +305,20 @@ static struct sim_vma *vt_prev(const struct vt_node *n, unsigned long addr)
 	return NULL;
 }
 
-struct sim_vma *vma_tree_find(struct vma_tree *t, unsigned long addr)
+struct sim_vma *vt_b_find(struct vma_tree *t, unsigned long addr)
 {
-	if (t->maple)
-		return vt_maple_find(t, addr);
 	/* Acquire: pairs with the release store in vma_tree_commit(); every
 	 * node reachable from this root was written before that store. */
 	return vt_find(atomic_load_explicit(&t->root, memory_order_acquire), addr);
 }
 
-struct sim_vma *vma_tree_find_range(struct vma_tree *t, unsigned long addr,
-				    unsigned long *start, unsigned long *end)
+struct sim_vma *vt_b_find_range(struct vma_tree *t, unsigned long addr,
+				unsigned long *start, unsigned long *end)
 {
-	/* Acquire: as in vma_tree_find(). */
+	/* Acquire: as in vt_b_find(). */
 	const struct vt_node *n;
 	int i;
 
-	if (t->maple)
-		return vt_maple_find_range(t, addr, start, end);
 	n = vt_find_slot(atomic_load_explicit(&t->root, memory_order_acquire),
 			 addr, &i);
 	if (!n || n->start[i] > addr)
@@ -332,39 +328,30 @@ struct sim_vma *vma_tree_find_range(struct vma_tree *t, unsigned long addr,
 	return n->slot[i];
 }
 
-struct sim_vma *vma_tree_find_intersection(struct vma_tree *t,
-					   unsigned long start,
-					   unsigned long end)
+struct sim_vma *vt_b_find_intersection(struct vma_tree *t,
+				       unsigned long start, unsigned long end)
 {
-	struct sim_vma *v = vma_tree_find(t, start);
+	struct sim_vma *v = vt_b_find(t, start);
 
-	if (t->maple)
-		return vt_maple_find_intersection(t, start, end);
 	return v && v->vm_start < end ? v : NULL;
 }
 
-struct sim_vma *vma_tree_txn_find(struct vma_tree *t, unsigned long addr)
+struct sim_vma *vt_b_txn_find(struct vma_tree *t, unsigned long addr)
 {
-	if (t->maple)
-		return vt_maple_find(t, addr);
 	return vt_find(t->wroot, addr);
 }
 
-struct sim_vma *vma_tree_txn_find_intersection(struct vma_tree *t,
-					       unsigned long start,
-					       unsigned long end)
+struct sim_vma *vt_b_txn_find_intersection(struct vma_tree *t,
+					   unsigned long start,
+					   unsigned long end)
 {
 	struct sim_vma *v = vt_find(t->wroot, start);
 
-	if (t->maple)
-		return vt_maple_find_intersection(t, start, end);
 	return v && v->vm_start < end ? v : NULL;
 }
 
-struct sim_vma *vma_tree_txn_prev(struct vma_tree *t, unsigned long addr)
+struct sim_vma *vt_b_txn_prev(struct vma_tree *t, unsigned long addr)
 {
-	if (t->maple)
-		return vt_maple_prev(t, addr);
 	return vt_prev(t->wroot, addr);
 }
 
@@ -382,27 +369,159 @@ static int vt_walk(const struct vt_node *n, unsigned long start,
 	return 0;
 }
 
-int vma_tree_for_each(struct vma_tree *t, unsigned long start,
-		      unsigned long end,
-		      int (*fn)(struct sim_vma *v, void *arg), void *arg)
+int vt_b_for_each(struct vma_tree *t, unsigned long start, unsigned long end,
+		  int (*fn)(struct sim_vma *v, void *arg), void *arg)
 {
-	if (t->maple)
-		return vt_maple_for_each(t, start, end, fn, arg);
-	/* Acquire: as in vma_tree_find(). */
+	/* Acquire: as in vt_b_find(). */
 	const struct vt_node *r = atomic_load_explicit(&t->root,
 						       memory_order_acquire);
 
 	return r ? vt_walk(r, start, end, fn, arg) : 0;
 }
 
-int vma_tree_height(struct vma_tree *t)
+int vt_b_height(struct vma_tree *t)
 {
 	int h = 0;
 
-	if (t->maple)
-		return vt_maple_height(t);
 	for (struct vt_node *n = atomic_load_explicit(&t->root,
 			memory_order_acquire); n; n = n->leaf ? NULL : n->slot[0])
 		h++;
 	return h;
+}
+
+/* --- the tree's interface: each call is the tree's own (t->ops) --------- */
+
+struct sim_vma *vma_tree_find(struct vma_tree *t, unsigned long addr)
+{
+	return t->ops->find(t, addr);
+}
+
+struct sim_vma *vma_tree_find_range(struct vma_tree *t, unsigned long addr,
+				    unsigned long *start, unsigned long *end)
+{
+	return t->ops->find_range(t, addr, start, end);
+}
+
+struct sim_vma *vma_tree_find_intersection(struct vma_tree *t,
+					   unsigned long start,
+					   unsigned long end)
+{
+	return t->ops->find_intersection(t, start, end);
+}
+
+int vma_tree_for_each(struct vma_tree *t, unsigned long start,
+		      unsigned long end,
+		      int (*fn)(struct sim_vma *v, void *arg), void *arg)
+{
+	return t->ops->for_each(t, start, end, fn, arg);
+}
+
+int vma_tree_height(struct vma_tree *t)
+{
+	return t->ops->height(t);
+}
+
+int vma_tree_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
+			     unsigned long hi, size_t len, size_t align,
+			     unsigned long *out)
+{
+	return t->ops->rcu_gap_topdown(t, lo, hi, len, align, out);
+}
+
+void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *))
+{
+	t->ops->destroy(t, free_vma);
+	memset(t, 0, sizeof(*t));
+}
+
+void vma_tree_set_external_lock(struct vma_tree *t, bool on)
+{
+	t->external_lock = on;
+	t->ops->set_external_lock(t, on);
+}
+
+void vma_tree_begin(struct vma_tree *t)
+{
+	t->ops->begin(t);
+}
+
+void vma_tree_publish(struct vma_tree *t)
+{
+	t->ops->publish(t);
+}
+
+void vma_tree_end(struct vma_tree *t)
+{
+	t->ops->end(t);
+}
+
+void vma_tree_commit(struct vma_tree *t)
+{
+	t->ops->publish(t);
+	t->ops->end(t);
+}
+
+void vma_tree_abort(struct vma_tree *t)
+{
+	t->ops->abort(t);
+}
+
+struct sim_vma *vma_tree_txn_find(struct vma_tree *t, unsigned long addr)
+{
+	return t->ops->txn_find(t, addr);
+}
+
+struct sim_vma *vma_tree_txn_find_intersection(struct vma_tree *t,
+					       unsigned long start,
+					       unsigned long end)
+{
+	return t->ops->txn_find_intersection(t, start, end);
+}
+
+struct sim_vma *vma_tree_txn_prev(struct vma_tree *t, unsigned long addr)
+{
+	return t->ops->txn_prev(t, addr);
+}
+
+int vma_tree_insert(struct vma_tree *t, struct sim_vma *v)
+{
+	return t->ops->insert(t, v);
+}
+
+int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
+{
+	return t->ops->erase(t, v);
+}
+
+int vma_tree_replace(struct vma_tree *t, struct sim_vma *const *olds, int nold,
+		     struct sim_vma *const *news, int nnew)
+{
+	return t->ops->replace(t, olds, nold, news, nnew);
+}
+
+void vma_tree_detached_build(struct vma_tree *t, size_t nvmas,
+			     struct vma_detached *d)
+{
+	d->chain = NULL;
+	d->maple = NULL;
+	t->ops->detached_build(t, nvmas, d);
+}
+
+void vma_tree_detached_destroy(struct vma_tree *t, struct vma_detached *d)
+{
+	t->ops->detached_destroy(t, d);
+}
+
+int vma_tree_gap_topdown(struct vma_tree *t, unsigned long lo,
+			 unsigned long hi, size_t len, size_t align,
+			 unsigned long *out)
+{
+	return t->ops->gap_topdown(t, lo, hi, len, align, out);
+}
+
+int vma_tree_gap_bottomup(struct vma_tree *t, unsigned long lo,
+			  unsigned long hi, size_t len, size_t align,
+			  unsigned long *out)
+{
+	return t->ops->gap_bottomup(t, lo, hi, len, align, out);
 }

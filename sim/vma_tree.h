@@ -34,6 +34,7 @@
 #include "sim/vma.h"
 
 struct vt_node;
+struct vt_ops;
 
 /* Which tree (--tree): the kernel's maple tree, compiled from a kernel
  * source at build time (sim/vma_tree_maple.c), or vmsim's own B-tree;
@@ -84,9 +85,9 @@ struct vma_tree {
 	 * Either tree: its stores (inserts and erases; the maple tree's
 	 * stores), the nodes they preallocated and gave back unused (for
 	 * vmsim bench tree; under the writers' lock). */
-	bool maple;
+	const struct vt_ops *ops;        /* which tree: set once, when made */
 	struct kmaple *mt;
-	struct vma_tree *maple_next;     /* the live maple trees' list */
+	struct vma_tree *live_next;     /* the live maple trees' list */
 	struct vt_undo *undo;
 	size_t nundo, undo_cap;
 	unsigned long node_stores, node_prealloc, node_unused;

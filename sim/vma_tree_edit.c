@@ -59,18 +59,16 @@ static struct vt_node *vt_ins(struct vma_tree *t, struct vt_node *n,
 	return c;
 }
 
-int vma_tree_insert(struct vma_tree *t, struct sim_vma *v)
+static int vt_b_insert(struct vma_tree *t, struct sim_vma *v)
 {
 	struct vt_node *a, *b;
 	int ret;
 
-	if (t->maple)
-		return vt_maple_insert(t, v);
 	t->node_stores++;
 	/* A write of the tree under the writer's lock (the maple tree's
 	 * mmap_assert_write_locked in vma_iter_store): inside begin..end. */
 	SIM_WARN_ON(!t->in_txn);
-	if (vma_tree_txn_find_intersection(t, v->vm_start, v->vm_end))
+	if (vt_b_txn_find_intersection(t, v->vm_start, v->vm_end))
 		return -EEXIST;
 	ret = vt_reserve_insert(t, v->vm_start);
 	if (ret)
@@ -172,13 +170,11 @@ static bool vt_contains(const struct vt_node *n, const struct sim_vma *v)
 	return false;
 }
 
-int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
+static int vt_b_erase(struct vma_tree *t, struct sim_vma *v)
 {
 	struct vt_node *r;
 	int ret;
 
-	if (t->maple)
-		return vt_maple_erase(t, v);
 	t->node_stores++;
 	SIM_WARN_ON(!t->in_txn);
 	if (!vt_contains(t->wroot, v))
@@ -202,35 +198,27 @@ int vma_tree_erase(struct vma_tree *t, struct sim_vma *v)
 	return 0;
 }
 
-int vma_tree_replace(struct vma_tree *t, struct sim_vma *const *olds, int nold,
+static int vt_b_replace(struct vma_tree *t, struct sim_vma *const *olds, int nold,
 		     struct sim_vma *const *news, int nnew)
 {
 	int ret = 0;
 
-	if (t->maple)
-		return vt_maple_replace(t, olds, nold, news, nnew);
 	/* One version is published at the end: the order is the reader's
 	 * concern on the maple tree only. */
 	for (int i = 0; !ret && i < nold; i++)
-		ret = vma_tree_erase(t, olds[i]);
+		ret = vt_b_erase(t, olds[i]);
 	for (int i = 0; !ret && i < nnew; i++)
-		ret = vma_tree_insert(t, news[i]);
+		ret = vt_b_insert(t, news[i]);
 	return ret;
 }
 
 /* --- munmap's detached tree ---------------------------------------------- */
 
-void vma_tree_detached_build(struct vma_tree *t, size_t nvmas,
-			     struct vma_detached *d)
+static void vt_b_detached_build(struct vma_tree *t, size_t nvmas,
+				struct vma_detached *d)
 {
 	size_t leaves = (nvmas + VT_SLOTS - 1) / VT_SLOTS, nodes = leaves;
 
-	d->chain = NULL;
-	d->maple = NULL;
-	if (t->maple) {
-		vt_maple_detached_build(t, nvmas, d);
-		return;
-	}
 	if (t->keep_spares)
 		return;
 
@@ -246,14 +234,10 @@ void vma_tree_detached_build(struct vma_tree *t, size_t nvmas,
 	}
 }
 
-void vma_tree_detached_destroy(struct vma_tree *t, struct vma_detached *d)
+static void vt_b_detached_destroy(struct vma_tree *t, struct vma_detached *d)
 {
 	void *chain = d->chain;
 
-	if (t->maple) {
-		vt_maple_detached_destroy(t, d);
-		return;
-	}
 	while (chain) {
 		void *next = *(void **)chain;
 
@@ -309,14 +293,14 @@ int vma_tree_init_maple(struct vma_tree *t, size_t max_nodes,
 	memset(t, 0, sizeof(*t));
 	atomic_init(&t->root, NULL);
 	atomic_init(&t->count, 0);
-	return vt_maple_init(t, max_nodes, s, st);
+	return vt_maple_init(t, max_nodes, s, st);   /* t->ops: the maple tree's */
 }
 
-void vma_tree_set_external_lock(struct vma_tree *t, bool on)
+/* The B-tree's lock is its mutex, taken or not at begin: nothing to do. */
+static void vt_b_set_external_lock(struct vma_tree *t, bool on)
 {
-	t->external_lock = on;
-	if (t->maple)
-		vt_maple_set_external_lock(t, on);
+	(void)t;
+	(void)on;
 }
 
 int vma_tree_init_slab(struct vma_tree *t, size_t max_nodes,
@@ -327,6 +311,7 @@ int vma_tree_init_slab(struct vma_tree *t, size_t max_nodes,
 	memset(t, 0, sizeof(*t));
 	atomic_init(&t->root, NULL);
 	atomic_init(&t->count, 0);
+	t->ops = &vt_btree_ops;
 	t->gen = 1;
 	objpool_pre_init(&t->pre);
 	if (s)
@@ -367,12 +352,8 @@ static void vt_pre_end(struct vma_tree *t)
 		objpool_pre_return(&t->nodes, &t->pre);
 }
 
-void vma_tree_begin(struct vma_tree *t)
+static void vt_b_begin(struct vma_tree *t)
 {
-	if (t->maple) {
-		vt_maple_begin(t);
-		return;
-	}
 	if (!t->external_lock)
 		pthread_mutex_lock(&t->lock);
 	SIM_WARN_ON(t->in_txn);          /* one writer at a time */
@@ -382,16 +363,12 @@ void vma_tree_begin(struct vma_tree *t)
 	t->pending = NULL;
 }
 
-void vma_tree_publish(struct vma_tree *t)
+static void vt_b_publish(struct vma_tree *t)
 {
-	if (t->maple) {
-		vt_maple_publish(t);
-		return;
-	}
 	bool changed = t->wroot != atomic_load_explicit(&t->root,
 						       memory_order_relaxed);
 
-	/* Release: pairs with the acquire load in vma_tree_find(); the new
+	/* Release: pairs with the acquire load in vt_b_find(); the new
 	 * version's nodes are complete before readers can reach them. */
 	atomic_store_explicit(&t->root, t->wroot, memory_order_release);
 	atomic_store_explicit(&t->count, t->wcount, memory_order_relaxed);
@@ -401,12 +378,8 @@ void vma_tree_publish(struct vma_tree *t)
 	t->gen++;                        /* this version is published now */
 }
 
-void vma_tree_end(struct vma_tree *t)
+static void vt_b_end(struct vma_tree *t)
 {
-	if (t->maple) {
-		vt_maple_end(t);
-		return;
-	}
 	/* The nodes preallocated and not used go back (mas_destroy). Then
 	 * everything this transaction replaced is freed once the readers
 	 * that may still see it are done; the caller had until now to act
@@ -416,12 +389,6 @@ void vma_tree_end(struct vma_tree *t)
 	t->in_txn = false;
 	if (!t->external_lock)
 		pthread_mutex_unlock(&t->lock);
-}
-
-void vma_tree_commit(struct vma_tree *t)
-{
-	vma_tree_publish(t);
-	vma_tree_end(t);
 }
 
 /* Free this transaction's unpublished nodes reachable from n. */
@@ -435,12 +402,8 @@ static void vt_free_fresh(struct vma_tree *t, struct vt_node *n)
 	vt_unalloc(t, n);
 }
 
-void vma_tree_abort(struct vma_tree *t)
+static void vt_b_abort(struct vma_tree *t)
 {
-	if (t->maple) {
-		vt_maple_abort(t);
-		return;
-	}
 	vt_free_fresh(t, t->wroot);
 	t->wroot = atomic_load_explicit(&t->root, memory_order_relaxed);
 	t->wcount = atomic_load_explicit(&t->count, memory_order_relaxed);
@@ -469,13 +432,8 @@ static void vt_free_all(struct vma_tree *t, struct vt_node *n,
 	objpool_free(&t->nodes, n);
 }
 
-void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *))
+static void vt_b_destroy(struct vma_tree *t, void (*free_vma)(void *))
 {
-	if (t->maple) {
-		vt_maple_destroy(t, free_vma);
-		memset(t, 0, sizeof(*t));
-		return;
-	}
 	/* Callbacks still queued free into our pool: let them run first. */
 	objpool_rcu_barrier(&t->nodes);
 	vt_free_all(t, atomic_load_explicit(&t->root, memory_order_relaxed),
@@ -483,7 +441,6 @@ void vma_tree_destroy(struct vma_tree *t, void (*free_vma)(void *))
 	objpool_pre_return(&t->nodes, &t->pre);
 	objpool_destroy(&t->nodes);
 	pthread_mutex_destroy(&t->lock);
-	memset(t, 0, sizeof(*t));
 }
 
 /* --- gap search ----------------------------------------------------------- */
@@ -565,15 +522,13 @@ static int gap_topdown(const struct vt_node *r, unsigned long lo,
 	return -ENOMEM;
 }
 
-int vma_tree_gap_bottomup(struct vma_tree *t, unsigned long lo,
-			  unsigned long hi, size_t len, size_t align,
-			  unsigned long *out)
+static int vt_b_gap_bottomup(struct vma_tree *t, unsigned long lo,
+			     unsigned long hi, size_t len, size_t align,
+			     unsigned long *out)
 {
 	struct gap_req q = { lo, hi, len, align, 0 };
 	const struct vt_node *r = t->wroot;
 
-	if (t->maple)
-		return vt_maple_gap_bottomup(t, lo, hi, len, align, out);
 	if (!len || hi <= lo)
 		return -ENOMEM;
 	if (r ? gap_bu(r, lo, &q) || gap_fit(&q, r->end[r->n - 1], hi, false)
@@ -584,22 +539,45 @@ int vma_tree_gap_bottomup(struct vma_tree *t, unsigned long lo,
 	return -ENOMEM;
 }
 
-int vma_tree_gap_topdown(struct vma_tree *t, unsigned long lo,
-			 unsigned long hi, size_t len, size_t align,
-			 unsigned long *out)
+static int vt_b_gap_topdown(struct vma_tree *t, unsigned long lo,
+			    unsigned long hi, size_t len, size_t align,
+			    unsigned long *out)
 {
-	if (t->maple)
-		return vt_maple_gap_topdown(t, lo, hi, len, align, out);
 	return gap_topdown(t->wroot, lo, hi, len, align, out);
 }
 
-int vma_tree_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
-			     unsigned long hi, size_t len, size_t align,
-			     unsigned long *out)
+static int vt_b_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
+				unsigned long hi, size_t len, size_t align,
+				unsigned long *out)
 {
-	if (t->maple)
-		return vt_maple_rcu_gap_topdown(t, lo, hi, len, align, out);
-	/* Acquire: as in vma_tree_find(). */
+	/* Acquire: as in vt_b_find(). */
 	return gap_topdown(atomic_load_explicit(&t->root, memory_order_acquire),
 			   lo, hi, len, align, out);
 }
+
+/* vmsim's B-tree behind the tree's interface (sim/vma_tree_int.h). */
+const struct vt_ops vt_btree_ops = {
+	.name = "vmsim",
+	.destroy = vt_b_destroy,
+	.set_external_lock = vt_b_set_external_lock,
+	.find = vt_b_find,
+	.find_range = vt_b_find_range,
+	.find_intersection = vt_b_find_intersection,
+	.for_each = vt_b_for_each,
+	.height = vt_b_height,
+	.begin = vt_b_begin,
+	.publish = vt_b_publish,
+	.end = vt_b_end,
+	.abort = vt_b_abort,
+	.txn_find = vt_b_txn_find,
+	.txn_find_intersection = vt_b_txn_find_intersection,
+	.txn_prev = vt_b_txn_prev,
+	.insert = vt_b_insert,
+	.erase = vt_b_erase,
+	.replace = vt_b_replace,
+	.detached_build = vt_b_detached_build,
+	.detached_destroy = vt_b_detached_destroy,
+	.gap_topdown = vt_b_gap_topdown,
+	.gap_bottomup = vt_b_gap_bottomup,
+	.rcu_gap_topdown = vt_b_rcu_gap_topdown,
+};

@@ -61,42 +61,77 @@ int vt_reserve_insert(struct vma_tree *t, unsigned long addr);
 int vt_reserve_erase(struct vma_tree *t, unsigned long addr);
 struct vt_node *vt_cow(struct vma_tree *t, struct vt_node *n);
 
-/* The maple tree's side of each call (sim/vma_tree_maple.c). */
+/*
+ * A tree's implementation of sim/vma_tree.h's calls: chosen once, when
+ * the tree is made (vma_tree_init_slab: vmsim's B-tree; vt_maple_init:
+ * the kernel's maple tree), and every vma_tree_* call is t->ops's.
+ */
+struct vt_ops {
+	const char *name;
+	void (*destroy)(struct vma_tree *t, void (*free_vma)(void *));
+	void (*set_external_lock)(struct vma_tree *t, bool on);
+	/* readers */
+	struct sim_vma *(*find)(struct vma_tree *t, unsigned long addr);
+	struct sim_vma *(*find_range)(struct vma_tree *t, unsigned long addr,
+				      unsigned long *start, unsigned long *end);
+	struct sim_vma *(*find_intersection)(struct vma_tree *t,
+					     unsigned long start,
+					     unsigned long end);
+	int (*for_each)(struct vma_tree *t, unsigned long start,
+			unsigned long end,
+			int (*fn)(struct sim_vma *v, void *arg), void *arg);
+	int (*height)(struct vma_tree *t);
+	int (*rcu_gap_topdown)(struct vma_tree *t, unsigned long lo,
+			       unsigned long hi, size_t len, size_t align,
+			       unsigned long *out);
+	/* writers */
+	void (*begin)(struct vma_tree *t);
+	void (*publish)(struct vma_tree *t);
+	void (*end)(struct vma_tree *t);
+	void (*abort)(struct vma_tree *t);
+	struct sim_vma *(*txn_find)(struct vma_tree *t, unsigned long addr);
+	struct sim_vma *(*txn_find_intersection)(struct vma_tree *t,
+						 unsigned long start,
+						 unsigned long end);
+	struct sim_vma *(*txn_prev)(struct vma_tree *t, unsigned long addr);
+	int (*insert)(struct vma_tree *t, struct sim_vma *v);
+	int (*erase)(struct vma_tree *t, struct sim_vma *v);
+	int (*replace)(struct vma_tree *t, struct sim_vma *const *olds,
+		       int nold, struct sim_vma *const *news, int nnew);
+	void (*detached_build)(struct vma_tree *t, size_t nvmas,
+			       struct vma_detached *d);
+	void (*detached_destroy)(struct vma_tree *t, struct vma_detached *d);
+	int (*gap_topdown)(struct vma_tree *t, unsigned long lo,
+			   unsigned long hi, size_t len, size_t align,
+			   unsigned long *out);
+	int (*gap_bottomup)(struct vma_tree *t, unsigned long lo,
+			    unsigned long hi, size_t len, size_t align,
+			    unsigned long *out);
+};
+
+/* vmsim's B-tree (vma_tree.c, vma_tree_edit.c), the kernel's maple tree
+ * (vma_tree_maple.c). */
+extern const struct vt_ops vt_btree_ops, vt_maple_ops;
+
+/* The B-tree's lookups (vma_tree.c), for its table (vma_tree_edit.c). */
+struct sim_vma *vt_b_find(struct vma_tree *t, unsigned long addr);
+struct sim_vma *vt_b_find_range(struct vma_tree *t, unsigned long addr,
+				unsigned long *start, unsigned long *end);
+struct sim_vma *vt_b_find_intersection(struct vma_tree *t,
+				       unsigned long start, unsigned long end);
+struct sim_vma *vt_b_txn_find(struct vma_tree *t, unsigned long addr);
+struct sim_vma *vt_b_txn_find_intersection(struct vma_tree *t,
+					   unsigned long start,
+					   unsigned long end);
+struct sim_vma *vt_b_txn_prev(struct vma_tree *t, unsigned long addr);
+int vt_b_for_each(struct vma_tree *t, unsigned long start, unsigned long end,
+		  int (*fn)(struct sim_vma *v, void *arg), void *arg);
+int vt_b_height(struct vma_tree *t);
+
+/* The maple tree's making (sim/vma_tree_maple.c): its node size, and a
+ * tree whose ops are vt_maple_ops (-ENOSYS where it was not built). */
 size_t vt_maple_node_size(void);
 int vt_maple_init(struct vma_tree *t, size_t max_nodes, struct slab_cache *s,
 		  const struct slab_stat *st);
-void vt_maple_set_external_lock(struct vma_tree *t, bool on);
-void vt_maple_destroy(struct vma_tree *t, void (*free_vma)(void *));
-struct sim_vma *vt_maple_find(struct vma_tree *t, unsigned long addr);
-struct sim_vma *vt_maple_find_range(struct vma_tree *t, unsigned long addr,
-				    unsigned long *start, unsigned long *end);
-struct sim_vma *vt_maple_find_intersection(struct vma_tree *t,
-					   unsigned long start,
-					   unsigned long end);
-struct sim_vma *vt_maple_prev(struct vma_tree *t, unsigned long addr);
-int vt_maple_for_each(struct vma_tree *t, unsigned long start,
-		      unsigned long end,
-		      int (*fn)(struct sim_vma *v, void *arg), void *arg);
-int vt_maple_height(struct vma_tree *t);
-void vt_maple_begin(struct vma_tree *t);
-int vt_maple_insert(struct vma_tree *t, struct sim_vma *v);
-int vt_maple_erase(struct vma_tree *t, struct sim_vma *v);
-int vt_maple_replace(struct vma_tree *t, struct sim_vma *const *olds, int nold,
-		     struct sim_vma *const *news, int nnew);
-void vt_maple_publish(struct vma_tree *t);
-void vt_maple_end(struct vma_tree *t);
-void vt_maple_abort(struct vma_tree *t);
-void vt_maple_detached_build(struct vma_tree *t, size_t nvmas,
-			     struct vma_detached *d);
-void vt_maple_detached_destroy(struct vma_tree *t, struct vma_detached *d);
-int vt_maple_gap_topdown(struct vma_tree *t, unsigned long lo,
-			 unsigned long hi, size_t len, size_t align,
-			 unsigned long *out);
-int vt_maple_gap_bottomup(struct vma_tree *t, unsigned long lo,
-			  unsigned long hi, size_t len, size_t align,
-			  unsigned long *out);
-int vt_maple_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
-			     unsigned long hi, size_t len, size_t align,
-			     unsigned long *out);
 
 #endif

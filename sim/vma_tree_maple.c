@@ -90,7 +90,7 @@ static struct vma_tree *vt_maple_owner(void *ctx, const void *node)
 		return t;
 	pthread_mutex_lock(&vt_maple_lock);
 	for (t = vt_maple_trees; t && !objpool_owns(&t->nodes, node);
-	     t = t->maple_next)
+	     t = t->live_next)
 		;
 	pthread_mutex_unlock(&vt_maple_lock);
 	SIM_WARN_ON(!t);
@@ -203,16 +203,16 @@ int vt_maple_init(struct vma_tree *t, size_t max_nodes, struct slab_cache *s,
 		objpool_destroy(&t->nodes);
 		return -ENOMEM;
 	}
-	t->maple = true;
+	t->ops = &vt_maple_ops;
 	pthread_once(&vt_maple_once, vt_maple_atfork);
 	pthread_mutex_lock(&vt_maple_lock);
-	t->maple_next = vt_maple_trees;
+	t->live_next = vt_maple_trees;
 	vt_maple_trees = t;
 	pthread_mutex_unlock(&vt_maple_lock);
 	return 0;
 }
 
-void vt_maple_set_external_lock(struct vma_tree *t, bool on)
+static void vt_maple_set_external_lock(struct vma_tree *t, bool on)
 {
 	kmaple_delete(t->mt);
 	t->mt = kmaple_new(KMAPLE_RCU | KMAPLE_GAPS |
@@ -220,7 +220,7 @@ void vt_maple_set_external_lock(struct vma_tree *t, bool on)
 	SIM_WARN_ON(!t->mt);
 }
 
-void vt_maple_destroy(struct vma_tree *t, void (*free_vma)(void *))
+static void vt_maple_destroy(struct vma_tree *t, void (*free_vma)(void *))
 {
 	unsigned long first, last, at = 0;
 	struct sim_vma *v;
@@ -238,9 +238,9 @@ void vt_maple_destroy(struct vma_tree *t, void (*free_vma)(void *))
 	kmaple_delete(t->mt);
 	objpool_rcu_barrier(&t->nodes);
 	pthread_mutex_lock(&vt_maple_lock);
-	for (struct vma_tree **pp = &vt_maple_trees; *pp; pp = &(*pp)->maple_next)
+	for (struct vma_tree **pp = &vt_maple_trees; *pp; pp = &(*pp)->live_next)
 		if (*pp == t) {
-			*pp = t->maple_next;
+			*pp = t->live_next;
 			break;
 		}
 	pthread_mutex_unlock(&vt_maple_lock);
@@ -250,14 +250,14 @@ void vt_maple_destroy(struct vma_tree *t, void (*free_vma)(void *))
 
 /* --- readers ---------------------------------------------------------------- */
 
-struct sim_vma *vt_maple_find(struct vma_tree *t, unsigned long addr)
+static struct sim_vma *vt_maple_find(struct vma_tree *t, unsigned long addr)
 {
 	unsigned long first, last;
 
 	return kmaple_find(t->mt, addr, ~0UL, &first, &last);
 }
 
-struct sim_vma *vt_maple_find_range(struct vma_tree *t, unsigned long addr,
+static struct sim_vma *vt_maple_find_range(struct vma_tree *t, unsigned long addr,
 				    unsigned long *start, unsigned long *end)
 {
 	unsigned long first, last;
@@ -270,7 +270,7 @@ struct sim_vma *vt_maple_find_range(struct vma_tree *t, unsigned long addr,
 	return v;
 }
 
-struct sim_vma *vt_maple_find_intersection(struct vma_tree *t,
+static struct sim_vma *vt_maple_find_intersection(struct vma_tree *t,
 					   unsigned long start,
 					   unsigned long end)
 {
@@ -281,7 +281,7 @@ struct sim_vma *vt_maple_find_intersection(struct vma_tree *t,
 	return kmaple_find(t->mt, start, end - 1, &first, &last);
 }
 
-struct sim_vma *vt_maple_prev(struct vma_tree *t, unsigned long addr)
+static struct sim_vma *vt_maple_prev(struct vma_tree *t, unsigned long addr)
 {
 	unsigned long first, last;
 
@@ -290,7 +290,7 @@ struct sim_vma *vt_maple_prev(struct vma_tree *t, unsigned long addr)
 	return kmaple_find_rev(t->mt, addr - 1, 0, &first, &last);
 }
 
-int vt_maple_for_each(struct vma_tree *t, unsigned long start,
+static int vt_maple_for_each(struct vma_tree *t, unsigned long start,
 		      unsigned long end,
 		      int (*fn)(struct sim_vma *v, void *arg), void *arg)
 {
@@ -311,14 +311,14 @@ int vt_maple_for_each(struct vma_tree *t, unsigned long start,
 	return 0;
 }
 
-int vt_maple_height(struct vma_tree *t)
+static int vt_maple_height(struct vma_tree *t)
 {
 	return kmaple_height(t->mt);
 }
 
 /* --- writers ---------------------------------------------------------------- */
 
-void vt_maple_begin(struct vma_tree *t)
+static void vt_maple_begin(struct vma_tree *t)
 {
 	kmaple_lock(t->mt);
 	SIM_WARN_ON(t->in_txn);
@@ -371,7 +371,7 @@ static int vt_maple_store(struct vma_tree *t, unsigned long first,
 	return ret;
 }
 
-int vt_maple_insert(struct vma_tree *t, struct sim_vma *v)
+static int vt_maple_insert(struct vma_tree *t, struct sim_vma *v)
 {
 	unsigned long first, last;
 	int ret;
@@ -411,7 +411,7 @@ static int vt_maple_clear(struct vma_tree *t, struct sim_vma *v)
 	return ret;
 }
 
-int vt_maple_erase(struct vma_tree *t, struct sim_vma *v)
+static int vt_maple_erase(struct vma_tree *t, struct sim_vma *v)
 {
 	unsigned long first, last;
 	int ret;
@@ -457,7 +457,7 @@ static int vt_maple_room(struct vma_tree *t, const struct sim_vma *v,
 	return 0;
 }
 
-int vt_maple_replace(struct vma_tree *t, struct sim_vma *const *olds, int nold,
+static int vt_maple_replace(struct vma_tree *t, struct sim_vma *const *olds, int nold,
 		     struct sim_vma *const *news, int nnew)
 {
 	unsigned long first, last;
@@ -485,7 +485,7 @@ int vt_maple_replace(struct vma_tree *t, struct sim_vma *const *olds, int nold,
 	return ret;
 }
 
-void vt_maple_publish(struct vma_tree *t)
+static void vt_maple_publish(struct vma_tree *t)
 {
 	atomic_store_explicit(&t->count, t->wcount, memory_order_relaxed);
 	/* Even again, after every store: pairs with vma_tree_seq(). */
@@ -493,14 +493,14 @@ void vt_maple_publish(struct vma_tree *t)
 		atomic_fetch_add_explicit(&t->seq, 1, memory_order_release);
 }
 
-void vt_maple_end(struct vma_tree *t)
+static void vt_maple_end(struct vma_tree *t)
 {
 	vt_pending_flush(t);
 	t->in_txn = false;
 	kmaple_unlock(t->mt);
 }
 
-void vt_maple_abort(struct vma_tree *t)
+static void vt_maple_abort(struct vma_tree *t)
 {
 	/* Undone in reverse: what went in out, what went out back in. */
 	while (t->nundo) {
@@ -522,7 +522,7 @@ void vt_maple_abort(struct vma_tree *t)
  * stored, one after the other, into a tree on the stack that is not in
  * RCU mode (its nodes go back at once when it is destroyed). The VMAs
  * themselves are not needed: n entries, adjacent. */
-void vt_maple_detached_build(struct vma_tree *t, size_t nvmas,
+static void vt_maple_detached_build(struct vma_tree *t, size_t nvmas,
 			     struct vma_detached *d)
 {
 	struct kmaple *m = kmaple_init_in(&d->buf, KMAPLE_EXTERN_LOCK, t);
@@ -535,7 +535,7 @@ void vt_maple_detached_build(struct vma_tree *t, size_t nvmas,
 			break;
 }
 
-void vt_maple_detached_destroy(struct vma_tree *t, struct vma_detached *d)
+static void vt_maple_detached_destroy(struct vma_tree *t, struct vma_detached *d)
 {
 	(void)t;
 	if (d->maple)
@@ -563,23 +563,52 @@ static int vt_maple_gap(struct vma_tree *t, unsigned long lo,
 	return 0;
 }
 
-int vt_maple_gap_topdown(struct vma_tree *t, unsigned long lo,
+static int vt_maple_gap_topdown(struct vma_tree *t, unsigned long lo,
 			 unsigned long hi, size_t len, size_t align,
 			 unsigned long *out)
 {
 	return vt_maple_gap(t, lo, hi, len, align, true, out);
 }
 
-int vt_maple_gap_bottomup(struct vma_tree *t, unsigned long lo,
+static int vt_maple_gap_bottomup(struct vma_tree *t, unsigned long lo,
 			  unsigned long hi, size_t len, size_t align,
 			  unsigned long *out)
 {
 	return vt_maple_gap(t, lo, hi, len, align, false, out);
 }
 
-int vt_maple_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
+static int vt_maple_rcu_gap_topdown(struct vma_tree *t, unsigned long lo,
 			     unsigned long hi, size_t len, size_t align,
 			     unsigned long *out)
 {
 	return kmaple_rcu_gap_rev(t->mt, lo, hi, len, align, out);
 }
+
+/* The kernel's maple tree behind the tree's interface (sim/vma_tree_int.h):
+ * the calls on the published tree and inside a transaction are the same
+ * (each store is published as it is made). */
+const struct vt_ops vt_maple_ops = {
+	.name = "maple",
+	.destroy = vt_maple_destroy,
+	.set_external_lock = vt_maple_set_external_lock,
+	.find = vt_maple_find,
+	.find_range = vt_maple_find_range,
+	.find_intersection = vt_maple_find_intersection,
+	.for_each = vt_maple_for_each,
+	.height = vt_maple_height,
+	.begin = vt_maple_begin,
+	.publish = vt_maple_publish,
+	.end = vt_maple_end,
+	.abort = vt_maple_abort,
+	.txn_find = vt_maple_find,
+	.txn_find_intersection = vt_maple_find_intersection,
+	.txn_prev = vt_maple_prev,
+	.insert = vt_maple_insert,
+	.erase = vt_maple_erase,
+	.replace = vt_maple_replace,
+	.detached_build = vt_maple_detached_build,
+	.detached_destroy = vt_maple_detached_destroy,
+	.gap_topdown = vt_maple_gap_topdown,
+	.gap_bottomup = vt_maple_gap_bottomup,
+	.rcu_gap_topdown = vt_maple_rcu_gap_topdown,
+};

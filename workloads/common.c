@@ -61,7 +61,7 @@ int wl_map_touch_loop(struct wl_task *t, size_t len, int prot, int flags,
 			 * fault would map fault-around's window. */
 			/* The host's files are memfds, sparse as
 			 * will-it-scale's: nothing to check there. */
-			if (verify && !t->mm->host &&
+			if (verify && t->mm->be->arena &&
 			    !((p - a) >> SIM_PAGE_SHIFT & 63)) {
 				ret = verify_file_page(t, p, &view);
 				if (ret)

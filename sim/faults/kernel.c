@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The kernel fault source: the host kernel's own page faults, for an mm
- * whose scheme is the host kernel (lock_ops.host; sim/native.h). A touch
+ * whose scheme is the host kernel (lock_ops.host; sim/backend.h). A touch
  * is a real access to a real mapping; the host's fault handler places
  * the page (under its per-VMA lock or mmap_lock), and an access it
  * refuses is a real SIGSEGV, which this source's handler turns into

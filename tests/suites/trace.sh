@@ -128,8 +128,18 @@ for th, ev in by.items():
 PY
 "$vmsim" run --ceiling off -w replay --trace "$dir/sort.trace" -l rwsem -i 1 --min-sample 0 \
 	--fault-source synthetic --speed asap -q >"$tmp/a.out" 2>&1 || fail "asap replay"
-grep -q '^warning: asap ran the recording up to [0-9]*x denser than the program did' "$tmp/a.out" ||
+# The warning is owed only where a pass ran at least twice as dense as
+# the program (cli/run_replay.c): on a machine too busy for that, its
+# absence is right, and said.
+rec_s=$(sed -n 's/.*(recorded: \([0-9.]*\) s a pass).*/\1/p' "$tmp/a.out" | head -1)
+pass_s=$(sed -n 's/.*a pass took rwsem \([0-9.]*\) s.*/\1/p' "$tmp/a.out" | head -1)
+if grep -q '^warning: asap ran the recording up to [0-9]*x denser than the program did' "$tmp/a.out"; then
+	:
+elif [ -n "$rec_s" ] && [ -n "$pass_s" ] && awk -v p="$pass_s" -v r="$rec_s" 'BEGIN { exit !(2 * p > r) }'; then
+	echo "trace: asap's pass ($pass_s s) was not twice as fast as the program ($rec_s s) here: no warning owed"
+else
 	fail "asap's warning: $(grep -i 'pace\|asap' "$tmp/a.out")"
+fi
 
 # The host kernel's own mmap_lock beside a trace (what vmsim record
 # writes as TRACE.mmap_lock.json): each scheme's mm lock an iteration is
