@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "base/complain.h"
+#include "cli/complain.h"
 #include "cli/opt.h"
 
 /* What a command runs with. */

@@ -106,6 +106,9 @@ static const struct cli_opt compare_opts[] = {
 	CMP_OPT_ALLOW_DISTURBED(T),
 	CLI_STR(T, o.metric, 0, "metric", "NAME",
 		"the metric for --format gnuplot (default: first)"),
+	CLI_FLAG(T, o.brief, 0, "brief",
+		 "the metrics, latency and noise only: no lock\n"
+		 "statistics and scheme counters (as run --brief)"),
 	CLI_HELP_OPT,
 	CLI_END
 };

@@ -149,7 +149,7 @@ static void tell_others(const struct perf_conv *c)
 			"that execs NAME");
 }
 
-static void run_print_summary(const char *path, const struct trace_summary *s,
+static void record_print_summary(const char *path, const struct trace_summary *s,
 			  const struct perf_conv *c)
 {
 	char shown[PATH_MAX];
@@ -460,7 +460,7 @@ static int check_back(const char *path, const struct perf_conv *c)
 			"%s\n", prog, parse_printable(shown, sizeof(shown), path), err);
 		ret = -1;
 	} else {
-		run_print_summary(path, &s, c);
+		record_print_summary(path, &s, c);
 	}
 	trace_close(&r);
 	return ret;

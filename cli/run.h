@@ -154,4 +154,10 @@ int run_result_path(char *out, size_t len, const char *json, const char *scheme)
 int run_dir_result_path(char *out, size_t len, const char *dir,
 			 const char *scheme);
 
+/* arg as one of names (an option's values from a lower layer's list),
+ * or as one of the option's own choices (names NULL): the index, or -1
+ * after one line naming the option's what. */
+int run_opt_pick(enum run_opt_id id, const char *arg, const char *const *names,
+		 int n);
+
 #endif

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/complain.h"
+#include "cli/complain.h"
 #include "base/parse.h"
 #include "cli/run.h"
 #include "resfile/cost_profile.h"

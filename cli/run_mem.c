@@ -321,3 +321,12 @@ int run_mem_settle(struct run_cfg *c)
 		c->wl->name, need >> 20, least);
 	return EXIT_USAGE;
 }
+
+int run_opt_pick(enum run_opt_id id, const char *arg, const char *const *names,
+		 int n)
+{
+	const struct run_opt *o = &run_optlist[id];
+
+	return names ? cli_pick(o->what, arg, names, n) :
+		       cli_pick(o->what, arg, o->choices, o->nchoices);
+}

@@ -2,7 +2,6 @@
 /* vmsim run's option table, from resfile/run_opts.def; its --help lines. */
 #include <string.h>
 
-#include "base/complain.h"
 #include "resfile/run_opts.h"
 
 const struct run_opt run_optlist[RUN_NOPTS] = {
@@ -19,14 +18,6 @@ const struct run_opt *run_opt_by_key(const char *key)
 	return NULL;
 }
 
-int run_opt_pick(enum run_opt_id id, const char *arg, const char *const *names,
-		 int n)
-{
-	const struct run_opt *o = &run_optlist[id];
-
-	return names ? cli_pick(o->what, arg, names, n) :
-		       cli_pick(o->what, arg, o->choices, o->nchoices);
-}
 
 bool run_opt_applies(const struct run_opt *o, const char *source,
 		     bool processes)

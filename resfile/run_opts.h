@@ -105,11 +105,6 @@ extern const struct run_opt run_optlist[RUN_NOPTS];
 
 /* The option recorded under key, or NULL. */
 const struct run_opt *run_opt_by_key(const char *key);
-/* arg as one of names (an option's values from a lower layer's list),
- * or as one of the option's own choices (names NULL): the index, or -1
- * after one line naming the option's what. */
-int run_opt_pick(enum run_opt_id id, const char *arg, const char *const *names,
-		 int n);
 /* Does o apply to a run with this fault source ("uffd", "synthetic")
  * and mode? */
 bool run_opt_applies(const struct run_opt *o, const char *source,

@@ -15,7 +15,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 
-#include "base/complain.h"
+#include "cli/complain.h"
 #include "cli/run.h"
 #include "tests/cli/profile_util.h"
 

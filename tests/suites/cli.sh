@@ -454,6 +454,11 @@ expect_usage_error "does not match 'pft'" compare "$data/base.json" "$data/other
 expect_usage_error "missing.json" compare "$data/base.json" "$tmp/missing.json"
 expect_usage_error "'2'" compare --alpha 2 "$data/base.json"
 expect_usage_error "'xml'" compare --format xml "$data/base.json"
+# --brief (issue 65's example of an option added by its table entry alone)
+"$VMSIM" compare --brief "$data/base.json" "$data/worse.json" >"$tmp/brief" 2>&1 &&
+	grep -q '^Hmean' "$tmp/brief" && ! grep -q 'Lock statistics\|^acquired' "$tmp/brief" &&
+	"$VMSIM" compare "$data/base.json" "$data/worse.json" 2>&1 | grep -q '^acquired' &&
+	ok || fail "compare --brief: $(head -3 "$tmp/brief")"
 expect_usage_error "at least one" compare
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); r['complete']=False; json.dump(r,open(sys.argv[2],'w'))" \
 	"$data/base.json" "$tmp/partial.json"
