@@ -6,7 +6,7 @@
  * Records what a real program does to its address space — every mmap,
  * munmap, mprotect, mremap, madvise and brk with its result, and every
  * user page fault, per thread — with the kernel's own tracepoints through
- * perf (perf record, then perf script into workloads/trace/perf_conv.c), and
+ * perf (perf record, then perf script into trace/perf_conv.c), and
  * writes it as a trace (docs/trace.md) that `vmsim run -w replay`
  * replays under each lock scheme.
  *
@@ -35,7 +35,7 @@
 #include "cli/cmd.h"
 #include "cli/record.h"
 #include "base/safefile.h"
-#include "workloads/trace/perf_conv.h"
+#include "trace/perf_conv.h"
 #include "base/clock.h"
 #include "base/parse.h"
 

@@ -401,14 +401,13 @@ static int run_settle(struct run_args *a)
 	c->mm.lock = c->targets[0].lock;
 	if (run_costs_settle(c, a->costs))
 		return EXIT_USAGE;
-	/* The watchdog's test hook (README: "a fault nobody answers"). */
-	if (getenv("VMSIM_TEST_STALL_FAULT"))
-		c->uffd.test_stall_at = atol(getenv("VMSIM_TEST_STALL_FAULT"));
-	/* Running out of frames mid-run, for tests: a zone this small. */
-	if (getenv("VMSIM_TEST_PHYS") && c->frames != FRAMES_NONE)
-		c->phys = (size_t)atol(getenv("VMSIM_TEST_PHYS"));
+	/* Only the test binary has hooks (tests/cli/vmsim_test.c). */
+	if (cmd_run_test_hooks)
+		cmd_run_test_hooks(c);
 	return 0;
 }
+
+void (*cmd_run_test_hooks)(struct run_cfg *c);
 
 /* Where an option's value goes (BIND in run_opts.def): a member of
  * struct run_args of the type its kind takes, checked at compile time. */

@@ -15,8 +15,8 @@
 
 #include "cli/cmd.h"
 #include "cli/run.h"
-#include "workloads/trace/perf_conv.h"
-#include "workloads/trace/trace.h"
+#include "trace/perf_conv.h"
+#include "trace/trace.h"
 #include "base/parse.h"
 
 static int trace_bad(const char *path, const char *err)

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "workloads/trace/perf_conv.h"
+#include "trace/perf_conv.h"
 #include "base/safefile.h"
 
 /* What record needs from the host (cli/record_env.c). */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli/record.h"
-#include "workloads/trace/perf_conv.h"
+#include "trace/perf_conv.h"
 
 int record_runnable(const char *name)
 {

@@ -154,6 +154,11 @@ int run_result_path(char *out, size_t len, const char *json, const char *scheme)
 int run_dir_result_path(char *out, size_t len, const char *dir,
 			 const char *scheme);
 
+/* What the test binary changes of a settled run (tests/cli/vmsim_test.c:
+ * a fault left unanswered, a zone that runs out); NULL in vmsim. */
+struct run_cfg;
+extern void (*cmd_run_test_hooks)(struct run_cfg *c);
+
 /* arg as one of names (an option's values from a lower layer's list),
  * or as one of the option's own choices (names NULL): the index, or -1
  * after one line naming the option's what. */

@@ -22,7 +22,7 @@
 #include "base/safefile.h"
 #include "base/parse.h"
 #include "workloads/replay.h"
-#include "workloads/trace/perf_conv.h"
+#include "trace/perf_conv.h"
 
 int run_replay_opt(struct run_cfg *c, enum run_opt_id which, const char *arg)
 {

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "workloads/trace/perf_conv.h"
+#include "trace/perf_conv.h"
 #include "resfile/busy.h"
 #include "resfile/schema.h"
 #include "base/stats.h"

@@ -26,7 +26,7 @@ import re
 import subprocess
 import sys
 
-LAYERS = ["base", "locks/sync", "locks", "uffd", "sim", "workloads",
+LAYERS = ["base", "trace", "locks/sync", "locks", "uffd", "sim", "workloads",
           "resfile", "analysis", "bench", "cli"]
 # analysis/ reads result files and links no simulator code.
 ANALYSIS_MAY_INCLUDE = ("analysis/", "base/", "resfile/schema.h",
@@ -78,10 +78,10 @@ PREFIXES = [
     ("sim/faults/present.c", ["present_"]),
     ("sim/faults/uffd_*.c", ["uffd_source_", "uffd_touch_", "*_fault_source"]),
     ("sim/faults/*.c", ["fault_", "*_fault_source"]),
-    ("workloads/trace/perf_conv.c", ["perf_conv_"]),
-    ("workloads/trace/perf_maps.c", ["perf_maps_"]),
-    ("workloads/trace/perf_waits.c", ["perf_waits_"]),
-    ("workloads/trace/*.c", ["trace_"]),
+    ("trace/perf_conv.c", ["perf_conv_"]),
+    ("trace/perf_maps.c", ["perf_maps_"]),
+    ("trace/perf_waits.c", ["perf_waits_"]),
+    ("trace/*.c", ["trace_"]),
     ("workloads/replay*.c", ["rp_", "*_workload"]),
     ("workloads/runner.c", ["runner_"]),
     ("workloads/targets.c", ["runner_"]),
@@ -137,8 +137,8 @@ def layer_of(path):
 def check_sources(root, bad):
     inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
     graph = {}
-    for top in ("base", "locks", "uffd", "sim", "workloads", "resfile",
-                "analysis", "bench", "cli", "tests"):
+    for top in ("base", "trace", "locks", "uffd", "sim", "workloads",
+                "resfile", "analysis", "bench", "cli", "tests"):
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for f in sorted(files):
                 if not f.endswith((".c", ".h", ".def")):
@@ -149,6 +149,10 @@ def check_sources(root, bad):
                 graph[path] = []
                 lay = layer_of(path)
                 for ln in lines:
+                    # Test hooks live in the test binary, not in vmsim.
+                    if top != "tests" and 'getenv("VMSIM_TEST_' in ln:
+                        bad.append(f"{path}: reads a VMSIM_TEST_ hook: "
+                                   "test hooks belong to tests/cli/vmsim_test.c")
                     m = inc_re.match(ln)
                     if not m:
                         continue
@@ -291,7 +295,7 @@ TEST_LIBS = {
     "uffd": {"vmsim_base", "vmsim_uffd"},
 }
 TEST_LIBS["sim"] = TEST_LIBS["locks"] | TEST_LIBS["uffd"] | {"vmsim_sim"}
-TEST_LIBS["workloads"] = TEST_LIBS["sim"] | {"vmsim_workloads"}
+TEST_LIBS["workloads"] = TEST_LIBS["sim"] | {"vmsim_trace", "vmsim_workloads"}
 TEST_LIBS["analysis"] = {"vmsim_base", "vmsim_stats", "vmsim_schema",
                          "vmsim_analysis"}
 NO_REPORTING = ("base", "locks", "uffd", "sim", "workloads")

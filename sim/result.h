@@ -169,7 +169,7 @@ struct res_host_lock {
 	uint64_t span_ns;                /* the recording's (its last event) */
 	/* Since the lock file's version 2: the acquisitions a replay can
 	 * make (the trace holds their events), and by cause (indexed as
-	 * workloads/trace/perf_conv.h's enum perf_cause). */
+	 * trace/perf_conv.h's enum perf_cause). */
 	bool have_causes;
 	uint64_t replayable[LS_NSIDES];
 	uint64_t cause[RES_HOST_CAUSES][LS_NSIDES];

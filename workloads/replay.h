@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * replay — a recorded trace (workloads/trace/trace.h) as a plan the replay workload
+ * replay — a recorded trace (trace/trace.h) as a plan the replay workload
  * runs: one task per recorded thread, each with its operations in order,
  * their addresses moved into the arena, and what each must wait for.
  *
@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "workloads/trace/trace.h"
+#include "trace/trace.h"
 #include <stdio.h>
 
 #define RP_GAP   (256UL << 20)            /* kept as recorded below this */

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "workloads/trace/trace.h"
+#include "trace/trace.h"
 #include "workloads/replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

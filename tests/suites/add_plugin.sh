@@ -13,8 +13,9 @@ set -u
 src=$(cd "${1:?usage: add_plugin.sh SOURCE_DIR}" && pwd)
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+suite=add_plugin
+# shellcheck source=tests/suites/lib.sh
+. "$(dirname "$0")/lib.sh"
 mkdir "$d/tree"
 (cd "$src" && git ls-files --cached --others --exclude-standard -z |
 	grep -zv '^build' | xargs -0 tar -cf -) | tar -C "$d/tree" -xf -

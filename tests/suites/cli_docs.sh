@@ -13,8 +13,9 @@ build=${2:?build dir}
 vmsim=$build/vmsim doc=$build/doc
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "cli_docs: FAIL: $*"; fails=$((fails + 1)); }
+suite=cli_docs
+# shellcheck source=tests/suites/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 "$vmsim" list --options >"$tmp/tables" || { echo "cli_docs: list --options failed"; exit 1; }
 [ -s "$doc/vmsim.bash" ] && [ -s "$doc/man1/vmsim.1" ] ||

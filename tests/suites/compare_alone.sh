@@ -9,8 +9,9 @@ src=${1:?usage: compare_alone.sh SOURCE_DIR VMSIM}
 vmsim=${2:?vmsim}
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+suite=compare_alone
+# shellcheck source=tests/suites/lib.sh
+. "$(dirname "$0")/lib.sh"
 cmake -S "$src" -B "$d" -DVMSIM_SANITIZER_SUITES=OFF >/dev/null 2>"$d/err" ||
 	{ cat "$d/err"; exit 1; }
 cmake --build "$d" --target vmsim-compare -j"$(nproc)" >"$d/log" 2>&1 ||

@@ -16,9 +16,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 readme=$root/README.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0 passes=0
-ok()   { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+suite=docs
+# shellcheck source=tests/suites/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 n=$(wc -l <"$readme")
 [ "$n" -le 300 ] && ok || fail "README.md has $n lines, more than 300"
@@ -137,5 +137,4 @@ while IFS= read -r cmd; do
 			ok || fail "$cmd: exit $?: $(tail -3 err)" ;;
 	esac
 done <"$tmp/commands"
-echo "docs: $passes passed, $fails failed"
-[ $fails -eq 0 ]
+suite_end

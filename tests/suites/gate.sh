@@ -16,9 +16,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0 passes=0
-ok()   { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+suite=gate
+# shellcheck source=tests/suites/lib.sh
+. "$root/tests/suites/lib.sh"
 same_options() {
 	python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -341,5 +341,4 @@ rc=$?
 	grep -q '^row faults/sec-1 of .*the smallest worsening it could have detected: ' "$tmp/out" &&
 	ok || fail "rounds spread past the threshold: exit $rc, $(tail -n2 "$tmp/out")"
 
-echo "gate: $passes passed, $fails failed"
-[ $fails -eq 0 ]
+suite_end

@@ -15,8 +15,9 @@ trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
 traces=$(cd "$(dirname "$0")/.." && pwd)/data/traces
 list=$("$VMSIM" list --tsv)
-fails=0 passes=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+suite=kernel_column
+# shellcheck source=tests/suites/lib.sh
+. "$(dirname "$0")/lib.sh"
 pass() { passes=$((passes + 1)); }
 
 echo "$list" | grep -qx $'host\tkernel' || fail "list --tsv has no host row"
@@ -166,5 +167,4 @@ if timeout 300 "$VMSIM" calibrate -w pft --fault-source synthetic -i 2 -q \
    grep -Eq "^pft +synthetic +2 +[0-9]+ +[0-9.]+x" "$tmp/cal.out"; then pass; else
 	fail "calibrate: $(cat "$tmp/cal.out")"; fi
 
-echo "kernel_column: $passes passed, $fails failed"
-[ $fails -eq 0 ]
+suite_end

@@ -12,8 +12,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp/tmpdir
 mkdir "$TMPDIR"
-fails=0 n=0
-fail() { echo "output_errors: FAIL: $*" >&2; fails=$((fails + 1)); }
+n=0
+suite=output_errors
+# shellcheck source=tests/suites/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 tiny=(-w pft -t 1 -i 3 -m 1M --min-sample 0 --ceiling off)
 "$vmsim" run "${tiny[@]}" -q -o "$tmp/small.json" >/dev/null 2>&1 ||

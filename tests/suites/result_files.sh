@@ -16,9 +16,9 @@ set -u
 VMSIM=${1:?usage: result_files.sh path/to/vmsim}
 tmp=$(mktemp -d)
 trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0 passes=0
-ok()   { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+suite=result_files
+# shellcheck source=tests/suites/lib.sh
+. "$(dirname "$0")/lib.sh"
 valid() {    # valid FILE: a complete vmsim result
 	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['vmsim_result'] and r['complete'] and r['results']" "$1" 2>/dev/null
 }
@@ -111,5 +111,4 @@ else
 	fail "compare of 20,000 task counts: exit $?, $(head -c 300 "$tmp/out")"
 fi
 rm -f "$tmp/big.json" "$tmp/out"
-echo "result_files: $passes passed, $fails failed"
-[ $fails -eq 0 ]
+suite_end

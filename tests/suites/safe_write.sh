@@ -18,9 +18,9 @@ VMSIM=${1:?usage: safe_write.sh path/to/vmsim TRACE}
 trace=${2:?a shipped trace}
 tmp=$(mktemp -d)
 trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0 passes=0
-ok()   { passes=$((passes + 1)); }
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+suite=safe_write
+# shellcheck source=tests/suites/lib.sh
+. "$(dirname "$0")/lib.sh"
 valid_result() {
 	python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['vmsim_result']" "$1" 2>/dev/null
 }
@@ -255,5 +255,4 @@ wait $fpid; rc=$?
 	grep -q "rwsem.json' is no longer a vmsim file of this kind; the result file is in '.*rwsem-2.json'" "$tmp/force.err" &&
 	ok || fail "--force onto a file swapped during the run: exit $rc, $(ls "$tmp/force"), $(cat "$tmp/force.err")"
 
-echo "safe_write: $passes passed, $fails failed"
-[ $fails -eq 0 ]
+suite_end

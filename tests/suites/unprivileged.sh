@@ -31,7 +31,8 @@ else
 fi
 as_nobody ./vmsim check | grep -q "NOT available" && passes=$((passes + 1)) ||
 	{ echo "FAIL: vmsim check does not say it"; fails=$((fails + 1)); }
-if as_nobody ./vmsim run --fault-source synthetic -t 1 -i 1 -m 1M -q >/dev/null 2>"$dir/err"; then
+if as_nobody ./vmsim run --fault-source synthetic -t 1 -i 1 -m 1M -q >"$dir/out" 2>"$dir/err" &&
+   grep -q '^tasks .*Hmean faults/sec' "$dir/out"; then
 	passes=$((passes + 1))
 else
 	echo "FAIL: synthetic run as nobody: $(cat "$dir/err")"

@@ -13,8 +13,8 @@
 
 #include <zlib.h>
 
-#include "workloads/trace/perf_conv.h"
-#include "workloads/trace/trace.h"
+#include "trace/perf_conv.h"
+#include "trace/trace.h"
 #include "workloads/replay.h"
 #include "workloads/workload.h"
 #include "locks/lock_ops.h"

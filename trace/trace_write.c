@@ -9,8 +9,8 @@
 
 #include <zlib.h>
 
-#include "workloads/trace/trace.h"
-#include "workloads/trace/trace_int.h"
+#include "trace/trace.h"
+#include "trace/trace_int.h"
 
 static void write_out(struct trace_writer *w, const void *p, size_t n)
 {

@@ -2,7 +2,7 @@
 /* Who waited for the host's mmap_lock, and behind whom (perf_waits.h). */
 #include <string.h>
 
-#include "workloads/trace/perf_waits.h"
+#include "trace/perf_waits.h"
 
 uint16_t perf_waits_site(struct perf_waits *w, const char *sym)
 {

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "base/complain.h"
-#include "workloads/trace/trace.h"
-#include "workloads/trace/trace_int.h"
+#include "trace/trace.h"
+#include "trace/trace_int.h"
 
 #include <zlib.h>
 

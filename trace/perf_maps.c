@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workloads/trace/perf_maps.h"
+#include "trace/perf_maps.h"
 
 #define PG(x) (((x) + 4095) & ~4095ULL)
 

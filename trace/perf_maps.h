@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "workloads/trace/trace.h"
+#include "trace/trace.h"
 
 /* A mapping a trace begins with (as a private anonymous fixed mmap). */
 struct perf_premap {

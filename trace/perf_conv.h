@@ -19,9 +19,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "workloads/trace/perf_maps.h"
-#include "workloads/trace/perf_waits.h"
-#include "workloads/trace/trace.h"
+#include "trace/perf_maps.h"
+#include "trace/perf_waits.h"
+#include "trace/trace.h"
 
 /* The tracepoints vmsim record asks perf for (NULL-terminated), and
  * those it adds where the kernel has them: the host's mmap_lock; of

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workloads/trace/perf_conv.h"
+#include "trace/perf_conv.h"
 
 const char *const perf_conv_events[] = {
 	"syscalls:sys_enter_mmap", "syscalls:sys_exit_mmap",
