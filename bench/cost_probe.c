@@ -39,6 +39,7 @@
 #include "bench/bench.h"
 #include "base/clock.h"
 #include "base/stats.h"
+#include "base/tracefs.h"
 #include "locks/lock_ops.h"
 #include "sim/backend.h"
 #include "sim/faults/sources.h"
@@ -150,31 +151,27 @@ struct lock_trace {
 /* The tracepoint's id and its write field's offset, from tracefs. */
 static int tp_format(const char *ev, int *id, int *write_off)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing",
-					     "/sys/kernel/debug/tracing" };
+	const char *root = tracefs_root(true);  /* as perf mounts it */
 	char path[256], line[256];
+	FILE *f;
 
-	for (size_t r = 0; r < sizeof(roots) / sizeof(*roots); r++) {
-		FILE *f;
+	if (!root)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/mmap_lock/%s/format", root, ev);
+	if (!(f = fopen(path, "r")))
+		return -ENOENT;
+	*id = -1;
+	*write_off = -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *o;
 
-		snprintf(path, sizeof(path), "%s/events/mmap_lock/%s/format",
-			 roots[r], ev);
-		if (!(f = fopen(path, "r")))
-			continue;
-		*id = -1;
-		*write_off = -1;
-		while (fgets(line, sizeof(line), f)) {
-			char *o;
-
-			if (!strncmp(line, "ID:", 3))
-				*id = atoi(line + 3);
-			if (strstr(line, " write;") && (o = strstr(line, "offset:")))
-				*write_off = atoi(o + 7);
-		}
-		fclose(f);
-		return *id >= 0 && *write_off >= 0 ? 0 : -ENOENT;
+		if (!strncmp(line, "ID:", 3))
+			*id = atoi(line + 3);
+		if (strstr(line, " write;") && (o = strstr(line, "offset:")))
+			*write_off = atoi(o + 7);
 	}
-	return -ENOENT;
+	fclose(f);
+	return *id >= 0 && *write_off >= 0 ? 0 : -ENOENT;
 }
 
 static void trace_close(struct lock_trace *t)

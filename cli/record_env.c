@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/record.h"
+#include "base/tracefs.h"
 #include "trace/perf_conv.h"
 
 int record_runnable(const char *name)
@@ -63,8 +64,7 @@ static bool have_tracepoint(const char *root, const char *ev)
 
 void record_probe(struct record_env *e, bool may_mount)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing/events",
-					     "/sys/kernel/debug/tracing/events" };
+	const char *root;
 	FILE *f;
 
 	*e = (struct record_env){ .paranoid = 2 };
@@ -76,14 +76,13 @@ void record_probe(struct record_env *e, bool may_mount)
 		fclose(f);
 	}
 	e->uid_may_trace = geteuid() == 0 || e->paranoid <= -1;
-	for (size_t i = 0; i < 2 && !e->tracefs; i++)
-		if (access(roots[i], X_OK) == 0)
-			e->tracefs = roots[i];
 	/* perf mounts tracefs itself where it is not (tracefs__mount());
 	 * record does too, for the checks below; check only looks. */
-	if (!e->tracefs && may_mount && geteuid() == 0 &&
-	    !mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL))
-		e->tracefs = roots[0];
+	root = tracefs_root(may_mount);
+	if (root && !strcmp(root, "/sys/kernel/tracing"))
+		e->tracefs = "/sys/kernel/tracing/events";
+	else if (root)
+		e->tracefs = "/sys/kernel/debug/tracing/events";
 	if (!e->tracefs)
 		return;
 	for (int i = 0; perf_conv_events[i] && !e->missing; i++)

@@ -96,6 +96,7 @@ PREFIXES = [
     ("analysis/*.c", ["cmp_"]),
     ("base/parse.c", ["parse_"]),
     ("base/safefile.c", ["sf_"]),
+    ("base/tracefs.c", ["tracefs_"]),
     ("resfile/resfile.c", ["resfile_"]),
     ("resfile/results_json.c", ["res_json_"]),
     ("cli/common.c", ["cli_"]),

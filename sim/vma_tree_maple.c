@@ -39,7 +39,6 @@
 #include "sim/vma_tree.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,49 +54,7 @@
  * thread, so that writers of disjoint ranges count their own. */
 static __thread unsigned long vt_maple_allocs, vt_maple_frees;
 
-/* The live maple trees, for a node freed by an RCU callback (no ctx):
- * the tree whose pool holds it. */
-static pthread_mutex_t vt_maple_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct vma_tree *vt_maple_trees;
-
-/* A fork while an RCU callback thread holds the list's lock would leave
- * the child's copy locked forever. */
-static void vt_maple_fork_lock(void)
-{
-	pthread_mutex_lock(&vt_maple_lock);
-}
-
-static void vt_maple_fork_unlock(void)
-{
-	pthread_mutex_unlock(&vt_maple_lock);
-}
-
-static pthread_once_t vt_maple_once = PTHREAD_ONCE_INIT;
-
-static void vt_maple_atfork(void)
-{
-	pthread_atfork(vt_maple_fork_lock, vt_maple_fork_unlock,
-		       vt_maple_fork_unlock);
-}
-
-/* The newest first: a forked process's own trees before the copies of
- * its parent's (which may share a slab cache's memory with them). */
-static struct vma_tree *vt_maple_owner(void *ctx, const void *node)
-{
-	struct vma_tree *t = ctx;
-
-	if (t)
-		return t;
-	pthread_mutex_lock(&vt_maple_lock);
-	for (t = vt_maple_trees; t && !objpool_owns(&t->nodes, node);
-	     t = t->live_next)
-		;
-	pthread_mutex_unlock(&vt_maple_lock);
-	SIM_WARN_ON(!t);
-	return t;
-}
-
-void *kmaple_node_alloc(void *ctx)
+static void *vt_maple_node_alloc(void *ctx)
 {
 	struct vma_tree *t = ctx;
 	void *n = objpool_alloc_reclaim(&t->nodes);
@@ -106,7 +63,7 @@ void *kmaple_node_alloc(void *ctx)
 	return n;
 }
 
-size_t kmaple_node_alloc_bulk(void *ctx, size_t n, void **p)
+static size_t vt_maple_node_alloc_bulk(void *ctx, size_t n, void **p)
 {
 	struct vma_tree *t = ctx;
 	size_t k = objpool_alloc_bulk(&t->nodes, n, p);
@@ -115,13 +72,12 @@ size_t kmaple_node_alloc_bulk(void *ctx, size_t n, void **p)
 	return k;
 }
 
-void kmaple_node_free(void *ctx, void *node)
+static void vt_maple_node_free(void *ctx, void *node)
 {
-	struct vma_tree *t = vt_maple_owner(ctx, node);
+	struct vma_tree *t = ctx;
 
-	vt_maple_frees += ctx != NULL;
-	if (t)
-		objpool_free(&t->nodes, node);
+	vt_maple_frees++;
+	objpool_free(&t->nodes, node);
 }
 
 /* The head's owner says whose node it is (set below; no RCU path uses
@@ -133,29 +89,73 @@ static void vt_maple_node_rcu_cb(struct sim_rcu_head *h)
 	objpool_free(&t->nodes, (char *)h - kmaple_node_rcu_offset());
 }
 
-void kmaple_node_free_rcu(void *ctx, void *node)
+static void vt_maple_node_free_rcu(void *ctx, void *node)
 {
-	struct vma_tree *t = vt_maple_owner(ctx, node);
+	struct vma_tree *t = ctx;
 	struct sim_rcu_head *h = (struct sim_rcu_head *)
 				 ((char *)node + kmaple_node_rcu_offset());
 
-	if (!t)
-		return;
 	h->owner = t;
 	objpool_free_rcu(&t->nodes, h, vt_maple_node_rcu_cb);
 }
 
-void kmaple_node_free_bulk(void *ctx, size_t n, void **p)
+static void vt_maple_node_free_bulk(void *ctx, size_t n, void **p)
 {
-	struct vma_tree *t;
+	struct vma_tree *t = ctx;
 
-	if (!n)
-		return;
-	t = vt_maple_owner(ctx, p[0]);
-	vt_maple_frees += ctx ? n : 0;
-	if (t)
-		objpool_free_bulk(&t->nodes, n, p);
+	vt_maple_frees += n;
+	objpool_free_bulk(&t->nodes, n, p);
 }
+
+static const struct kmaple_alloc vt_maple_alloc;
+
+/* A subtree's walk deferred a grace period: the node it starts from
+ * and the kernel's walk, in a record of the tree's (t->walks: no node
+ * of the subtree has a word to spare for whose it is). */
+struct vt_maple_walk {
+	struct sim_rcu_head h;           /* h.owner: the tree */
+	void *head;
+	void (*fn)(void *head);
+};
+
+static void vt_maple_walk_cb(struct sim_rcu_head *h)
+{
+	struct vt_maple_walk *w = (struct vt_maple_walk *)h;
+	struct vma_tree *t = h->owner;
+
+	kmaple_rcu_run(&vt_maple_alloc, t, w->head, w->fn);
+	objpool_free(&t->walks, w);
+}
+
+static void vt_maple_defer(void *ctx, void *head, void (*fn)(void *head))
+{
+	struct vma_tree *t = ctx;
+	struct vt_maple_walk *w = objpool_alloc(&t->walks);
+
+	if (!w) {
+		/* More walks in flight than records: this store waits the
+		 * grace period out instead (a writer is never in a
+		 * read-side section). */
+		sim_rcu_synchronize();
+		kmaple_rcu_run(&vt_maple_alloc, t, head, fn);
+		return;
+	}
+	w->head = head;
+	w->fn = fn;
+	w->h.owner = t;
+	sim_call_rcu(&w->h, vt_maple_walk_cb);
+}
+
+/* The kernel's tree allocates from the tree's node pool (ctx: the
+ * vma_tree). */
+static const struct kmaple_alloc vt_maple_alloc = {
+	.alloc = vt_maple_node_alloc,
+	.alloc_bulk = vt_maple_node_alloc_bulk,
+	.free = vt_maple_node_free,
+	.free_bulk = vt_maple_node_free_bulk,
+	.free_rcu = vt_maple_node_free_rcu,
+	.defer = vt_maple_defer,
+};
 
 bool vma_tree_maple_built(void)
 {
@@ -194,21 +194,26 @@ int vt_maple_init(struct vma_tree *t, size_t max_nodes, struct slab_cache *s,
 		ret = objpool_init(&t->nodes, sz, sz, max_nodes);
 	if (ret)
 		return ret;
+	/* Walks in flight at once: one per subtree a store cuts, until its
+	 * grace period ends. */
+	ret = objpool_init(&t->walks, sizeof(struct vt_maple_walk),
+			   _Alignof(struct vt_maple_walk), 4096);
+	if (ret) {
+		objpool_destroy(&t->nodes);
+		return ret;
+	}
 	t->undo_cap = 64;
 	t->undo = malloc(t->undo_cap * sizeof(*t->undo));
 	/* Its flags are set when the scheme says who locks (begin). */
-	t->mt = t->undo ? kmaple_new(KMAPLE_RCU | KMAPLE_GAPS, t) : NULL;
+	t->mt = t->undo ? kmaple_new(KMAPLE_RCU | KMAPLE_GAPS, &vt_maple_alloc,
+				     t) : NULL;
 	if (!t->mt) {
 		free(t->undo);
+		objpool_destroy(&t->walks);
 		objpool_destroy(&t->nodes);
 		return -ENOMEM;
 	}
 	t->ops = &vt_maple_ops;
-	pthread_once(&vt_maple_once, vt_maple_atfork);
-	pthread_mutex_lock(&vt_maple_lock);
-	t->live_next = vt_maple_trees;
-	vt_maple_trees = t;
-	pthread_mutex_unlock(&vt_maple_lock);
 	return 0;
 }
 
@@ -216,7 +221,7 @@ static void vt_maple_set_external_lock(struct vma_tree *t, bool on)
 {
 	kmaple_delete(t->mt);
 	t->mt = kmaple_new(KMAPLE_RCU | KMAPLE_GAPS |
-			   (on ? KMAPLE_EXTERN_LOCK : 0), t);
+			   (on ? KMAPLE_EXTERN_LOCK : 0), &vt_maple_alloc, t);
 	SIM_WARN_ON(!t->mt);
 }
 
@@ -237,14 +242,8 @@ static void vt_maple_destroy(struct vma_tree *t, void (*free_vma)(void *))
 	}
 	kmaple_delete(t->mt);
 	objpool_rcu_barrier(&t->nodes);
-	pthread_mutex_lock(&vt_maple_lock);
-	for (struct vma_tree **pp = &vt_maple_trees; *pp; pp = &(*pp)->live_next)
-		if (*pp == t) {
-			*pp = t->live_next;
-			break;
-		}
-	pthread_mutex_unlock(&vt_maple_lock);
 	free(t->undo);
+	objpool_destroy(&t->walks);
 	objpool_destroy(&t->nodes);
 }
 
@@ -525,7 +524,8 @@ static void vt_maple_abort(struct vma_tree *t)
 static void vt_maple_detached_build(struct vma_tree *t, size_t nvmas,
 			     struct vma_detached *d)
 {
-	struct kmaple *m = kmaple_init_in(&d->buf, KMAPLE_EXTERN_LOCK, t);
+	struct kmaple *m = kmaple_init_in(&d->buf, KMAPLE_EXTERN_LOCK,
+					   &vt_maple_alloc, t);
 
 	d->maple = m;
 	for (size_t i = 0; i < nvmas; i++)

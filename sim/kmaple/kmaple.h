@@ -5,9 +5,9 @@
  * with no kernel type in it, so that the simulator's files never include
  * a kernel header.
  *
- * What sits under the tree is vmsim's: its nodes come from the caller's
- * allocator (kmaple_node_* below, called with the ctx the tree was made
- * with: the mm's node pool, i.e. --slab), its RCU is vmsim's
+ * What sits under the tree is vmsim's: its nodes come from the allocator
+ * the tree was made with (struct kmaple_alloc below and its ctx: the
+ * mm's node pool, i.e. --slab), its RCU is vmsim's
  * (locks/sync/rcu.h: call_rcu, the read side), its WARN_ON/BUG_ON are
  * sim_warn(). Its lock is the tree's own spinlock (a pthread mutex, as
  * the kernel's user-space test harness has it) unless it was made with
@@ -43,8 +43,43 @@ const char *kmaple_origin(void);
 /* Where a node's rcu_head lies in it (offsetof(struct maple_node, rcu)). */
 size_t kmaple_node_rcu_offset(void);
 
-/* A tree (malloc'ed, at set-up), or NULL. ctx goes to the allocator. */
-struct kmaple *kmaple_new(unsigned flags, void *ctx);
+/*
+ * The allocator a tree's nodes come from, given when the tree is made:
+ * every call gets the ctx given with it. The kernel's tree calls its
+ * node cache with no tree in the call (kmem_cache_alloc(maple_node_cache)),
+ * so the shim names the tree whose entry point is running; no node is
+ * allocated or freed outside one but by a callback of the allocator's
+ * own (free_rcu, defer); a tree is emptied out of RCU mode, as
+ * exit_mmap() does with mt_clear_in_rcu().
+ */
+struct kmaple_alloc {
+	/* A node (zeroed), or NULL. */
+	void *(*alloc)(void *ctx);
+	/* n nodes into p; the count had (all or none, as
+	 * kmem_cache_alloc_bulk). */
+	size_t (*alloc_bulk)(void *ctx, size_t n, void **p);
+	void (*free)(void *ctx, void *node);
+	void (*free_bulk)(void *ctx, size_t n, void **p);
+	/* kfree_rcu of a node the tree replaced (its rcu_head, at
+	 * kmaple_node_rcu_offset(), and what follows are free to use: the
+	 * node is dead). */
+	void (*free_rcu)(void *ctx, void *node);
+	/* call_rcu of a subtree a store in RCU mode cut out (the kernel's
+	 * mas_mat_destroy: the nodes under head are freed by its walk after
+	 * a grace period): after one, kmaple_rcu_run(a, ctx, head, fn), so
+	 * that the walk's frees are ctx's (no node of it says whose it is:
+	 * the walk uses all of them). */
+	void (*defer)(void *ctx, void *head, void (*fn)(void *head));
+};
+
+/* Run a deferred walk (above) with the frees it makes given to a/ctx. */
+void kmaple_rcu_run(const struct kmaple_alloc *a, void *ctx, void *head,
+		    void (*fn)(void *head));
+
+/* A tree (malloc'ed, at set-up), or NULL; its nodes from a (kept by the
+ * tree: it outlives it) with ctx. */
+struct kmaple *kmaple_new(unsigned flags, const struct kmaple_alloc *a,
+			  void *ctx);
 /* The same in the caller's buf (the detached tree munmap builds on its
  * stack, mt_on_stack): no allocation. */
 #define KMAPLE_TREE_BYTES 128
@@ -52,7 +87,7 @@ struct kmaple_buf {
 	_Alignas(16) unsigned char b[KMAPLE_TREE_BYTES];
 };
 struct kmaple *kmaple_init_in(struct kmaple_buf *buf, unsigned flags,
-			      void *ctx);
+			      const struct kmaple_alloc *a, void *ctx);
 /* Every node freed (__mt_destroy), then the tree. No reader may be
  * active; the nodes go back through the allocator at once. */
 void kmaple_delete(struct kmaple *t);
@@ -103,19 +138,5 @@ int kmaple_rcu_gap_rev(struct kmaple *t, unsigned long lo, unsigned long hi,
 		       unsigned long *out);
 /* mt_height(). */
 int kmaple_height(struct kmaple *t);
-
-/* --- provided by the caller --------------------------------------------- */
-
-/* A node from ctx's allocator (zeroed), or NULL. A free's ctx is NULL
- * when it comes from an RCU callback (the tree's node freed after a
- * grace period): the node's address says whose it is. */
-void *kmaple_node_alloc(void *ctx);
-/* n nodes into p; the count had (all or none, as kmem_cache_alloc_bulk). */
-size_t kmaple_node_alloc_bulk(void *ctx, size_t n, void **p);
-void kmaple_node_free(void *ctx, void *node);
-/* kfree_rcu of a node the tree replaced (its rcu_head and what follows
- * are free to use: the node is dead). */
-void kmaple_node_free_rcu(void *ctx, void *node);
-void kmaple_node_free_bulk(void *ctx, size_t n, void **p);
 
 #endif

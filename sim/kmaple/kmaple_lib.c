@@ -7,13 +7,16 @@
  * GPL-2.0 (README, LICENSE).
  *
  * The shim, as the kernel's own tools/testing/shared/linux.c is for its
- * tests, but onto vmsim: kmem_cache_* are the caller's node allocator
- * (sim/vma_tree_maple.c: the mm's node pool, --slab), call_rcu is vmsim's
- * (include/linux/rcupdate.h), WARN_ON/BUG_ON are sim_warn(). The
- * allocator has no tree argument (the kernel's maple_node_cache is one
- * global cache), so each entry point below names the tree's allocator
- * for the calls it makes (kmaple_ctx, per thread), and an RCU callback
- * names the one its node came from.
+ * tests, but onto vmsim: kmem_cache_* are the allocator the tree
+ * was made with (struct kmaple_alloc: sim/vma_tree_maple.c gives the
+ * mm's node pool, --slab), call_rcu is vmsim's (include/linux/rcupdate.h),
+ * WARN_ON/BUG_ON are sim_warn(). The kernel's calls name no tree (its
+ * maple_node_cache is one global cache, each CPU's part found by the CPU
+ * it runs on), so each entry point that may allocate or free names its
+ * tree for the calls it makes (kmaple_cur, this thread's, as the kernel
+ * finds this CPU's sheaf); no call is made outside one: a tree is
+ * emptied out of RCU mode (kmaple_clear), so no node is freed by an RCU
+ * callback the shim did not hand the node to itself.
  */
 /* Before any header: without it maple_tree.h takes its 32-bit layout
  * (63 slots of 8 bytes, 512-byte nodes) with no word said. */
@@ -71,11 +74,16 @@ struct kmem_cache {
 };
 
 static struct kmem_cache node_cache;
-static __thread void *kmaple_ctx;
+
+/* Whose the nodes are: the allocator and its ctx. */
+struct kmaple_user {
+	const struct kmaple_alloc *alloc;
+	void *ctx;
+};
 
 struct kmaple {
 	struct maple_tree mt;
-	void *ctx;
+	struct kmaple_user user;
 	/* MT_FLAGS_LOCK_EXTERN, kept apart: the lock is chosen before it is
 	 * taken, and ma_flags also holds the tree's height, which a store
 	 * under the lock rewrites (mas_set_height) — reading it unlocked was
@@ -98,40 +106,88 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
 	return &node_cache;
 }
 
+/* Whose nodes this thread's entry point (KMAPLE_IN below), or deferred
+ * walk (kmaple_rcu_run), allocates and frees. */
+static __thread const struct kmaple_user *kmaple_cur;
+
+/* The tree a call of the kernel's comes for; a call outside an entry
+ * point (a release whose tree frees from a callback of its own) is
+ * said, and the node left (a leak, never a free into the wrong pool). */
+static const struct kmaple_user *kmaple_caller(const char *call)
+{
+	if (!kmaple_cur)
+		sim_warn(__FILE__, __LINE__, call);
+	return kmaple_cur;
+}
+
 void *kmem_cache_alloc_lru(struct kmem_cache *c, struct list_lru *lru,
 			   int gfp)
 {
+	const struct kmaple_user *t = kmaple_caller("kmem_cache_alloc outside a store");
+
 	(void)c; (void)lru; (void)gfp;
-	return kmaple_node_alloc(kmaple_ctx);
+	return t ? t->alloc->alloc(t->ctx) : NULL;
 }
 
 void kmem_cache_free(struct kmem_cache *c, void *p)
 {
+	const struct kmaple_user *t = kmaple_caller("kmem_cache_free outside a call");
+
 	(void)c;
-	kmaple_node_free(kmaple_ctx, p);  /* ctx NULL: from an RCU callback */
+	if (t)
+		t->alloc->free(t->ctx, p);
 }
 
 int kmem_cache_alloc_bulk(struct kmem_cache *c, gfp_t gfp, size_t n,
 			  void **p)
 {
+	const struct kmaple_user *t = kmaple_caller("kmem_cache_alloc_bulk outside a store");
+
 	(void)c; (void)gfp;
-	return (int)kmaple_node_alloc_bulk(kmaple_ctx, n, p);
+	return t ? (int)t->alloc->alloc_bulk(t->ctx, n, p) : 0;
 }
 
 void kmem_cache_free_bulk(struct kmem_cache *c, size_t n, void **p)
 {
+	const struct kmaple_user *t = kmaple_caller("kmem_cache_free_bulk outside a call");
+
 	(void)c;
-	kmaple_node_free_bulk(kmaple_ctx, n, p);  /* (the same) */
+	if (t && n)
+		t->alloc->free_bulk(t->ctx, n, p);
+}
+
+void kmaple_free_rcu(void *node)
+{
+	const struct kmaple_user *t = kmaple_caller("kfree_rcu outside a store");
+
+	if (t)
+		t->alloc->free_rcu(t->ctx, node);
+}
+
+/* include/linux/rcupdate.h's call_rcu of any other callback: the walk
+ * that frees a cut subtree (mt_free_walk), deferred by the allocator. */
+void kmaple_defer_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *))
+{
+	const struct kmaple_user *t = kmaple_caller("call_rcu outside a store");
+
+	if (t)
+		t->alloc->defer(t->ctx, head,
+				(void (*)(void *))(void (*)(void))fn);
+}
+
+void kmaple_rcu_run(const struct kmaple_alloc *a, void *ctx, void *head,
+		    void (*fn)(void *head))
+{
+	const struct kmaple_user u = { a, ctx }, *saved = kmaple_cur;
+
+	kmaple_cur = &u;
+	((void (*)(struct rcu_head *))(void (*)(void))fn)(head);
+	kmaple_cur = saved;
 }
 
 bool kmaple_built(void)
 {
 	return true;
-}
-
-void kmaple_free_rcu(void *node)
-{
-	kmaple_node_free_rcu(kmaple_ctx, node);
 }
 
 size_t kmaple_node_size(void)
@@ -161,14 +217,18 @@ _Static_assert(sizeof(struct rcu_head) == 16,
 _Static_assert(sizeof(struct maple_node) == 256,
 	       "the maple node is not the kernel's 64-bit 256 bytes");
 
-/* Names t's allocator for the calls of one entry point. */
-#define KMAPLE_CTX(t) void *kmaple_saved = kmaple_ctx; kmaple_ctx = (t)->ctx
-#define KMAPLE_CTX_END() kmaple_ctx = kmaple_saved
+/* Names t for the kernel's allocator calls of one entry point (the
+ * one before it again at its end: an entry point is never called from
+ * inside another, but a nested one would be told apart). */
+#define KMAPLE_IN(t)							\
+	const struct kmaple_user *kmaple_saved = kmaple_cur;		\
+	kmaple_cur = &(t)->user
+#define KMAPLE_OUT() kmaple_cur = kmaple_saved
 
 static pthread_once_t kmaple_once = PTHREAD_ONCE_INIT;
 
 struct kmaple *kmaple_init_in(struct kmaple_buf *buf, unsigned flags,
-			      void *ctx)
+			      const struct kmaple_alloc *a, void *ctx)
 {
 	struct kmaple *t = (struct kmaple *)buf->b;
 	unsigned mf = 0;
@@ -182,36 +242,44 @@ struct kmaple *kmaple_init_in(struct kmaple_buf *buf, unsigned flags,
 	if (flags & KMAPLE_EXTERN_LOCK)
 		mf |= MT_FLAGS_LOCK_EXTERN;
 	mt_init_flags(&t->mt, mf);
-	t->ctx = ctx;
+	t->user.alloc = a;
+	t->user.ctx = ctx;
 	t->extern_lock = flags & KMAPLE_EXTERN_LOCK;
 	return t;
 }
 
-struct kmaple *kmaple_new(unsigned flags, void *ctx)
+struct kmaple *kmaple_new(unsigned flags, const struct kmaple_alloc *a,
+			  void *ctx)
 {
 	struct kmaple_buf *buf = aligned_alloc(16, sizeof(*buf));
 
-	return buf ? kmaple_init_in(buf, flags, ctx) : NULL;
+	return buf ? kmaple_init_in(buf, flags, a, ctx) : NULL;
 }
 
+/* Out of RCU mode while it is emptied, as exit_mmap() takes mm_mt out
+ * with mt_clear_in_rcu() before __mt_destroy(): no reader is left, so
+ * the nodes go back now, in this call (the RCU-mode destroy would free
+ * them from a callback, mt_free_walk, outside any entry point). */
 void kmaple_clear(struct kmaple *t)
 {
-	KMAPLE_CTX(t);
+	unsigned rcu;
+
+	KMAPLE_IN(t);
 	if (!t->extern_lock)
 		mtree_lock(&t->mt);
+	rcu = t->mt.ma_flags & MT_FLAGS_USE_RCU;
+	t->mt.ma_flags &= ~MT_FLAGS_USE_RCU;
 	__mt_destroy(&t->mt);
+	t->mt.ma_flags |= rcu;
 	if (!t->extern_lock)
 		mtree_unlock(&t->mt);
-	KMAPLE_CTX_END();
+	KMAPLE_OUT();
 }
 
 void kmaple_delete(struct kmaple *t)
 {
 	if (!t)
 		return;
-	/* Not in RCU mode at the end: the nodes go back now, not after a
-	 * grace period (no reader is left). */
-	t->mt.ma_flags &= ~MT_FLAGS_USE_RCU;
 	kmaple_clear(t);
 	free(t);
 }
@@ -276,11 +344,11 @@ int kmaple_store(struct kmaple *t, unsigned long first, unsigned long last,
 	MA_STATE(mas, &t->mt, first, last);
 	int ret;
 
-	KMAPLE_CTX(t);
+	KMAPLE_IN(t);
 	ret = mas_preallocate(&mas, entry, GFP_KERNEL);
 	if (!ret)
 		mas_store_prealloc(&mas, entry);   /* mas_destroy()s the rest */
-	KMAPLE_CTX_END();
+	KMAPLE_OUT();
 	return ret;
 }
 
@@ -290,9 +358,9 @@ int kmaple_store_gfp(struct kmaple *t, unsigned long first,
 	MA_STATE(mas, &t->mt, first, last);
 	int ret;
 
-	KMAPLE_CTX(t);
+	KMAPLE_IN(t);
 	ret = mas_store_gfp(&mas, entry, GFP_KERNEL);
-	KMAPLE_CTX_END();
+	KMAPLE_OUT();
 	return ret;
 }
 

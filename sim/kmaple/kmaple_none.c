@@ -10,10 +10,14 @@ size_t kmaple_node_size(void) { return 256; }
 const char *kmaple_release(void) { return NULL; }
 const char *kmaple_origin(void) { return NULL; }
 size_t kmaple_node_rcu_offset(void) { return 8; }
-struct kmaple *kmaple_new(unsigned flags, void *ctx) { return NULL; }
+struct kmaple *kmaple_new(unsigned flags, const struct kmaple_alloc *a,
+			  void *ctx) { return NULL; }
 struct kmaple *kmaple_init_in(struct kmaple_buf *buf, unsigned flags,
+			      const struct kmaple_alloc *a,
 			      void *ctx) { return NULL; }
 void kmaple_delete(struct kmaple *t) { }
+void kmaple_rcu_run(const struct kmaple_alloc *a, void *ctx, void *head,
+		    void (*fn)(void *head)) { }
 void kmaple_clear(struct kmaple *t) { }
 void kmaple_lock(struct kmaple *t) { }
 void kmaple_unlock(struct kmaple *t) { }
