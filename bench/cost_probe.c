@@ -148,16 +148,15 @@ struct lock_trace {
 	size_t ring_len;
 };
 
-/* The tracepoint's id and its write field's offset, from tracefs. */
-static int tp_format(const char *ev, int *id, int *write_off)
+/* The tracepoint's id and its write field's offset, from tracefs's
+ * events folder. */
+static int tp_format(const char *events, const char *ev, int *id,
+		     int *write_off)
 {
-	const char *root = tracefs_root(true);  /* as perf mounts it */
 	char path[256], line[256];
 	FILE *f;
 
-	if (!root)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/events/mmap_lock/%s/format", root, ev);
+	snprintf(path, sizeof(path), "%s/mmap_lock/%s/format", events, ev);
 	if (!(f = fopen(path, "r")))
 		return -ENOENT;
 	*id = -1;
@@ -185,6 +184,7 @@ static void trace_close(struct lock_trace *t)
 
 static int trace_open(struct lock_trace *t, char *err, size_t len)
 {
+	const char *events = tracefs_events(true);  /* as perf mounts it */
 	long pg = sysconf(_SC_PAGESIZE);
 
 	memset(t, 0, sizeof(*t));
@@ -194,7 +194,7 @@ static int trace_open(struct lock_trace *t, char *err, size_t len)
 		struct perf_event_attr a = { .size = sizeof(a) };
 		int id, woff;
 
-		if (tp_format(ev_names[i], &id, &woff)) {
+		if (!events || tp_format(events, ev_names[i], &id, &woff)) {
 			snprintf(err, len, "no mmap_lock:%s tracepoint in tracefs "
 				 "(mounted? CONFIG_TRACING?)", ev_names[i]);
 			trace_close(t);

@@ -64,7 +64,6 @@ static bool have_tracepoint(const char *root, const char *ev)
 
 void record_probe(struct record_env *e, bool may_mount)
 {
-	const char *root;
 	FILE *f;
 
 	*e = (struct record_env){ .paranoid = 2 };
@@ -78,11 +77,7 @@ void record_probe(struct record_env *e, bool may_mount)
 	e->uid_may_trace = geteuid() == 0 || e->paranoid <= -1;
 	/* perf mounts tracefs itself where it is not (tracefs__mount());
 	 * record does too, for the checks below; check only looks. */
-	root = tracefs_root(may_mount);
-	if (root && !strcmp(root, "/sys/kernel/tracing"))
-		e->tracefs = "/sys/kernel/tracing/events";
-	else if (root)
-		e->tracefs = "/sys/kernel/debug/tracing/events";
+	e->tracefs = tracefs_events(may_mount);
 	if (!e->tracefs)
 		return;
 	for (int i = 0; perf_conv_events[i] && !e->missing; i++)

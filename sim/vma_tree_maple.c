@@ -72,21 +72,26 @@ static size_t vt_maple_node_alloc_bulk(void *ctx, size_t n, void **p)
 	return k;
 }
 
-static void vt_maple_node_free(void *ctx, void *node)
+/* A free after a grace period (the deferred walk's): not one a store
+ * gave back unused, so not counted. */
+static void vt_maple_node_free_late(void *ctx, void *node)
 {
 	struct vma_tree *t = ctx;
 
-	vt_maple_frees++;
 	objpool_free(&t->nodes, node);
+}
+
+static void vt_maple_node_free(void *ctx, void *node)
+{
+	vt_maple_frees++;
+	vt_maple_node_free_late(ctx, node);
 }
 
 /* The head's owner says whose node it is (set below; no RCU path uses
  * the field once a head is queued): no lookup in the callback. */
 static void vt_maple_node_rcu_cb(struct sim_rcu_head *h)
 {
-	struct vma_tree *t = h->owner;
-
-	objpool_free(&t->nodes, (char *)h - kmaple_node_rcu_offset());
+	vt_maple_node_free_late(h->owner, (char *)h - kmaple_node_rcu_offset());
 }
 
 static void vt_maple_node_free_rcu(void *ctx, void *node)
@@ -99,15 +104,24 @@ static void vt_maple_node_free_rcu(void *ctx, void *node)
 	objpool_free_rcu(&t->nodes, h, vt_maple_node_rcu_cb);
 }
 
-static void vt_maple_node_free_bulk(void *ctx, size_t n, void **p)
+static void vt_maple_node_free_bulk_late(void *ctx, size_t n, void **p)
 {
 	struct vma_tree *t = ctx;
 
-	vt_maple_frees += n;
 	objpool_free_bulk(&t->nodes, n, p);
 }
 
-static const struct kmaple_alloc vt_maple_alloc;
+static void vt_maple_node_free_bulk(void *ctx, size_t n, void **p)
+{
+	vt_maple_frees += n;
+	vt_maple_node_free_bulk_late(ctx, n, p);
+}
+
+/* What the deferred walk frees with: the pool, uncounted. */
+static const struct kmaple_alloc vt_maple_late = {
+	.free = vt_maple_node_free_late,
+	.free_bulk = vt_maple_node_free_bulk_late,
+};
 
 /* A subtree's walk deferred a grace period: the node it starts from
  * and the kernel's walk, in a record of the tree's (t->walks: no node
@@ -123,7 +137,7 @@ static void vt_maple_walk_cb(struct sim_rcu_head *h)
 	struct vt_maple_walk *w = (struct vt_maple_walk *)h;
 	struct vma_tree *t = h->owner;
 
-	kmaple_rcu_run(&vt_maple_alloc, t, w->head, w->fn);
+	kmaple_rcu_run(&vt_maple_late, t, w->head, w->fn);
 	objpool_free(&t->walks, w);
 }
 
@@ -137,7 +151,7 @@ static void vt_maple_defer(void *ctx, void *head, void (*fn)(void *head))
 		 * grace period out instead (a writer is never in a
 		 * read-side section). */
 		sim_rcu_synchronize();
-		kmaple_rcu_run(&vt_maple_alloc, t, head, fn);
+		kmaple_rcu_run(&vt_maple_late, t, head, fn);
 		return;
 	}
 	w->head = head;

@@ -49,8 +49,7 @@ size_t kmaple_node_rcu_offset(void);
  * node cache with no tree in the call (kmem_cache_alloc(maple_node_cache)),
  * so the shim names the tree whose entry point is running; no node is
  * allocated or freed outside one but by a callback of the allocator's
- * own (free_rcu, defer); a tree is emptied out of RCU mode, as
- * exit_mmap() does with mt_clear_in_rcu().
+ * own (free_rcu, defer).
  */
 struct kmaple_alloc {
 	/* A node (zeroed), or NULL. */
@@ -66,9 +65,10 @@ struct kmaple_alloc {
 	void (*free_rcu)(void *ctx, void *node);
 	/* call_rcu of a subtree a store in RCU mode cut out (the kernel's
 	 * mas_mat_destroy: the nodes under head are freed by its walk after
-	 * a grace period): after one, kmaple_rcu_run(a, ctx, head, fn), so
-	 * that the walk's frees are ctx's (no node of it says whose it is:
-	 * the walk uses all of them). */
+	 * a grace period): after one, kmaple_rcu_run(a, ctx, head, fn)
+	 * with an allocator (free and free_bulk: all the walk calls) that
+	 * takes ctx's nodes back — no node of the subtree says whose it
+	 * is: the walk uses every word of them. */
 	void (*defer)(void *ctx, void *head, void (*fn)(void *head));
 };
 

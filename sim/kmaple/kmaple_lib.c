@@ -14,9 +14,10 @@
  * maple_node_cache is one global cache, each CPU's part found by the CPU
  * it runs on), so each entry point that may allocate or free names its
  * tree for the calls it makes (kmaple_cur, this thread's, as the kernel
- * finds this CPU's sheaf); no call is made outside one: a tree is
- * emptied out of RCU mode (kmaple_clear), so no node is freed by an RCU
- * callback the shim did not hand the node to itself.
+ * finds this CPU's sheaf). The one call_rcu whose callback frees nodes
+ * (the walk over a subtree a store cut out, mt_free_walk) goes to the
+ * allocator's defer, which runs it with its tree named
+ * (kmaple_rcu_run).
  */
 /* Before any header: without it maple_tree.h takes its 32-bit layout
  * (63 slots of 8 bytes, 512-byte nodes) with no word said. */
@@ -256,21 +257,12 @@ struct kmaple *kmaple_new(unsigned flags, const struct kmaple_alloc *a,
 	return buf ? kmaple_init_in(buf, flags, a, ctx) : NULL;
 }
 
-/* Out of RCU mode while it is emptied, as exit_mmap() takes mm_mt out
- * with mt_clear_in_rcu() before __mt_destroy(): no reader is left, so
- * the nodes go back now, in this call (the RCU-mode destroy would free
- * them from a callback, mt_free_walk, outside any entry point). */
 void kmaple_clear(struct kmaple *t)
 {
-	unsigned rcu;
-
 	KMAPLE_IN(t);
 	if (!t->extern_lock)
 		mtree_lock(&t->mt);
-	rcu = t->mt.ma_flags & MT_FLAGS_USE_RCU;
-	t->mt.ma_flags &= ~MT_FLAGS_USE_RCU;
 	__mt_destroy(&t->mt);
-	t->mt.ma_flags |= rcu;
 	if (!t->extern_lock)
 		mtree_unlock(&t->mt);
 	KMAPLE_OUT();
@@ -280,6 +272,10 @@ void kmaple_delete(struct kmaple *t)
 {
 	if (!t)
 		return;
+	/* Out of RCU mode at the end, as exit_mmap() takes mm_mt out with
+	 * mt_clear_in_rcu() before __mt_destroy(): no reader is left, so
+	 * the nodes go back now, not after a grace period. */
+	t->mt.ma_flags &= ~MT_FLAGS_USE_RCU;
 	kmaple_clear(t);
 	free(t);
 }
