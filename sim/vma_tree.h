@@ -80,7 +80,6 @@ struct vma_tree {
 	bool keep_spares;
 	struct sim_rcu_head *pending;    /* retire when the transaction ends */
 	struct objpool nodes;            /* where nodes come from */
-	struct objpool walks;            /* maple: the deferred subtree walks */
 	/* --tree maple: the kernel's tree (the rest of the writer state
 	 * above is the B-tree's) and this transaction's changes for abort.
 	 * Either tree: its stores (inserts and erases; the maple tree's
@@ -88,6 +87,7 @@ struct vma_tree {
 	 * vmsim bench tree; under the writers' lock). */
 	const struct vt_ops *ops;        /* which tree: set once, when made */
 	struct kmaple *mt;
+	struct vma_tree *live_next;     /* the live maple trees' list */
 	struct vt_undo *undo;
 	size_t nundo, undo_cap;
 	unsigned long node_stores, node_prealloc, node_unused;

@@ -39,6 +39,7 @@
 #include "sim/vma_tree.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,26 +73,29 @@ static size_t vt_maple_node_alloc_bulk(void *ctx, size_t n, void **p)
 	return k;
 }
 
-/* A free after a grace period (the deferred walk's): not one a store
- * gave back unused, so not counted. */
-static void vt_maple_node_free_late(void *ctx, void *node)
+static void vt_maple_node_free(void *ctx, void *node)
 {
 	struct vma_tree *t = ctx;
 
+	vt_maple_frees++;
 	objpool_free(&t->nodes, node);
 }
 
-static void vt_maple_node_free(void *ctx, void *node)
+static void vt_maple_node_free_bulk(void *ctx, size_t n, void **p)
 {
-	vt_maple_frees++;
-	vt_maple_node_free_late(ctx, node);
+	struct vma_tree *t = ctx;
+
+	vt_maple_frees += n;
+	objpool_free_bulk(&t->nodes, n, p);
 }
 
 /* The head's owner says whose node it is (set below; no RCU path uses
  * the field once a head is queued): no lookup in the callback. */
 static void vt_maple_node_rcu_cb(struct sim_rcu_head *h)
 {
-	vt_maple_node_free_late(h->owner, (char *)h - kmaple_node_rcu_offset());
+	struct vma_tree *t = h->owner;
+
+	objpool_free(&t->nodes, (char *)h - kmaple_node_rcu_offset());
 }
 
 static void vt_maple_node_free_rcu(void *ctx, void *node)
@@ -104,60 +108,65 @@ static void vt_maple_node_free_rcu(void *ctx, void *node)
 	objpool_free_rcu(&t->nodes, h, vt_maple_node_rcu_cb);
 }
 
-static void vt_maple_node_free_bulk_late(void *ctx, size_t n, void **p)
-{
-	struct vma_tree *t = ctx;
+/* The live maple trees, for a node freed by the walk an RCU callback
+ * runs (free_found: no call names its tree): the tree whose pool holds
+ * its address, as the kernel's kmem_cache_free finds the slab from the
+ * object. A process has one mm, so the first tree looked at is almost
+ * always it: a comparison, not a search. */
+static pthread_mutex_t vt_maple_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vma_tree *vt_maple_trees;
 
-	objpool_free_bulk(&t->nodes, n, p);
+/* A fork while an RCU callback thread holds the list's lock would leave
+ * the child's copy locked forever. */
+static void vt_maple_fork_lock(void)
+{
+	pthread_mutex_lock(&vt_maple_lock);
 }
 
-static void vt_maple_node_free_bulk(void *ctx, size_t n, void **p)
+static void vt_maple_fork_unlock(void)
 {
-	vt_maple_frees += n;
-	vt_maple_node_free_bulk_late(ctx, n, p);
+	pthread_mutex_unlock(&vt_maple_lock);
 }
 
-/* What the deferred walk frees with: the pool, uncounted. */
-static const struct kmaple_alloc vt_maple_late = {
-	.free = vt_maple_node_free_late,
-	.free_bulk = vt_maple_node_free_bulk_late,
-};
+static pthread_once_t vt_maple_once = PTHREAD_ONCE_INIT;
 
-/* A subtree's walk deferred a grace period: the node it starts from
- * and the kernel's walk, in a record of the tree's (t->walks: no node
- * of the subtree has a word to spare for whose it is). */
-struct vt_maple_walk {
-	struct sim_rcu_head h;           /* h.owner: the tree */
-	void *head;
-	void (*fn)(void *head);
-};
-
-static void vt_maple_walk_cb(struct sim_rcu_head *h)
+static void vt_maple_atfork(void)
 {
-	struct vt_maple_walk *w = (struct vt_maple_walk *)h;
-	struct vma_tree *t = h->owner;
-
-	kmaple_rcu_run(&vt_maple_late, t, w->head, w->fn);
-	objpool_free(&t->walks, w);
+	pthread_atfork(vt_maple_fork_lock, vt_maple_fork_unlock,
+		       vt_maple_fork_unlock);
 }
 
-static void vt_maple_defer(void *ctx, void *head, void (*fn)(void *head))
+/* The newest first: a forked process's own trees before the copies of
+ * its parent's (which may share a slab cache's memory with them). */
+static struct vma_tree *vt_maple_owner(const void *node)
 {
-	struct vma_tree *t = ctx;
-	struct vt_maple_walk *w = objpool_alloc(&t->walks);
+	struct vma_tree *t;
 
-	if (!w) {
-		/* More walks in flight than records: this store waits the
-		 * grace period out instead (a writer is never in a
-		 * read-side section). */
-		sim_rcu_synchronize();
-		kmaple_rcu_run(&vt_maple_late, t, head, fn);
-		return;
-	}
-	w->head = head;
-	w->fn = fn;
-	w->h.owner = t;
-	sim_call_rcu(&w->h, vt_maple_walk_cb);
+	pthread_mutex_lock(&vt_maple_lock);
+	for (t = vt_maple_trees; t && !objpool_owns(&t->nodes, node);
+	     t = t->live_next)
+		;
+	pthread_mutex_unlock(&vt_maple_lock);
+	SIM_WARN_ON(!t);
+	return t;
+}
+
+/* Not counted: freed a grace period after the store, not given back
+ * unused by it. */
+static void vt_maple_node_free_found(void *node)
+{
+	struct vma_tree *t = vt_maple_owner(node);
+
+	if (t)
+		objpool_free(&t->nodes, node);
+}
+
+static void vt_maple_node_free_bulk_found(size_t n, void **p)
+{
+	struct vma_tree *t = vt_maple_owner(p[0]);
+
+	if (t)
+		objpool_free_bulk(&t->nodes, n, p);
 }
 
 /* The kernel's tree allocates from the tree's node pool (ctx: the
@@ -168,7 +177,8 @@ static const struct kmaple_alloc vt_maple_alloc = {
 	.free = vt_maple_node_free,
 	.free_bulk = vt_maple_node_free_bulk,
 	.free_rcu = vt_maple_node_free_rcu,
-	.defer = vt_maple_defer,
+	.free_found = vt_maple_node_free_found,
+	.free_bulk_found = vt_maple_node_free_bulk_found,
 };
 
 bool vma_tree_maple_built(void)
@@ -208,14 +218,6 @@ int vt_maple_init(struct vma_tree *t, size_t max_nodes, struct slab_cache *s,
 		ret = objpool_init(&t->nodes, sz, sz, max_nodes);
 	if (ret)
 		return ret;
-	/* Walks in flight at once: one per subtree a store cuts, until its
-	 * grace period ends. */
-	ret = objpool_init(&t->walks, sizeof(struct vt_maple_walk),
-			   _Alignof(struct vt_maple_walk), 4096);
-	if (ret) {
-		objpool_destroy(&t->nodes);
-		return ret;
-	}
 	t->undo_cap = 64;
 	t->undo = malloc(t->undo_cap * sizeof(*t->undo));
 	/* Its flags are set when the scheme says who locks (begin). */
@@ -223,11 +225,15 @@ int vt_maple_init(struct vma_tree *t, size_t max_nodes, struct slab_cache *s,
 				     t) : NULL;
 	if (!t->mt) {
 		free(t->undo);
-		objpool_destroy(&t->walks);
 		objpool_destroy(&t->nodes);
 		return -ENOMEM;
 	}
 	t->ops = &vt_maple_ops;
+	pthread_once(&vt_maple_once, vt_maple_atfork);
+	pthread_mutex_lock(&vt_maple_lock);
+	t->live_next = vt_maple_trees;
+	vt_maple_trees = t;
+	pthread_mutex_unlock(&vt_maple_lock);
 	return 0;
 }
 
@@ -256,8 +262,14 @@ static void vt_maple_destroy(struct vma_tree *t, void (*free_vma)(void *))
 	}
 	kmaple_delete(t->mt);
 	objpool_rcu_barrier(&t->nodes);
+	pthread_mutex_lock(&vt_maple_lock);
+	for (struct vma_tree **pp = &vt_maple_trees; *pp; pp = &(*pp)->live_next)
+		if (*pp == t) {
+			*pp = t->live_next;
+			break;
+		}
+	pthread_mutex_unlock(&vt_maple_lock);
 	free(t->undo);
-	objpool_destroy(&t->walks);
 	objpool_destroy(&t->nodes);
 }
 

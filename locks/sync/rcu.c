@@ -23,6 +23,7 @@ const char *const sim_rcu_cbs_names[SIM_RCU_CBS_N] = {
 static pthread_rwlock_t rcu_emul = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_mutex_t rcu_cbs_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sim_rcu_head *rcu_cbs;
+static struct sim_rcu_raw *rcu_raw_cbs;  /* opaque[0]: next, [1]: fn */
 static int rcu_ncbs;
 static _Thread_local int rcu_nesting;
 
@@ -48,13 +49,16 @@ void sim_rcu_synchronize(void)
 static void rcu_emul_flush(void)
 {
 	struct sim_rcu_head *h;
+	struct sim_rcu_raw *r;
 
 	pthread_mutex_lock(&rcu_cbs_lock);
 	h = rcu_cbs;
+	r = rcu_raw_cbs;
 	rcu_cbs = NULL;
+	rcu_raw_cbs = NULL;
 	rcu_ncbs = 0;
 	pthread_mutex_unlock(&rcu_cbs_lock);
-	if (!h)
+	if (!h && !r)
 		return;
 	sim_rcu_synchronize();
 	while (h) {
@@ -63,6 +67,28 @@ static void rcu_emul_flush(void)
 		h->fn(h);
 		h = next;
 	}
+	while (r) {
+		struct sim_rcu_raw *next = r->opaque[0];
+		void (*fn)(struct sim_rcu_raw *) =
+			(void (*)(struct sim_rcu_raw *))r->opaque[1];
+
+		fn(r);
+		r = next;
+	}
+}
+
+void sim_call_rcu_raw(struct sim_rcu_raw *h, void (*fn)(struct sim_rcu_raw *h))
+{
+	bool full;
+
+	h->opaque[1] = (void *)fn;
+	pthread_mutex_lock(&rcu_cbs_lock);
+	h->opaque[0] = rcu_raw_cbs;
+	rcu_raw_cbs = h;
+	full = ++rcu_ncbs >= RCU_EMUL_BATCH;
+	pthread_mutex_unlock(&rcu_cbs_lock);
+	if (full && !rcu_nesting)
+		rcu_emul_flush();
 }
 
 void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
@@ -161,6 +187,15 @@ void sim_call_rcu(struct sim_rcu_head *h, void (*fn)(struct sim_rcu_head *h))
 void sim_rcu_barrier_queued(void)
 {
 	urcu_memb_barrier();
+}
+
+_Static_assert(sizeof(struct rcu_head) == sizeof(struct sim_rcu_raw),
+	       "liburcu's rcu_head is the two words of sim_rcu_raw");
+
+void sim_call_rcu_raw(struct sim_rcu_raw *h, void (*fn)(struct sim_rcu_raw *h))
+{
+	urcu_memb_call_rcu((struct rcu_head *)h,
+			   (void (*)(struct rcu_head *))fn);
 }
 
 static enum sim_rcu_cbs rcu_cbs_where = SIM_RCU_CBS_PERCPU;

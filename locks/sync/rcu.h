@@ -36,6 +36,16 @@ struct sim_rcu_head {
 	void (*lazy_fn)(struct sim_rcu_head *h);
 };
 
+/* A bare callback head, two words as the kernel's struct rcu_head
+ * (callback_head: next, func) is, for objects with no room for the
+ * above: the kernel's maple tree lays its nodes out around a 16-byte
+ * head (sim/kmaple). fn(h) after a grace period, on the same callback
+ * threads as sim_call_rcu's. */
+struct sim_rcu_raw {
+	void *opaque[2];
+};
+void sim_call_rcu_raw(struct sim_rcu_raw *h, void (*fn)(struct sim_rcu_raw *h));
+
 void sim_rcu_read_lock(void);
 void sim_rcu_read_unlock(void);
 /* Wait until every read-side critical section that began before the call

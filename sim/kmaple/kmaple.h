@@ -47,9 +47,9 @@ size_t kmaple_node_rcu_offset(void);
  * The allocator a tree's nodes come from, given when the tree is made:
  * every call gets the ctx given with it. The kernel's tree calls its
  * node cache with no tree in the call (kmem_cache_alloc(maple_node_cache)),
- * so the shim names the tree whose entry point is running; no node is
- * allocated or freed outside one but by a callback of the allocator's
- * own (free_rcu, defer).
+ * so the shim names the tree whose entry point is running; a node is
+ * freed outside one only by the walk an RCU callback runs
+ * (free_found).
  */
 struct kmaple_alloc {
 	/* A node (zeroed), or NULL. */
@@ -63,18 +63,15 @@ struct kmaple_alloc {
 	 * kmaple_node_rcu_offset(), and what follows are free to use: the
 	 * node is dead). */
 	void (*free_rcu)(void *ctx, void *node);
-	/* call_rcu of a subtree a store in RCU mode cut out (the kernel's
-	 * mas_mat_destroy: the nodes under head are freed by its walk after
-	 * a grace period): after one, kmaple_rcu_run(a, ctx, head, fn)
-	 * with an allocator (free and free_bulk: all the walk calls) that
-	 * takes ctx's nodes back — no node of the subtree says whose it
-	 * is: the walk uses every word of them. */
-	void (*defer)(void *ctx, void *head, void (*fn)(void *head));
+	/* The frees no call names the tree of: the kernel's walk over a
+	 * subtree a store in RCU mode cut out (mt_free_walk), which an RCU
+	 * callback runs. The allocator finds the node's pool from its
+	 * address, as the kernel's kmem_cache_free finds the slab: one
+	 * table for every tree of the process (the kernel's one
+	 * maple_node_cache). */
+	void (*free_found)(void *node);
+	void (*free_bulk_found)(size_t n, void **p);
 };
-
-/* Run a deferred walk (above) with the frees it makes given to a/ctx. */
-void kmaple_rcu_run(const struct kmaple_alloc *a, void *ctx, void *head,
-		    void (*fn)(void *head));
 
 /* A tree (malloc'ed, at set-up), or NULL; its nodes from a (kept by the
  * tree: it outlives it) with ctx. */

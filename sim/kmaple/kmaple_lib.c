@@ -14,10 +14,10 @@
  * maple_node_cache is one global cache, each CPU's part found by the CPU
  * it runs on), so each entry point that may allocate or free names its
  * tree for the calls it makes (kmaple_cur, this thread's, as the kernel
- * finds this CPU's sheaf). The one call_rcu whose callback frees nodes
- * (the walk over a subtree a store cut out, mt_free_walk) goes to the
- * allocator's defer, which runs it with its tree named
- * (kmaple_rcu_run).
+ * finds this CPU's sheaf). The one free outside an entry point, by the
+ * walk over a subtree a store cut out (mt_free_walk, an RCU callback),
+ * goes to the allocator's free_found, which finds the node's pool from
+ * its address.
  */
 /* Before any header: without it maple_tree.h takes its 32-bit layout
  * (63 slots of 8 bytes, 512-byte nodes) with no word said. */
@@ -107,14 +107,17 @@ struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
 	return &node_cache;
 }
 
-/* Whose nodes this thread's entry point (KMAPLE_IN below), or deferred
- * walk (kmaple_rcu_run), allocates and frees. */
+/* Whose nodes this thread's entry point (KMAPLE_IN below) allocates
+ * and frees, or NULL: an RCU callback's walk. */
 static __thread const struct kmaple_user *kmaple_cur;
+/* The allocator of the frees no call names the tree of (free_found):
+ * every tree's (the first made says it). */
+static const struct kmaple_alloc *kmaple_found;
 
-/* The tree a call of the kernel's comes for; a call outside an entry
- * point (a release whose tree frees from a callback of its own) is
- * said, and the node left (a leak, never a free into the wrong pool). */
-static const struct kmaple_user *kmaple_caller(const char *call)
+/* Allocating names its tree always: no node is allocated outside an
+ * entry point (if one were, in a release that does, it fails: said,
+ * and -ENOMEM for the store, never a node from the wrong pool). */
+static const struct kmaple_user *kmaple_allocator(const char *call)
 {
 	if (!kmaple_cur)
 		sim_warn(__FILE__, __LINE__, call);
@@ -124,66 +127,55 @@ static const struct kmaple_user *kmaple_caller(const char *call)
 void *kmem_cache_alloc_lru(struct kmem_cache *c, struct list_lru *lru,
 			   int gfp)
 {
-	const struct kmaple_user *t = kmaple_caller("kmem_cache_alloc outside a store");
+	const struct kmaple_user *t =
+		kmaple_allocator("kmem_cache_alloc outside a store");
 
 	(void)c; (void)lru; (void)gfp;
 	return t ? t->alloc->alloc(t->ctx) : NULL;
 }
 
-void kmem_cache_free(struct kmem_cache *c, void *p)
-{
-	const struct kmaple_user *t = kmaple_caller("kmem_cache_free outside a call");
-
-	(void)c;
-	if (t)
-		t->alloc->free(t->ctx, p);
-}
-
 int kmem_cache_alloc_bulk(struct kmem_cache *c, gfp_t gfp, size_t n,
 			  void **p)
 {
-	const struct kmaple_user *t = kmaple_caller("kmem_cache_alloc_bulk outside a store");
+	const struct kmaple_user *t =
+		kmaple_allocator("kmem_cache_alloc_bulk outside a store");
 
 	(void)c; (void)gfp;
 	return t ? (int)t->alloc->alloc_bulk(t->ctx, n, p) : 0;
 }
 
-void kmem_cache_free_bulk(struct kmem_cache *c, size_t n, void **p)
+void kmem_cache_free(struct kmem_cache *c, void *p)
 {
-	const struct kmaple_user *t = kmaple_caller("kmem_cache_free_bulk outside a call");
+	const struct kmaple_user *t = kmaple_cur;
 
 	(void)c;
-	if (t && n)
+	if (t)
+		t->alloc->free(t->ctx, p);
+	else
+		__atomic_load_n(&kmaple_found, __ATOMIC_ACQUIRE)->free_found(p);
+}
+
+void kmem_cache_free_bulk(struct kmem_cache *c, size_t n, void **p)
+{
+	const struct kmaple_user *t = kmaple_cur;
+
+	(void)c;
+	if (!n)
+		return;
+	if (t)
 		t->alloc->free_bulk(t->ctx, n, p);
+	else
+		__atomic_load_n(&kmaple_found,
+				__ATOMIC_ACQUIRE)->free_bulk_found(n, p);
 }
 
 void kmaple_free_rcu(void *node)
 {
-	const struct kmaple_user *t = kmaple_caller("kfree_rcu outside a store");
+	const struct kmaple_user *t =
+		kmaple_allocator("kfree_rcu outside a store");
 
 	if (t)
 		t->alloc->free_rcu(t->ctx, node);
-}
-
-/* include/linux/rcupdate.h's call_rcu of any other callback: the walk
- * that frees a cut subtree (mt_free_walk), deferred by the allocator. */
-void kmaple_defer_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *))
-{
-	const struct kmaple_user *t = kmaple_caller("call_rcu outside a store");
-
-	if (t)
-		t->alloc->defer(t->ctx, head,
-				(void (*)(void *))(void (*)(void))fn);
-}
-
-void kmaple_rcu_run(const struct kmaple_alloc *a, void *ctx, void *head,
-		    void (*fn)(void *head))
-{
-	const struct kmaple_user u = { a, ctx }, *saved = kmaple_cur;
-
-	kmaple_cur = &u;
-	((void (*)(struct rcu_head *))(void (*)(void))fn)(head);
-	kmaple_cur = saved;
 }
 
 bool kmaple_built(void)
@@ -245,6 +237,11 @@ struct kmaple *kmaple_init_in(struct kmaple_buf *buf, unsigned flags,
 	mt_init_flags(&t->mt, mf);
 	t->user.alloc = a;
 	t->user.ctx = ctx;
+	/* Set before any tree can free from a callback; every tree gives
+	 * the same table. */
+	if (__atomic_exchange_n(&kmaple_found, a, __ATOMIC_ACQ_REL) &&
+	    __atomic_load_n(&kmaple_found, __ATOMIC_RELAXED) != a)
+		sim_warn(__FILE__, __LINE__, "two allocators for callback frees");
 	t->extern_lock = flags & KMAPLE_EXTERN_LOCK;
 	return t;
 }

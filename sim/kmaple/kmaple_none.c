@@ -16,8 +16,6 @@ struct kmaple *kmaple_init_in(struct kmaple_buf *buf, unsigned flags,
 			      const struct kmaple_alloc *a,
 			      void *ctx) { return NULL; }
 void kmaple_delete(struct kmaple *t) { }
-void kmaple_rcu_run(const struct kmaple_alloc *a, void *ctx, void *head,
-		    void (*fn)(void *head)) { }
 void kmaple_clear(struct kmaple *t) { }
 void kmaple_lock(struct kmaple *t) { }
 void kmaple_unlock(struct kmaple *t) { }

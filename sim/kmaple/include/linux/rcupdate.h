@@ -29,14 +29,14 @@ struct rcu_head {
  * ma_free_rcu", and the same path vmsim's tree takes, so that --tree
  * compares trees, not frees. Any other callback (a subtree a store in
  * RCU mode cut out: mt_free_walk, which needs the fields after the
- * head) is deferred by the tree's allocator, which runs it after a
- * grace period with its frees named (kmaple_lib.c). */
+ * head) is call_rcu with the kernel's two-word head; its frees name no
+ * tree, and go to the allocator's free_found (kmaple.h). */
 void kmaple_free_rcu(void *node);
-void kmaple_defer_rcu(struct rcu_head *head, void (*fn)(struct rcu_head *));
 #define kmaple_call_rcu(head, fn)					\
 	((fn) == mt_free_rcu ? kmaple_free_rcu(container_of(head,	\
 				struct maple_node, rcu)) :		\
-	 kmaple_defer_rcu(head, fn))
+	 sim_call_rcu_raw((struct sim_rcu_raw *)(head),			\
+			  (void (*)(struct sim_rcu_raw *))(fn)))
 
 #define rcu_read_lock()               sim_rcu_read_lock()
 #define rcu_read_unlock()             sim_rcu_read_unlock()
